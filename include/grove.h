@@ -1,0 +1,254 @@
+/*
+ * grove.h -- the one public header of libgrove, an ensemble-learning library.
+ *
+ * The pipeline: a file or an array becomes a grove_dataset (raw values, a schema naming the
+ * features, their categories and the classes); grove_train() bins it once, grows the learner
+ * named by the "algo" parameter and returns a grove_model; the model predicts, evaluates, saves
+ * and loads.  Everything not declared here is internal and may change without notice.
+ *
+ * Conventions (read once, they hold for every function below):
+ *  - Errors: every fallible function returns a grove_status.  On failure it records a message,
+ *    readable with grove_last_error() on the same thread, that names the input first
+ *    ("train.csv:12:7: expected a number, found \"abc\"", or "max_depth: must be in [0, 1000],
+ *    got -1"), and it clears its out-parameters (sets them to NULL / 0).
+ *  - NULL handles or out-pointers are rejected with GROVE_ERR_ARG; destructors accept NULL.
+ *  - Ownership: "new" results are owned by the caller and freed with the named destructor;
+ *    "borrowed" pointers stay owned by the object they came from and live as long as it does.
+ *  - Threads: objects are not locked.  A trained grove_model and a loaded grove_dataset are
+ *    read-only: many threads may predict or evaluate with them at once.  A grove_params must not
+ *    be modified while another thread reads it.
+ *  - The library never prints, never exits and never aborts because of input, parameters, files
+ *    or memory; it does no setlocale() and reads and writes numbers in the C locale only.
+ */
+#ifndef GROVE_H
+#define GROVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GROVE_VERSION_MAJOR 0
+#define GROVE_VERSION_MINOR 1
+#define GROVE_VERSION_PATCH 0
+#define GROVE_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes: one list, with their short descriptions.
+ * ------------------------------------------------------------------------------------------ */
+#define GROVE_STATUS_LIST(X)                                                                       \
+    X(GROVE_OK, 0, "ok")                                                                           \
+    X(GROVE_ERR_ARG, 1, "invalid argument")                                                        \
+    X(GROVE_ERR_PARAM, 2, "invalid parameter")                                                     \
+    X(GROVE_ERR_IO, 3, "input/output error")                                                       \
+    X(GROVE_ERR_PARSE, 4, "malformed input")                                                       \
+    X(GROVE_ERR_MODEL, 5, "malformed or incompatible model file")                                  \
+    X(GROVE_ERR_DATA, 6, "data does not fit the task or the model")                                \
+    X(GROVE_ERR_NOMEM, 7, "out of memory")                                                         \
+    X(GROVE_ERR_INTERNAL, 8, "internal error")
+
+typedef enum grove_status {
+#define GROVE_STATUS_ENUM_(name, value, text) name = value,
+    GROVE_STATUS_LIST(GROVE_STATUS_ENUM_)
+#undef GROVE_STATUS_ENUM_
+} grove_status;
+
+/* The short description of a status ("invalid parameter"); never NULL, static storage. */
+const char *grove_status_str(grove_status status);
+
+/* The message of the last failure on the calling thread (borrowed, valid until the next grove
+ * call on this thread); "" when the last call succeeded or nothing failed yet. */
+const char *grove_last_error(void);
+
+/* The library's version string, e.g. "0.1.0" (static storage). */
+const char *grove_version(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Opaque handles.
+ * ------------------------------------------------------------------------------------------ */
+typedef struct grove_params grove_params;   /* parameters: algorithm, tree limits, data options */
+typedef struct grove_schema grove_schema;   /* feature names and kinds, categories, classes */
+typedef struct grove_dataset grove_dataset; /* rows of raw values, optional labels and weights */
+typedef struct grove_model grove_model;     /* a trained, immutable model */
+typedef struct grove_eval grove_eval;       /* the metrics of a model on a labelled dataset */
+
+/* ---------------------------------------------------------------------------------------------
+ * Parameters.  Every parameter is declared once, in a table inside the library; the parser,
+ * the range checks, `grove help params` and docs/params.md all come from that table.
+ * Values are set as text ("5", "0.1", "gini") and validated at once.
+ * ------------------------------------------------------------------------------------------ */
+
+/* New parameters, all at their defaults.  Free with grove_params_free(). */
+grove_status grove_params_create(grove_params **out);
+
+/* A new deep copy of `params`.  Free with grove_params_free(). */
+grove_status grove_params_copy(const grove_params *params, grove_params **out);
+
+void grove_params_free(grove_params *params);
+
+/* Sets `key` to `value`.  GROVE_ERR_PARAM when the key is unknown ("unknown parameter 'x'")
+ * or the value is not allowed ("max_depth: must be an integer in [0, 1000], got 'abc'");
+ * the parameters are unchanged then. */
+grove_status grove_params_set(grove_params *params, const char *key, const char *value);
+
+/* Parses "key=value" and calls grove_params_set. */
+grove_status grove_params_set_pair(grove_params *params, const char *key_equals_value);
+
+/* Writes the current value of `key` as text into buf (at most `size` bytes with the NUL);
+ * GROVE_ERR_ARG if the buffer is too small. */
+grove_status grove_params_get(const grove_params *params, const char *key, char *buf, size_t size);
+
+/* The parameter table, for help screens and documentation: the number of parameters, and
+ * for index i < count its name, kind ("int", "float", "string", "enum", "bool"), default value
+ * as text, allowed values or range as text, and a one-line help.  All strings static. */
+size_t grove_params_count(void);
+grove_status grove_params_describe(size_t index, const char **name, const char **kind,
+                                   const char **default_value, const char **allowed,
+                                   const char **help);
+
+/* Progress reporting for long runs: called from the training thread with the stage name
+ * ("tree", "round") and done/total counts; return non-zero to request cancellation (training
+ * then stops with GROVE_ERR_ARG "cancelled").  `ctx` is borrowed.  Pass NULL to remove. */
+typedef int (*grove_progress_fn)(void *ctx, const char *stage, size_t done, size_t total);
+grove_status grove_params_set_progress(grove_params *params, grove_progress_fn fn, void *ctx);
+
+/* ---------------------------------------------------------------------------------------------
+ * Datasets.
+ *
+ * A dataset's schema fixes, for every feature, its name and whether it is numeric or
+ * categorical (with the category strings), the label's name, the task and the class names.
+ * Loading WITHOUT a schema infers it: a column with any non-numeric, non-missing value is
+ * categorical (codes: category strings in byte order); the task is classification when a label
+ * is non-numeric, or all labels are integers with at most 50 distinct values; otherwise
+ * regression (parameter "task" overrides).  Classes are ordered numerically when all numeric,
+ * else in byte order.
+ * Loading WITH a schema (data to predict or evaluate, a validation set) follows it: columns are
+ * matched by name (CSV) or index (LIBSVM), categories map to the schema's codes (an unseen
+ * category becomes missing and is counted in the dataset's warning), the label is optional.
+ *
+ * Data parameters read from `params` (NULL = defaults): label (column name or 0-based index),
+ * weight (column), categorical (comma-separated columns forced categorical), ignore (columns to
+ * drop), task, libsvm_absent (zero|missing), format (auto|csv|libsvm).
+ * Missing values: empty fields, NA, ?, NaN (any case), and NaN in arrays or the array marker.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Loads a CSV or LIBSVM file (by parameter "format", else by content/extension); gzip-
+ * compressed files are read transparently.  `schema` may be NULL (infer) or borrowed.
+ * New dataset in *out, free with grove_dataset_free(). */
+grove_status grove_dataset_load(const char *path, const grove_params *params,
+                                const grove_schema *schema, grove_dataset **out);
+
+typedef enum grove_dtype { GROVE_FLOAT32 = 0, GROVE_FLOAT64 = 1 } grove_dtype;
+
+/* A dataset from a row-major n_rows x n_features array of `dtype` (borrowed, copied).
+ * `labels` (n_rows doubles, may be NULL) are class values or regression targets, `weights`
+ * (may be NULL) non-negative sample weights.  NaN is always missing; when `missing_marker` is
+ * non-NULL, values equal to *missing_marker are missing too.  `schema` may be NULL (features
+ * numeric, named f0..f{n-1}, task inferred from the labels) or borrowed (e.g. a model's schema;
+ * categorical features then carry category codes as values). */
+grove_status grove_dataset_from_array(const void *data, grove_dtype dtype, size_t n_rows,
+                                      size_t n_features, const double *labels,
+                                      const double *weights, const double *missing_marker,
+                                      const grove_params *params, const grove_schema *schema,
+                                      grove_dataset **out);
+
+/* A new dataset holding rows[0..n-1] of `data` (indices may repeat), same schema. */
+grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
+                                  grove_dataset **out);
+
+void grove_dataset_free(grove_dataset *data);
+
+size_t grove_dataset_n_rows(const grove_dataset *data);
+size_t grove_dataset_n_features(const grove_dataset *data);
+int grove_dataset_has_labels(const grove_dataset *data);
+/* Borrowed schema of the dataset. */
+const grove_schema *grove_dataset_schema(const grove_dataset *data);
+/* The label of row i: class index (classification) or target (regression); NaN if none. */
+double grove_dataset_label(const grove_dataset *data, size_t row);
+/* A warning gathered while loading (unseen categories, ignored LIBSVM indices), or "" if none.
+ * Borrowed. */
+const char *grove_dataset_warning(const grove_dataset *data);
+
+/* Schema queries (all returned strings borrowed from the schema). */
+typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;
+grove_task grove_schema_task(const grove_schema *schema);
+size_t grove_schema_n_features(const grove_schema *schema);
+const char *grove_schema_feature_name(const grove_schema *schema, size_t feature);
+int grove_schema_is_categorical(const grove_schema *schema, size_t feature);
+size_t grove_schema_n_classes(const grove_schema *schema); /* 0 for regression */
+const char *grove_schema_class_name(const grove_schema *schema, size_t class_index);
+const char *grove_schema_label_name(const grove_schema *schema);
+
+/* ---------------------------------------------------------------------------------------------
+ * Training.  Parameter "algo" names the algorithm (`grove help algos`): tree (CART), id3,
+ * stump, ...  "seed" fixes every random choice: the same seed, data and parameters give a
+ * bit-identical model for any "threads" value.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Trains on `data` (borrowed; must have labels).  `valid` (may be NULL) is a validation set
+ * with the same schema, used by algorithms with early stopping.  New model in *out, free with
+ * grove_model_free(). */
+grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
+                         const grove_params *params, grove_model **out);
+
+void grove_model_free(grove_model *model);
+
+/* Borrowed schema of the model (use it to load data to predict). */
+const grove_schema *grove_model_schema(const grove_model *model);
+const char *grove_model_algo(const grove_model *model);
+/* Outputs per row of grove_model_predict: the number of classes (probabilities) or 1. */
+size_t grove_model_n_outputs(const grove_model *model);
+
+/* Predicts every row of `data` (same schema as the model's; the caller-owned `out` holds
+ * n_rows * n_outputs doubles, row-major): class probabilities for classification, the value
+ * for regression.  Thread-safe; `n_threads` 0 = all cores. */
+grove_status grove_model_predict(const grove_model *model, const grove_dataset *data,
+                                 int n_threads, double *out, size_t out_len);
+
+/* The predicted class index (classification, argmax with ties to the lowest index) or value
+ * (regression) of every row, into caller-owned out[n_rows]. */
+grove_status grove_model_predict_label(const grove_model *model, const grove_dataset *data,
+                                       int n_threads, double *out, size_t out_len);
+
+/* Saves to `path` atomically (a temporary file in the same folder, then rename): on failure
+ * the old file is intact.  Format: docs/model-format.md. */
+grove_status grove_model_save(const grove_model *model, const char *path);
+
+/* Loads and validates a model file; truncated, corrupted, foreign or newer-version files are
+ * rejected with GROVE_ERR_MODEL and a message naming the file and what is wrong. */
+grove_status grove_model_load(const char *path, grove_model **out);
+
+/* A JSON description of the model (algorithm, parameters, schema, size, training summary) as a
+ * new NUL-terminated string; free with grove_string_free(). */
+grove_status grove_model_info_json(const grove_model *model, char **out);
+
+void grove_string_free(char *s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Evaluation.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Evaluates `model` on labelled `data`.  New result in *out, free with grove_eval_free(). */
+grove_status grove_model_evaluate(const grove_model *model, const grove_dataset *data,
+                                  int n_threads, grove_eval **out);
+
+void grove_eval_free(grove_eval *eval);
+
+/* A metric by name: "n", "accuracy", "error", "logloss", "auc" (binary only), "rmse", "mae",
+ * "r2".  GROVE_ERR_ARG if the metric does not apply to this task. */
+grove_status grove_eval_get(const grove_eval *eval, const char *metric, double *value);
+
+/* The metrics that apply, as a JSON object (new string, free with grove_string_free()). */
+grove_status grove_eval_json(const grove_eval *eval, char **out);
+
+/* Classification: the K x K confusion matrix (rows = true class, columns = predicted), as a
+ * borrowed row-major array of counts, and K.  NULL for regression. */
+const double *grove_eval_confusion(const grove_eval *eval, size_t *n_classes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GROVE_H */

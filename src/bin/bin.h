@@ -1,0 +1,59 @@
+/*
+ * bin.h -- the quantized (binned) representation that every tree learner reads.
+ *
+ * Pipeline position: bin/ (after data/, before learn/).
+ * Bins of a feature: bin 0 is "missing" (NaN) for every feature.  A numeric feature with
+ * cut points c[0] < c[1] < ... < c[m-1] has value bins 1..m+1: value x falls in bin
+ * 1 + (the number of cut points < x), so "x <= c[b-1]" is exactly "bin <= b".  A categorical
+ * feature with K categories has bins 1..K: bin = code + 1.  n_bins counts bin 0.
+ * Cut points are found from (a deterministic sample of) the training rows: with at most
+ * max_bins distinct values every distinct value gets its own bin (cut = midpoint between
+ * neighbours, rounded to float, kept strictly between them); otherwise quantiles of the
+ * (weighted by count) distinct values.  The mappers are stored in the model, so data seen
+ * later is binned exactly like the training data, and trees keep float thresholds too, so
+ * prediction reads raw values.
+ */
+#ifndef GV_BIN_H
+#define GV_BIN_H
+
+#include "../data/dataset.h"
+
+typedef struct gv_bin_mapper {
+    unsigned char is_categorical;
+    uint32_t n_bins;  /* including the missing bin 0 */
+    uint32_t n_cuts;  /* numeric: n_bins - 2 (or 0 for a constant/empty feature) */
+    float *cuts;      /* numeric: [n_cuts], strictly increasing; owned */
+} gv_bin_mapper;
+
+/* The bin of value x for mapper m. */
+uint32_t gv_bin_value(const gv_bin_mapper *m, float x);
+
+/* Builds one mapper per feature of `d` (max_bins value bins at most, numeric features; a
+ * categorical feature with more than 65535 categories is an error naming it).  `seed` drives
+ * the row sample when d->n_rows > sample (sample 0 = all rows).  New array in *out
+ * ([n_features]), free with gv_bin_mappers_free. */
+grove_status gv_bin_mappers_build(const grove_dataset *d, int max_bins, size_t sample,
+                                  uint64_t seed, int n_threads, gv_bin_mapper **out);
+void gv_bin_mappers_free(gv_bin_mapper *m, size_t n_features);
+
+/* Binned matrix: column-major, feature f row i at bins8[f*n_rows+i] (or bins16 when any
+ * feature has more than 256 bins). */
+typedef struct gv_binned {
+    size_t n_rows, n_features;
+    const gv_bin_mapper *mappers; /* borrowed: [n_features] */
+    int wide;                     /* 0: bins8, 1: bins16 */
+    uint8_t *bins8;               /* owned */
+    uint16_t *bins16;             /* owned */
+} gv_binned;
+
+static inline uint32_t gv_bin_at(const gv_binned *b, size_t f, size_t i)
+{
+    return b->wide ? b->bins16[f * b->n_rows + i] : b->bins8[f * b->n_rows + i];
+}
+
+/* Bins every value of `d` with `mappers` (borrowed, must outlive the result). */
+grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mappers,
+                             int n_threads, gv_binned **out);
+void gv_binned_free(gv_binned *b);
+
+#endif /* GV_BIN_H */

@@ -1,0 +1,130 @@
+/*
+ * alloc.c -- the one allocation path, a failing-allocator hook for tests, overflow-checked
+ * sizes, and a growable byte buffer.
+ *
+ * The hook: gv_alloc_fail_after(n) counts allocations down from n; the n-th and all later ones
+ * return NULL until it is reset with 0.  The counter is process-wide and atomic, so tests that
+ * use it run single-threaded code paths or accept any failing thread.
+ */
+#include "core.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_long fail_countdown; /* 0 = off; else allocations left before failing, plus 1 */
+
+void gv_alloc_fail_after(long n) { atomic_store(&fail_countdown, n > 0 ? n : 0); }
+
+static int should_fail(void)
+{
+    long c = atomic_load(&fail_countdown);
+    if (c == 0) return 0;
+    if (c == 1) return 1; /* stays failing until reset */
+    atomic_fetch_sub(&fail_countdown, 1);
+    return 0;
+}
+
+void *gv_malloc(size_t size)
+{
+    if (should_fail()) return NULL;
+    return malloc(size ? size : 1);
+}
+
+void *gv_calloc(size_t count, size_t size)
+{
+    if (should_fail()) return NULL;
+    if (count == 0 || size == 0) return calloc(1, 1);
+    return calloc(count, size);
+}
+
+void *gv_realloc(void *p, size_t size)
+{
+    if (should_fail()) return NULL;
+    return realloc(p, size ? size : 1);
+}
+
+int gv_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) return -1;
+    *out = a * b;
+    return 0;
+}
+
+void *gv_malloc_array(size_t count, size_t size)
+{
+    size_t n;
+    if (gv_mul_size(count, size, &n) != 0) return NULL;
+    return gv_malloc(n);
+}
+
+void *gv_realloc_array(void *p, size_t count, size_t size)
+{
+    size_t n;
+    if (gv_mul_size(count, size, &n) != 0) return NULL;
+    return gv_realloc(p, n);
+}
+
+void gv_free(void *p) { free(p); }
+
+char *gv_strndup(const char *s, size_t n)
+{
+    char *d = gv_malloc(n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *gv_strdup(const char *s) { return gv_strndup(s, strlen(s)); }
+
+void grove_string_free(char *s) { gv_free(s); }
+
+int gv_buf_reserve(gv_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) {
+        if (cap > SIZE_MAX / 2) return -1;
+        cap *= 2;
+    }
+    char *d = gv_realloc(b->data, cap);
+    if (!d) return -1;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+int gv_buf_append(gv_buf *b, const void *p, size_t n)
+{
+    if (gv_buf_reserve(b, n) != 0) return -1;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int gv_buf_printf(gv_buf *b, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || gv_buf_reserve(b, (size_t)n) != 0) {
+        va_end(ap2);
+        return -1;
+    }
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->len += (size_t)n;
+    return 0;
+}
+
+void gv_buf_free(gv_buf *b)
+{
+    gv_free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * learner.h -- the base-learner interface and the model components it produces.
+ *
+ * Pipeline position: learn/ (ensembles and the model container are written against this).
+ * A *component* is a trained piece of a model behind a small table of functions: predict one
+ * row, write itself as JSON, free.  A *learner* fits a component on a row view with per-row
+ * weights.  Every ensemble takes any learner, so "AdaBoost of perceptrons" or "bagging of
+ * networks" need no special code.  A model is a tree of components (model.h).
+ */
+#ifndef GV_LEARNER_H
+#define GV_LEARNER_H
+
+#include <jansson.h>
+
+#include "tree.h"
+
+typedef struct gv_component_vt {
+    const char *kind; /* the "kind" written in model files: "tree", ... */
+    /* Writes n_outputs doubles for row i of d: class probabilities (summing to 1) or a value. */
+    void (*predict_row)(const void *impl, const grove_dataset *d, size_t i, double *out);
+    /* A new JSON object describing the component (without "kind"); NULL when out of memory. */
+    json_t *(*to_json)(const void *impl);
+    /* Reads and fully validates a component; GROVE_ERR_MODEL naming the bad field on failure. */
+    grove_status (*from_json)(const json_t *obj, const grove_schema *schema, void **out);
+    void (*free)(void *impl);
+} gv_component_vt;
+
+typedef struct gv_component {
+    const gv_component_vt *vt; /* static */
+    void *impl;                /* owned */
+} gv_component;
+
+/* The component kinds a model file may contain (looked up by name by the loader). */
+const gv_component_vt *gv_component_kind(const char *kind);
+extern const gv_component_vt gv_tree_component; /* impl: gv_tree */
+
+void gv_component_free(gv_component *c);
+
+/* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
+typedef struct gv_fit_input {
+    const grove_dataset *data;  /* raw values (learners that do not use bins read these) */
+    const gv_binned *binned;    /* the same rows binned (tree learners) */
+    const size_t *rows;         /* [n_rows] row numbers (may repeat); NULL = all rows */
+    size_t n_rows;
+    const double *weight;       /* [data->n_rows] or NULL (all 1) */
+    const double *y;            /* [data->n_rows]: class index (classification) or target */
+    int n_classes;              /* K >= 2, or 0 for regression */
+    const grove_params *params;
+    int n_threads;
+} gv_fit_input;
+
+typedef struct gv_learner {
+    const char *name;
+    grove_status (*fit)(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+} gv_learner;
+
+/* The learners of this build: "tree" (CART), "id3", "stump". NULL if unknown. */
+const gv_learner *gv_learner_find(const char *name);
+
+/* Builds the tree-engine configuration for learner `name` from the parameters; errors name the
+ * parameter (e.g. criterion=variance for a classification task). */
+grove_status gv_tree_config_from_params(const char *name, const grove_params *params,
+                                        int n_classes, int n_threads, size_t n_features,
+                                        gv_tree_config *cfg);
+
+#endif /* GV_LEARNER_H */

@@ -1,0 +1,115 @@
+/*
+ * tree.h -- the one histogram tree engine, and the tree it grows.
+ *
+ * Pipeline position: learn/ (reads bin/'s gv_binned; ensembles call it).
+ * Every tree-shaped learner (stump, CART, ID3, forest trees, gradient-boosted trees) grows its
+ * tree here.  Only the per-row *statistics* differ between callers:
+ *   GV_STATS_CLASS  weighted class counts       (gini, entropy)      leaf value: class probabilities
+ *   GV_STATS_REG    sum w, sum w*y, sum w*y^2    (variance)           leaf value: weighted mean
+ *   GV_STATS_GRAD   sum g, sum h                 (Newton, lambda/alpha) leaf value: -T(G)/(H+lambda)
+ * Histograms hold, per bin, the row count followed by the statistics; a node's best split is a
+ * scan of its histograms; the smaller child's histograms are built from rows and the larger
+ * child's are parent minus sibling.
+ *
+ * Split semantics (also used by prediction on raw values; see gv_tree_leaf):
+ *   NUM      x <= threshold goes left (binned: bin <= bin_split); missing -> default side.
+ *   CAT_SET  category code c goes left iff bit c of the node's set is 1; missing, or a code the
+ *            set does not cover -> default side.
+ *   CAT_MULTI one child per category: child = child_map[c]; missing, or a category without
+ *            training rows at this node -> the default child.
+ *
+ * Determinism: with the same inputs and rng state the tree is bit-identical for any n_threads
+ * (threads split work by feature or by fixed row blocks, and sums run in a fixed order).
+ */
+#ifndef GV_TREE_H
+#define GV_TREE_H
+
+#include "../bin/bin.h"
+
+typedef enum gv_stats_kind { GV_STATS_CLASS = 0, GV_STATS_REG = 1, GV_STATS_GRAD = 2 } gv_stats_kind;
+
+typedef enum gv_split_criterion {
+    GV_SPLIT_GINI = 0,
+    GV_SPLIT_ENTROPY = 1,
+    GV_SPLIT_VARIANCE = 2,
+    GV_SPLIT_NEWTON = 3
+} gv_split_criterion;
+
+typedef struct gv_tree_config {
+    gv_stats_kind stats;
+    gv_split_criterion criterion;
+    int n_classes;            /* GV_STATS_CLASS: K >= 2 */
+    int max_depth;            /* 0 = no limit */
+    size_t max_leaves;        /* 0 = no limit */
+    int best_first;           /* 0: depth-wise; 1: split the leaf with the largest gain first */
+    size_t min_samples_leaf;  /* >= 1 */
+    size_t min_samples_split; /* >= 2 */
+    double min_weight_leaf;   /* sum of w (CLASS, REG) or of h (GRAD, = min_child_weight) */
+    double min_gain;          /* minimum gain (impurity decrease, or Newton gain - gamma) */
+    double lambda, alpha;     /* GRAD: L2 and L1 on leaf values */
+    int multiway_categorical; /* 1: CAT_MULTI (ID3); 0: CAT_SET partitions */
+    size_t max_features;      /* candidates drawn per node; 0 or >= n_features = all */
+    int n_threads;            /* >= 1 */
+} gv_tree_config;
+
+/* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */
+void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes);
+
+/* What a tree is grown on: a view of rows of a binned matrix, and per-row statistics indexed by
+ * the ORIGINAL row number (so ensembles pass index views, not copies). */
+typedef struct gv_tree_input {
+    const gv_binned *X;
+    const size_t *rows;    /* [n_rows] row numbers into X (may repeat); NULL = all rows 0..X->n_rows-1 */
+    size_t n_rows;
+    const double *weight;  /* [X->n_rows] or NULL (all 1); CLASS and REG */
+    const double *y;       /* [X->n_rows]: class index (CLASS) or target (REG) */
+    const double *grad;    /* [X->n_rows] GRAD */
+    const double *hess;    /* [X->n_rows] GRAD */
+} gv_tree_input;
+
+enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };
+
+typedef struct gv_tree_node {
+    int32_t feature;       /* -1 for a leaf */
+    uint8_t type;          /* GV_NODE_* */
+    uint8_t default_left;  /* NUM, CAT_SET: missing goes left (1) or right (0) */
+    uint16_t depth;        /* root = 0 */
+    uint32_t bin_split;    /* NUM: left iff bin <= bin_split (1 <= bin_split < n_bins) */
+    float threshold;       /* NUM: left iff x <= threshold */
+    int32_t left, right;   /* NUM, CAT_SET: children; CAT_MULTI: right = the default child */
+    uint32_t cat_begin;    /* CAT_SET: first word of the bitset in cat_data;
+                              CAT_MULTI: first entry of the child map in cat_data */
+    uint32_t cat_len;      /* CAT_SET: words in the bitset; CAT_MULTI: entries (= categories) */
+    double gain;           /* split gain (0 for leaves) */
+    double weight;         /* sum of w (or h) of the training rows in the node */
+    double count;          /* training rows in the node */
+} gv_tree_node;
+
+typedef struct gv_tree {
+    size_t n_nodes;
+    gv_tree_node *nodes;   /* [n_nodes], nodes[0] = root; owned */
+    int n_outputs;         /* K (class probabilities) or 1 */
+    double *values;        /* [n_nodes * n_outputs]: the value every node would predict as a leaf */
+    size_t n_cat_data;
+    uint32_t *cat_data;    /* bitsets (CAT_SET) and child maps (CAT_MULTI; UINT32_MAX = none); owned */
+} gv_tree;
+
+/* Grows a tree.  `rng` (may be NULL when max_features selects all) draws the per-node feature
+ * subsets.  New tree in *out, free with gv_tree_free. */
+grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
+                         gv_tree **out);
+void gv_tree_free(gv_tree *t);
+
+/* The leaf index reached by row i of raw dataset d (same feature layout as the training data). */
+size_t gv_tree_leaf(const gv_tree *t, const grove_dataset *d, size_t i);
+/* The leaf index reached by row i of binned matrix b. */
+size_t gv_tree_leaf_binned(const gv_tree *t, const gv_binned *b, size_t i);
+/* Number of leaves, and the depth of the deepest leaf. */
+size_t gv_tree_n_leaves(const gv_tree *t);
+int gv_tree_depth(const gv_tree *t);
+/* Checks every structural invariant of a tree (children in range and after their parent, no
+ * cycles, cat ranges inside cat_data, features < n_features, finite thresholds, values finite);
+ * used by the model loader.  GROVE_ERR_MODEL with a message naming the node on failure. */
+grove_status gv_tree_validate(const gv_tree *t, const grove_schema *schema);
+
+#endif /* GV_TREE_H */
