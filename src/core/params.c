@@ -81,7 +81,7 @@ static grove_status check_max_features(const char *name, const char *v, double *
                   name, v);
 }
 
-/* Validates `value` for parameter `id`; on success fills *iv/*dv. */
+/* Validates `value` for parameter `id`; on success fills iv and dv. */
 static grove_status parse_value(int id, const char *value, int64_t *iv, double *dv)
 {
     const param_def *d = &defs[id];

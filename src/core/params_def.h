@@ -38,6 +38,8 @@
     "maximum number of bins per numeric feature (more than 255 stores bins as 16-bit)") \
   X(BIN_SAMPLE, "bin_sample", INT, "200000", 0, 2147483647, "", \
     "rows sampled (deterministically) to find the quantile cut points, 0 = all rows") \
+  X(ROUNDS, "rounds", INT, "100", 1, 100000000, "", \
+    "boosting rounds or ensemble members (ensemble algorithms; trees ignore it)") \
   X(SEED, "seed", INT, "0", 0, 9223372036854775807.0, "", \
     "random seed; the same seed gives a bit-identical model for any number of threads") \
   X(THREADS, "threads", INT, "0", 0, 4096, "", \

@@ -24,6 +24,10 @@ struct grove_model {
 /* Frees everything the model owns (NULL accepted). */
 void gv_model_free(grove_model *m);
 
+/* GROVE_OK when `d` has the model's features (count, kinds, category counts); else
+ * GROVE_ERR_DATA naming the first mismatch (api/predict.c). */
+grove_status gv_check_compatible(const grove_model *m, const grove_dataset *d);
+
 /* Writes the model as JSON text to a new buffer (exact round trip of every number). */
 grove_status gv_model_to_text(const grove_model *m, gv_buf *out);
 /* Parses and validates model text; `source` names the file in messages. */

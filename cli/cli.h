@@ -1,0 +1,74 @@
+/*
+ * cli.h -- shared pieces of the `grove` command-line tool: option parsing, exit codes, atomic
+ * output files, progress on a terminal.  The CLI uses only the public header grove.h (and
+ * jansson to print JSON); it is the only part of grove that writes to stderr or chooses exit
+ * codes: 0 ok, 1 usage, 2 bad input, 3 internal.
+ */
+#ifndef GROVE_CLI_H
+#define GROVE_CLI_H
+
+#include <stdio.h>
+
+#include "grove.h"
+
+enum { EXIT_OK = 0, EXIT_USAGE = 1, EXIT_INPUT = 2, EXIT_INTERNAL = 3 };
+
+/* Prints "grove: <message>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "grove: <what>: <grove_last_error()>" and returns the exit code for `status`. */
+int cli_fail(grove_status status, const char *what);
+/* The exit code for a library status. */
+int cli_exit_code(grove_status status);
+
+/* Option parsing: `argv[*i]` is an option; if it is `name` (as "--name VALUE" or "--name=VALUE",
+ * or the short alias), stores the value and advances *i; returns 1 if matched, 0 if not, -1
+ * (after printing) when the value is missing. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alias,
+                  const char **value);
+/* 1 if argv[i] is the flag `name` (or alias). */
+int cli_opt_flag(const char *arg, const char *name, const char *alias);
+/* 1 if argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Common training options: --algo, --label, --rounds, --set K=V, --seed, --threads, --quiet.
+ * Returns 1 when argv[*i] was one of them (consumed), 0 if not, or -(exit code) on error. */
+int cli_common_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
+
+/* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
+int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
+             int quiet, grove_dataset **out);
+
+/* Progress callback for grove_params_set_progress: a line on stderr when it is a terminal. */
+void cli_enable_progress(grove_params *params, int quiet);
+void cli_progress_done(void);
+
+/* Atomic output: write into a temporary file beside `path`, then rename over it. */
+typedef struct cli_out {
+    FILE *fp;
+    char *path, *tmp; /* NULL path: stdout */
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);  /* 0 ok, -1 (after printing) */
+int cli_out_commit(cli_out *o);                  /* 0 ok, -1: the old file is kept */
+void cli_out_abort(cli_out *o);
+
+/* Writes `s` as one CSV field (quoted when it holds a comma, quote, CR or LF). */
+void cli_csv_field(FILE *fp, const char *s);
+/* Shortest text that reads back to x. */
+void cli_format_double(double x, char *buf);
+
+double cli_now(void);
+
+/* Prints the metrics table of an evaluation under `title`, and with `confusion` the confusion
+ * matrix (classification). */
+void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
+                       const char *title, int confusion);
+
+/* Subcommands. */
+int cmd_train(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_cv(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+#endif

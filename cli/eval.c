@@ -1,0 +1,119 @@
+/*
+ * eval.c -- `grove eval MODEL DATA [--json]`: metrics of a model on labelled data, as a table
+ * with a confusion matrix, or as one JSON object.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char eval_usage[] =
+    "usage: grove eval MODEL DATA [--json] [--threads N] [--quiet]\n"
+    "\n"
+    "Evaluates MODEL on the labelled DATA (CSV or LIBSVM, read with the model's schema).\n"
+    "Classification: n, accuracy, error, logloss, auc (two classes), and a confusion matrix.\n"
+    "Regression: n, rmse, mae, r2.  --json prints one JSON object instead of the table.\n";
+
+void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
+                       const char *title, int confusion)
+{
+    static const char *names[] = {"n", "accuracy", "error", "logloss", "auc", "rmse", "mae", "r2"};
+    fprintf(fp, "%s\n", title);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        double v;
+        if (grove_eval_get(e, names[i], &v) != GROVE_OK) continue;
+        if (!strcmp(names[i], "n"))
+            fprintf(fp, "  %-9s %.0f\n", names[i], v);
+        else
+            fprintf(fp, "  %-9s %.6f\n", names[i], v);
+    }
+    size_t k;
+    const double *cm = grove_eval_confusion(e, &k);
+    if (!cm || !confusion) return;
+    size_t w = 8;
+    for (size_t c = 0; c < k; c++) {
+        size_t l = strlen(grove_schema_class_name(schema, c));
+        if (l + 1 > w) w = l + 1;
+    }
+    if (w > 24) w = 24;
+    fprintf(fp, "confusion matrix (rows: true class, columns: predicted)\n  %*s", (int)w, "");
+    for (size_t c = 0; c < k; c++) fprintf(fp, " %*.*s", (int)w, (int)w, grove_schema_class_name(schema, c));
+    fputc('\n', fp);
+    for (size_t r = 0; r < k; r++) {
+        fprintf(fp, "  %*.*s", (int)w, (int)w, grove_schema_class_name(schema, r));
+        for (size_t c = 0; c < k; c++) fprintf(fp, " %*.0f", (int)w, cm[r * k + c]);
+        fputc('\n', fp);
+    }
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    const char *pos[2] = {0};
+    int n_pos = 0, json = 0, quiet = 0;
+    const char *threads = "0";
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(eval_usage, stdout);
+            return EXIT_OK;
+        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+            json = 1;
+        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
+            quiet = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("eval: unknown option '%s'", argv[i]);
+            fputs(eval_usage, stderr);
+            return EXIT_USAGE;
+        } else if (n_pos < 2) {
+            pos[n_pos++] = argv[i];
+        } else {
+            cli_error("eval: too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (n_pos != 2) {
+        fputs(eval_usage, stderr);
+        return EXIT_USAGE;
+    }
+    grove_model *model = NULL;
+    grove_dataset *data = NULL;
+    grove_eval *e = NULL;
+    int rc;
+    grove_status st = grove_model_load(pos[0], &model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
+    if (rc != EXIT_OK) goto done;
+    if (!grove_dataset_has_labels(data)) {
+        cli_error("%s: no label column '%s' to evaluate against", pos[1],
+                  grove_schema_label_name(grove_model_schema(model)));
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    st = grove_model_evaluate(model, data, atoi(threads), &e);
+    if (st != GROVE_OK) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
+    if (json) {
+        char *s = NULL;
+        st = grove_eval_json(e, &s);
+        if (st != GROVE_OK) {
+            rc = cli_fail(st, NULL);
+            goto done;
+        }
+        printf("%s\n", s);
+        grove_string_free(s);
+    } else {
+        char title[512];
+        snprintf(title, sizeof title, "%s on %s", pos[0], pos[1]);
+        cli_print_metrics(stdout, e, grove_model_schema(model), title, 1);
+    }
+    rc = EXIT_OK;
+done:
+    grove_eval_free(e);
+    grove_dataset_free(data);
+    grove_model_free(model);
+    return rc;
+}

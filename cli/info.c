@@ -1,0 +1,90 @@
+/*
+ * info.c -- `grove info MODEL [--json]`: what a model file holds (algorithm, parameters,
+ * schema, size), as readable text or as the JSON object of grove_model_info_json.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char info_usage[] =
+    "usage: grove info MODEL [--json]\n"
+    "\n"
+    "Describes MODEL: algorithm, task, features, classes, parameters and the model's size.\n"
+    "--json prints one JSON object.\n";
+
+static void print_value(const char *indent, const char *key, json_t *v)
+{
+    if (json_is_object(v)) {
+        printf("%s%s:\n", indent, key);
+        char deeper[64];
+        snprintf(deeper, sizeof deeper, "%s  ", indent);
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) print_value(deeper, k, x);
+        return;
+    }
+    if (json_is_array(v) && json_array_size(v) > 12) {
+        char *a = json_dumps(json_array_get(v, 0), JSON_ENCODE_ANY | JSON_COMPACT);
+        char *b = json_dumps(json_array_get(v, 1), JSON_ENCODE_ANY | JSON_COMPACT);
+        printf("%s%s: [%s, %s, ... %zu items]\n", indent, key, a ? a : "", b ? b : "",
+               json_array_size(v));
+        free(a);
+        free(b);
+        return;
+    }
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10));
+    if (json_is_string(v))
+        printf("%s%s: %s\n", indent, key, json_string_value(v));
+    else
+        printf("%s%s: %s\n", indent, key, s ? s : "?");
+    free(s);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(info_usage, stdout);
+            return EXIT_OK;
+        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+            json = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("info: unknown option '%s'", argv[i]);
+            return EXIT_USAGE;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            cli_error("info: too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (!path) {
+        fputs(info_usage, stderr);
+        return EXIT_USAGE;
+    }
+    grove_model *model = NULL;
+    grove_status st = grove_model_load(path, &model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    char *text = NULL;
+    st = grove_model_info_json(model, &text);
+    grove_model_free(model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    if (json) {
+        printf("%s\n", text);
+    } else {
+        json_t *root = json_loads(text, 0, NULL);
+        if (root) {
+            printf("model file: %s\n", path);
+            const char *k;
+            json_t *v;
+            json_object_foreach(root, k, v) print_value("", k, v);
+            json_decref(root);
+        }
+    }
+    grove_string_free(text);
+    return EXIT_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * main.c -- `grove`, the command-line tool: dispatches to one file per subcommand.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"train", cmd_train, "train a model on a CSV or LIBSVM file"},
+    {"predict", cmd_predict, "predict labels (and class probabilities) for a file"},
+    {"eval", cmd_eval, "evaluate a model on a labelled file"},
+    {"cv", cmd_cv, "k-fold cross-validation of an algorithm on a file"},
+    {"info", cmd_info, "describe a model file"},
+    {"help", cmd_help, "parameters, algorithms, file formats"},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "grove %s -- ensemble learning\n\nusage: grove COMMAND [ARGS]\n\ncommands:\n",
+            grove_version());
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "\n`grove COMMAND --help` describes a command; `grove help params` lists every "
+                "parameter.\nExit status: 0 ok, 1 usage, 2 bad input, 3 internal error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("grove %s\n", grove_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    cli_error("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

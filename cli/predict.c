@@ -1,0 +1,123 @@
+/*
+ * predict.c -- `grove predict MODEL DATA [-o FILE] [--proba]`: a CSV with the predicted label
+ * (class name, or value for regression) in column `label`, and with --proba one column
+ * p_<class> per class in the model's class order.  -o writes atomically; default stdout.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char predict_usage[] =
+    "usage: grove predict MODEL DATA [-o FILE] [--proba] [--threads N] [--quiet]\n"
+    "\n"
+    "Predicts every row of DATA (CSV or LIBSVM; read with the model's schema, the label column\n"
+    "is optional) and writes CSV: a header, then the predicted class name or value in column\n"
+    "'label'; with --proba also p_<class> for every class, in the model's class order.\n"
+    "\n"
+    "  -o, --output FILE  write here (atomically: temporary file, then rename); default stdout\n"
+    "      --proba        add the class probabilities (classification)\n"
+    "  -j, --threads N    threads (0 = all cores)\n";
+
+int cmd_predict(int argc, char **argv)
+{
+    const char *pos[2] = {0}, *out_path = NULL, *threads = "0";
+    int n_pos = 0, proba = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(predict_usage, stdout);
+            return EXIT_OK;
+        } else if (cli_opt_flag(argv[i], "--proba", NULL)) {
+            proba = 1;
+        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
+            quiet = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("predict: unknown option '%s'", argv[i]);
+            fputs(predict_usage, stderr);
+            return EXIT_USAGE;
+        } else if (n_pos < 2) {
+            pos[n_pos++] = argv[i];
+        } else {
+            cli_error("predict: too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (n_pos != 2) {
+        fputs(predict_usage, stderr);
+        return EXIT_USAGE;
+    }
+    grove_model *model = NULL;
+    grove_dataset *data = NULL;
+    double *p = NULL;
+    cli_out out = {0};
+    int rc;
+    grove_status st = grove_model_load(pos[0], &model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    const grove_schema *s = grove_model_schema(model);
+    int cls = grove_schema_task(s) == GROVE_CLASSIFICATION;
+    if (proba && !cls) {
+        cli_error("predict: --proba needs a classification model; %s is a regression model",
+                  pos[0]);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    rc = cli_load(pos[1], NULL, s, quiet, &data);
+    if (rc != EXIT_OK) goto done;
+    size_t n = grove_dataset_n_rows(data), k = grove_model_n_outputs(model);
+    p = malloc((n ? n : 1) * k * sizeof *p);
+    if (!p) {
+        cli_error("predict: out of memory for %zu predictions", n);
+        rc = EXIT_INTERNAL;
+        goto done;
+    }
+    st = grove_model_predict(model, data, atoi(threads), p, n * k);
+    if (st != GROVE_OK) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
+    if (cli_out_open(&out, out_path) != 0) {
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    fputs("label", out.fp);
+    if (proba)
+        for (size_t c = 0; c < k; c++) {
+            char name[1024];
+            snprintf(name, sizeof name, "p_%s", grove_schema_class_name(s, c));
+            fputc(',', out.fp);
+            cli_csv_field(out.fp, name);
+        }
+    fputc('\n', out.fp);
+    char buf[32];
+    for (size_t i = 0; i < n; i++) {
+        const double *row = p + i * k;
+        if (cls) {
+            size_t best = 0; /* argmax, ties to the lowest class index */
+            for (size_t c = 1; c < k; c++)
+                if (row[c] > row[best]) best = c;
+            cli_csv_field(out.fp, grove_schema_class_name(s, best));
+        } else {
+            cli_format_double(row[0], buf);
+            fputs(buf, out.fp);
+        }
+        if (proba)
+            for (size_t c = 0; c < k; c++) {
+                cli_format_double(row[c], buf);
+                fputc(',', out.fp);
+                fputs(buf, out.fp);
+            }
+        fputc('\n', out.fp);
+    }
+    rc = cli_out_commit(&out) == 0 ? EXIT_OK : EXIT_INPUT;
+done:
+    if (rc != EXIT_OK) cli_out_abort(&out);
+    free(p);
+    grove_dataset_free(data);
+    grove_model_free(model);
+    return rc;
+}

@@ -1,0 +1,239 @@
+/*
+ * util.c -- helpers shared by the subcommands: errors and exit codes, option parsing, dataset
+ * loading with warnings, progress lines, atomic output files, CSV fields.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("grove: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_exit_code(grove_status st)
+{
+    switch (st) {
+    case GROVE_OK:
+        return EXIT_OK;
+    case GROVE_ERR_PARAM:
+        return EXIT_USAGE;
+    case GROVE_ERR_IO:
+    case GROVE_ERR_PARSE:
+    case GROVE_ERR_MODEL:
+    case GROVE_ERR_DATA:
+        return EXIT_INPUT;
+    default:
+        return EXIT_INTERNAL;
+    }
+}
+
+int cli_fail(grove_status st, const char *what)
+{
+    cli_progress_done();
+    if (what)
+        cli_error("%s: %s", what, grove_last_error());
+    else
+        cli_error("%s", grove_last_error());
+    return cli_exit_code(st);
+}
+
+int cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+
+int cli_opt_flag(const char *arg, const char *name, const char *alias)
+{
+    return !strcmp(arg, name) || (alias && !strcmp(arg, alias));
+}
+
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alias,
+                  const char **value)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (!strncmp(arg, name, n) && arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (strcmp(arg, name) != 0 && !(alias && !strcmp(arg, alias))) return 0;
+    if (*i + 1 >= argc) {
+        cli_error("option %s needs a value", arg);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+static int set_param(grove_params *p, const char *key, const char *value)
+{
+    grove_status st = grove_params_set(p, key, value);
+    return st == GROVE_OK ? 1 : -cli_fail(st, NULL);
+}
+
+int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet)
+{
+    static const struct {
+        const char *opt, *alias, *param;
+    } map[] = {{"--algo", "-a", "algo"},       {"--label", NULL, "label"},
+               {"--rounds", "-r", "rounds"},   {"--seed", NULL, "seed"},
+               {"--threads", "-j", "threads"}, {"--weight", NULL, "weight"}};
+    const char *v;
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+        int r = cli_opt_value(argc, argv, i, map[k].opt, map[k].alias, &v);
+        if (r < 0) return -EXIT_USAGE;
+        if (r > 0) return set_param(p, map[k].param, v);
+    }
+    int r = cli_opt_value(argc, argv, i, "--set", "-s", &v);
+    if (r < 0) return -EXIT_USAGE;
+    if (r > 0) {
+        grove_status st = grove_params_set_pair(p, v);
+        return st == GROVE_OK ? 1 : -cli_fail(st, NULL);
+    }
+    if (cli_opt_flag(argv[*i], "--quiet", "-q")) {
+        *quiet = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_load(const char *path, const grove_params *params, const grove_schema *schema, int quiet,
+             grove_dataset **out)
+{
+    grove_status st = grove_dataset_load(path, params, schema, out);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    const char *w = grove_dataset_warning(*out);
+    if (!quiet && w && *w) fprintf(stderr, "grove: warning: %s\n", w);
+    return EXIT_OK;
+}
+
+/* ---- progress ---- */
+
+static int progress_shown;
+
+static int progress_cb(void *ctx, const char *stage, size_t done, size_t total)
+{
+    (void)ctx;
+    fprintf(stderr, "\r\033[Kgrove: %s %zu/%zu", stage, done, total);
+    fflush(stderr);
+    progress_shown = 1;
+    return 0;
+}
+
+void cli_enable_progress(grove_params *params, int quiet)
+{
+    if (!quiet && isatty(STDERR_FILENO)) grove_params_set_progress(params, progress_cb, NULL);
+}
+
+void cli_progress_done(void)
+{
+    if (progress_shown) fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+/* ---- atomic output ---- */
+
+int cli_out_open(cli_out *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || !strcmp(path, "-")) {
+        o->fp = stdout;
+        return 0;
+    }
+    o->path = strdup(path);
+    size_t n = strlen(path) + 16;
+    o->tmp = malloc(n);
+    if (!o->path || !o->tmp) {
+        cli_error("%s: out of memory", path);
+        cli_out_abort(o);
+        return -1;
+    }
+    snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        cli_error("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        cli_out_abort(o);
+        return -1;
+    }
+    o->fp = fdopen(fd, "w");
+    if (!o->fp) {
+        close(fd);
+        cli_error("%s: %s", path, strerror(errno));
+        cli_out_abort(o);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_out_commit(cli_out *o)
+{
+    if (!o->path) {
+        if (fflush(stdout) != 0) {
+            cli_error("standard output: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    int bad = ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0;
+    bad |= fclose(o->fp) != 0;
+    o->fp = NULL;
+    if (bad || rename(o->tmp, o->path) != 0) {
+        cli_error("%s: cannot write: %s (the old file, if any, is unchanged)", o->path,
+                  strerror(errno));
+        cli_out_abort(o);
+        return -1;
+    }
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
+    return 0;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (o->fp && o->fp != stdout) fclose(o->fp);
+    if (o->tmp) unlink(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    memset(o, 0, sizeof *o);
+}
+
+void cli_csv_field(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+void cli_format_double(double x, char *buf)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, 32, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x) return;
+    }
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -1,0 +1,78 @@
+/*
+ * predict.c -- grove_model_predict and grove_model_predict_label.
+ *
+ * Pipeline position: api/.  A model is read-only here, so any number of threads may call these
+ * at once; inside, rows are split over OpenMP threads, each row written by exactly one thread,
+ * so results do not depend on the thread count.
+ */
+#include "../model/model.h"
+
+#include <math.h>
+
+/* The data must have the model's features: same count, kinds and category counts (data loaded
+ * with the model's schema always does). */
+grove_status gv_check_compatible(const grove_model *m, const grove_dataset *d)
+{
+    const grove_schema *ms = m->schema, *ds = d->schema;
+    if (ms->n_features != ds->n_features)
+        return gv_err(GROVE_ERR_DATA, "%s: the data has %zu features, the model expects %zu",
+                      d->source, ds->n_features, ms->n_features);
+    for (size_t f = 0; f < ms->n_features; f++) {
+        if (ms->is_categorical[f] != ds->is_categorical[f] ||
+            ms->categories[f].n != ds->categories[f].n)
+            return gv_err(GROVE_ERR_DATA,
+                          "%s: feature %zu ('%s') does not match the model's (%s%s); load the "
+                          "data with the model's schema",
+                          d->source, f, ds->feature_names[f],
+                          ms->is_categorical[f] ? "categorical" : "numeric",
+                          ms->is_categorical[f] ? " with other categories" : "");
+    }
+    return GROVE_OK;
+}
+
+grove_status grove_model_predict(const grove_model *m, const grove_dataset *d, int n_threads,
+                                 double *out, size_t out_len)
+{
+    gv_err_clear();
+    if (!m || !d || !out) return gv_err(GROVE_ERR_ARG, "grove_model_predict: NULL argument");
+    size_t need;
+    if (gv_mul_size(d->n_rows, m->n_outputs, &need) != 0 || out_len < need)
+        return gv_err(GROVE_ERR_ARG,
+                      "grove_model_predict: out holds %zu values, %zu rows x %zu outputs needed",
+                      out_len, d->n_rows, m->n_outputs);
+    grove_status st = gv_check_compatible(m, d);
+    if (st != GROVE_OK) return st;
+    const size_t k = m->n_outputs;
+    const long n = (long)d->n_rows;
+    int nt = gv_threads(n_threads);
+#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
+    for (long i = 0; i < n; i++) m->root.vt->predict_row(m->root.impl, d, (size_t)i, out + (size_t)i * k);
+    return GROVE_OK;
+}
+
+grove_status grove_model_predict_label(const grove_model *m, const grove_dataset *d,
+                                       int n_threads, double *out, size_t out_len)
+{
+    gv_err_clear();
+    if (!m || !d || !out)
+        return gv_err(GROVE_ERR_ARG, "grove_model_predict_label: NULL argument");
+    if (out_len < d->n_rows)
+        return gv_err(GROVE_ERR_ARG, "grove_model_predict_label: out holds %zu values, %zu needed",
+                      out_len, d->n_rows);
+    const size_t k = m->n_outputs;
+    if (k == 1) return grove_model_predict(m, d, n_threads, out, out_len);
+    double *p = gv_malloc_array(d->n_rows, k * sizeof *p);
+    if (!p) return gv_err_nomem("predictions");
+    grove_status st = grove_model_predict(m, d, n_threads, p, d->n_rows * k);
+    if (st == GROVE_OK) {
+        for (size_t i = 0; i < d->n_rows; i++) {
+            /* argmax, ties to the lowest class index */
+            size_t best = 0;
+            for (size_t c = 1; c < k; c++)
+                if (p[i * k + c] > p[i * k + best]) best = c;
+            out[i] = (double)best;
+        }
+    }
+    gv_free(p);
+    return st;
+}

@@ -1,0 +1,120 @@
+/*
+ * train.c -- grove_train: the public entry point of training.
+ *
+ * Pipeline position: api/.  Checks the arguments, bins the training data once (bin/), finds the
+ * learner named by "algo" (learn/learners.c) and fits it on all rows, then wraps the result
+ * into a model (model/).  Random streams: the learner's rng is (seed, component 1, index 0);
+ * binning's row sample uses the seed itself.
+ */
+#include "../core/params.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <string.h>
+
+static grove_status check_training_data(const grove_dataset *d)
+{
+    if (d->n_rows == 0) return gv_err(GROVE_ERR_DATA, "%s: no rows to train on", d->source);
+    if (d->schema->n_features == 0)
+        return gv_err(GROVE_ERR_DATA, "%s: no features to train on", d->source);
+    if (!d->labels)
+        return gv_err(GROVE_ERR_DATA, "%s: the data has no label column to train on", d->source);
+    if (d->schema->task == GROVE_CLASSIFICATION && d->schema->classes.n < 2)
+        return gv_err(GROVE_ERR_DATA,
+                      "%s: the label has a single class ('%s'); classification needs at least two",
+                      d->source, d->schema->classes.n ? d->schema->classes.names[0] : "");
+    return GROVE_OK;
+}
+
+grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
+                         const grove_params *params, grove_model **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_train: out is NULL");
+    *out = NULL;
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_train: data is NULL");
+    grove_status st = check_training_data(data);
+    if (st != GROVE_OK) return st;
+    if (valid && !gv_schema_equal(valid->schema, data->schema))
+        return gv_err(GROVE_ERR_DATA, "%s: the validation data does not have the training data's "
+                                      "schema (load it with the training schema)",
+                      valid->source);
+
+    grove_params *own_params = NULL;
+    if (!params) {
+        st = grove_params_create(&own_params);
+        if (st != GROVE_OK) return st;
+        params = own_params;
+    }
+    const char *algo = gv_param_str(params, GV_P_ALGO);
+    const gv_learner *learner = gv_learner_find(algo);
+    int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
+    uint64_t seed = (uint64_t)gv_param_int(params, GV_P_SEED);
+    size_t n_features = data->schema->n_features;
+    int n_classes =
+        data->schema->task == GROVE_CLASSIFICATION ? (int)data->schema->classes.n : 0;
+
+    grove_model *m = NULL;
+    gv_bin_mapper *mappers = NULL;
+    gv_binned *binned = NULL;
+    if (!learner) {
+        st = gv_err(GROVE_ERR_INTERNAL, "algo: no learner named '%s' in this build", algo);
+        goto done;
+    }
+    st = gv_bin_mappers_build(data, (int)gv_param_int(params, GV_P_MAX_BINS),
+                              (size_t)gv_param_int(params, GV_P_BIN_SAMPLE), seed, n_threads,
+                              &mappers);
+    if (st != GROVE_OK) goto done;
+    st = gv_binned_build(data, mappers, n_threads, &binned);
+    if (st != GROVE_OK) goto done;
+
+    m = gv_calloc(1, sizeof *m);
+    if (!m) {
+        st = gv_err_nomem("a model");
+        goto done;
+    }
+    m->mappers = mappers;
+    mappers = NULL;
+    m->schema = gv_schema_copy(data->schema);
+    m->algo = gv_strdup(algo);
+    if (!m->schema || !m->algo) {
+        st = gv_err_nomem("a model");
+        goto done;
+    }
+    st = grove_params_copy(params, &m->params);
+    if (st != GROVE_OK) goto done;
+    m->n_outputs = n_classes >= 2 ? (size_t)n_classes : 1;
+    m->n_train_rows = data->n_rows;
+
+    gv_fit_input in = {
+        .data = data,
+        .binned = binned,
+        .rows = NULL,
+        .n_rows = data->n_rows,
+        .weight = data->weights,
+        .y = data->labels,
+        .n_classes = n_classes,
+        .params = params,
+        .n_threads = n_threads,
+    };
+    gv_rng rng;
+    gv_rng_seed(&rng, seed, 1, 0);
+    if (gv_progress(params, algo, 0, 1)) {
+        st = gv_err(GROVE_ERR_ARG, "cancelled");
+        goto done;
+    }
+    st = learner->fit(&in, &rng, &m->root);
+    if (st != GROVE_OK) goto done;
+    gv_progress(params, algo, 1, 1);
+
+done:
+    gv_binned_free(binned);
+    if (mappers) gv_bin_mappers_free(mappers, n_features);
+    grove_params_free(own_params);
+    if (st != GROVE_OK) {
+        gv_model_free(m);
+        return st;
+    }
+    *out = m;
+    return GROVE_OK;
+}

@@ -1,0 +1,204 @@
+/*
+ * metrics.c -- evaluation of a model on labelled data: accuracy, error, log-loss, AUC and the
+ * confusion matrix for classification; RMSE, MAE and R^2 for regression.
+ *
+ * Pipeline position: eval/.  Definitions (unweighted, over the n rows):
+ *   accuracy = (1/n) #{argmax p(x_i) = y_i}            error = 1 - accuracy
+ *   logloss  = -(1/n) sum log max(p_{y_i}(x_i), 1e-15)  (p clipped as scikit-learn does)
+ *   auc      = P(score of a random positive > score of a random negative), ties count 1/2,
+ *              computed from average ranks (Mann-Whitney U); score = p(class 1); binary only
+ *   rmse = sqrt(mean (y - f)^2), mae = mean |y - f|, r2 = 1 - SS_res / SS_tot (0 if SS_tot = 0
+ *   and SS_res = 0; -inf is avoided by reporting 0 for a constant target with any residual)
+ */
+#include "../model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct grove_eval {
+    grove_task task;
+    size_t n, n_classes;
+    double accuracy, logloss, auc; /* auc NaN when not binary */
+    double rmse, mae, r2;
+    double *confusion; /* [K*K] */
+};
+
+typedef struct scored {
+    double score;
+    int positive;
+} scored;
+
+static int cmp_scored(const void *a, const void *b)
+{
+    double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
+    return (x > y) - (x < y);
+}
+
+/* AUC by average ranks; NaN when one class is absent. */
+static double auc_binary(const double *p, const double *y, size_t n, scored *tmp)
+{
+    size_t n_pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        tmp[i].score = p[2 * i + 1];
+        tmp[i].positive = y[i] == 1.0;
+        n_pos += (size_t)tmp[i].positive;
+    }
+    size_t n_neg = n - n_pos;
+    if (n_pos == 0 || n_neg == 0) return NAN;
+    qsort(tmp, n, sizeof *tmp, cmp_scored);
+    double rank_sum = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && tmp[j].score == tmp[i].score) j++;
+        double avg_rank = 0.5 * (double)(i + 1 + j); /* ranks i+1..j */
+        for (size_t k = i; k < j; k++)
+            if (tmp[k].positive) rank_sum += avg_rank;
+        i = j;
+    }
+    double u = rank_sum - 0.5 * (double)n_pos * (double)(n_pos + 1);
+    return u / ((double)n_pos * (double)n_neg);
+}
+
+void grove_eval_free(grove_eval *e)
+{
+    if (!e) return;
+    gv_free(e->confusion);
+    gv_free(e);
+}
+
+grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, int n_threads,
+                                  grove_eval **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_evaluate: out is NULL");
+    *out = NULL;
+    if (!m || !d) return gv_err(GROVE_ERR_ARG, "grove_model_evaluate: NULL argument");
+    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: no label column to evaluate against", d->source);
+    if (d->n_rows == 0) return gv_err(GROVE_ERR_DATA, "%s: no rows to evaluate", d->source);
+    const size_t n = d->n_rows, k = m->n_outputs;
+    grove_eval *e = gv_calloc(1, sizeof *e);
+    double *p = gv_malloc_array(n, k * sizeof *p);
+    scored *tmp = NULL;
+    grove_status st = GROVE_OK;
+    if (!e || !p) {
+        st = gv_err_nomem("evaluation");
+        goto done;
+    }
+    st = grove_model_predict(m, d, n_threads, p, n * k);
+    if (st != GROVE_OK) goto done;
+    e->task = m->schema->task;
+    e->n = n;
+    e->auc = NAN;
+    if (e->task == GROVE_CLASSIFICATION) {
+        e->n_classes = k;
+        e->confusion = gv_calloc(k * k, sizeof *e->confusion);
+        if (!e->confusion) {
+            st = gv_err_nomem("a confusion matrix");
+            goto done;
+        }
+        size_t correct = 0;
+        double ll = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t y = (size_t)d->labels[i], best = 0;
+            for (size_t c = 1; c < k; c++)
+                if (p[i * k + c] > p[i * k + best]) best = c;
+            correct += best == y;
+            e->confusion[y * k + best] += 1;
+            double py = p[i * k + y];
+            ll -= log(py > 1e-15 ? py : 1e-15);
+        }
+        e->accuracy = (double)correct / (double)n;
+        e->logloss = ll / (double)n;
+        if (k == 2) {
+            tmp = gv_malloc_array(n, sizeof *tmp);
+            if (!tmp) {
+                st = gv_err_nomem("AUC ranks");
+                goto done;
+            }
+            e->auc = auc_binary(p, d->labels, n, tmp);
+        }
+    } else {
+        double se = 0, ae = 0, mean = 0, ss_tot = 0;
+        for (size_t i = 0; i < n; i++) mean += d->labels[i];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double r = d->labels[i] - p[i];
+            se += r * r;
+            ae += fabs(r);
+            ss_tot += (d->labels[i] - mean) * (d->labels[i] - mean);
+        }
+        e->rmse = sqrt(se / (double)n);
+        e->mae = ae / (double)n;
+        e->r2 = ss_tot > 0 ? 1.0 - se / ss_tot : 0.0;
+    }
+done:
+    gv_free(p);
+    gv_free(tmp);
+    if (st != GROVE_OK) {
+        grove_eval_free(e);
+        return st;
+    }
+    *out = e;
+    return GROVE_OK;
+}
+
+grove_status grove_eval_get(const grove_eval *e, const char *metric, double *value)
+{
+    gv_err_clear();
+    if (!e || !metric || !value) return gv_err(GROVE_ERR_ARG, "grove_eval_get: NULL argument");
+    int cls = e->task == GROVE_CLASSIFICATION;
+    if (!strcmp(metric, "n")) *value = (double)e->n;
+    else if (cls && !strcmp(metric, "accuracy")) *value = e->accuracy;
+    else if (cls && !strcmp(metric, "error")) *value = 1.0 - e->accuracy;
+    else if (cls && !strcmp(metric, "logloss")) *value = e->logloss;
+    else if (cls && e->n_classes == 2 && !strcmp(metric, "auc")) *value = e->auc;
+    else if (!cls && !strcmp(metric, "rmse")) *value = e->rmse;
+    else if (!cls && !strcmp(metric, "mae")) *value = e->mae;
+    else if (!cls && !strcmp(metric, "r2")) *value = e->r2;
+    else
+        return gv_err(GROVE_ERR_ARG, "metric '%s' does not apply to this %s model", metric,
+                      cls ? "classification" : "regression");
+    return GROVE_OK;
+}
+
+grove_status grove_eval_json(const grove_eval *e, char **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_eval_json: out is NULL");
+    *out = NULL;
+    if (!e) return gv_err(GROVE_ERR_ARG, "grove_eval_json: eval is NULL");
+    static const char *cls_metrics[] = {"accuracy", "error", "logloss", "auc"};
+    static const char *reg_metrics[] = {"rmse", "mae", "r2"};
+    int cls = e->task == GROVE_CLASSIFICATION;
+    const char **names = cls ? cls_metrics : reg_metrics;
+    size_t n_names = cls ? (e->n_classes == 2 ? 4 : 3) : 3;
+    json_t *o = json_object();
+    if (!o || json_object_set_new(o, "n", json_integer((json_int_t)e->n)) != 0) goto nomem;
+    for (size_t i = 0; i < n_names; i++) {
+        double v;
+        grove_eval_get(e, names[i], &v);
+        /* JSON has no NaN: an undefined AUC (one class absent) is null */
+        if (json_object_set_new(o, names[i], isfinite(v) ? json_real(v) : json_null()) != 0)
+            goto nomem;
+    }
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(o);
+    if (!s) return gv_err_nomem("JSON text");
+    *out = gv_strdup(s);
+    free(s);
+    return *out ? GROVE_OK : gv_err_nomem("JSON text");
+nomem:
+    json_decref(o);
+    return gv_err_nomem("JSON");
+}
+
+const double *grove_eval_confusion(const grove_eval *e, size_t *n_classes)
+{
+    if (!e || e->task != GROVE_CLASSIFICATION) {
+        if (n_classes) *n_classes = 0;
+        return NULL;
+    }
+    if (n_classes) *n_classes = e->n_classes;
+    return e->confusion;
+}

@@ -1,0 +1,119 @@
+/*
+ * learners.c -- the registry of base learners, and the translation of user parameters into a
+ * tree-engine configuration.
+ *
+ * Pipeline position: learn/.  The tree-shaped learners of this file differ only in their
+ * configuration of the one engine (tree.c):
+ *   tree   CART (Breiman et al., 1984): binary splits, gini/entropy (classification) or
+ *          variance (regression), categorical features split by binary partitions.
+ *   id3    Quinlan (1986): information gain (entropy), one child per category of a categorical
+ *          feature; numeric features get binary threshold splits (as in C4.5).
+ *   stump  a tree of depth one: the best single split.
+ */
+#include "learner.h"
+
+#include "../core/params.h"
+
+#include <string.h>
+
+grove_status gv_tree_config_from_params(const char *name, const grove_params *p, int n_classes,
+                                        int n_threads, size_t n_features, gv_tree_config *cfg)
+{
+    int is_id3 = !strcmp(name, "id3");
+    int is_stump = !strcmp(name, "stump");
+    int classification = n_classes >= 2;
+    gv_tree_config_default(cfg, classification ? GV_STATS_CLASS : GV_STATS_REG,
+                           classification ? n_classes : 0);
+
+    int64_t crit = gv_param_int(p, GV_P_CRITERION);
+    if (classification) {
+        if (crit == GV_CRIT_VARIANCE)
+            return gv_err(GROVE_ERR_PARAM,
+                          "criterion: variance applies to regression; this is a classification "
+                          "task (use gini or entropy)");
+        if (crit == GV_CRIT_AUTO) crit = is_id3 ? GV_CRIT_ENTROPY : GV_CRIT_GINI;
+        if (is_id3 && crit != GV_CRIT_ENTROPY)
+            return gv_err(GROVE_ERR_PARAM, "criterion: id3 uses information gain (entropy)");
+        cfg->criterion = crit == GV_CRIT_GINI ? GV_SPLIT_GINI : GV_SPLIT_ENTROPY;
+    } else {
+        if (crit == GV_CRIT_GINI || crit == GV_CRIT_ENTROPY)
+            return gv_err(GROVE_ERR_PARAM,
+                          "criterion: %s applies to classification; this is a regression task "
+                          "(use variance)",
+                          crit == GV_CRIT_GINI ? "gini" : "entropy");
+        if (is_id3)
+            return gv_err(GROVE_ERR_PARAM,
+                          "algo: id3 is a classification algorithm; this is a regression task");
+        cfg->criterion = GV_SPLIT_VARIANCE;
+    }
+
+    cfg->max_depth = (int)gv_param_int(p, GV_P_MAX_DEPTH);
+    if (is_stump) {
+        if (gv_param_is_set(p, GV_P_MAX_DEPTH) && cfg->max_depth != 1)
+            return gv_err(GROVE_ERR_PARAM, "max_depth: a stump has depth 1, got %d",
+                          cfg->max_depth);
+        cfg->max_depth = 1;
+    }
+    cfg->max_leaves = (size_t)gv_param_int(p, GV_P_MAX_LEAVES);
+    cfg->best_first = gv_param_int(p, GV_P_GROWTH) == GV_GROWTH_BESTFIRST;
+    cfg->min_samples_leaf = (size_t)gv_param_int(p, GV_P_MIN_SAMPLES_LEAF);
+    cfg->min_samples_split = (size_t)gv_param_int(p, GV_P_MIN_SAMPLES_SPLIT);
+    cfg->min_weight_leaf = gv_param_double(p, GV_P_MIN_WEIGHT_LEAF);
+    cfg->min_gain = gv_param_double(p, GV_P_MIN_GAIN);
+    int64_t cs = gv_param_int(p, GV_P_CATEGORICAL_SPLIT);
+    cfg->multiway_categorical = cs == GV_CATSPLIT_MULTIWAY || (cs == GV_CATSPLIT_AUTO && is_id3);
+    size_t mf = gv_param_max_features(p, n_features);
+    cfg->max_features = mf >= n_features ? 0 : mf;
+    cfg->n_threads = n_threads > 0 ? n_threads : 1;
+    return GROVE_OK;
+}
+
+static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_rng *rng,
+                                   gv_component *out)
+{
+    gv_tree_config cfg;
+    grove_status st = gv_tree_config_from_params(name, in->params, in->n_classes, in->n_threads,
+                                                 in->binned->n_features, &cfg);
+    if (st != GROVE_OK) return st;
+    gv_tree_input ti = {
+        .X = in->binned,
+        .rows = in->rows,
+        .n_rows = in->n_rows,
+        .weight = in->weight,
+        .y = in->y,
+    };
+    gv_tree *t = NULL;
+    st = gv_tree_fit(&cfg, &ti, rng, &t);
+    if (st != GROVE_OK) return st;
+    out->vt = &gv_tree_component;
+    out->impl = t;
+    return GROVE_OK;
+}
+
+static grove_status fit_tree(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_tree_named("tree", in, rng, out);
+}
+
+static grove_status fit_id3(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_tree_named("id3", in, rng, out);
+}
+
+static grove_status fit_stump(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_tree_named("stump", in, rng, out);
+}
+
+static const gv_learner learners[] = {
+    {"tree", fit_tree},
+    {"id3", fit_id3},
+    {"stump", fit_stump},
+};
+
+const gv_learner *gv_learner_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof learners / sizeof learners[0]; i++)
+        if (!strcmp(learners[i].name, name)) return &learners[i];
+    return NULL;
+}
