@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job on bundled data: installs dependencies, builds grove, trains a depth-5 CART tree
+# on the Wisconsin breast-cancer training split and evaluates it on the test split; then ID3 on
+# the house-votes data (categorical features with missing values, no encoding needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+mkdir -p build/demo
+set -x
+build/grove train examples/data/breast_cancer_train.csv -o build/demo/breast_cancer.model --set max_depth=5 --seed 1
+build/grove eval build/demo/breast_cancer.model examples/data/breast_cancer_test.csv
+build/grove train examples/data/house_votes84_train.csv -o build/demo/votes.model --algo id3 --set max_depth=4
+build/grove eval build/demo/votes.model examples/data/house_votes84_test.csv

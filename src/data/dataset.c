@@ -1,0 +1,274 @@
+/*
+ * dataset.c -- string dictionaries, schemas and the dataset container.
+ *
+ * Pipeline position: data/.  The loaders (csv.c, libsvm.c, array.c) fill these structures;
+ * bin/, learn/ and model/ read them.  Ownership: a dataset owns its schema, values, labels,
+ * weights, source and warning; a schema owns its names and dictionaries.
+ */
+#include "dataset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dictionary: FNV-1a hashing, linear probing, load factor <= 1/2 ---- */
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void gv_dict_init(gv_dict *d) { memset(d, 0, sizeof *d); }
+
+void gv_dict_free(gv_dict *d)
+{
+    if (!d) return;
+    for (size_t i = 0; i < d->n; i++) gv_free(d->names[i]);
+    gv_free(d->names);
+    gv_free(d->slots);
+    memset(d, 0, sizeof *d);
+}
+
+long gv_dict_find(const gv_dict *d, const char *s, size_t len)
+{
+    if (d->n_slots == 0) return -1;
+    size_t mask = d->n_slots - 1;
+    for (size_t k = (size_t)hash_bytes(s, len) & mask;; k = (k + 1) & mask) {
+        size_t v = d->slots[k];
+        if (v == 0) return -1;
+        const char *name = d->names[v - 1];
+        if (strncmp(name, s, len) == 0 && name[len] == '\0') return (long)(v - 1);
+    }
+}
+
+static int rehash(gv_dict *d, size_t n_slots)
+{
+    size_t *slots = gv_calloc(n_slots, sizeof *slots);
+    if (!slots) return -1;
+    size_t mask = n_slots - 1;
+    for (size_t c = 0; c < d->n; c++) {
+        size_t k = (size_t)hash_bytes(d->names[c], strlen(d->names[c])) & mask;
+        while (slots[k]) k = (k + 1) & mask;
+        slots[k] = c + 1;
+    }
+    gv_free(d->slots);
+    d->slots = slots;
+    d->n_slots = n_slots;
+    return 0;
+}
+
+long gv_dict_add(gv_dict *d, const char *s, size_t len)
+{
+    long found = gv_dict_find(d, s, len);
+    if (found >= 0) return found;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        char **names = gv_realloc_array(d->names, cap, sizeof *names);
+        if (!names) return -1;
+        d->names = names;
+        d->cap = cap;
+    }
+    if (2 * (d->n + 1) > d->n_slots && rehash(d, d->n_slots ? d->n_slots * 2 : 16) != 0)
+        return -1;
+    char *copy = gv_strndup(s, len);
+    if (!copy) return -1;
+    d->names[d->n] = copy;
+    size_t mask = d->n_slots - 1;
+    size_t k = (size_t)hash_bytes(s, len) & mask;
+    while (d->slots[k]) k = (k + 1) & mask;
+    d->slots[k] = d->n + 1;
+    return (long)d->n++;
+}
+
+int gv_dict_copy(gv_dict *dst, const gv_dict *src)
+{
+    gv_dict_init(dst);
+    for (size_t i = 0; i < src->n; i++) {
+        if (gv_dict_add(dst, src->names[i], strlen(src->names[i])) < 0) {
+            gv_dict_free(dst);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- schema ---- */
+
+void gv_schema_free(grove_schema *s)
+{
+    if (!s) return;
+    for (size_t f = 0; f < s->n_features; f++) {
+        if (s->feature_names) gv_free(s->feature_names[f]);
+        if (s->categories) gv_dict_free(&s->categories[f]);
+    }
+    gv_free(s->feature_names);
+    gv_free(s->is_categorical);
+    gv_free(s->categories);
+    gv_free(s->label_name);
+    gv_dict_free(&s->classes);
+    gv_free(s);
+}
+
+grove_schema *gv_schema_new(size_t n_features)
+{
+    grove_schema *s = gv_calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->n_features = n_features;
+    s->task = GROVE_CLASSIFICATION;
+    s->feature_names = gv_calloc(n_features, sizeof *s->feature_names);
+    s->is_categorical = gv_calloc(n_features, 1);
+    s->categories = gv_calloc(n_features, sizeof *s->categories);
+    s->label_name = gv_strdup("");
+    if (!s->feature_names || !s->is_categorical || !s->categories || !s->label_name) {
+        s->n_features = 0;
+        gv_schema_free(s);
+        return NULL;
+    }
+    for (size_t f = 0; f < n_features; f++) {
+        char name[32];
+        snprintf(name, sizeof name, "f%zu", f);
+        s->feature_names[f] = gv_strdup(name);
+        if (!s->feature_names[f]) {
+            gv_schema_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+grove_schema *gv_schema_copy(const grove_schema *src)
+{
+    grove_schema *s = gv_schema_new(src->n_features);
+    if (!s) return NULL;
+    s->task = src->task;
+    gv_free(s->label_name);
+    s->label_name = gv_strdup(src->label_name);
+    if (!s->label_name || gv_dict_copy(&s->classes, &src->classes) != 0) goto fail;
+    for (size_t f = 0; f < src->n_features; f++) {
+        gv_free(s->feature_names[f]);
+        s->feature_names[f] = gv_strdup(src->feature_names[f]);
+        if (!s->feature_names[f]) goto fail;
+        s->is_categorical[f] = src->is_categorical[f];
+        if (gv_dict_copy(&s->categories[f], &src->categories[f]) != 0) goto fail;
+    }
+    return s;
+fail:
+    gv_schema_free(s);
+    return NULL;
+}
+
+static int dict_equal(const gv_dict *a, const gv_dict *b)
+{
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->names[i], b->names[i]) != 0) return 0;
+    return 1;
+}
+
+int gv_schema_equal(const grove_schema *a, const grove_schema *b)
+{
+    if (a->n_features != b->n_features || a->task != b->task) return 0;
+    if (!dict_equal(&a->classes, &b->classes)) return 0;
+    for (size_t f = 0; f < a->n_features; f++) {
+        if (strcmp(a->feature_names[f], b->feature_names[f]) != 0) return 0;
+        if (a->is_categorical[f] != b->is_categorical[f]) return 0;
+        if (!dict_equal(&a->categories[f], &b->categories[f])) return 0;
+    }
+    return 1;
+}
+
+/* ---- dataset ---- */
+
+grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labels)
+{
+    grove_dataset *d = gv_calloc(1, sizeof *d);
+    if (!d) {
+        gv_schema_free(schema);
+        return NULL;
+    }
+    d->schema = schema;
+    d->n_rows = n_rows;
+    size_t n_values;
+    if (gv_mul_size(n_rows, schema->n_features, &n_values) != 0) goto fail;
+    d->values = gv_malloc_array(n_values, sizeof *d->values);
+    d->source = gv_strdup("<array>");
+    d->warning = gv_strdup("");
+    if (!d->values || !d->source || !d->warning) goto fail;
+    for (size_t k = 0; k < n_values; k++) d->values[k] = NAN;
+    if (with_labels) {
+        d->labels = gv_malloc_array(n_rows, sizeof *d->labels);
+        if (!d->labels) goto fail;
+        for (size_t i = 0; i < n_rows; i++) d->labels[i] = NAN;
+    }
+    return d;
+fail:
+    grove_dataset_free(d);
+    return NULL;
+}
+
+void grove_dataset_free(grove_dataset *d)
+{
+    if (!d) return;
+    gv_schema_free(d->schema);
+    gv_free(d->values);
+    gv_free(d->labels);
+    gv_free(d->weights);
+    gv_free(d->source);
+    gv_free(d->warning);
+    gv_free(d);
+}
+
+/* ---- helpers for the loaders ---- */
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b); /* strcmp compares as unsigned char */
+}
+
+int gv_dict_sort(gv_dict *d, size_t *old_to_new)
+{
+    if (d->n == 0) return 0;
+    char **sorted = gv_malloc_array(d->n, sizeof *sorted);
+    size_t *slots = gv_calloc(d->n_slots, sizeof *slots);
+    if (!sorted || !slots) {
+        gv_free(sorted);
+        gv_free(slots);
+        return -1;
+    }
+    memcpy(sorted, d->names, d->n * sizeof *sorted);
+    qsort(sorted, d->n, sizeof *sorted, compare_names);
+    if (old_to_new)
+        for (size_t r = 0; r < d->n; r++)
+            old_to_new[gv_dict_find(d, sorted[r], strlen(sorted[r]))] = r;
+    /* From here on nothing can fail: install the new order and its hash table. */
+    memcpy(d->names, sorted, d->n * sizeof *sorted);
+    gv_free(sorted);
+    size_t mask = d->n_slots - 1;
+    for (size_t c = 0; c < d->n; c++) {
+        size_t k = (size_t)hash_bytes(d->names[c], strlen(d->names[c])) & mask;
+        while (slots[k]) k = (k + 1) & mask;
+        slots[k] = c + 1;
+    }
+    gv_free(d->slots);
+    d->slots = slots;
+    return 0;
+}
+
+int gv_schema_name_features(grove_schema *s, const char *prefix, size_t first)
+{
+    for (size_t f = 0; f < s->n_features; f++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%zu", prefix, first + f);
+        char *copy = gv_strdup(name);
+        if (!copy) return -1;
+        gv_free(s->feature_names[f]);
+        s->feature_names[f] = copy;
+    }
+    return 0;
+}
