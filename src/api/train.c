@@ -73,11 +73,16 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         st = gv_err_nomem("a model");
         goto done;
     }
+    /* the schema first: gv_model_free needs its feature count to free the mappers */
+    m->schema = gv_schema_copy(data->schema);
+    if (!m->schema) {
+        st = gv_err_nomem("a model");
+        goto done;
+    }
     m->mappers = mappers;
     mappers = NULL;
-    m->schema = gv_schema_copy(data->schema);
     m->algo = gv_strdup(algo);
-    if (!m->schema || !m->algo) {
+    if (!m->algo) {
         st = gv_err_nomem("a model");
         goto done;
     }

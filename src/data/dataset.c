@@ -185,7 +185,9 @@ int gv_schema_equal(const grove_schema *a, const grove_schema *b)
 
 /* ---- dataset ---- */
 
-grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labels)
+/* The dataset container; `fill` sets every value and label to NaN. */
+static grove_dataset *dataset_alloc(grove_schema *schema, size_t n_rows, int with_labels,
+                                    int fill)
 {
     grove_dataset *d = gv_calloc(1, sizeof *d);
     if (!d) {
@@ -200,16 +202,28 @@ grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labe
     d->source = gv_strdup("<array>");
     d->warning = gv_strdup("");
     if (!d->values || !d->source || !d->warning) goto fail;
-    for (size_t k = 0; k < n_values; k++) d->values[k] = NAN;
+    if (fill)
+        for (size_t k = 0; k < n_values; k++) d->values[k] = NAN;
     if (with_labels) {
         d->labels = gv_malloc_array(n_rows, sizeof *d->labels);
         if (!d->labels) goto fail;
-        for (size_t i = 0; i < n_rows; i++) d->labels[i] = NAN;
+        if (fill)
+            for (size_t i = 0; i < n_rows; i++) d->labels[i] = NAN;
     }
     return d;
 fail:
     grove_dataset_free(d);
     return NULL;
+}
+
+grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labels)
+{
+    return dataset_alloc(schema, n_rows, with_labels, 1);
+}
+
+grove_dataset *gv_dataset_new_unfilled(grove_schema *schema, size_t n_rows, int with_labels)
+{
+    return dataset_alloc(schema, n_rows, with_labels, 0);
 }
 
 void grove_dataset_free(grove_dataset *d)

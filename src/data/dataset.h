@@ -67,10 +67,95 @@ static inline float gv_value(const grove_dataset *d, size_t f, size_t i)
  * with_labels, no weights; takes over `schema` (freed on failure too).  NULL: no memory. */
 grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labels);
 
+/* As gv_dataset_new, but values and labels are left unset: for loaders that write every one
+ * (csv.c, whose parallel pass then also takes the first-touch page faults). */
+grove_dataset *gv_dataset_new_unfilled(grove_schema *schema, size_t n_rows, int with_labels);
+
 /* Loaders (csv.c, libsvm.c, array.c).  `schema` NULL = infer (see grove.h), else follow. */
 grove_status gv_load_csv(const char *path, const grove_params *params,
                          const grove_schema *schema, grove_dataset **out);
 grove_status gv_load_libsvm(const char *path, const grove_params *params,
                             const grove_schema *schema, grove_dataset **out);
+
+/* ---- helpers shared by the loaders (added with the loaders; see each file's header) ---- */
+
+/* Sorts a dictionary's names in byte order (strcmp) and renumbers the codes to match.  When
+ * `old_to_new` is non-NULL it receives, for every old code, its new code ([d->n] entries).
+ * 0 ok, -1 out of memory (d unchanged then). */
+int gv_dict_sort(gv_dict *d, size_t *old_to_new);
+
+/* numparse.c: decimal numbers and missing-value tokens, independent of the locale. */
+enum { GV_NUM_OK = 0, GV_NUM_BAD = -1, GV_NUM_RANGE = -2, GV_NUM_NOMEM = -3 };
+/* Parses exactly s[0..len) as a decimal number: [+-] digits [. digits] [(e|E) [+-] digits]
+ * (digits on at least one side of the point; no blanks, no hex, no "inf"/"nan").  The result is
+ * bit-identical to strtod().  GV_NUM_RANGE when the magnitude overflows a double; GV_NUM_NOMEM
+ * when a literal of 128 or more characters needs a copy and memory is out. */
+int gv_parse_decimal(const char *s, size_t len, double *out);
+/* The fast path alone, for tokenizers: when a decimal literal starts at s (within [s, e)) and
+ * Clinger's fast path applies to it, sets *out (the same double gv_parse_decimal gives for that
+ * literal) and returns the literal's end; else NULL (the caller falls back to finding the
+ * field's end and calling gv_parse_decimal). */
+const char *gv_scan_decimal(const char *s, const char *e, double *out);
+/* 1 when s[0..len) is a missing-value token: empty, NA, ?, NaN (ASCII case-insensitive). */
+int gv_is_missing_token(const char *s, size_t len);
+
+/* input.c: whole-file reading and message helpers. */
+/* Reads all of `path` (gzip-compressed files, by magic bytes, are inflated) into a new buffer
+ * with a NUL appended: *data owned by the caller (gv_free), *len excludes the NUL.  A large
+ * regular file is read by up to n_threads threads.  GROVE_ERR_IO "path: cannot open: <reason>"
+ * and the like on failure. */
+grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *len);
+/* Test hook: the chunk size of parallel reads (files of 4 chunks or more are read in
+ * parallel); 0 restores the default (16 MiB).  Not thread-safe: for tests only. */
+void gv_read_set_chunk(size_t bytes);
+/* The 1-based line number of position `at` in `text` (1 + the newlines before it). */
+size_t gv_line_of(const char *text, const char *at);
+/* Writes s[0..len) as a double-quoted excerpt for messages into buf: at most ~48 characters
+ * ("..." marks a cut), with '"', '\\' and control bytes escaped.  buf holds >= 80 bytes. */
+void gv_excerpt(const char *s, size_t len, char *buf, size_t size);
+/* A row-level error found by a worker thread; formatted on the calling thread as
+ * "path:line:column: msg", where line = gv_line_of(text, at).  The lowest row wins, so the
+ * message does not depend on the number of threads. */
+typedef struct gv_row_error {
+    grove_status status; /* GROVE_OK: none */
+    size_t row;          /* SIZE_MAX: none */
+    const char *at;      /* where in the text (for the line number) */
+    size_t column;       /* 1-based field (CSV) or token (LIBSVM) number */
+    char msg[400];
+} gv_row_error;
+void gv_row_error_init(gv_row_error *e);
+/* Records the error unless e already holds one of an earlier (or the same) row. */
+void gv_row_fail(gv_row_error *e, grove_status st, size_t row, const char *at, size_t column,
+                 const char *fmt, ...) GV_PRINTF(6, 7);
+/* Records e with gv_err() and returns its status. */
+grove_status gv_row_error_report(const gv_row_error *e, const char *path, const char *text);
+
+/* Renames the features of `s` to prefix0, prefix1, ... starting at `first`.  0 ok, -1 memory. */
+int gv_schema_name_features(grove_schema *s, const char *prefix, size_t first);
+
+/* labels.c: the task and the classes (the rule in grove.h, shared by every loader). */
+/* Infers the task (task_param: GV_TASK_AUTO/_CLASSIFICATION/_REGRESSION) from the finite
+ * numeric labels y[0..n), fills schema->task and schema->classes (which must be empty; class
+ * names are the shortest text of each value, in numeric order) and, for classification,
+ * rewrites y[i] as its class index.  GROVE_ERR_NOMEM (no message context) on failure. */
+grove_status gv_labels_infer_numeric(double *y, size_t n, int task_param, grove_schema *schema);
+/* The class index whose name reads as the number v (classification), or -1. */
+long gv_labels_class_of_number(const grove_schema *schema, double v);
+/* The class index of text label s[0..len): the class of that exact name, else, when s is a
+ * number, the class of its value ("1.0" matches class "1"); -1 if none. */
+long gv_labels_class_of_text(const grove_schema *schema, const char *s, size_t len);
+/* 1 when every class name of the schema is a decimal number. */
+int gv_labels_numeric_classes(const grove_schema *schema);
+/* "a, b, c" (the first few class names, then "...") into buf, for messages. */
+void gv_labels_list(const grove_schema *schema, char *buf, size_t size);
+
+/* Parsers over a file already in memory (buf[len] == '\0'; `path` names it in messages).
+ * csv.c and libsvm.c; gv_load_csv/gv_load_libsvm above read the file and call these. */
+grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
+                          const grove_params *params, const grove_schema *schema,
+                          grove_dataset **out);
+grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
+                             const grove_params *params, const grove_schema *schema,
+                             grove_dataset **out);
 
 #endif /* GV_DATASET_H */

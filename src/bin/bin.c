@@ -1,0 +1,334 @@
+/*
+ * bin.c -- bin mappers (cut points per numeric feature, category codes) and the binned matrix.
+ *
+ * Pipeline position: bin/ (reads data/'s raw floats; learn/ reads the binned matrix).
+ * Semantics (bin.h): bin 0 is missing; a numeric value x falls in bin 1 + #{cuts < x}; a
+ * category code c falls in bin c + 1.
+ *
+ * Cut points of a numeric feature come from the sorted non-missing values of (a deterministic
+ * sample of) the rows, grouped into distinct values v[0] < ... < v[D-1] with counts:
+ *  - D <= max_bins: one bin per distinct value, cut i between v[i] and v[i+1];
+ *  - otherwise a greedy quantile pass over the distinct values weighted by their counts, in the
+ *    spirit of LightGBM's GreedyFindBin (Ke et al., NIPS 2017, and its bin.cpp): a value
+ *    holding at least N/max_bins rows ("big", e.g. the zeros of a sparse feature) gets a bin
+ *    of its own, and the other values share the remaining bins evenly, so a feature that is
+ *    90% zeros still gets ~max_bins bins for the rest; a big value's bin holds only it.
+ * Every cut lies between two neighbouring distinct values lo < hi: the midpoint computed in
+ * double and rounded to float, or lo when the rounded midpoint is not strictly between them
+ * (neighbouring floats), so lo stays left and hi right of it and cuts increase strictly.
+ *
+ * Threads: features are independent and each feature's work is sequential, so mappers and the
+ * binned matrix are identical for any number of threads.  The row sample (selection sampling,
+ * Knuth TAOCP vol. 2, 3.4.2 algorithm S) depends only on n_rows, sample and seed.
+ */
+#include "bin.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The rng stream component of the binning sample ("bin"). */
+#define BIN_RNG_COMPONENT 0x62696eu
+
+uint32_t gv_bin_value(const gv_bin_mapper *m, float x)
+{
+    if (isnan(x)) return 0;
+    if (m->is_categorical) {
+        /* Codes come from the schema; anything else (negative, fractional, beyond the last
+         * category) cannot be a category and is treated as missing. */
+        if (!(x >= 0.0f) || x >= (float)(m->n_bins - 1) || x != floorf(x)) return 0;
+        return (uint32_t)x + 1;
+    }
+    /* 1 + the number of cut points < x: lower bound of x in cuts. */
+    uint32_t lo = 0, hi = m->n_cuts;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->cuts[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 1 + lo;
+}
+
+void gv_bin_mappers_free(gv_bin_mapper *m, size_t n_features)
+{
+    if (!m) return;
+    for (size_t f = 0; f < n_features; f++) gv_free(m[f].cuts);
+    gv_free(m);
+}
+
+/* A cut point with lo <= cut < hi (lo < hi): the float midpoint, else lo.  A cut of -inf
+ * (lo = -inf) is moved to -FLT_MAX when that still separates, so thresholds stay finite. */
+static float cut_between(float lo, float hi)
+{
+    float c = (float)(((double)lo + (double)hi) / 2.0);
+    if (!(c > lo && c < hi)) c = lo;
+    if (isinf(c) && c < 0 && hi > -FLT_MAX) c = -FLT_MAX;
+    return c;
+}
+
+/* Order-preserving map of a float to uint32 (for the radix sort); NaN never reaches it. */
+static inline uint32_t float_key(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* Sorts a[0..n) ascending (LSD radix sort on float_key, 4 passes of 8 bits); tmp holds n. */
+static void sort_floats(float *a, float *tmp, size_t n)
+{
+    float *src = a, *dst = tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) count[((float_key(src[i]) >> shift) & 0xffu) + 1]++;
+        if (count[1] == n && shift > 0) continue; /* all keys share this byte: pass is a no-op */
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++) dst[count[(float_key(src[i]) >> shift) & 0xffu]++] = src[i];
+        float *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+/* Cut points of distinct values v[0..D) with counts c[0..D) (N = sum of counts) into cuts
+ * (room for max_bins - 1); returns the number of cuts (<= max_bins - 1). */
+static uint32_t find_cuts(const float *v, const size_t *c, size_t D, size_t N, int max_bins,
+                          float *cuts)
+{
+    uint32_t n_cuts = 0;
+    if (D <= (size_t)max_bins) {
+        for (size_t i = 0; i + 1 < D; i++) cuts[n_cuts++] = cut_between(v[i], v[i + 1]);
+        return n_cuts;
+    }
+    /* A value is big when it alone fills an average bin: big(i) <=> c[i] >= N / max_bins. */
+    double big_size = (double)N / max_bins;
+    size_t rest_bins = (size_t)max_bins, rest_count = N;
+    for (size_t i = 0; i < D; i++) {
+        if ((double)c[i] >= big_size) {
+            rest_bins--;
+            rest_count -= c[i];
+        }
+    }
+    /* Target rows per bin of the non-big values still to place. */
+    double mean = rest_bins > 0 ? (double)rest_count / (double)rest_bins : INFINITY;
+    double in_bin = 0;
+    for (size_t i = 0; i + 1 < D; i++) {
+        int big = (double)c[i] >= big_size, next_big = (double)c[i + 1] >= big_size;
+        if (!big) rest_count -= c[i];
+        in_bin += (double)c[i];
+        /* Close the bin after a big value, when it is full, or before a big value (so the big
+         * value, e.g. the zero of a sparse feature, gets a bin of its own and "x <= 0" and
+         * "x < 0" both remain possible splits). */
+        if (big || next_big || in_bin >= mean) {
+            cuts[n_cuts++] = cut_between(v[i], v[i + 1]);
+            if (n_cuts >= (uint32_t)max_bins - 1) break;
+            in_bin = 0;
+            if (!big) {
+                rest_bins--;
+                mean = rest_bins > 0 ? (double)rest_count / (double)rest_bins : INFINITY;
+            }
+        }
+    }
+    return n_cuts;
+}
+
+/* Per-thread scratch for numeric features: sampled values, sort buffer, distinct values and
+ * their counts, cuts. */
+typedef struct bin_scratch {
+    float *vals, *tmp, *distinct, *cuts;
+    size_t *counts;
+} bin_scratch;
+
+/* Builds the mapper of numeric feature f from rows sample[0..n_sample) (all rows when sample
+ * is NULL).  Returns 0, or -1 when out of memory. */
+static int build_numeric(const grove_dataset *d, size_t f, const size_t *sample, size_t n_sample,
+                         int max_bins, bin_scratch *s, gv_bin_mapper *m)
+{
+    const float *col = d->values + f * d->n_rows;
+    size_t n = 0;
+    for (size_t k = 0; k < n_sample; k++) {
+        float x = col[sample ? sample[k] : k];
+        if (!isnan(x)) s->vals[n++] = x;
+    }
+    sort_floats(s->vals, s->tmp, n);
+    size_t D = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (D > 0 && s->vals[i] == s->distinct[D - 1]) {
+            s->counts[D - 1]++;
+        } else {
+            s->distinct[D] = s->vals[i];
+            s->counts[D++] = 1;
+        }
+    }
+    uint32_t n_cuts = find_cuts(s->distinct, s->counts, D, n, max_bins, s->cuts);
+    m->is_categorical = 0;
+    m->n_cuts = n_cuts;
+    m->n_bins = n_cuts + 2;
+    m->cuts = NULL;
+    if (n_cuts > 0) {
+        m->cuts = gv_malloc_array(n_cuts, sizeof *m->cuts);
+        if (!m->cuts) return -1;
+        memcpy(m->cuts, s->cuts, n_cuts * sizeof *m->cuts);
+    }
+    return 0;
+}
+
+grove_status gv_bin_mappers_build(const grove_dataset *d, int max_bins, size_t sample,
+                                  uint64_t seed, int n_threads, gv_bin_mapper **out)
+{
+    if (!out) return gv_err(GROVE_ERR_ARG, "gv_bin_mappers_build: out is NULL");
+    *out = NULL;
+    if (!d || !d->schema) return gv_err(GROVE_ERR_ARG, "gv_bin_mappers_build: dataset is NULL");
+    if (max_bins < 2 || max_bins > 65535)
+        return gv_err(GROVE_ERR_ARG, "max_bins: must be in [2, 65535], got %d", max_bins);
+    const grove_schema *schema = d->schema;
+    size_t F = schema->n_features, n_rows = d->n_rows;
+    for (size_t f = 0; f < F; f++) {
+        if (schema->is_categorical[f] && schema->categories[f].n > 65535)
+            return gv_err(GROVE_ERR_DATA,
+                          "feature '%s': %zu categories, at most 65535 are supported",
+                          schema->feature_names[f], schema->categories[f].n);
+    }
+    int nt = n_threads > 0 ? n_threads : 1;
+#ifndef _OPENMP
+    nt = 1;
+#endif
+
+    grove_status st = GROVE_OK;
+    size_t *rows = NULL;
+    bin_scratch *scratch = NULL;
+    unsigned char *failed = NULL;
+    gv_bin_mapper *m = gv_calloc(F, sizeof *m);
+    if (!m) return gv_err_nomem("bin mappers");
+
+    /* The rows whose values choose the cuts: all, or `sample` of them by selection sampling
+     * (each row is taken with probability needed / remaining, so exactly `sample` rows are
+     * taken, in increasing order). */
+    size_t n_sample = n_rows;
+    if (sample > 0 && n_rows > sample) {
+        rows = gv_malloc_array(sample, sizeof *rows);
+        if (!rows) goto nomem;
+        gv_rng rng;
+        gv_rng_seed(&rng, seed, BIN_RNG_COMPONENT, 0);
+        size_t taken = 0;
+        for (size_t i = 0; i < n_rows && taken < sample; i++) {
+            if ((double)(n_rows - i) * gv_rng_uniform(&rng) < (double)(sample - taken))
+                rows[taken++] = i;
+        }
+        n_sample = sample;
+    }
+
+    scratch = gv_calloc((size_t)nt, sizeof *scratch);
+    failed = gv_calloc(F ? F : 1, 1);
+    if (!scratch || !failed) goto nomem;
+    for (int t = 0; t < nt; t++) {
+        scratch[t].vals = gv_malloc_array(n_sample, sizeof(float));
+        scratch[t].tmp = gv_malloc_array(n_sample, sizeof(float));
+        scratch[t].distinct = gv_malloc_array(n_sample, sizeof(float));
+        scratch[t].counts = gv_malloc_array(n_sample, sizeof(size_t));
+        scratch[t].cuts = gv_malloc_array((size_t)max_bins, sizeof(float));
+        if (!scratch[t].vals || !scratch[t].tmp || !scratch[t].distinct || !scratch[t].counts ||
+            !scratch[t].cuts)
+            goto nomem;
+    }
+
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1 && F > 1)
+#endif
+    for (size_t f = 0; f < F; f++) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        if (schema->is_categorical[f]) {
+            m[f].is_categorical = 1;
+            m[f].n_bins = (uint32_t)schema->categories[f].n + 1;
+            m[f].n_cuts = 0;
+            m[f].cuts = NULL;
+        } else if (build_numeric(d, f, rows, n_sample, max_bins, &scratch[t], &m[f]) != 0) {
+            failed[f] = 1;
+        }
+    }
+    for (size_t f = 0; f < F; f++)
+        if (failed[f]) goto nomem;
+    goto done;
+
+nomem:
+    st = gv_err_nomem("bin mappers");
+    gv_bin_mappers_free(m, F);
+    m = NULL;
+done:
+    if (scratch) {
+        for (int t = 0; t < nt; t++) {
+            gv_free(scratch[t].vals);
+            gv_free(scratch[t].tmp);
+            gv_free(scratch[t].distinct);
+            gv_free(scratch[t].counts);
+            gv_free(scratch[t].cuts);
+        }
+    }
+    gv_free(scratch);
+    gv_free(failed);
+    gv_free(rows);
+    *out = m;
+    return st;
+}
+
+void gv_binned_free(gv_binned *b)
+{
+    if (!b) return;
+    gv_free(b->bins8);
+    gv_free(b->bins16);
+    gv_free(b);
+}
+
+grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mappers,
+                             int n_threads, gv_binned **out)
+{
+    if (!out) return gv_err(GROVE_ERR_ARG, "gv_binned_build: out is NULL");
+    *out = NULL;
+    if (!d || !d->schema || !mappers)
+        return gv_err(GROVE_ERR_ARG, "gv_binned_build: dataset or mappers is NULL");
+    size_t F = d->schema->n_features, n = d->n_rows, cells;
+    if (gv_mul_size(F, n, &cells) != 0) return gv_err_nomem("binned matrix (size overflow)");
+    int nt = n_threads > 0 ? n_threads : 1;
+    gv_binned *b = gv_calloc(1, sizeof *b);
+    if (!b) return gv_err_nomem("binned matrix");
+    b->n_rows = n;
+    b->n_features = F;
+    b->mappers = mappers;
+    for (size_t f = 0; f < F; f++)
+        if (mappers[f].n_bins > 256) b->wide = 1;
+    if (b->wide)
+        b->bins16 = gv_malloc_array(cells, sizeof *b->bins16);
+    else
+        b->bins8 = gv_malloc_array(cells, sizeof *b->bins8);
+    if (!b->bins8 && !b->bins16) {
+        gv_binned_free(b);
+        return gv_err_nomem("binned matrix");
+    }
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && cells > 65536)
+#endif
+    for (size_t f = 0; f < F; f++) {
+        const float *col = d->values + f * n;
+        const gv_bin_mapper *m = &mappers[f];
+        if (b->wide) {
+            uint16_t *dst = b->bins16 + f * n;
+            for (size_t i = 0; i < n; i++) dst[i] = (uint16_t)gv_bin_value(m, col[i]);
+        } else {
+            uint8_t *dst = b->bins8 + f * n;
+            for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)gv_bin_value(m, col[i]);
+        }
+    }
+    *out = b;
+    return GROVE_OK;
+}

@@ -1,0 +1,155 @@
+/*
+ * array.c -- a dataset from a caller's row-major array (the C and Python entry point for data
+ * already in memory): grove_dataset_from_array().
+ *
+ * Pipeline position: data/ (array -> grove_dataset).
+ * The array is borrowed and copied, transposed to the column-major float layout of dataset.h.
+ * Missing: NaN, and values equal to *missing_marker.  Other non-finite values, and finite
+ * values beyond the float range, are errors (a float would turn them into infinities).
+ *
+ * Labels.  Without a schema they are numbers and labels.c's rule picks the task and the classes
+ * (ordered by value, named by their shortest text).  With a schema (e.g. a model's), a
+ * classification label is matched by value to a class name when every class name is a number
+ * (classes "1", "2", "3": pass 1, 2, 3); when the classes are names ("benign", "malignant")
+ * the label is the class index (0, 1).  Regression labels are targets.  Categorical features of
+ * a schema carry category codes: integers in [0, n_categories).
+ * Messages name the row and feature: "<array>: row 12, feature 3 ('color'): ...".
+ */
+#include "dataset.h"
+
+#include "../core/params.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static grove_status bad_value(size_t row, size_t f, const grove_schema *s, const char *what,
+                              double x)
+{
+    char text[32];
+    gv_format_double(x, text);
+    return gv_err(GROVE_ERR_DATA, "<array>: row %zu, feature %zu ('%s'): expected %s, found %s",
+                  row, f, s->feature_names[f], what, text);
+}
+
+/* Copies the features of `data` into ds (column-major), checking every value. */
+static grove_status copy_values(grove_dataset *ds, const void *data, grove_dtype dtype,
+                                const double *marker)
+{
+    const grove_schema *s = ds->schema;
+    const size_t n_rows = ds->n_rows, n_features = s->n_features;
+    const float *f32 = dtype == GROVE_FLOAT32 ? data : NULL;
+    const double *f64 = dtype == GROVE_FLOAT64 ? data : NULL;
+    for (size_t i = 0; i < n_rows; i++) {
+        for (size_t f = 0; f < n_features; f++) {
+            size_t k = i * n_features + f;
+            double x = f32 ? (double)f32[k] : f64[k];
+            float *dst = &ds->values[f * n_rows + i];
+            if (isnan(x) || (marker && x == *marker)) {
+                *dst = NAN;
+                continue;
+            }
+            if (!isfinite(x) || fabs(x) > FLT_MAX) {
+                /* beyond FLT_MAX a float may still round down to FLT_MAX; be exact about it */
+                float y = (float)x;
+                if (!isfinite(x) || isinf(y))
+                    return bad_value(i, f, s, "a finite number within the float range", x);
+            }
+            if (s->is_categorical[f]) {
+                size_t n_cat = s->categories[f].n;
+                if (!(x >= 0 && x < (double)n_cat && x == floor(x)))
+                    return bad_value(i, f, s, "a category code", x);
+            }
+            *dst = (float)x;
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status copy_labels(grove_dataset *ds, const double *labels, int task_param,
+                                int follow)
+{
+    grove_schema *s = ds->schema;
+    for (size_t i = 0; i < ds->n_rows; i++) {
+        if (!isfinite(labels[i])) {
+            char text[32];
+            gv_format_double(labels[i], text);
+            return gv_err(GROVE_ERR_DATA, "<array>: row %zu: expected a finite label, found %s",
+                          i, text);
+        }
+        ds->labels[i] = labels[i];
+    }
+    if (!follow) return gv_labels_infer_numeric(ds->labels, ds->n_rows, task_param, s);
+    if (s->task == GROVE_REGRESSION) return GROVE_OK;
+    int by_value = gv_labels_numeric_classes(s);
+    for (size_t i = 0; i < ds->n_rows; i++) {
+        double y = ds->labels[i];
+        long cls = by_value ? gv_labels_class_of_number(s, y)
+                            : (y >= 0 && y < (double)s->classes.n && y == floor(y) ? (long)y : -1);
+        if (cls < 0) {
+            char text[32], classes[160];
+            gv_format_double(y, text);
+            gv_labels_list(s, classes, sizeof classes);
+            return gv_err(GROVE_ERR_DATA,
+                          by_value ? "<array>: row %zu: expected one of the classes (%s), found %s"
+                                   : "<array>: row %zu: expected a class index for the classes "
+                                     "(%s), found %s",
+                          i, classes, text);
+        }
+        ds->labels[i] = (double)cls;
+    }
+    return GROVE_OK;
+}
+
+grove_status grove_dataset_from_array(const void *data, grove_dtype dtype, size_t n_rows,
+                                      size_t n_features, const double *labels,
+                                      const double *weights, const double *missing_marker,
+                                      const grove_params *params, const grove_schema *schema,
+                                      grove_dataset **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: out is NULL");
+    *out = NULL;
+    if (!data && n_rows > 0 && n_features > 0)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: data is NULL");
+    if (dtype != GROVE_FLOAT32 && dtype != GROVE_FLOAT64)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: unknown dtype %d", (int)dtype);
+    if (n_features == 0)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: expected at least one feature, "
+                      "found n_features = 0");
+    if (schema && n_features != schema->n_features)
+        return gv_err(GROVE_ERR_DATA, "<array>: expected %zu features (the schema's), found %zu",
+                      schema->n_features, n_features);
+    size_t n_values;
+    if (gv_mul_size(n_rows, n_features, &n_values) != 0)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: %zu x %zu values overflow",
+                      n_rows, n_features);
+
+    grove_schema *s = schema ? gv_schema_copy(schema) : gv_schema_new(n_features);
+    if (!s) return gv_err_nomem("the schema");
+    grove_dataset *ds = gv_dataset_new(s, n_rows, labels != NULL); /* takes over s */
+    if (!ds) return gv_err_nomem("the dataset");
+    grove_status st = copy_values(ds, data, dtype, missing_marker);
+    if (st == GROVE_OK && labels)
+        st = copy_labels(ds, labels, (int)gv_param_int(params, GV_P_TASK), schema != NULL);
+    if (st == GROVE_OK && weights) {
+        ds->weights = gv_malloc_array(n_rows, sizeof *ds->weights);
+        if (!ds->weights) st = gv_err_nomem("the weights");
+        for (size_t i = 0; st == GROVE_OK && i < n_rows; i++) {
+            if (!(weights[i] >= 0 && isfinite(weights[i]))) {
+                char text[32];
+                gv_format_double(weights[i], text);
+                st = gv_err(GROVE_ERR_DATA, "<array>: row %zu: expected a non-negative finite "
+                            "weight, found %s", i, text);
+            } else {
+                ds->weights[i] = weights[i];
+            }
+        }
+    }
+    if (st != GROVE_OK) {
+        grove_dataset_free(ds);
+        return st;
+    }
+    *out = ds;
+    return GROVE_OK;
+}

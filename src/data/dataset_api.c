@@ -1,0 +1,269 @@
+/*
+ * dataset_api.c -- the public dataset and schema functions of grove.h ("Datasets"): loading
+ * with format detection, subsets, accessors and schema queries.
+ *
+ * Pipeline position: data/, the boundary between callers and the loaders.  Every status-
+ * returning function clears the error record, rejects NULL arguments with GROVE_ERR_ARG and
+ * clears its out-parameter on failure.  Accessors cannot fail loudly: given NULL or an index
+ * out of range they return a neutral value (0, NULL, NaN, "") and leave a GROVE_ERR_ARG
+ * message in grove_last_error().
+ *
+ * Format detection (parameter format=auto), on the name without a trailing ".gz":
+ *   .csv -> CSV;  .libsvm .svm .svmlight -> LIBSVM;
+ *   .txt .train .test -> LIBSVM, unless the first line that is not blank or a comment holds a
+ *     comma (then CSV);
+ *   anything else -> by content: LIBSVM when that first line is a number followed by an
+ *     index:value token, else CSV.
+ * gzip is detected by content (gv_read_file), so "data.csv.gz" and a gzip file named
+ * "data.csv" both load.
+ */
+#include "dataset.h"
+
+#include "../core/params.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- loading ---- */
+
+/* 1 when `s` ends with `suffix`, ignoring ASCII case. */
+static int ends_with(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    if (len < n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char a = s[len - n + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return 1;
+}
+
+/* The first line of text that is neither blank nor a '#' comment: [*start, *end). */
+static void first_line(const char *text, size_t len, const char **start, const char **end)
+{
+    const char *p = text, *stop = text + len;
+    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+    while (p < stop) {
+        const char *nl = memchr(p, '\n', (size_t)(stop - p));
+        if (!nl) nl = stop;
+        const char *s = p;
+        while (s < nl && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+        if (s < nl && *s != '#') {
+            *start = s;
+            *end = nl;
+            return;
+        }
+        p = nl + 1;
+    }
+    *start = *end = stop;
+}
+
+/* LIBSVM-looking line: a number, blanks, then a token holding ':'. */
+static int looks_libsvm(const char *s, const char *e)
+{
+    const char *t = s;
+    while (t < e && *t != ' ' && *t != '\t') t++;
+    double y;
+    if (t == s || gv_parse_decimal(s, (size_t)(t - s), &y) != GV_NUM_OK) return 0;
+    while (t < e && (*t == ' ' || *t == '\t')) t++;
+    const char *u = t;
+    while (u < e && *u != ' ' && *u != '\t' && *u != '\r') u++;
+    return u > t && memchr(t, ':', (size_t)(u - t)) != NULL;
+}
+
+static int detect_format(const char *path, const char *text, size_t len)
+{
+    size_t n = strlen(path);
+    if (ends_with(path, n, ".gz")) n -= 3;
+    const char *s, *e;
+    first_line(text, len, &s, &e);
+    if (ends_with(path, n, ".csv")) return GV_FORMAT_CSV;
+    if (ends_with(path, n, ".libsvm") || ends_with(path, n, ".svm") ||
+        ends_with(path, n, ".svmlight"))
+        return GV_FORMAT_LIBSVM;
+    if (ends_with(path, n, ".txt") || ends_with(path, n, ".train") || ends_with(path, n, ".test"))
+        return memchr(s, ',', (size_t)(e - s)) ? GV_FORMAT_CSV : GV_FORMAT_LIBSVM;
+    return looks_libsvm(s, e) ? GV_FORMAT_LIBSVM : GV_FORMAT_CSV;
+}
+
+/* Reads `path` and parses it as `format` (GV_FORMAT_*; AUTO detects). */
+static grove_status load(const char *path, int format, const grove_params *params,
+                         const grove_schema *schema, grove_dataset **out)
+{
+    char *text;
+    size_t len;
+    int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
+    grove_status st = gv_read_file(path, n_threads, &text, &len);
+    if (st != GROVE_OK) return st;
+    if (format == GV_FORMAT_AUTO) format = detect_format(path, text, len);
+    if (format == GV_FORMAT_LIBSVM)
+        st = gv_parse_libsvm(path, text, len, params, schema, out);
+    else
+        st = gv_parse_csv(path, text, len, params, schema, out);
+    gv_free(text);
+    return st;
+}
+
+grove_status gv_load_csv(const char *path, const grove_params *params,
+                         const grove_schema *schema, grove_dataset **out)
+{
+    return load(path, GV_FORMAT_CSV, params, schema, out);
+}
+
+grove_status gv_load_libsvm(const char *path, const grove_params *params,
+                            const grove_schema *schema, grove_dataset **out)
+{
+    return load(path, GV_FORMAT_LIBSVM, params, schema, out);
+}
+
+grove_status grove_dataset_load(const char *path, const grove_params *params,
+                                const grove_schema *schema, grove_dataset **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_load: out is NULL");
+    *out = NULL;
+    if (!path) return gv_err(GROVE_ERR_ARG, "grove_dataset_load: path is NULL");
+    return load(path, (int)gv_param_int(params, GV_P_FORMAT), params, schema, out);
+}
+
+/* ---- subsets ---- */
+
+grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
+                                  grove_dataset **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_subset: out is NULL");
+    *out = NULL;
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_dataset_subset: data is NULL");
+    if (!rows && n > 0) return gv_err(GROVE_ERR_ARG, "grove_dataset_subset: rows is NULL");
+    for (size_t k = 0; k < n; k++)
+        if (rows[k] >= data->n_rows)
+            return gv_err(GROVE_ERR_ARG,
+                          "grove_dataset_subset: rows[%zu] = %zu is out of range (%zu rows)", k,
+                          rows[k], data->n_rows);
+    grove_schema *schema = gv_schema_copy(data->schema);
+    if (!schema) return gv_err_nomem("the subset's schema");
+    grove_dataset *d = gv_dataset_new(schema, n, data->labels != NULL); /* takes over schema */
+    if (!d) return gv_err_nomem("the subset");
+    gv_free(d->source);
+    gv_free(d->warning);
+    d->source = gv_strdup(data->source);
+    d->warning = gv_strdup(data->warning);
+    if (data->weights) d->weights = gv_malloc_array(n, sizeof *d->weights);
+    if (!d->source || !d->warning || (data->weights && !d->weights)) {
+        grove_dataset_free(d);
+        return gv_err_nomem("the subset");
+    }
+    for (size_t f = 0; f < schema->n_features; f++) {
+        const float *src = data->values + f * data->n_rows;
+        float *dst = d->values + f * n;
+        for (size_t k = 0; k < n; k++) dst[k] = src[rows[k]];
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (d->labels) d->labels[k] = data->labels[rows[k]];
+        if (d->weights) d->weights[k] = data->weights[rows[k]];
+    }
+    *out = d;
+    return GROVE_OK;
+}
+
+/* ---- accessors ---- */
+
+static int null_arg(const void *p, const char *fn)
+{
+    gv_err_clear();
+    if (p) return 0;
+    gv_err(GROVE_ERR_ARG, "%s: NULL argument", fn);
+    return 1;
+}
+
+size_t grove_dataset_n_rows(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? 0 : data->n_rows;
+}
+
+size_t grove_dataset_n_features(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? 0 : data->schema->n_features;
+}
+
+int grove_dataset_has_labels(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? 0 : data->labels != NULL;
+}
+
+const grove_schema *grove_dataset_schema(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? NULL : data->schema;
+}
+
+double grove_dataset_label(const grove_dataset *data, size_t row)
+{
+    if (null_arg(data, __func__) || !data->labels) return NAN;
+    if (row >= data->n_rows) {
+        gv_err(GROVE_ERR_ARG, "grove_dataset_label: row %zu is out of range (%zu rows)", row,
+               data->n_rows);
+        return NAN;
+    }
+    return data->labels[row];
+}
+
+const char *grove_dataset_warning(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? "" : data->warning;
+}
+
+/* ---- schema queries ---- */
+
+grove_task grove_schema_task(const grove_schema *schema)
+{
+    return null_arg(schema, __func__) ? GROVE_CLASSIFICATION : schema->task;
+}
+
+size_t grove_schema_n_features(const grove_schema *schema)
+{
+    return null_arg(schema, __func__) ? 0 : schema->n_features;
+}
+
+static int bad_feature(const grove_schema *schema, size_t feature, const char *fn)
+{
+    if (null_arg(schema, fn)) return 1;
+    if (feature < schema->n_features) return 0;
+    gv_err(GROVE_ERR_ARG, "%s: feature %zu is out of range (%zu features)", fn, feature,
+           schema->n_features);
+    return 1;
+}
+
+const char *grove_schema_feature_name(const grove_schema *schema, size_t feature)
+{
+    return bad_feature(schema, feature, __func__) ? NULL : schema->feature_names[feature];
+}
+
+int grove_schema_is_categorical(const grove_schema *schema, size_t feature)
+{
+    return bad_feature(schema, feature, __func__) ? 0 : schema->is_categorical[feature];
+}
+
+size_t grove_schema_n_classes(const grove_schema *schema)
+{
+    if (null_arg(schema, __func__) || schema->task != GROVE_CLASSIFICATION) return 0;
+    return schema->classes.n;
+}
+
+const char *grove_schema_class_name(const grove_schema *schema, size_t class_index)
+{
+    if (null_arg(schema, __func__)) return NULL;
+    size_t n_classes = schema->task == GROVE_CLASSIFICATION ? schema->classes.n : 0;
+    if (class_index >= n_classes) {
+        gv_err(GROVE_ERR_ARG, "grove_schema_class_name: class %zu is out of range (%zu classes)",
+               class_index, n_classes);
+        return NULL;
+    }
+    return schema->classes.names[class_index];
+}
+
+const char *grove_schema_label_name(const grove_schema *schema)
+{
+    return null_arg(schema, __func__) ? NULL : schema->label_name;
+}

@@ -1,0 +1,264 @@
+/*
+ * input.c -- reading a data file into memory, and the small helpers every loader's error
+ * messages use (line numbers, quoted excerpts of what was found).
+ *
+ * Pipeline position: data/, under csv.c and libsvm.c.
+ * The loaders work on the whole file in one NUL-terminated buffer: it makes record splitting a
+ * memchr() scan, lets rows be parsed in parallel, and lets an error's line number be computed
+ * only when an error happens (by counting newlines before it) instead of tracked per row.
+ * gzip files are recognised by their magic bytes (1f 8b), whatever their name, and inflated
+ * through zlib's gzread().  A large regular file is read by several threads at once (pread()
+ * of disjoint chunks): filling a fresh buffer costs page faults and a copy that would
+ * otherwise be the largest serial part of loading a big CSV.
+ */
+#include "dataset.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* strerror() may use a static buffer; this is the thread-safe XSI form. */
+static const char *reason(int errnum, char *buf, size_t size)
+{
+    if (strerror_r(errnum, buf, size) != 0) snprintf(buf, size, "error %d", errnum);
+    return buf;
+}
+
+/* Grows *data (capacity *cap) so that at least `need` more bytes fit after *len. */
+static int grow(char **data, size_t *cap, size_t len, size_t need)
+{
+    if (len + need + 1 <= *cap) return 0;
+    size_t c = *cap ? *cap : 65536;
+    while (c < len + need + 1) {
+        if (c > SIZE_MAX / 2) return -1;
+        c *= 2;
+    }
+    char *d = gv_realloc(*data, c);
+    if (!d) return -1;
+    *data = d;
+    *cap = c;
+    return 0;
+}
+
+static grove_status read_gzip(const char *path, size_t size_hint, char **data, size_t *len)
+{
+    char why[128];
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, reason(errno, why, sizeof why));
+    gzbuffer(gz, 1 << 18);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    grove_status st = GROVE_OK;
+    if (size_hint < SIZE_MAX / 8 && grow(&buf, &cap, 0, size_hint * 4) != 0) {
+        st = gv_err_nomem("the decompressed file");
+        goto done;
+    }
+    for (;;) {
+        if (grow(&buf, &cap, n, 1 << 20) != 0) {
+            st = gv_err_nomem("the decompressed file");
+            goto done;
+        }
+        size_t room = cap - n - 1;
+        unsigned chunk = room > (1u << 30) ? (1u << 30) : (unsigned)room;
+        int got = gzread(gz, buf + n, chunk);
+        if (got < 0) break;
+        n += (size_t)got;
+        if (got == 0) break;
+    }
+    int errnum = Z_OK;
+    const char *msg = gzerror(gz, &errnum);
+    if (errnum != Z_OK) {
+        if (errnum == Z_ERRNO)
+            st = gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path, reason(errno, why, sizeof why));
+        else
+            st = gv_err(GROVE_ERR_IO, "%s: cannot decompress: %s", path, msg);
+        goto done;
+    }
+    buf[n] = '\0';
+done:
+    gzclose(gz);
+    if (st != GROVE_OK) {
+        gv_free(buf);
+        return st;
+    }
+    *data = buf;
+    *len = n;
+    return GROVE_OK;
+}
+
+/* Parallel reads use chunks of this many bytes, for files of at least 4 chunks. */
+static size_t chunk_bytes = (size_t)16 << 20;
+
+void gv_read_set_chunk(size_t bytes) { chunk_bytes = bytes ? bytes : (size_t)16 << 20; }
+
+/* Reads exactly `size` bytes of fd into buf with n_threads threads; 0 ok, else an errno value
+ * (EIO when the file turned out shorter). */
+static int read_parallel(int fd, char *buf, size_t size, int n_threads)
+{
+    const size_t chunk = chunk_bytes;
+    size_t n_chunks = (size + chunk - 1) / chunk;
+    int error = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads) reduction(max : error)
+#else
+    (void)n_threads;
+#endif
+    for (size_t k = 0; k < n_chunks; k++) {
+        size_t off = k * chunk, end = off + chunk < size ? off + chunk : size;
+        int chunk_error = 0;
+        while (off < end && !chunk_error) {
+            ssize_t got = pread(fd, buf + off, end - off, (off_t)off);
+            if (got > 0)
+                off += (size_t)got;
+            else if (got == 0)
+                chunk_error = EIO;
+            else if (errno != EINTR)
+                chunk_error = errno ? errno : EIO;
+        }
+        if (chunk_error > error) error = chunk_error;
+    }
+    return error;
+}
+
+grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *len)
+{
+    *data = NULL;
+    *len = 0;
+    char why[128];
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, reason(errno, why, sizeof why));
+    size_t size_hint = 0;
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uintmax_t)sb.st_size < SIZE_MAX - 1)
+        size_hint = (size_t)sb.st_size;
+
+    unsigned char magic[2];
+    size_t m = fread(magic, 1, 2, fp);
+    if (m == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+        fclose(fp);
+        return read_gzip(path, size_hint, data, len);
+    }
+
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    grove_status st = GROVE_OK;
+    if (grow(&buf, &cap, 0, size_hint > m ? size_hint : m) != 0) {
+        st = gv_err_nomem("the file contents");
+        goto done;
+    }
+    if (n_threads > 1 && size_hint / 4 >= chunk_bytes &&
+        (uintmax_t)size_hint <= (uintmax_t)INT64_MAX) {
+        /* pread() leaves the stream where it is (after the magic bytes), so on a short read
+         * (the file shrank) the ordinary loop below simply starts over from there */
+        int error = read_parallel(fileno(fp), buf, size_hint, n_threads);
+        if (error == 0 && fseeko(fp, (off_t)size_hint, SEEK_SET) == 0) {
+            n = size_hint; /* and the loop below reads what the file may have grown by */
+        } else if (error != 0 && error != EIO) {
+            st = gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path, reason(error, why, sizeof why));
+            goto done;
+        }
+    }
+    if (n == 0) {
+        memcpy(buf, magic, m);
+        n = m;
+    }
+    while (!ferror(fp) && !feof(fp)) {
+        if (grow(&buf, &cap, n, 1 << 16) != 0) {
+            st = gv_err_nomem("the file contents");
+            goto done;
+        }
+        n += fread(buf + n, 1, cap - n - 1, fp);
+    }
+    if (ferror(fp)) {
+        st = gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path, reason(errno, why, sizeof why));
+        goto done;
+    }
+    buf[n] = '\0';
+done:
+    fclose(fp);
+    if (st != GROVE_OK) {
+        gv_free(buf);
+        return st;
+    }
+    *data = buf;
+    *len = n;
+    return GROVE_OK;
+}
+
+size_t gv_line_of(const char *text, const char *at)
+{
+    size_t line = 1;
+    for (const char *p = text; p < at; p++) {
+        p = memchr(p, '\n', (size_t)(at - p));
+        if (!p) break;
+        line++;
+    }
+    return line;
+}
+
+void gv_excerpt(const char *s, size_t len, char *buf, size_t size)
+{
+    static const char hex[] = "0123456789abcdef";
+    const size_t max_shown = 48;
+    size_t o = 0;
+    if (size < 16) {
+        if (size) buf[0] = '\0';
+        return;
+    }
+    buf[o++] = '"';
+    size_t i = 0;
+    for (; i < len && i < max_shown && o + 10 < size; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7f) {
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[ch >> 4];
+            buf[o++] = hex[ch & 15];
+        } else {
+            buf[o++] = (char)ch;
+        }
+    }
+    buf[o++] = '"';
+    if (i < len) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+}
+
+void gv_row_error_init(gv_row_error *e)
+{
+    e->status = GROVE_OK;
+    e->row = SIZE_MAX;
+    e->at = NULL;
+    e->column = 0;
+    e->msg[0] = '\0';
+}
+
+void gv_row_fail(gv_row_error *e, grove_status st, size_t row, const char *at, size_t column,
+                 const char *fmt, ...)
+{
+    if (row >= e->row) return;
+    e->status = st;
+    e->row = row;
+    e->at = at;
+    e->column = column;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+}
+
+grove_status gv_row_error_report(const gv_row_error *e, const char *path, const char *text)
+{
+    return gv_err(e->status, "%s:%zu:%zu: %s", path, gv_line_of(text, e->at), e->column, e->msg);
+}

@@ -1,0 +1,371 @@
+/*
+ * libsvm.c -- the LIBSVM / svmlight loader: one row per line, `label index:value ...`.
+ *
+ * Pipeline position: data/ (file text -> grove_dataset), called by grove_dataset_load().
+ *
+ * Syntax.  Tokens are separated by blanks (space, tab).  The first token is the label (a
+ * decimal number); then `index:value` pairs with 1-based integer indices in [1, 10^8],
+ * strictly increasing within a row; a `qid:n` token is ignored; `#` starts a comment to the end
+ * of the line; blank and comment-only lines are not rows; LF or CRLF.  A value may be a missing
+ * token (NA, ?, NaN).  An index absent from a row means 0, or missing with parameter
+ * libsvm_absent=missing.
+ *
+ * Features.  LIBSVM index k is feature k-1, named "f<k>" (so "f1".."fN"; N = the largest index
+ * seen).  Following a schema, feature j is index j+1 whatever its name; indices beyond the
+ * schema's features are ignored and counted in the warning, and a categorical feature's value
+ * must be a category code.  Labels are numeric; the task follows labels.c's rule.
+ *
+ * Locations in messages are `path:line:token`: the 1-based line and the 1-based number of the
+ * blank-separated token on it (the label is token 1), as in csv.c where it is the field.
+ *
+ * How: one sequential memchr() scan finds the rows; they are parsed in parallel over fixed
+ * blocks of rows.  Without a schema the number of features is known only at the end, so a
+ * first pass validates and finds the largest index, and a second fills the matrix; with a
+ * schema one pass does both.  Errors of the lowest row win (see gv_row_error).
+ */
+#include "dataset.h"
+
+#include "../core/params.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define ROWS_PER_BLOCK 4096
+#define MAX_INDEX 100000000
+
+typedef struct svm_worker {
+    gv_row_error err;
+    size_t max_index;
+    size_t n_ignored;      /* following a schema: pairs beyond its features */
+    size_t ignored_row;    /* the first of them (SIZE_MAX: none) */
+    const char *ignored_at;
+    size_t ignored_index;
+} svm_worker;
+
+typedef struct svm_ctx {
+    const char *path, *text;
+    const char **rec;      /* [2 * n_rows]: start and end (comment and CR cut) of each row */
+    size_t n_rows, rec_cap;
+    const grove_schema *follow; /* borrowed; NULL = infer */
+    double *labels;        /* [n_rows] */
+    grove_dataset *ds;     /* NULL during the first pass without a schema */
+    int absent_missing;
+    atomic_size_t stop_row;
+} svm_ctx;
+
+static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+static grove_status find_rows(svm_ctx *c, const char *p, const char *end)
+{
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) nl = end;
+        const char *hash = memchr(p, '#', (size_t)(nl - p));
+        const char *rs = p, *re = hash ? hash : nl;
+        p = nl < end ? nl + 1 : end;
+        while (rs < re && is_blank(*rs)) rs++;
+        while (re > rs && is_blank(re[-1])) re--;
+        if (rs == re) continue;
+        if (2 * c->n_rows + 2 > c->rec_cap) {
+            size_t cap = c->rec_cap ? 2 * c->rec_cap : 2048;
+            const char **r = gv_realloc_array(c->rec, cap, sizeof *r);
+            if (!r) return gv_err_nomem("the row index");
+            c->rec = r;
+            c->rec_cap = cap;
+        }
+        c->rec[2 * c->n_rows] = rs;
+        c->rec[2 * c->n_rows + 1] = re;
+        c->n_rows++;
+    }
+    return GROVE_OK;
+}
+
+/* Parses row i: validates it, stores its label, and, when c->ds is set, its values.  0 ok, -1
+ * error recorded in w. */
+static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
+{
+    const char *p = c->rec[2 * i], *e = c->rec[2 * i + 1];
+    grove_dataset *ds = c->ds;
+    const grove_schema *schema = c->follow;
+    size_t n_features = ds ? ds->schema->n_features : 0, n_rows = c->n_rows;
+    size_t prev = 0;
+    char found[96];
+    for (size_t t = 1;; t++) {
+        while (p < e && is_blank(*p)) p++;
+        if (p == e) break;
+        const char *tok = p;
+        while (p < e && !is_blank(*p)) p++;
+        size_t len = (size_t)(p - tok);
+        const char *colon = memchr(tok, ':', len);
+        if (t == 1) {
+            double y;
+            int r = colon ? GV_NUM_BAD : gv_parse_decimal(tok, len, &y);
+            if (r != GV_NUM_OK) {
+                gv_excerpt(tok, len, found, sizeof found);
+                gv_row_fail(&w->err, r == GV_NUM_NOMEM ? GROVE_ERR_NOMEM : GROVE_ERR_PARSE, i, tok,
+                            t, colon ? "expected a label before the features, found %s"
+                                     : "expected a numeric label, found %s", found);
+                return -1;
+            }
+            if (schema && schema->task == GROVE_CLASSIFICATION) {
+                long cls = gv_labels_class_of_number(schema, y);
+                if (cls < 0) {
+                    char classes[160];
+                    gv_labels_list(schema, classes, sizeof classes);
+                    gv_excerpt(tok, len, found, sizeof found);
+                    gv_row_fail(&w->err, GROVE_ERR_DATA, i, tok, t,
+                                "expected one of the classes (%s), found %s", classes, found);
+                    return -1;
+                }
+                y = (double)cls;
+            }
+            c->labels[i] = y;
+            continue;
+        }
+        if (len > 4 && memcmp(tok, "qid:", 4) == 0) continue;
+        if (!colon) {
+            gv_excerpt(tok, len, found, sizeof found);
+            gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t, "expected index:value, found %s",
+                        found);
+            return -1;
+        }
+        /* index: 1..MAX_INDEX, plain digits */
+        size_t index = 0, n_digits = (size_t)(colon - tok);
+        int ok = n_digits > 0 && n_digits <= 9;
+        for (size_t k = 0; ok && k < n_digits; k++) {
+            unsigned d = (unsigned)(tok[k] - '0');
+            ok = d < 10;
+            index = index * 10 + d;
+        }
+        if (!ok || index < 1 || index > MAX_INDEX) {
+            char idx[96];
+            gv_excerpt(tok, n_digits, idx, sizeof idx);
+            gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t,
+                        "expected a feature index in [1, %d], found %s", MAX_INDEX, idx);
+            return -1;
+        }
+        if (index <= prev) {
+            gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t,
+                        "expected feature indices in increasing order, found %zu after %zu", index,
+                        prev);
+            return -1;
+        }
+        prev = index;
+        /* value */
+        const char *v = colon + 1;
+        size_t vlen = (size_t)(p - v);
+        double x;
+        int r = gv_parse_decimal(v, vlen, &x);
+        float value = (float)x;
+        if (r == GV_NUM_BAD && vlen > 0 && gv_is_missing_token(v, vlen)) {
+            value = NAN;
+        } else if (r != GV_NUM_OK || isinf(value)) {
+            char val[96];
+            gv_excerpt(v, vlen, val, sizeof val);
+            gv_row_fail(&w->err, r == GV_NUM_NOMEM ? GROVE_ERR_NOMEM : GROVE_ERR_PARSE, i, tok, t,
+                        r == GV_NUM_BAD ? "expected a number after \"%zu:\", found %s"
+                                        : "expected a number within the float range after "
+                                          "\"%zu:\", found %s", index, val);
+            return -1;
+        }
+        if (index > w->max_index) w->max_index = index;
+        if (schema && index > schema->n_features) {
+            if (w->n_ignored++ == 0) {
+                w->ignored_row = i;
+                w->ignored_at = tok;
+                w->ignored_index = index;
+            }
+            continue;
+        }
+        if (schema && schema->is_categorical[index - 1] && !isnan(value)) {
+            size_t n_cat = schema->categories[index - 1].n;
+            if (!(value >= 0 && value < (float)n_cat && value == floorf(value))) {
+                gv_excerpt(tok, len, found, sizeof found);
+                gv_row_fail(&w->err, GROVE_ERR_DATA, i, tok, t,
+                            "expected a category code of feature '%s' in [0, %zu), found %s",
+                            schema->feature_names[index - 1], n_cat, found);
+                return -1;
+            }
+        }
+        if (ds && index <= n_features) ds->values[(index - 1) * n_rows + i] = value;
+    }
+    return 0;
+}
+
+static void lower_stop_row(atomic_size_t *stop, size_t row)
+{
+    size_t cur = atomic_load(stop);
+    while (row < cur && !atomic_compare_exchange_weak(stop, &cur, row)) {
+    }
+}
+
+/* One parallel pass over all rows; merges the workers' results into *merged. */
+static grove_status parse_rows(svm_ctx *c, int n_threads, svm_worker *merged)
+{
+    size_t n_blocks = (c->n_rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
+    if ((size_t)n_threads > n_blocks) n_threads = n_blocks ? (int)n_blocks : 1;
+    svm_worker *workers = gv_calloc((size_t)n_threads, sizeof *workers);
+    if (!workers) return gv_err_nomem("the parser threads");
+    for (int t = 0; t < n_threads; t++) {
+        gv_row_error_init(&workers[t].err);
+        workers[t].ignored_row = SIZE_MAX;
+    }
+    atomic_store(&c->stop_row, SIZE_MAX);
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+#ifdef _OPENMP
+        svm_worker *w = &workers[omp_get_thread_num()];
+#else
+        svm_worker *w = &workers[0];
+#endif
+        size_t lo = b * ROWS_PER_BLOCK, hi = lo + ROWS_PER_BLOCK;
+        if (hi > c->n_rows) hi = c->n_rows;
+        if (lo > atomic_load(&c->stop_row)) continue;
+        for (size_t i = lo; i < hi; i++) {
+            if (parse_row(c, w, i) != 0) {
+                lower_stop_row(&c->stop_row, i);
+                break;
+            }
+        }
+    }
+
+    memset(merged, 0, sizeof *merged);
+    gv_row_error_init(&merged->err);
+    merged->ignored_row = SIZE_MAX;
+    for (int t = 0; t < n_threads; t++) {
+        const svm_worker *w = &workers[t];
+        if (w->err.status != GROVE_OK && w->err.row < merged->err.row) merged->err = w->err;
+        if (w->max_index > merged->max_index) merged->max_index = w->max_index;
+        merged->n_ignored += w->n_ignored;
+        if (w->n_ignored && w->ignored_row < merged->ignored_row) {
+            merged->ignored_row = w->ignored_row;
+            merged->ignored_at = w->ignored_at;
+            merged->ignored_index = w->ignored_index;
+        }
+    }
+    gv_free(workers);
+    if (merged->err.status != GROVE_OK)
+        return gv_row_error_report(&merged->err, c->path, c->text);
+    return GROVE_OK;
+}
+
+/* The dataset for n_features features, with absent values set to 0 or NaN. */
+static grove_status new_dataset(svm_ctx *c, size_t n_features)
+{
+    grove_schema *schema = c->follow ? gv_schema_copy(c->follow) : gv_schema_new(n_features);
+    if (schema && !c->follow) {
+        gv_free(schema->label_name);
+        schema->label_name = gv_strdup("label");
+        if (!schema->label_name || gv_schema_name_features(schema, "f", 1) != 0) {
+            gv_schema_free(schema);
+            schema = NULL;
+        }
+    }
+    if (!schema) return gv_err_nomem("the schema");
+    c->ds = gv_dataset_new(schema, c->n_rows, 0);
+    if (!c->ds) {
+        char what[96];
+        snprintf(what, sizeof what, "the dataset (%zu rows x %zu features)", c->n_rows,
+                 n_features);
+        return gv_err_nomem(what);
+    }
+    gv_free(c->ds->source);
+    c->ds->source = gv_strdup(c->path);
+    if (!c->ds->source) return gv_err_nomem("the dataset");
+    if (!c->absent_missing) {
+        size_t n_values = c->n_rows * n_features; /* checked by gv_dataset_new */
+        memset(c->ds->values, 0, n_values * sizeof *c->ds->values);
+    }
+    return GROVE_OK;
+}
+
+grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
+                             const grove_params *params, const grove_schema *schema,
+                             grove_dataset **out)
+{
+    *out = NULL;
+    svm_ctx c;
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    c.text = buf;
+    c.follow = schema;
+    c.absent_missing = gv_param_int(params, GV_P_LIBSVM_ABSENT) == GV_ABSENT_MISSING;
+    int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
+    svm_worker result;
+    grove_status st = GROVE_OK;
+
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        const char *ls = nul;
+        size_t token = 0;
+        int in_token = 0;
+        while (ls > buf && ls[-1] != '\n') ls--;
+        for (const char *q = ls; q <= nul; q++) {
+            if (!is_blank(*q) && !in_token) token++;
+            in_token = !is_blank(*q);
+        }
+        st = gv_err(GROVE_ERR_PARSE, "%s:%zu:%zu: expected text, found a NUL byte (binary file?)",
+                    path, gv_line_of(buf, nul), token);
+        goto done;
+    }
+    if ((st = find_rows(&c, buf, buf + len)) != GROVE_OK) goto done;
+    if (c.n_rows == 0) {
+        const char *last = len > 0 && buf[len - 1] == '\n' ? buf + len - 1 : buf + len;
+        st = gv_err(GROVE_ERR_PARSE, "%s:%zu: expected at least one data row, found none", path,
+                    gv_line_of(buf, last));
+        goto done;
+    }
+    c.labels = gv_malloc_array(c.n_rows, sizeof *c.labels);
+    if (!c.labels) {
+        st = gv_err_nomem("the labels");
+        goto done;
+    }
+    if (schema) { /* one pass: the shape is known */
+        if ((st = new_dataset(&c, schema->n_features)) != GROVE_OK) goto done;
+        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+        if (result.n_ignored) {
+            gv_buf msg = {0};
+            if (gv_buf_printf(&msg,
+                              "%s: %zu value%s of features beyond the schema's %zu ignored "
+                              "(first: line %zu, index %zu)",
+                              path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
+                              schema->n_features, gv_line_of(buf, result.ignored_at),
+                              result.ignored_index) != 0) {
+                gv_buf_free(&msg);
+                st = gv_err_nomem("the warning");
+                goto done;
+            }
+            gv_free(c.ds->warning);
+            c.ds->warning = msg.data;
+        }
+    } else { /* validate and size, then fill */
+        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+        if (result.max_index == 0) {
+            st = gv_err(GROVE_ERR_DATA, "%s:1: expected at least one index:value feature, "
+                        "found only labels", path);
+            goto done;
+        }
+        if ((st = new_dataset(&c, result.max_index)) != GROVE_OK) goto done;
+        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+        st = gv_labels_infer_numeric(c.labels, c.n_rows, (int)gv_param_int(params, GV_P_TASK),
+                                     c.ds->schema);
+        if (st != GROVE_OK) goto done;
+    }
+    c.ds->labels = c.labels;
+    c.labels = NULL;
+    *out = c.ds;
+    c.ds = NULL;
+done:
+    gv_free(c.rec);
+    gv_free(c.labels);
+    grove_dataset_free(c.ds);
+    return st;
+}

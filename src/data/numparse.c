@@ -1,0 +1,165 @@
+/*
+ * numparse.c -- decimal numbers and missing-value tokens for the loaders.
+ *
+ * Pipeline position: data/, under csv.c, libsvm.c and labels.c.
+ *
+ * Numbers are the bulk of every data file, so gv_parse_decimal() has a fast path (Clinger 1990,
+ * "How to read floating point numbers accurately", the "fast path" of section 3): when the
+ * significant digits form an integer m <= 2^53 and the decimal exponent e has |e| <= 22, both m
+ * and 10^|e| are exact doubles, so the single IEEE multiplication m * 10^e (or division
+ * m / 10^-e) is correctly rounded -- the same double strtod() returns.  Everything else (more
+ * than 19 significant digits, large exponents, m > 2^53) goes to strtod() on a NUL-terminated
+ * copy.  The grammar is checked here first, so strtod never sees hex floats, "inf" or "nan",
+ * and the host's locale cannot change what a number is on the fast path.
+ * Invariant: the result is bit-identical to strtod() for every accepted string (tested against
+ * random strings in tests/test_data.c).  Requires FLT_EVAL_METHOD 0 (SSE2 and every 64-bit
+ * target grove builds on), checked below.
+ */
+#include "dataset.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+#error "gv_parse_decimal's fast path needs FLT_EVAL_METHOD == 0 (no excess precision)"
+#endif
+
+/* 10^0 .. 10^22: every one is exactly representable as a double. */
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The slow path: strtod on a NUL-terminated copy (the grammar is already checked). */
+static int parse_slow(const char *s, size_t len, double *out)
+{
+    char small[128];
+    char *tmp = small;
+    if (len >= sizeof small) {
+        tmp = gv_malloc(len + 1);
+        if (!tmp) return GV_NUM_NOMEM; /* only literals of 128+ characters get here */
+    }
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    int ok = end == tmp + len;
+    int range = errno == ERANGE && isinf(v); /* underflow to 0 or a subnormal is fine */
+    if (tmp != small) gv_free(tmp);
+    if (!ok) return GV_NUM_BAD;
+    if (range) return GV_NUM_RANGE;
+    *out = v;
+    return GV_NUM_OK;
+}
+
+/* A decimal literal as read: value = (-1)^negative * mantissa * 10^exp10, exactly, unless
+ * `long_mantissa` (more than 19 significant digits: the mantissa holds only the first 19). */
+typedef struct decimal {
+    uint64_t mantissa;
+    long exp10;
+    int negative, long_mantissa;
+} decimal;
+
+/* Reads the longest prefix of [p, e) that is a decimal literal (grammar in dataset.h) and
+ * returns its end, or NULL when there is none (no digit before an optional exponent).  An 'e'
+ * not followed by exponent digits is not part of the literal. */
+static inline const char *read_decimal(const char *p, const char *e, decimal *d)
+{
+    d->negative = 0;
+    if (p < e && (*p == '+' || *p == '-')) d->negative = *p++ == '-';
+    uint64_t mantissa = 0;
+    int n_significant = 0, n_digits = 0, long_mantissa = 0;
+    long exp10 = 0;
+    for (; p < e && (unsigned)(*p - '0') < 10; p++, n_digits++) {
+        unsigned digit = (unsigned)(*p - '0');
+        if (mantissa == 0 && digit == 0) continue; /* leading zeros */
+        if (n_significant < 19) {
+            mantissa = mantissa * 10 + digit;
+            n_significant++;
+        } else {
+            long_mantissa = 1;
+        }
+    }
+    if (p < e && *p == '.') {
+        for (p++; p < e && (unsigned)(*p - '0') < 10; p++, n_digits++) {
+            unsigned digit = (unsigned)(*p - '0');
+            if (mantissa == 0 && digit == 0) {
+                exp10--;
+                continue;
+            }
+            if (n_significant < 19) {
+                mantissa = mantissa * 10 + digit;
+                n_significant++;
+                exp10--;
+            } else {
+                long_mantissa = 1;
+            }
+        }
+    }
+    if (n_digits == 0) return NULL;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        int exp_negative = 0;
+        if (q < e && (*q == '+' || *q == '-')) exp_negative = *q++ == '-';
+        if (q < e && (unsigned)(*q - '0') < 10) {
+            long x = 0;
+            for (; q < e && (unsigned)(*q - '0') < 10; q++)
+                if (x < 100000) x = x * 10 + (*q - '0'); /* saturates; strtod decides then */
+            exp10 += exp_negative ? -x : x;
+            p = q;
+        }
+    }
+    d->mantissa = mantissa;
+    d->exp10 = exp10;
+    d->long_mantissa = long_mantissa;
+    return p;
+}
+
+/* Clinger's fast path: 1 and *out set when it applies, else 0. */
+static inline int fast_value(const decimal *d, double *out)
+{
+    if (d->long_mantissa) return 0;
+    if (d->mantissa == 0) {
+        *out = d->negative ? -0.0 : 0.0;
+        return 1;
+    }
+    if (d->mantissa > (UINT64_C(1) << 53) || d->exp10 < -22 || d->exp10 > 22) return 0;
+    double v = (double)d->mantissa;
+    v = d->exp10 < 0 ? v / exact_pow10[-d->exp10] : v * exact_pow10[d->exp10];
+    *out = d->negative ? -v : v;
+    return 1;
+}
+
+int gv_parse_decimal(const char *s, size_t len, double *out)
+{
+    decimal d;
+    if (read_decimal(s, s + len, &d) != s + len) return GV_NUM_BAD;
+    if (fast_value(&d, out)) return GV_NUM_OK;
+    return parse_slow(s, len, out);
+}
+
+const char *gv_scan_decimal(const char *s, const char *e, double *out)
+{
+    decimal d;
+    const char *end = read_decimal(s, e, &d);
+    return end && fast_value(&d, out) ? end : NULL;
+}
+
+int gv_is_missing_token(const char *s, size_t len)
+{
+    switch (len) {
+    case 0:
+        return 1;
+    case 1:
+        return s[0] == '?';
+    case 2:
+        return (s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'a';
+    case 3:
+        return (s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'a' && (s[2] | 0x20) == 'n';
+    default:
+        return 0;
+    }
+}

@@ -1,0 +1,131 @@
+/*
+ * hist.c -- histograms of the tree engine: gathering row statistics, building a node's
+ * per-feature histograms, subtraction, and the pool of histogram buffers.
+ *
+ * Pipeline position: learn/, private to the tree engine (tree_int.h has the layout).
+ * The hot loop: for every row position i of the node, the row's bin in feature f (a gather
+ * through the row index from the column-major binned matrix) selects a bin record, and the
+ * row's statistics, gathered once per node into a position-aligned array (the "ordered
+ * gradients" of LightGBM), are added to it.  Threads split the work by feature; each
+ * feature's histogram is summed by one thread in row order, so results are bit-identical for
+ * any number of threads (no atomics, no per-thread partial sums).
+ */
+#include "tree_int.h"
+
+#include <string.h>
+
+/* Nodes smaller than this many row-feature visits are built by the calling thread alone. */
+#define PARALLEL_MIN_WORK 65536
+
+void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
+{
+    /* CLASS keeps the weight in ns and the class in ncls; REG and GRAD keep S - 1 values. */
+    size_t stride = e->cfg->stats == GV_STATS_CLASS ? 1 : e->S - 1;
+    double *ns = e->ns;
+    int32_t *ncls = e->ncls;
+    const size_t *idx = e->idx;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
+#endif
+    for (size_t i = begin; i < end; i++) {
+        int32_t c = 0;
+        gv_row_stats(e, idx[i], ns + i * stride, &c);
+        if (ncls) ncls[i] = c;
+    }
+}
+
+/* The loops over rows, one per statistics kind and bin width.  COL is the feature's column,
+ * HF its histogram. */
+#define HIST_LOOP_GRAD(COL)                                                                       \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        double *hb = hf + 3 * (size_t)(COL)[idx[i]];                                               \
+        hb[0] += 1.0;                                                                              \
+        hb[1] += ns[2 * i];                                                                        \
+        hb[2] += ns[2 * i + 1];                                                                    \
+    }
+#define HIST_LOOP_REG(COL)                                                                        \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        double *hb = hf + 4 * (size_t)(COL)[idx[i]];                                               \
+        hb[0] += 1.0;                                                                              \
+        hb[1] += ns[3 * i];                                                                        \
+        hb[2] += ns[3 * i + 1];                                                                    \
+        hb[3] += ns[3 * i + 2];                                                                    \
+    }
+#define HIST_LOOP_CLASS(COL)                                                                      \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        double *hb = hf + S * (size_t)(COL)[idx[i]];                                               \
+        hb[0] += 1.0;                                                                              \
+        hb[1 + ncls[i]] += ns[i];                                                                  \
+    }
+
+static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
+{
+    const gv_binned *X = e->X;
+    const size_t S = e->S;
+    const size_t *idx = e->idx;
+    const double *ns = e->ns;
+    const int32_t *ncls = e->ncls;
+    double *hf = h + e->hist_off[f];
+    memset(hf, 0, (size_t)X->mappers[f].n_bins * S * sizeof *hf);
+    if (X->wide) {
+        const uint16_t *col = X->bins16 + f * X->n_rows;
+        switch (e->cfg->stats) {
+        case GV_STATS_GRAD: HIST_LOOP_GRAD(col) break;
+        case GV_STATS_REG: HIST_LOOP_REG(col) break;
+        case GV_STATS_CLASS: HIST_LOOP_CLASS(col) break;
+        }
+    } else {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        switch (e->cfg->stats) {
+        case GV_STATS_GRAD: HIST_LOOP_GRAD(col) break;
+        case GV_STATS_REG: HIST_LOOP_REG(col) break;
+        case GV_STATS_CLASS: HIST_LOOP_CLASS(col) break;
+        }
+    }
+}
+
+void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                   size_t n_feats, double *h)
+{
+    gv_hist_gather(e, begin, end);
+    size_t work = (end - begin) * n_feats;
+    (void)work;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK)
+#endif
+    for (size_t k = 0; k < n_feats; k++) build_feature(e, begin, end, (size_t)feats[k], h);
+}
+
+void gv_hist_subtract(const gv_engine *e, double *a, const double *b)
+{
+    size_t F = e->n_features;
+    (void)F;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && F > 1 && e->hist_len >= PARALLEL_MIN_WORK)
+#endif
+    for (size_t f = 0; f < e->n_features; f++) {
+        size_t lo = e->hist_off[f], hi = lo + (size_t)e->X->mappers[f].n_bins * e->S;
+        for (size_t k = lo; k < hi; k++) a[k] -= b[k];
+    }
+}
+
+double *gv_hist_acquire(gv_engine *e)
+{
+    if (e->n_free > 0) return e->free_hists[--e->n_free];
+    return gv_malloc_array(e->hist_len ? e->hist_len : 1, sizeof(double));
+}
+
+void gv_hist_release(gv_engine *e, double *h)
+{
+    if (!h) return;
+    if (e->n_free < e->cap_free)
+        e->free_hists[e->n_free++] = h;
+    else
+        gv_free(h);
+}
+
+void gv_hist_pool_free(gv_engine *e)
+{
+    for (size_t i = 0; i < e->n_free; i++) gv_free(e->free_hists[i]);
+    e->n_free = 0;
+}

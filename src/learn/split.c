@@ -1,0 +1,383 @@
+/*
+ * split.c -- split search of the tree engine: node scores, and the scans of a node's
+ * histograms for the best numeric split, binary category partition or multiway category split.
+ *
+ * Pipeline position: learn/, private to the tree engine (tree_int.h: layout, tie-breaking).
+ * Every criterion is written as a node *score* sc such that the gain of a split is
+ *     gain = sum over children sc(child) - sc(parent),
+ * which equals the weighted impurity decrease W I(P) - sum W_c I(c) for gini, entropy and
+ * variance (the terms linear in W cancel since W = sum W_c) and the Newton gain for GRAD
+ * (Chen & Guestrin, KDD 2016, eq. 7, with L1 as in XGBoost).
+ * References: Breiman et al., CART (1984) 9.3 and 4.2.2 (ordering the categories of a binary
+ * partition by class-1 fraction / mean is optimal for K = 2 and for regression; Fisher 1958);
+ * Quinlan, ID3 (1986) for multiway splits on information gain.
+ */
+#include "tree_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Soft-thresholding by the L1 weight: T_a(G) = sign(G) max(|G| - a, 0). */
+static inline double soft_threshold(double g, double a)
+{
+    if (g > a) return g - a;
+    if (g < -a) return g + a;
+    return 0.0;
+}
+
+double gv_split_score(const gv_engine *e, const double *s)
+{
+    const gv_tree_config *cfg = e->cfg;
+    if (s[0] <= 0) return 0.0; /* no rows */
+    switch (cfg->criterion) {
+    case GV_SPLIT_GINI: {
+        /* sc = sum_k w_k^2 / W   (W gini = W - sum_k w_k^2 / W) */
+        double W = 0, q = 0;
+        for (size_t k = 0; k < e->K; k++) {
+            W += s[1 + k];
+            q += s[1 + k] * s[1 + k];
+        }
+        return W > 0 ? q / W : 0.0;
+    }
+    case GV_SPLIT_ENTROPY: {
+        /* sc = sum_k w_k log2(w_k / W) = -W H,   H = -sum_k p_k log2 p_k (bits, as ID3) */
+        double W = 0, sc = 0;
+        for (size_t k = 0; k < e->K; k++) W += s[1 + k];
+        if (!(W > 0)) return 0.0;
+        for (size_t k = 0; k < e->K; k++)
+            if (s[1 + k] > 0) sc += s[1 + k] * log2(s[1 + k] / W);
+        return sc;
+    }
+    case GV_SPLIT_VARIANCE:
+        /* sc = S^2 / W, S = sum w (y - c)   (W Var = sum w (y - c)^2 - S^2 / W) */
+        return s[1] > 0 ? s[2] * s[2] / s[1] : 0.0;
+    case GV_SPLIT_NEWTON: {
+        /* sc = 1/2 T_a(G)^2 / (H + lambda) */
+        double t = soft_threshold(s[1], cfg->alpha), d = s[2] + cfg->lambda;
+        return d > 0 ? 0.5 * t * t / d : 0.0;
+    }
+    }
+    return 0.0;
+}
+
+double gv_split_weight(const gv_engine *e, const double *s)
+{
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS: {
+        double W = 0;
+        for (size_t k = 0; k < e->K; k++) W += s[1 + k];
+        return W;
+    }
+    case GV_STATS_REG: return s[1];
+    case GV_STATS_GRAD: return s[2];
+    }
+    return 0.0;
+}
+
+/* Whether a child record meets the leaf limits. */
+static inline int child_ok(const gv_engine *e, const double *c)
+{
+    const gv_tree_config *cfg = e->cfg;
+    if (c[0] < (double)cfg->min_samples_leaf) return 0;
+    if (cfg->min_weight_leaf > 0 && gv_split_weight(e, c) < cfg->min_weight_leaf) return 0;
+    return 1;
+}
+
+/* Offers a candidate with the given gain/tol to *best under the tie rule of tree_int.h. */
+static inline int offer(const gv_engine *e, gv_split *best, double gain, double tol)
+{
+    if (!(gain > e->cfg->min_gain && gain > tol)) return 0;
+    if (best->feature >= 0 && !(gain > best->gain + tol)) return 0;
+    best->gain = gain;
+    best->tol = tol;
+    return 1;
+}
+
+/* Evaluates the binary split L | R of a node with score sp; returns 1 if it became the best. */
+static int offer2(const gv_engine *e, gv_split *best, const double *L, const double *R, double sp)
+{
+    if (!child_ok(e, L) || !child_ok(e, R)) return 0;
+    double sl = gv_split_score(e, L), sr = gv_split_score(e, R);
+    /* gain = sc(L) + sc(R) - sc(P); tol = rel (|sc(L)| + |sc(R)| + |sc(P)|) */
+    double gain = sl + sr - sp;
+    double tol = GV_TREE_TIE_REL * (fabs(sl) + fabs(sr) + fabs(sp));
+    return offer(e, best, gain, tol);
+}
+
+static inline void rec_zero(double *a, size_t S) { memset(a, 0, S * sizeof *a); }
+static inline void rec_add(double *a, const double *b, size_t S)
+{
+    for (size_t k = 0; k < S; k++) a[k] += b[k];
+}
+/* c = a - b */
+static inline void rec_sub(double *c, const double *a, const double *b, size_t S)
+{
+    for (size_t k = 0; k < S; k++) c[k] = a[k] - b[k];
+}
+
+/* Numeric feature: "bin <= b" for b = 1 .. n_bins - 2 (so the threshold cuts[b - 1] exists),
+ * missing right then left. */
+static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const double *tot,
+                         double sp, gv_split_scratch *sc, gv_split *best)
+{
+    const size_t S = e->S;
+    uint32_t nb = e->X->mappers[f].n_bins;
+    const double *M = hf;
+    double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
+    int has_missing = M[0] > 0;
+    rec_zero(L, S);
+    for (uint32_t b = 1; b + 1 < nb; b++) {
+        const double *hb = hf + (size_t)b * S;
+        /* An empty bin gives the same partition as the bin before it: skip (the earlier one
+         * wins ties anyway). */
+        if (hb[0] == 0 && b > 1) continue;
+        rec_add(L, hb, S);
+        rec_sub(R, tot, L, S);
+        if (offer2(e, best, L, R, sp)) {
+            best->feature = (int32_t)f;
+            best->type = GV_NODE_NUM;
+            best->bin = b;
+            /* No missing rows here: missing values later follow the heavier child. */
+            best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
+        }
+        if (has_missing) {
+            rec_zero(L2, S);
+            rec_add(L2, L, S);
+            rec_add(L2, M, S);
+            rec_sub(R2, tot, L2, S);
+            if (offer2(e, best, L2, R2, sp)) {
+                best->feature = (int32_t)f;
+                best->type = GV_NODE_NUM;
+                best->bin = b;
+                best->default_left = 1;
+            }
+        }
+    }
+}
+
+static int catkey_cmp(const void *a, const void *b)
+{
+    const gv_catkey *x = a, *y = b;
+    if (x->key < y->key) return -1;
+    if (x->key > y->key) return 1;
+    return (x->code > y->code) - (x->code < y->code);
+}
+
+/* The ordering key of a category's record for binary partitions:
+ *   CLASS K = 2: w_1 / W (fraction of class 1; optimal order, Breiman et al. 1984);
+ *   CLASS K > 2: w_m / W for the node's majority class m (a heuristic: the optimal
+ *                partition is exponential to find for K > 2);
+ *   REG: the weighted mean S / W;  GRAD: G / (H + lambda) (minus the Newton leaf value).
+ * A record without weight gets key 0. */
+static double cat_key(const gv_engine *e, const double *s, size_t majority)
+{
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS: {
+        double W = gv_split_weight(e, s);
+        size_t k = e->K == 2 ? 1 : majority;
+        return W > 0 ? s[1 + k] / W : 0.0;
+    }
+    case GV_STATS_REG: return s[1] > 0 ? s[2] / s[1] : 0.0;
+    case GV_STATS_GRAD: {
+        double d = s[2] + e->cfg->lambda;
+        return d > 0 ? s[1] / d : 0.0;
+    }
+    }
+    return 0.0;
+}
+
+/* Categorical feature, binary partition: the present categories ordered by cat_key (ties by
+ * code), prefixes of that order go left; missing right then left.  Categories without rows
+ * at the node follow the missing values (their bits equal default_left). */
+static void scan_partition(const gv_engine *e, size_t f, const double *hf, const double *tot,
+                           double sp, size_t majority, gv_split_scratch *sc, uint32_t *bits,
+                           gv_split *best)
+{
+    const size_t S = e->S;
+    uint32_t nb = e->X->mappers[f].n_bins, n_cat = nb - 1;
+    const double *M = hf;
+    double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
+    int has_missing = M[0] > 0;
+    size_t m = 0;
+    for (uint32_t c = 0; c < n_cat; c++) {
+        const double *hc = hf + (size_t)(c + 1) * S;
+        if (hc[0] > 0) {
+            sc->keys[m].key = cat_key(e, hc, majority);
+            sc->keys[m].code = c;
+            m++;
+        }
+    }
+    if (m < 2) return;
+    qsort(sc->keys, m, sizeof *sc->keys, catkey_cmp);
+    size_t best_j = 0;
+    int found = 0;
+    rec_zero(L, S);
+    for (size_t j = 0; j + 1 < m; j++) {
+        rec_add(L, hf + (size_t)(sc->keys[j].code + 1) * S, S);
+        rec_sub(R, tot, L, S);
+        if (offer2(e, best, L, R, sp)) {
+            found = 1;
+            best_j = j;
+            best->feature = (int32_t)f;
+            best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
+        }
+        if (has_missing) {
+            rec_zero(L2, S);
+            rec_add(L2, L, S);
+            rec_add(L2, M, S);
+            rec_sub(R2, tot, L2, S);
+            if (offer2(e, best, L2, R2, sp)) {
+                found = 1;
+                best_j = j;
+                best->feature = (int32_t)f;
+                best->default_left = 1;
+            }
+        }
+    }
+    if (!found) return;
+    best->feature = (int32_t)f;
+    best->type = GV_NODE_CAT_SET;
+    best->bin = 0;
+    best->cat_len = (n_cat + 31) / 32;
+    uint32_t fill = best->default_left ? 0xffffffffu : 0u;
+    for (uint32_t w = 0; w < best->cat_len; w++) bits[w] = fill;
+    for (uint32_t c = 0; c < n_cat; c++) /* present categories: cleared, then the left ones set */
+        if (hf[(size_t)(c + 1) * S] > 0) bits[c / 32] &= ~(1u << (c % 32));
+    for (size_t j = 0; j <= best_j; j++) {
+        uint32_t c = sc->keys[j].code;
+        bits[c / 32] |= 1u << (c % 32);
+    }
+    if (n_cat % 32) bits[best->cat_len - 1] &= (1u << (n_cat % 32)) - 1; /* unused bits 0 */
+}
+
+/* Categorical feature, multiway (ID3): one child per present category; the missing rows join
+ * the child (tried in code order) that gives the largest gain, which becomes the default
+ * child; without missing rows the default child is the heaviest (ties: lowest code). */
+static void scan_multiway(const gv_engine *e, size_t f, const double *hf, double sp,
+                          gv_split_scratch *sc, uint32_t *bits, gv_split *best)
+{
+    const size_t S = e->S;
+    uint32_t nb = e->X->mappers[f].n_bins, n_cat = nb - 1;
+    const double *M = hf;
+    double *T = sc->acc;
+    size_t m = 0, n_bad = 0;
+    double sum_sc = 0, sum_abs = 0;
+    for (uint32_t c = 0; c < n_cat; c++) {
+        const double *hc = hf + (size_t)(c + 1) * S;
+        if (hc[0] > 0) {
+            double s = gv_split_score(e, hc);
+            m++;
+            sum_sc += s;
+            sum_abs += fabs(s);
+            if (!child_ok(e, hc)) n_bad++;
+        }
+    }
+    if (m < 2) return;
+    int found = 0;
+    uint32_t def = 0;
+    if (!(M[0] > 0)) {
+        if (n_bad > 0) return;
+        /* gain = sum_c sc(c) - sc(P) */
+        double gain = sum_sc - sp, tol = GV_TREE_TIE_REL * (sum_abs + fabs(sp));
+        if (!offer(e, best, gain, tol)) return;
+        double wmax = -INFINITY;
+        for (uint32_t c = 0; c < n_cat; c++) {
+            const double *hc = hf + (size_t)(c + 1) * S;
+            if (hc[0] > 0 && gv_split_weight(e, hc) > wmax) {
+                wmax = gv_split_weight(e, hc);
+                def = c;
+            }
+        }
+        found = 1;
+    } else {
+        for (uint32_t c = 0; c < n_cat; c++) {
+            const double *hc = hf + (size_t)(c + 1) * S;
+            if (!(hc[0] > 0)) continue;
+            if (n_bad - !child_ok(e, hc) > 0) continue;
+            rec_zero(T, S);
+            rec_add(T, hc, S);
+            rec_add(T, M, S);
+            if (!child_ok(e, T)) continue;
+            double s_old = gv_split_score(e, hc), s_new = gv_split_score(e, T);
+            /* gain = sum_{c' != c} sc(c') + sc(c + missing) - sc(P) */
+            double gain = sum_sc - s_old + s_new - sp;
+            double tol = GV_TREE_TIE_REL * (sum_abs - fabs(s_old) + fabs(s_new) + fabs(sp));
+            if (offer(e, best, gain, tol)) {
+                def = c;
+                found = 1;
+                best->feature = (int32_t)f;
+            }
+        }
+    }
+    if (!found) return;
+    best->feature = (int32_t)f;
+    best->type = GV_NODE_CAT_MULTI;
+    best->default_left = 0;
+    best->bin = def;
+    best->cat_len = (n_cat + 31) / 32;
+    memset(bits, 0, best->cat_len * sizeof *bits);
+    for (uint32_t c = 0; c < n_cat; c++)
+        if (hf[(size_t)(c + 1) * S] > 0) bits[c / 32] |= 1u << (c % 32);
+}
+
+grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
+                           const int32_t *feats, size_t n_feats, gv_split *best)
+{
+    const gv_tree_config *cfg = e->cfg;
+    double sp = gv_split_score(e, tot);
+    size_t majority = 0;
+    for (size_t k = 1; k < e->K; k++)
+        if (tot[1 + k] > tot[1 + majority]) majority = k;
+    size_t work = 0;
+    for (size_t k = 0; k < n_feats; k++) work += e->X->mappers[feats[k]].n_bins;
+    (void)work;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_feats > 1 && work * e->S >= 65536)
+#endif
+    for (size_t k = 0; k < n_feats; k++) {
+        size_t f = (size_t)feats[k];
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        gv_split *fb = &e->fbest[f];
+        memset(fb, 0, sizeof *fb);
+        fb->feature = -1;
+        const double *hf = h + e->hist_off[f];
+        uint32_t *bits = e->fbits + e->fbits_off[f];
+        if (!e->X->mappers[f].is_categorical)
+            scan_numeric(e, f, hf, tot, sp, &e->scratch[t], fb);
+        else if (cfg->multiway_categorical)
+            scan_multiway(e, f, hf, sp, &e->scratch[t], bits, fb);
+        else
+            scan_partition(e, f, hf, tot, sp, majority, &e->scratch[t], bits, fb);
+    }
+    memset(best, 0, sizeof *best);
+    best->feature = -1;
+    for (size_t k = 0; k < n_feats; k++) {
+        const gv_split *fb = &e->fbest[feats[k]];
+        if (fb->feature < 0) continue;
+        if (best->feature < 0 || fb->gain > best->gain + fb->tol) *best = *fb;
+    }
+    if (best->feature >= 0 && best->type != GV_NODE_NUM) {
+        size_t need = e->n_cat_pool + best->cat_len;
+        if (need > e->cap_cat_pool) {
+            size_t cap = e->cap_cat_pool ? 2 * e->cap_cat_pool : 64;
+            while (cap < need) cap *= 2;
+            uint32_t *p = gv_realloc_array(e->cat_pool, cap, sizeof *p);
+            if (!p) return gv_err_nomem("tree split bitsets");
+            e->cat_pool = p;
+            e->cap_cat_pool = cap;
+        }
+        memcpy(e->cat_pool + e->n_cat_pool, e->fbits + e->fbits_off[best->feature],
+               best->cat_len * sizeof(uint32_t));
+        best->cat_off = e->n_cat_pool;
+        e->n_cat_pool = need;
+    }
+    return GROVE_OK;
+}

@@ -1,0 +1,797 @@
+/*
+ * tree.c -- the tree grower of the histogram engine: configuration checks, node bookkeeping,
+ * row partitions, depth-wise and best-first growth, and the gv_tree it produces.
+ *
+ * Pipeline position: learn/ (reads bin/'s gv_binned through a row view; ensembles call it).
+ * The engine in three files: hist.c (histograms), split.c (scores and split search), this
+ * file (growth).  tree_int.h has the histogram layout and the tie-breaking rule.
+ *
+ * How a tree grows:
+ *  - The rows of a node are the range idx[begin, end) of one index array; a split partitions
+ *    the range in place, stably, so every node's rows stay in view order and every sum over
+ *    them runs in the same order whatever happens elsewhere.  Node totals (and so the node
+ *    values) are summed over the node's rows during that partition.
+ *  - A node is *evaluated* right after it is created: if it may split (depth, row and leaf
+ *    limits, not pure), its histograms are obtained and scanned for its best split.  Nodes
+ *    are created, and so evaluated, in id order, which is also the order of the per-node
+ *    random feature draws (max_features), made in the calling thread.
+ *  - Histograms: when all features are candidates, the children of a split node whose
+ *    histogram was kept get theirs by subtraction: every child but the largest is built from
+ *    its rows, the largest is parent - the others (in place, in the parent's buffer).  A node
+ *    keeps its histogram after evaluation only while the pool allows (max_kept buffers, from a
+ *    256 MiB budget), otherwise its children are built from rows.  With a feature subset per
+ *    node, each node builds only its own candidates' histograms, from rows.
+ *  - Depth-wise growth splits open nodes first in, first out (which is level by level, in id
+ *    order within a level); best-first growth splits the open node with the largest gain
+ *    (ties: lowest id).  With max_leaves, a split that would exceed it is skipped.
+ * Leaf values: CLASS probabilities w_k / W (uniform if W = 0); REG the weighted mean (the
+ * root's mean c if W = 0); GRAD the Newton step -T_a(G) / (H + lambda) (0 if H + lambda <= 0).
+ * Every node stores its value, so a tree can also be cut back later.
+ */
+#include "tree_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Histogram memory kept across nodes (the buffers of nodes waiting to be split). */
+#define HIST_BUDGET_BYTES ((size_t)256 << 20)
+/* Free buffers the pool holds on to for reuse. */
+#define HIST_FREE_CAP 64
+
+void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->stats = stats;
+    cfg->criterion = stats == GV_STATS_CLASS  ? GV_SPLIT_GINI
+                     : stats == GV_STATS_REG ? GV_SPLIT_VARIANCE
+                                             : GV_SPLIT_NEWTON;
+    cfg->n_classes = stats == GV_STATS_CLASS ? n_classes : 0;
+    cfg->max_depth = 0;
+    cfg->max_leaves = 0;
+    cfg->best_first = 0;
+    cfg->min_samples_leaf = 1;
+    cfg->min_samples_split = 2;
+    cfg->min_weight_leaf = 0;
+    cfg->min_gain = 0;
+    cfg->lambda = 0;
+    cfg->alpha = 0;
+    cfg->multiway_categorical = 0;
+    cfg->max_features = 0;
+    cfg->n_threads = 1;
+}
+
+void gv_tree_free(gv_tree *t)
+{
+    if (!t) return;
+    gv_free(t->nodes);
+    gv_free(t->values);
+    gv_free(t->cat_data);
+    gv_free(t);
+}
+
+/* Growth-time state of a node (parallel to t->nodes). */
+typedef struct gnode {
+    size_t begin, end; /* rows idx[begin, end) */
+    double *hist;      /* kept histogram (counted in e.n_kept), or NULL */
+    gv_split split;    /* best split found at evaluation (feature -1: none) */
+} gnode;
+
+typedef struct grower {
+    gv_engine e;
+    gv_tree *t;
+    gnode *g;             /* [cap_nodes] */
+    double *tot;          /* [cap_nodes * S] node totals */
+    size_t cap_nodes, cap_cat;
+    size_t n_leaves;
+    int subset;           /* 1: max_features candidates drawn per node */
+    size_t mf;            /* candidates per node */
+    gv_rng *rng;
+    int32_t *all_feats;   /* [F] 0..F-1 */
+    int32_t *feats;       /* [F] the drawn candidates of the node being evaluated */
+    size_t *perm;         /* [F] partial Fisher-Yates */
+    uint32_t *child_of;   /* [max_categories] multiway: code -> child rank */
+    size_t *child_pos;    /* [max_categories + 1] multiway partition offsets */
+    size_t *open;         /* open nodes: FIFO (depth-wise) or heap (best-first) */
+    size_t n_open, head, cap_open;
+} grower;
+
+/* ---- nodes ---- */
+
+static grove_status ensure_nodes(grower *gr, size_t extra)
+{
+    gv_tree *t = gr->t;
+    if (t->n_nodes + extra <= gr->cap_nodes) return GROVE_OK;
+    if (t->n_nodes + extra > (size_t)INT32_MAX) return gv_err(GROVE_ERR_DATA, "tree: too many nodes");
+    size_t cap = gr->cap_nodes ? 2 * gr->cap_nodes : 64;
+    while (cap < t->n_nodes + extra) cap *= 2;
+    size_t S = gr->e.S, no = (size_t)t->n_outputs, n_tot, n_val;
+    if (gv_mul_size(cap, S, &n_tot) != 0 || gv_mul_size(cap, no, &n_val) != 0)
+        return gv_err_nomem("tree nodes");
+    gv_tree_node *nodes = gv_realloc_array(t->nodes, cap, sizeof *nodes);
+    if (!nodes) return gv_err_nomem("tree nodes");
+    t->nodes = nodes;
+    double *values = gv_realloc_array(t->values, n_val, sizeof *values);
+    if (!values) return gv_err_nomem("tree values");
+    t->values = values;
+    gnode *g = gv_realloc_array(gr->g, cap, sizeof *g);
+    if (!g) return gv_err_nomem("tree nodes");
+    gr->g = g;
+    double *tot = gv_realloc_array(gr->tot, n_tot, sizeof *tot);
+    if (!tot) return gv_err_nomem("tree node totals");
+    gr->tot = tot;
+    gr->cap_nodes = cap;
+    return GROVE_OK;
+}
+
+/* Appends a node (room must exist); its totals are zeroed, to be summed by the caller. */
+static size_t new_node(grower *gr, int depth, size_t begin, size_t end)
+{
+    gv_tree *t = gr->t;
+    size_t id = t->n_nodes++;
+    gv_tree_node *nd = &t->nodes[id];
+    memset(nd, 0, sizeof *nd);
+    nd->feature = -1;
+    nd->type = GV_NODE_LEAF;
+    nd->depth = (uint16_t)depth;
+    nd->left = nd->right = -1;
+    gnode *g = &gr->g[id];
+    memset(g, 0, sizeof *g);
+    g->begin = begin;
+    g->end = end;
+    g->split.feature = -1;
+    memset(gr->tot + id * gr->e.S, 0, gr->e.S * sizeof(double));
+    return id;
+}
+
+/* Fills a node's weight, count and value from its totals. */
+static void node_finish(grower *gr, size_t id)
+{
+    const gv_engine *e = &gr->e;
+    const gv_tree_config *cfg = e->cfg;
+    const double *s = gr->tot + id * e->S;
+    gv_tree_node *nd = &gr->t->nodes[id];
+    double *v = gr->t->values + id * (size_t)gr->t->n_outputs;
+    nd->count = s[0];
+    nd->weight = gv_split_weight(e, s);
+    switch (cfg->stats) {
+    case GV_STATS_CLASS: {
+        /* p_k = w_k / W (uniform when W = 0) */
+        double W = nd->weight;
+        for (size_t k = 0; k < e->K; k++) v[k] = W > 0 ? s[1 + k] / W : 1.0 / (double)e->K;
+        break;
+    }
+    case GV_STATS_REG:
+        /* mean = c + sum w (y - c) / W */
+        v[0] = s[1] > 0 ? e->shift + s[2] / s[1] : e->shift;
+        break;
+    case GV_STATS_GRAD: {
+        /* value = -T_a(G) / (H + lambda),  T_a(G) = sign(G) max(|G| - a, 0) */
+        double G = s[1], d = s[2] + cfg->lambda, a = cfg->alpha;
+        double tg = G > a ? G - a : (G < -a ? G + a : 0.0);
+        v[0] = d > 0 ? -tg / d : 0.0;
+        break;
+    }
+    }
+}
+
+/* Whether node id may be split at all (checked before any histogram work). */
+static int splittable(const grower *gr, size_t id)
+{
+    const gv_tree_config *cfg = gr->e.cfg;
+    const gv_tree_node *nd = &gr->t->nodes[id];
+    const gnode *g = &gr->g[id];
+    size_t count = g->end - g->begin;
+    if (gr->e.n_features == 0) return 0;
+    if (cfg->max_depth > 0 && nd->depth >= cfg->max_depth) return 0;
+    if (nd->depth >= UINT16_MAX) return 0;
+    if (count < cfg->min_samples_split || count / 2 < cfg->min_samples_leaf) return 0;
+    if (cfg->max_leaves == 1) return 0;
+    if (cfg->stats == GV_STATS_CLASS) { /* pure: no split can gain */
+        const double *s = gr->tot + id * gr->e.S;
+        size_t n_pos = 0;
+        for (size_t k = 0; k < gr->e.K; k++) n_pos += s[1 + k] > 0;
+        if (n_pos <= 1) return 0;
+    }
+    return 1;
+}
+
+/* ---- evaluation ---- */
+
+static int cmp_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Draws the node's candidate features: mf distinct features by a partial Fisher-Yates
+ * shuffle of 0..F-1, then sorted (candidates are scanned in feature order). */
+static void draw_features(grower *gr)
+{
+    size_t F = gr->e.n_features;
+    for (size_t i = 0; i < F; i++) gr->perm[i] = i;
+    for (size_t i = 0; i < gr->mf; i++) {
+        size_t j = i + (size_t)gv_rng_below(gr->rng, F - i);
+        size_t tmp = gr->perm[i];
+        gr->perm[i] = gr->perm[j];
+        gr->perm[j] = tmp;
+        gr->feats[i] = (int32_t)gr->perm[i];
+    }
+    qsort(gr->feats, gr->mf, sizeof *gr->feats, cmp_int32);
+}
+
+/* Evaluates node id: finds its best split.  Takes over `hist` (the node's complete histogram,
+ * or NULL to build it) and keeps it in the node or returns it to the pool. */
+static grove_status evaluate(grower *gr, size_t id, double *hist)
+{
+    gv_engine *e = &gr->e;
+    gnode *g = &gr->g[id];
+    g->split.feature = -1;
+    if (!splittable(gr, id)) {
+        gv_hist_release(e, hist);
+        return GROVE_OK;
+    }
+    const int32_t *feats = gr->all_feats;
+    size_t n_feats = e->n_features;
+    if (gr->subset) {
+        draw_features(gr);
+        feats = gr->feats;
+        n_feats = gr->mf;
+    }
+    if (!hist) {
+        hist = gv_hist_acquire(e);
+        if (!hist) return gv_err_nomem("tree histograms");
+        gv_hist_build(e, g->begin, g->end, feats, n_feats, hist);
+    }
+    gv_split split;
+    grove_status st = gv_split_find(e, hist, gr->tot + id * e->S, feats, n_feats, &split);
+    if (st != GROVE_OK) {
+        gv_hist_release(e, hist);
+        return st;
+    }
+    g->split = split;
+    int depth = gr->t->nodes[id].depth;
+    int children_may_split = e->cfg->max_depth == 0 || depth + 1 < e->cfg->max_depth;
+    if (!gr->subset && split.feature >= 0 && children_may_split && e->n_kept < e->max_kept) {
+        g->hist = hist;
+        e->n_kept++;
+    } else {
+        gv_hist_release(e, hist);
+    }
+    return GROVE_OK;
+}
+
+/* ---- splitting ---- */
+
+static size_t popcount_words(const uint32_t *w, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = w[i];
+        while (x) {
+            x &= x - 1;
+            c++;
+        }
+    }
+    return c;
+}
+
+static grove_status append_cat(grower *gr, const uint32_t *src, size_t n, uint32_t *begin)
+{
+    gv_tree *t = gr->t;
+    if (t->n_cat_data + n > UINT32_MAX) return gv_err(GROVE_ERR_DATA, "tree: categorical data too large");
+    if (t->n_cat_data + n > gr->cap_cat) {
+        size_t cap = gr->cap_cat ? 2 * gr->cap_cat : 64;
+        while (cap < t->n_cat_data + n) cap *= 2;
+        uint32_t *p = gv_realloc_array(t->cat_data, cap, sizeof *p);
+        if (!p) return gv_err_nomem("tree categorical data");
+        t->cat_data = p;
+        gr->cap_cat = cap;
+    }
+    *begin = (uint32_t)t->n_cat_data;
+    if (src) memcpy(t->cat_data + t->n_cat_data, src, n * sizeof *src);
+    t->n_cat_data += n;
+    return GROVE_OK;
+}
+
+/* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
+ * stably, sums the children's totals and fills the parent's node. */
+static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_out)
+{
+    gv_engine *e = &gr->e;
+    const gv_split s = gr->g[id].split;
+    grove_status st = ensure_nodes(gr, k);
+    if (st != GROVE_OK) return st;
+    gv_tree *t = gr->t;
+    const gv_binned *X = e->X;
+    const gv_bin_mapper *mp = &X->mappers[s.feature];
+    size_t f = (size_t)s.feature, S = e->S;
+    size_t begin = gr->g[id].begin, end = gr->g[id].end;
+    int depth = t->nodes[id].depth + 1;
+    size_t first = t->n_nodes;
+    for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
+    size_t *idx = e->idx, *tmp = e->tmp;
+    uint32_t cat_begin = 0;
+
+    if (s.type != GV_NODE_CAT_MULTI) {
+        const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
+        double *tl = gr->tot + first * S, *tr = gr->tot + (first + 1) * S;
+        size_t w = begin, n_right = 0;
+        for (size_t i = begin; i < end; i++) {
+            size_t r = idx[i];
+            uint32_t b = gv_bin_at(X, f, r);
+            int left;
+            if (b == 0)
+                left = s.default_left;
+            else if (bits)
+                left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
+            else
+                left = b <= s.bin;
+            if (left) {
+                idx[w++] = r;
+                gv_record_add_row(e, r, tl);
+            } else {
+                tmp[n_right++] = r;
+                gv_record_add_row(e, r, tr);
+            }
+        }
+        memcpy(idx + w, tmp, n_right * sizeof *idx);
+        gr->g[first].begin = begin;
+        gr->g[first].end = w;
+        gr->g[first + 1].begin = w;
+        gr->g[first + 1].end = end;
+        if (bits) {
+            st = append_cat(gr, bits, s.cat_len, &cat_begin);
+            if (st != GROVE_OK) return st;
+        }
+    } else {
+        /* Multiway: children in code order of the present categories; missing rows (and
+         * categories without rows here) go to the default child. */
+        uint32_t n_cat = mp->n_bins - 1;
+        const uint32_t *present = e->cat_pool + s.cat_off;
+        uint32_t rank = 0;
+        for (uint32_t c = 0; c < n_cat; c++)
+            gr->child_of[c] = (present[c / 32] >> (c % 32)) & 1u ? rank++ : UINT32_MAX;
+        uint32_t def = gr->child_of[s.bin];
+        size_t *pos = gr->child_pos;
+        memset(pos, 0, (k + 1) * sizeof *pos);
+        for (size_t i = begin; i < end; i++) {
+            uint32_t b = gv_bin_at(X, f, idx[i]);
+            uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
+            pos[ch + 1]++;
+        }
+        for (size_t c = 0; c < k; c++) pos[c + 1] += pos[c];
+        for (size_t c = 0; c < k; c++) {
+            gr->g[first + c].begin = begin + pos[c];
+            gr->g[first + c].end = begin + pos[c + 1];
+        }
+        for (size_t i = begin; i < end; i++) {
+            size_t r = idx[i];
+            uint32_t b = gv_bin_at(X, f, r);
+            uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
+            tmp[pos[ch]++] = r;
+            gv_record_add_row(e, r, gr->tot + (first + ch) * S);
+        }
+        memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
+        st = append_cat(gr, NULL, n_cat, &cat_begin);
+        if (st != GROVE_OK) return st;
+        for (uint32_t c = 0; c < n_cat; c++)
+            t->cat_data[cat_begin + c] =
+                gr->child_of[c] == UINT32_MAX ? UINT32_MAX : (uint32_t)first + gr->child_of[c];
+    }
+    for (size_t c = 0; c < k; c++) node_finish(gr, first + c);
+
+    gv_tree_node *nd = &t->nodes[id];
+    nd->feature = s.feature;
+    nd->type = s.type;
+    nd->gain = s.gain;
+    if (s.type == GV_NODE_NUM) {
+        nd->default_left = s.default_left;
+        nd->bin_split = s.bin;
+        nd->threshold = mp->cuts[s.bin - 1]; /* bin <= b  <=>  x <= cuts[b - 1] */
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)first + 1;
+    } else if (s.type == GV_NODE_CAT_SET) {
+        nd->default_left = s.default_left;
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)first + 1;
+        nd->cat_begin = cat_begin;
+        nd->cat_len = s.cat_len;
+    } else {
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)(first + gr->child_of[s.bin]);
+        nd->cat_begin = cat_begin;
+        nd->cat_len = mp->n_bins - 1;
+    }
+    gr->n_leaves += k - 1;
+    *first_out = first;
+    return GROVE_OK;
+}
+
+/* Obtains histograms for, and evaluates, the k children of a split node.  Takes over the
+ * parent's histogram `phist` (may be NULL). */
+static grove_status eval_children(grower *gr, size_t first, size_t k, double *phist)
+{
+    gv_engine *e = &gr->e;
+    grove_status st = GROVE_OK;
+    size_t largest = 0, others = 0;
+    for (size_t c = 0; c < k; c++) {
+        size_t n_c = gr->g[first + c].end - gr->g[first + c].begin;
+        if (n_c > gr->g[first + largest].end - gr->g[first + largest].begin) largest = c;
+    }
+    size_t n_largest = gr->g[first + largest].end - gr->g[first + largest].begin;
+    for (size_t c = 0; c < k; c++)
+        if (c != largest) others += gr->g[first + c].end - gr->g[first + c].begin;
+
+    if (phist && !gr->subset && splittable(gr, first + largest) && others < n_largest) {
+        /* histogram(largest) = histogram(parent) - sum of the others' histograms */
+        for (size_t c = 0; c < k; c++) {
+            if (c == largest) continue;
+            double *hc = gv_hist_acquire(e);
+            if (!hc) {
+                gv_hist_release(e, phist);
+                return gv_err_nomem("tree histograms");
+            }
+            gv_hist_build(e, gr->g[first + c].begin, gr->g[first + c].end, gr->all_feats,
+                          e->n_features, hc);
+            gv_hist_subtract(e, phist, hc);
+            st = evaluate(gr, first + c, hc);
+            if (st != GROVE_OK) {
+                gv_hist_release(e, phist);
+                return st;
+            }
+        }
+        return evaluate(gr, first + largest, phist);
+    }
+    gv_hist_release(e, phist);
+    for (size_t c = 0; c < k && st == GROVE_OK; c++) st = evaluate(gr, first + c, NULL);
+    return st;
+}
+
+/* ---- open nodes: a FIFO (depth-wise) or a max-heap on (gain, -id) (best-first) ---- */
+
+static int heap_before(const grower *gr, size_t a, size_t b)
+{
+    double ga = gr->g[a].split.gain, gb = gr->g[b].split.gain;
+    if (ga != gb) return ga > gb;
+    return a < b;
+}
+
+static grove_status open_push(grower *gr, size_t id)
+{
+    if (gr->n_open == gr->cap_open) {
+        size_t cap = gr->cap_open ? 2 * gr->cap_open : 64;
+        size_t *p = gv_realloc_array(gr->open, cap, sizeof *p);
+        if (!p) return gv_err_nomem("tree open nodes");
+        gr->open = p;
+        gr->cap_open = cap;
+    }
+    size_t i = gr->n_open++;
+    gr->open[i] = id;
+    if (gr->e.cfg->best_first) {
+        while (i > 0) {
+            size_t parent = (i - 1) / 2;
+            if (!heap_before(gr, gr->open[i], gr->open[parent])) break;
+            size_t t = gr->open[i];
+            gr->open[i] = gr->open[parent];
+            gr->open[parent] = t;
+            i = parent;
+        }
+    }
+    return GROVE_OK;
+}
+
+/* Takes the next node to split; 0 when none is left. */
+static int open_pop(grower *gr, size_t *id)
+{
+    if (!gr->e.cfg->best_first) {
+        if (gr->head == gr->n_open) return 0;
+        *id = gr->open[gr->head++];
+        return 1;
+    }
+    if (gr->n_open == 0) return 0;
+    *id = gr->open[0];
+    gr->open[0] = gr->open[--gr->n_open];
+    size_t i = 0, n = gr->n_open;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && heap_before(gr, gr->open[l], gr->open[m])) m = l;
+        if (r < n && heap_before(gr, gr->open[r], gr->open[m])) m = r;
+        if (m == i) break;
+        size_t t = gr->open[i];
+        gr->open[i] = gr->open[m];
+        gr->open[m] = t;
+        i = m;
+    }
+    return 1;
+}
+
+/* ---- checks and setup ---- */
+
+static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input *in,
+                                 const gv_rng *rng)
+{
+    if (cfg->stats == GV_STATS_CLASS) {
+        if (cfg->criterion != GV_SPLIT_GINI && cfg->criterion != GV_SPLIT_ENTROPY)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: class statistics need criterion gini or entropy");
+        if (cfg->n_classes < 2)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: n_classes must be >= 2, got %d", cfg->n_classes);
+        if (!in->y) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: class labels y are NULL");
+    } else if (cfg->stats == GV_STATS_REG) {
+        if (cfg->criterion != GV_SPLIT_VARIANCE)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: regression statistics need criterion variance");
+        if (!in->y) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: targets y are NULL");
+    } else if (cfg->stats == GV_STATS_GRAD) {
+        if (cfg->criterion != GV_SPLIT_NEWTON)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradient statistics need criterion newton");
+        if (!in->grad || !in->hess)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradients or hessians are NULL");
+    } else {
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: unknown statistics kind %d", (int)cfg->stats);
+    }
+    if (cfg->max_depth < 0)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: max_depth must be >= 0, got %d", cfg->max_depth);
+    if (cfg->min_samples_leaf < 1)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: min_samples_leaf must be >= 1, got %zu", cfg->min_samples_leaf);
+    if (cfg->min_samples_split < 2)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: min_samples_split must be >= 2, got %zu", cfg->min_samples_split);
+    if (!(cfg->min_weight_leaf >= 0))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: min_weight_leaf must be >= 0, got %g", cfg->min_weight_leaf);
+    if (isnan(cfg->min_gain))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: min_gain is NaN");
+    if (!(cfg->lambda >= 0) || !isfinite(cfg->lambda) || !(cfg->alpha >= 0) || !isfinite(cfg->alpha))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: lambda and alpha must be finite and >= 0, got %g and %g",
+                      cfg->lambda, cfg->alpha);
+    if (cfg->n_threads < 1)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: n_threads must be >= 1, got %d", cfg->n_threads);
+    if (!in->X || !in->X->mappers)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: the binned matrix (or its mappers) is NULL");
+    size_t F = in->X->n_features;
+    if (cfg->max_features > 0 && cfg->max_features < F && !rng)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: max_features = %zu of %zu needs a random stream",
+                      cfg->max_features, F);
+    for (size_t f = 0; f < F; f++) {
+        const gv_bin_mapper *m = &in->X->mappers[f];
+        if (m->n_bins < 1 || m->n_bins > 65536 || (!m->is_categorical && m->n_bins > 2 && !m->cuts))
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: feature %zu: bad bin mapper", f);
+    }
+    return GROVE_OK;
+}
+
+/* Checks the rows of the view and their statistics (labels, targets, weights, gradients). */
+static grove_status check_rows(const gv_engine *e)
+{
+    const gv_tree_input *in = e->in;
+    for (size_t i = 0; i < e->n; i++) {
+        size_t r = e->idx[i];
+        if (in->weight && !(in->weight[r] >= 0 && isfinite(in->weight[r])))
+            return gv_err(GROVE_ERR_DATA, "gv_tree_fit: row %zu: weight must be finite and >= 0, got %g",
+                          r, in->weight[r]);
+        switch (e->cfg->stats) {
+        case GV_STATS_CLASS: {
+            double y = in->y[r];
+            if (!(y >= 0 && y < (double)e->K && y == floor(y)))
+                return gv_err(GROVE_ERR_DATA, "gv_tree_fit: row %zu: class label must be an integer in [0, %zu), got %g",
+                              r, e->K, y);
+            break;
+        }
+        case GV_STATS_REG:
+            if (!isfinite(in->y[r]))
+                return gv_err(GROVE_ERR_DATA, "gv_tree_fit: row %zu: target must be finite, got %g", r, in->y[r]);
+            break;
+        case GV_STATS_GRAD:
+            if (!isfinite(in->grad[r]) || !(in->hess[r] >= 0 && isfinite(in->hess[r])))
+                return gv_err(GROVE_ERR_DATA,
+                              "gv_tree_fit: row %zu: gradient must be finite and hessian finite and >= 0, got %g and %g",
+                              r, in->grad[r], in->hess[r]);
+            break;
+        }
+    }
+    return GROVE_OK;
+}
+
+static void engine_free(gv_engine *e)
+{
+    gv_free(e->hist_off);
+    gv_free(e->idx);
+    gv_free(e->tmp);
+    gv_free(e->ns);
+    gv_free(e->ncls);
+    gv_hist_pool_free(e);
+    gv_free(e->free_hists);
+    gv_free(e->fbest);
+    gv_free(e->fbits_off);
+    gv_free(e->fbits);
+    if (e->scratch) {
+        for (int t = 0; t < e->nt; t++) {
+            gv_free(e->scratch[t].acc);
+            gv_free(e->scratch[t].keys);
+        }
+    }
+    gv_free(e->scratch);
+    gv_free(e->cat_pool);
+}
+
+/* Sets up the engine (everything but the rows' contents). */
+static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const gv_tree_input *in)
+{
+    const gv_binned *X = in->X;
+    size_t F = X->n_features;
+    e->cfg = cfg;
+    e->in = in;
+    e->X = X;
+    e->n_features = F;
+    e->nt = cfg->n_threads;
+    e->K = cfg->stats == GV_STATS_CLASS ? (size_t)cfg->n_classes : 0;
+    e->S = cfg->stats == GV_STATS_CLASS ? 1 + e->K : cfg->stats == GV_STATS_REG ? 4 : 3;
+    e->n = in->rows ? in->n_rows : X->n_rows;
+
+    e->hist_off = gv_malloc_array(F ? F : 1, sizeof *e->hist_off);
+    e->fbest = gv_malloc_array(F ? F : 1, sizeof *e->fbest);
+    e->fbits_off = gv_malloc_array(F ? F : 1, sizeof *e->fbits_off);
+    if (!e->hist_off || !e->fbest || !e->fbits_off) return gv_err_nomem("tree engine");
+    size_t off = 0, words = 0;
+    for (size_t f = 0; f < F; f++) {
+        const gv_bin_mapper *m = &X->mappers[f];
+        size_t len;
+        e->hist_off[f] = off;
+        if (gv_mul_size(m->n_bins, e->S, &len) != 0 || off + len < off)
+            return gv_err_nomem("tree histograms (size overflow)");
+        off += len;
+        e->fbits_off[f] = words;
+        if (m->is_categorical) {
+            words += (m->n_bins - 1 + 31) / 32;
+            if (m->n_bins - 1 > e->max_categories) e->max_categories = m->n_bins - 1;
+        }
+    }
+    e->hist_len = off;
+    size_t hist_bytes = (off ? off : 1) * sizeof(double);
+    e->max_kept = HIST_BUDGET_BYTES / hist_bytes;
+    if (e->max_kept < 2) e->max_kept = 2;
+    e->cap_free = HIST_FREE_CAP;
+    e->free_hists = gv_malloc_array(e->cap_free, sizeof *e->free_hists);
+    e->fbits = gv_malloc_array(words ? words : 1, sizeof *e->fbits);
+    e->scratch = gv_calloc((size_t)e->nt, sizeof *e->scratch);
+    if (!e->free_hists || !e->fbits || !e->scratch) return gv_err_nomem("tree engine");
+    for (int t = 0; t < e->nt; t++) {
+        e->scratch[t].acc = gv_malloc_array(4 * e->S, sizeof(double));
+        e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
+        if (!e->scratch[t].acc || !e->scratch[t].keys) return gv_err_nomem("tree engine");
+    }
+    size_t stride = cfg->stats == GV_STATS_CLASS ? 1 : e->S - 1;
+    e->idx = gv_malloc_array(e->n, sizeof *e->idx);
+    e->tmp = gv_malloc_array(e->n, sizeof *e->tmp);
+    size_t n_ns;
+    if (gv_mul_size(e->n, stride, &n_ns) != 0) return gv_err_nomem("tree rows (size overflow)");
+    e->ns = gv_malloc_array(n_ns, sizeof *e->ns);
+    if (cfg->stats == GV_STATS_CLASS) e->ncls = gv_malloc_array(e->n, sizeof *e->ncls);
+    if (!e->idx || !e->tmp || !e->ns || (cfg->stats == GV_STATS_CLASS && !e->ncls))
+        return gv_err_nomem("tree rows");
+    return GROVE_OK;
+}
+
+static void grower_free(grower *gr)
+{
+    if (gr->g) {
+        for (size_t i = 0; i < gr->t->n_nodes; i++) gv_free(gr->g[i].hist);
+    }
+    gv_free(gr->g);
+    gv_free(gr->tot);
+    gv_free(gr->all_feats);
+    gv_free(gr->feats);
+    gv_free(gr->perm);
+    gv_free(gr->child_of);
+    gv_free(gr->child_pos);
+    gv_free(gr->open);
+    engine_free(&gr->e);
+}
+
+static grove_status grow(grower *gr)
+{
+    gv_engine *e = &gr->e;
+    const gv_tree_config *cfg = e->cfg;
+    grove_status st;
+    if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
+    size_t root = new_node(gr, 0, 0, e->n);
+    double *rt = gr->tot;
+    for (size_t i = 0; i < e->n; i++) gv_record_add_row(e, e->idx[i], rt);
+    node_finish(gr, root);
+    gr->n_leaves = 1;
+    if ((st = evaluate(gr, root, NULL)) != GROVE_OK) return st;
+    if (gr->g[root].split.feature >= 0 && (st = open_push(gr, root)) != GROVE_OK) return st;
+
+    size_t id;
+    while (open_pop(gr, &id)) {
+        gnode *g = &gr->g[id];
+        size_t k = g->split.type == GV_NODE_CAT_MULTI
+                       ? popcount_words(e->cat_pool + g->split.cat_off, g->split.cat_len)
+                       : 2;
+        double *phist = g->hist;
+        if (phist) e->n_kept--;
+        g->hist = NULL;
+        if (cfg->max_leaves > 0 && gr->n_leaves + (k - 1) > cfg->max_leaves) {
+            gv_hist_release(e, phist);
+            continue;
+        }
+        size_t first;
+        st = apply_split(gr, id, k, &first);
+        if (st != GROVE_OK) {
+            gv_hist_release(e, phist);
+            return st;
+        }
+        if ((st = eval_children(gr, first, k, phist)) != GROVE_OK) return st;
+        for (size_t c = 0; c < k; c++)
+            if (gr->g[first + c].split.feature >= 0 && (st = open_push(gr, first + c)) != GROVE_OK)
+                return st;
+    }
+    return GROVE_OK;
+}
+
+grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
+                         gv_tree **out)
+{
+    if (!out) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: out is NULL");
+    *out = NULL;
+    if (!cfg || !in) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: config or input is NULL");
+    grove_status st = check_config(cfg, in, rng);
+    if (st != GROVE_OK) return st;
+    const gv_binned *X = in->X;
+    if (!in->rows && in->n_rows != 0 && in->n_rows != X->n_rows)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: without a row list n_rows must be 0 or %zu, got %zu",
+                      X->n_rows, in->n_rows);
+    size_t n = in->rows ? in->n_rows : X->n_rows;
+    if (n == 0) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
+    if (in->rows) {
+        for (size_t i = 0; i < n; i++)
+            if (in->rows[i] >= X->n_rows)
+                return gv_err(GROVE_ERR_ARG, "gv_tree_fit: rows[%zu] = %zu is not below %zu",
+                              i, in->rows[i], X->n_rows);
+    }
+
+    grower gr;
+    memset(&gr, 0, sizeof gr);
+    gv_tree *t = gv_calloc(1, sizeof *t);
+    if (!t) return gv_err_nomem("tree");
+    t->n_outputs = cfg->stats == GV_STATS_CLASS ? cfg->n_classes : 1;
+    gr.t = t;
+    gv_engine *e = &gr.e;
+    size_t F = X->n_features;
+    if ((st = engine_init(e, cfg, in)) != GROVE_OK) goto fail;
+    for (size_t i = 0; i < n; i++) e->idx[i] = in->rows ? in->rows[i] : i;
+    if ((st = check_rows(e)) != GROVE_OK) goto fail;
+
+    gr.rng = rng;
+    gr.subset = cfg->max_features > 0 && cfg->max_features < F;
+    gr.mf = gr.subset ? cfg->max_features : F;
+    gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
+    gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
+    gr.perm = gv_malloc_array(F ? F : 1, sizeof *gr.perm);
+    gr.child_of = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof *gr.child_of);
+    gr.child_pos = gv_malloc_array(e->max_categories + 1, sizeof *gr.child_pos);
+    if (!gr.all_feats || !gr.feats || !gr.perm || !gr.child_of || !gr.child_pos) {
+        st = gv_err_nomem("tree");
+        goto fail;
+    }
+    for (size_t f = 0; f < F; f++) gr.all_feats[f] = (int32_t)f;
+
+    if (cfg->stats == GV_STATS_REG) {
+        /* c = sum w y / sum w over the view, subtracted from every y (0 if no weight) */
+        double sw = 0, swy = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t r = e->idx[i];
+            double w = in->weight ? in->weight[r] : 1.0;
+            sw += w;
+            swy += w * in->y[r];
+        }
+        e->shift = sw > 0 ? swy / sw : 0.0;
+    }
+
+    if ((st = grow(&gr)) != GROVE_OK) goto fail;
+    grower_free(&gr);
+    *out = t;
+    return GROVE_OK;
+fail:
+    grower_free(&gr);
+    gv_tree_free(t);
+    return st;
+}

@@ -1,0 +1,167 @@
+/*
+ * tree_int.h -- private to the tree engine (tree.c grows, hist.c builds histograms, split.c
+ * searches splits).  Nothing outside these three files includes it.
+ *
+ * Histogram layout: a node's histogram is one array of hist_len doubles; feature f occupies
+ * hist_off[f] .. hist_off[f] + n_bins(f) * S, bin b of f at hist_off[f] + b * S, and a bin
+ * record is S = 1 + n_stats doubles: the (unweighted) row count, then the statistics
+ *   CLASS  w_0 .. w_{K-1}         (weighted class counts)
+ *   REG    w, w (y - c), w (y - c)^2   (c = the root's weighted mean: centring keeps the
+ *                                  variance terms accurate; gains do not depend on c)
+ *   GRAD   g, h
+ * A node's totals use the same record layout and are summed over its rows in row order.
+ *
+ * Tie-breaking (mirrored by the naive tree of tests/test_tree.c):
+ *  - a candidate's gain is score(children) - score(parent) (see split.c) and carries the
+ *    rounding tolerance tol = GV_TREE_TIE_REL * (|score(parent)| + sum |score(child)|);
+ *  - a candidate is valid iff the children meet the limits, gain > min_gain and gain > tol;
+ *  - within a feature, candidates are visited in order (numeric and partitions: split point
+ *    ascending, and at each point missing-right before missing-left; multiway: default
+ *    child by category code ascending), and a later one replaces the best so far only if its
+ *    gain exceeds the best's by more than its tol;
+ *  - the per-feature winners are then combined the same way in feature-index order.
+ * So among splits whose gains agree to rounding, the first feature, lowest bin, missing-right
+ * wins, whatever order the sums were accumulated in (histogram subtraction or not).
+ */
+#ifndef GV_TREE_INT_H
+#define GV_TREE_INT_H
+
+#include "tree.h"
+
+/* Relative rounding tolerance on gains (see above).  Sums are exact to ~1e-16 relative;
+ * subtraction and 65535-bin prefixes lose a few more digits; 1e-10 stays far below any
+ * gain that means something. */
+#define GV_TREE_TIE_REL 1e-10
+
+/* A split candidate (the best of a feature, or of a node). */
+typedef struct gv_split {
+    double gain;          /* score(children) - score(parent) */
+    double tol;           /* its rounding tolerance */
+    int32_t feature;      /* -1: no valid split */
+    uint8_t type;         /* GV_NODE_NUM, GV_NODE_CAT_SET, GV_NODE_CAT_MULTI */
+    uint8_t default_left; /* NUM, CAT_SET */
+    uint32_t bin;         /* NUM: bin_split; CAT_MULTI: code of the default child */
+    uint32_t cat_len;     /* words of the bitset: CAT_SET left set, CAT_MULTI present codes */
+    size_t cat_off;       /* where the bitset is: per-feature scratch during the search, then
+                             engine->cat_pool */
+} gv_split;
+
+/* A present category and its ordering key (binary partitions). */
+typedef struct gv_catkey {
+    double key;
+    uint32_t code;
+} gv_catkey;
+
+/* Per-thread scratch of the split search. */
+typedef struct gv_split_scratch {
+    double *acc;          /* 4 * S doubles */
+    gv_catkey *keys;      /* [max_categories] */
+} gv_split_scratch;
+
+/* The engine: one per gv_tree_fit call, owns all training scratch. */
+typedef struct gv_engine {
+    const gv_tree_config *cfg;
+    const gv_tree_input *in;
+    const gv_binned *X;
+    size_t n_features;
+    size_t K;               /* classes (CLASS), else 0 */
+    size_t S;               /* doubles per bin record */
+    double shift;           /* REG: c, subtracted from y */
+    int nt;                 /* threads */
+
+    size_t *hist_off;       /* [n_features] */
+    size_t hist_len;        /* doubles per node histogram */
+
+    /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
+     * positions, the gathered statistics of those rows while a histogram is built. */
+    size_t n;               /* rows in the view */
+    size_t *idx, *tmp;
+    double *ns;             /* [n * (S - 1)]: CLASS w; REG w, wy, wyy; GRAD g, h */
+    int32_t *ncls;          /* CLASS: [n] class of the row at each position */
+
+    /* Histogram pool: free buffers for reuse, and how many nodes keep one. */
+    double **free_hists;
+    size_t n_free, cap_free;
+    size_t n_kept, max_kept;
+
+    /* Split search: per-feature winners and their bitsets, per-thread scratch. */
+    gv_split *fbest;        /* [n_features] */
+    size_t *fbits_off;      /* [n_features] word offsets into fbits */
+    uint32_t *fbits;
+    gv_split_scratch *scratch; /* [nt] */
+    size_t max_categories;
+
+    /* Bitsets of the nodes' chosen splits (until the split is applied). */
+    uint32_t *cat_pool;
+    size_t n_cat_pool, cap_cat_pool;
+} gv_engine;
+
+/* The statistics of original row r (S - 1 doubles, CLASS: its weight) and, for CLASS, its
+ * class.  Histograms and node totals both read rows through this, so their sums add the very
+ * same numbers. */
+static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32_t *cls)
+{
+    const gv_tree_input *in = e->in;
+    double w = in->weight ? in->weight[r] : 1.0;
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS:
+        out[0] = w;
+        *cls = (int32_t)in->y[r];
+        break;
+    case GV_STATS_REG: {
+        double d = in->y[r] - e->shift;
+        out[0] = w;
+        out[1] = w * d;
+        out[2] = w * d * d;
+        break;
+    }
+    case GV_STATS_GRAD:
+        out[0] = in->grad[r];
+        out[1] = in->hess[r];
+        break;
+    }
+}
+
+/* Adds original row r to the bin record t (count, then statistics). */
+static inline void gv_record_add_row(const gv_engine *e, size_t r, double *t)
+{
+    double s[3];
+    int32_t c = 0;
+    gv_row_stats(e, r, s, &c);
+    t[0] += 1.0;
+    if (e->cfg->stats == GV_STATS_CLASS) {
+        t[1 + c] += s[0];
+    } else {
+        for (size_t k = 0; k + 1 < e->S; k++) t[1 + k] += s[k];
+    }
+}
+
+/* ---- hist.c ---- */
+/* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
+void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
+/* Builds into h the histograms of features feats[0..n_feats) over rows idx[begin, end)
+ * (gathered first), each feature's segment zeroed first.  OpenMP over features, each
+ * feature summed in row order. */
+void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                   size_t n_feats, double *h);
+/* a -= b on every feature's segment (both full histograms). */
+void gv_hist_subtract(const gv_engine *e, double *a, const double *b);
+/* A histogram buffer from the pool (contents undefined), or NULL when out of memory. */
+double *gv_hist_acquire(gv_engine *e);
+/* Returns a buffer to the pool (NULL accepted). */
+void gv_hist_release(gv_engine *e, double *h);
+/* Frees the pool's buffers. */
+void gv_hist_pool_free(gv_engine *e);
+
+/* ---- split.c ---- */
+/* The node score of a bin record (gain = score(children) - score(parent)). */
+double gv_split_score(const gv_engine *e, const double *s);
+/* The weight of a record: sum of w (CLASS, REG) or of h (GRAD). */
+double gv_split_weight(const gv_engine *e, const double *s);
+/* Finds the best split of a node with totals `tot` over features feats[0..n_feats) (ascending)
+ * of histogram h.  *best gets the winner (feature -1 if none); its bitset, if any, is copied
+ * to e->cat_pool.  GROVE_ERR_NOMEM possible (cat_pool growth). */
+grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
+                           const int32_t *feats, size_t n_feats, gv_split *best);
+
+#endif /* GV_TREE_INT_H */

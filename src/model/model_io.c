@@ -1,0 +1,1062 @@
+/*
+ * model_io.c -- the model file: writing, reading and validating it, atomic save, load, and the
+ * JSON description of a model (grove_model_info_json).
+ *
+ * Pipeline position: model/ (after ensemble/, before api/).  The format is a JSON document
+ * (jansson), specified in docs/model-format.md; in short:
+ *
+ *   {"format": "grove-model", "version": [1, 0], "grove_version", "algo", "n_outputs",
+ *    "n_train_rows", "params": {name: text}, "schema": {...}, "bins": [...],
+ *    "model": {"kind": "tree", ...component...}, "crc32": "8 hex digits"}
+ *
+ * Exactness: reals are written with 17 significant digits (%.17g), which reads back to the same
+ * double, so every double -- and every float, widened to double -- round-trips bit for bit.
+ * Checksum: the CRC-32 (zlib) of the canonical text of the document without "crc32":
+ * json_dumps(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)).  The reader parses the
+ * file, removes "crc32" and recomputes the same text, so the checksum covers every value but
+ * no whitespace or key order.
+ * Trust: a model file is untrusted input.  Reading checks, in this order: the JSON syntax
+ * (path:line:column), that it is a grove model ("format"), that this build can read its
+ * version (a newer major version is refused by name), the checksum, that every field is known,
+ * the type and range of every field, and then the same semantic checks (check_model_*) that
+ * the writer runs before writing -- so a model this library writes always loads again, and a model
+ * that loads can be walked with any input without reading out of bounds.
+ * Atomic save: the text goes to a temporary file made with mkstemp() in the target's folder,
+ * is flushed and fsync()ed, and rename()d over the target; on any failure the temporary file is
+ * removed and the old target is untouched.
+ */
+#include "model.h"
+
+#include "../core/params.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define FORMAT_NAME "grove-model"
+#define FORMAT_MAJOR 1
+#define FORMAT_MINOR 0
+/* The canonical text the checksum is computed on, and the text written to files. */
+#define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+#define DUMP_FILE (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+/* A bin index is stored in 16 bits: at most 65535 value bins plus the missing bin. */
+#define MAX_BINS 65536
+#define MAX_OUTPUTS 65536
+
+static const char *const top_fields[] = {"format", "version", "grove_version", "algo",
+                                         "n_outputs", "n_train_rows", "params", "schema",
+                                         "bins", "model", "crc32"};
+static const char *const schema_fields[] = {"task", "label", "classes", "features"};
+static const char *const feature_fields[] = {"name", "type", "categories"};
+static const char *const bin_fields[] = {"n_bins", "cuts"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- JSON helpers (model.h) ---- */
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "an unknown value";
+}
+
+grove_status gv_json_get_int(const json_t *obj, const char *field, int64_t lo, int64_t hi,
+                             int64_t *out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_integer(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an integer, got %s", field, json_kind(v));
+    int64_t x = (int64_t)json_integer_value(v);
+    if (x < lo || x > hi)
+        return gv_err(GROVE_ERR_MODEL, "%s: must be in [%lld, %lld], got %lld", field,
+                      (long long)lo, (long long)hi, (long long)x);
+    *out = x;
+    return GROVE_OK;
+}
+
+grove_status gv_json_get_double(const json_t *obj, const char *field, double *out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_number(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected a number, got %s", field, json_kind(v));
+    *out = json_number_value(v); /* finite: JSON has no NaN, jansson rejects overflow */
+    return GROVE_OK;
+}
+
+grove_status gv_json_get_string(const json_t *obj, const char *field, const char **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_string(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected a string, got %s", field, json_kind(v));
+    *out = json_string_value(v);
+    return GROVE_OK;
+}
+
+/* An array of numbers; n = (size_t)-1 accepts any length (read it with json_array_size). */
+grove_status gv_json_get_array(const json_t *obj, const char *field, size_t n, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_array(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an array, got %s", field, json_kind(v));
+    size_t len = json_array_size(v);
+    if (n != (size_t)-1 && len != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu entries, got %zu", field, n, len);
+    for (size_t i = 0; i < len; i++) {
+        const json_t *x = json_array_get(v, i);
+        if (!json_is_number(x))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got %s", field, i,
+                          json_kind(x));
+    }
+    *out = v;
+    return GROVE_OK;
+}
+
+/* Rejects any member of `obj` not named in known[0..n-1] ("loaders reject what they do not
+ * understand"). */
+static grove_status check_fields(const json_t *obj, const char *const *known, size_t n,
+                                 const char *where)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        (void)value;
+        size_t j = 0;
+        while (j < n && strcmp(key, known[j]) != 0) j++;
+        if (j == n) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in %s", key, where);
+    }
+    return GROVE_OK;
+}
+
+/* An object-valued field. */
+static grove_status get_object(const json_t *obj, const char *field, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_object(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an object, got %s", field, json_kind(v));
+    *out = v;
+    return GROVE_OK;
+}
+
+/* ---- semantic checks, shared by the writer and the reader ---- */
+
+/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.  JSON text is
+ * UTF-8; jansson refuses anything else, so strings are checked before writing. */
+static int utf8_valid(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        unsigned c = *s;
+        size_t len;
+        unsigned min, cp;
+        if (c < 0x80) {
+            s++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2, min = 0x80, cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3, min = 0x800, cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4, min = 0x10000, cp = c & 0x07;
+        } else {
+            return 0;
+        }
+        for (size_t i = 1; i < len; i++) {
+            if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the NUL */
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+        s += len;
+    }
+    return 1;
+}
+
+static grove_status check_utf8(const char *s, const char *what, size_t index)
+{
+    if (utf8_valid(s)) return GROVE_OK;
+    return gv_err(GROVE_ERR_DATA, "%s %zu is not valid UTF-8 text; model files hold UTF-8", what,
+                  index);
+}
+
+/* Every string the writer would put in the file is UTF-8 (GROVE_ERR_DATA naming it if not). */
+static grove_status check_strings(const grove_model *m)
+{
+    const grove_schema *s = m->schema;
+    grove_status st;
+    if ((st = check_utf8(s->label_name, "the label name", 0)) != GROVE_OK) return st;
+    for (size_t c = 0; c < s->classes.n; c++)
+        if ((st = check_utf8(s->classes.names[c], "class", c)) != GROVE_OK) return st;
+    for (size_t f = 0; f < s->n_features; f++) {
+        if ((st = check_utf8(s->feature_names[f], "the name of feature", f)) != GROVE_OK)
+            return st;
+        for (size_t c = 0; c < s->categories[f].n; c++)
+            if (!utf8_valid(s->categories[f].names[c]))
+                return gv_err(GROVE_ERR_DATA,
+                              "category %zu of feature '%s' is not valid UTF-8 text; model files "
+                              "hold UTF-8",
+                              c, s->feature_names[f]);
+    }
+    for (int i = 0; i < GV_P_COUNT; i++)
+        if (!utf8_valid(gv_param_str(m->params, (gv_param_id)i)))
+            return gv_err(GROVE_ERR_DATA, "parameter %s is not valid UTF-8 text; model files "
+                          "hold UTF-8", gv_param_name((gv_param_id)i));
+    return GROVE_OK;
+}
+
+static grove_status check_schema(const grove_schema *s)
+{
+    if (s->n_features < 1) return gv_err(GROVE_ERR_MODEL, "schema: the model has no features");
+    if (s->task != GROVE_CLASSIFICATION && s->task != GROVE_REGRESSION)
+        return gv_err(GROVE_ERR_MODEL, "schema: unknown task %d", (int)s->task);
+    if (s->task == GROVE_CLASSIFICATION && s->classes.n < 2)
+        return gv_err(GROVE_ERR_MODEL,
+                      "schema: classes: a classification model needs at least 2 classes, got %zu",
+                      s->classes.n);
+    if (s->task == GROVE_REGRESSION && s->classes.n != 0)
+        return gv_err(GROVE_ERR_MODEL, "schema: classes: a regression model has no classes, "
+                      "got %zu", s->classes.n);
+    gv_dict names;
+    gv_dict_init(&names);
+    grove_status st = GROVE_OK;
+    for (size_t f = 0; f < s->n_features && st == GROVE_OK; f++) {
+        const char *name = s->feature_names[f];
+        long code = gv_dict_add(&names, name, strlen(name));
+        if (code < 0)
+            st = gv_err_nomem("the feature names");
+        else if ((size_t)code != f)
+            st = gv_err(GROVE_ERR_MODEL, "schema: features[%zu]: the name '%s' is also feature %ld",
+                        f, name, code);
+        else if (!s->is_categorical[f] && s->categories[f].n != 0)
+            st = gv_err(GROVE_ERR_MODEL, "schema: features[%zu]: numeric feature '%s' has "
+                        "categories", f, name);
+        else if (s->categories[f].n > MAX_BINS - 1)
+            st = gv_err(GROVE_ERR_MODEL, "schema: features[%zu]: '%s' has %zu categories, more "
+                        "than %d", f, name, s->categories[f].n, MAX_BINS - 1);
+    }
+    gv_dict_free(&names);
+    return st;
+}
+
+/* Bin mappers agree with the schema, and cut points are finite and strictly increasing. */
+static grove_status check_bins(const grove_schema *s, const gv_bin_mapper *mappers)
+{
+    if (!mappers) return gv_err(GROVE_ERR_MODEL, "bins: missing");
+    for (size_t f = 0; f < s->n_features; f++) {
+        const gv_bin_mapper *b = &mappers[f];
+        const char *name = s->feature_names[f];
+        if (b->is_categorical != s->is_categorical[f])
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: a %s mapper for %s feature '%s'", f,
+                          b->is_categorical ? "categorical" : "numeric",
+                          s->is_categorical[f] ? "categorical" : "numeric", name);
+        if (b->n_bins < 1 || b->n_bins > MAX_BINS)
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: n_bins must be in [1, %d], got %lu", f,
+                          MAX_BINS, (unsigned long)b->n_bins);
+        if (b->is_categorical) {
+            /* bin 0 = missing, bin c + 1 = category c */
+            if (b->n_bins != s->categories[f].n + 1 || b->n_cuts != 0)
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: categorical feature '%s' has %zu "
+                              "categories, so %zu bins, got %lu", f, name, s->categories[f].n,
+                              s->categories[f].n + 1, (unsigned long)b->n_bins);
+            continue;
+        }
+        /* missing + (n_cuts + 1) value bins; no cut: 1 (all missing) or 2 (constant) bins */
+        uint32_t want = b->n_bins >= 2 ? b->n_bins - 2 : 0;
+        if (b->n_cuts != want)
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: %lu bins need %lu cut points, got %lu", f,
+                          (unsigned long)b->n_bins, (unsigned long)want,
+                          (unsigned long)b->n_cuts);
+        for (uint32_t c = 0; c < b->n_cuts; c++) {
+            if (!isfinite(b->cuts[c]))
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: cuts[%lu] is not finite", f,
+                              (unsigned long)c);
+            if (c > 0 && !(b->cuts[c - 1] < b->cuts[c]))
+                return gv_err(GROVE_ERR_MODEL,
+                              "bins[%zu]: cuts[%lu] = %.9g is not above cuts[%lu] = %.9g", f,
+                              (unsigned long)c, (double)b->cuts[c], (unsigned long)c - 1,
+                              (double)b->cuts[c - 1]);
+        }
+    }
+    return GROVE_OK;
+}
+
+/* A tree as the model's root: its outputs are the model's, and every numeric split agrees with
+ * the bin mappers -- bin_split names a cut point and the threshold is that cut point, so the
+ * raw-value walk and the binned walk take the same path (bin.h: x <= c[b-1] iff bin <= b). */
+static grove_status check_tree_root(const grove_model *m, const gv_tree *t, int validate)
+{
+    grove_status st;
+    if (validate && (st = gv_tree_validate(t, m->schema)) != GROVE_OK) {
+        gv_err_prefix("model");
+        return st;
+    }
+    if ((size_t)t->n_outputs != m->n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: the tree has %d outputs, the model %zu",
+                      t->n_outputs, m->n_outputs);
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const gv_tree_node *n = &t->nodes[k];
+        if (n->type != GV_NODE_NUM) continue;
+        const gv_bin_mapper *b = &m->mappers[n->feature];
+        const char *name = m->schema->feature_names[n->feature];
+        if (n->bin_split > b->n_cuts)
+            return gv_err(GROVE_ERR_MODEL, "model: node %zu: bin_split %lu, but feature '%s' has "
+                          "%lu cut points", k, (unsigned long)n->bin_split, name,
+                          (unsigned long)b->n_cuts);
+        if (n->threshold != b->cuts[n->bin_split - 1])
+            return gv_err(GROVE_ERR_MODEL, "model: node %zu: threshold %.9g is not cut point %lu "
+                          "(%.9g) of feature '%s'", k, (double)n->threshold,
+                          (unsigned long)n->bin_split, (double)b->cuts[n->bin_split - 1], name);
+    }
+    return GROVE_OK;
+}
+
+/* Everything about a model that is not JSON syntax, in two parts: what the components rely
+ * on (schema, bins, outputs, parameters), and the root component against all that.  The reader
+ * runs the first before it reads the component and the second after (validate_root = 0: the
+ * component's from_json validated itself); the writer runs both before writing
+ * (validate_root = 1), so it never writes a file that the reader would refuse. */
+static grove_status check_model_head(const grove_model *m)
+{
+    grove_status st;
+    if (!m->schema) return gv_err(GROVE_ERR_MODEL, "schema: missing");
+    if ((st = check_schema(m->schema)) != GROVE_OK) return st;
+    if ((st = check_bins(m->schema, m->mappers)) != GROVE_OK) return st;
+    size_t want = m->schema->task == GROVE_CLASSIFICATION ? m->schema->classes.n : 1;
+    if (m->n_outputs != want)
+        return gv_err(GROVE_ERR_MODEL, "n_outputs: must be %zu (%s), got %zu", want,
+                      m->schema->task == GROVE_CLASSIFICATION ? "the number of classes"
+                                                              : "regression",
+                      m->n_outputs);
+    if ((uint64_t)m->n_train_rows > (uint64_t)INT64_MAX)
+        return gv_err(GROVE_ERR_MODEL, "n_train_rows: %zu is too large", m->n_train_rows);
+    if (!m->params) return gv_err(GROVE_ERR_MODEL, "params: missing");
+    if (!m->algo || strcmp(m->algo, gv_param_str(m->params, GV_P_ALGO)) != 0)
+        return gv_err(GROVE_ERR_MODEL, "algo: '%s' differs from the parameter algo '%s'",
+                      m->algo ? m->algo : "(none)", gv_param_str(m->params, GV_P_ALGO));
+    return GROVE_OK;
+}
+
+static grove_status check_model_root(const grove_model *m, int validate_root)
+{
+    const gv_component *root = &m->root;
+    if (!root->vt || !root->impl) return gv_err(GROVE_ERR_MODEL, "model: missing");
+    if (gv_component_kind(root->vt->kind) != root->vt)
+        return gv_err(GROVE_ERR_MODEL, "model: component kind '%s' is not registered",
+                      root->vt->kind);
+    /* Component kinds with model-level invariants; the others are checked by their own
+     * from_json (a component kind that needs the mappers or the output count adds a line). */
+    if (root->vt == &gv_tree_component) return check_tree_root(m, root->impl, validate_root);
+    return GROVE_OK;
+}
+
+/* ---- writing ---- */
+
+static int set_new(json_t *obj, const char *key, json_t *value)
+{
+    return json_object_set_new(obj, key, value); /* decrefs value on failure, takes NULL */
+}
+
+static json_t *strings_to_json(char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        if (json_array_append_new(a, json_string(names[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* Parameters that are not part of a model: the thread count is an execution setting, and a
+ * model must not depend on it (same seed and data -> the same file for any "threads"). */
+static int is_stored_param(gv_param_id id) { return id != GV_P_THREADS; }
+
+static json_t *params_to_json(const grove_params *p)
+{
+    json_t *obj = json_object();
+    for (int i = 0; obj && i < GV_P_COUNT; i++) {
+        if (!is_stored_param((gv_param_id)i)) continue;
+        if (set_new(obj, gv_param_name((gv_param_id)i),
+                    json_string(gv_param_str(p, (gv_param_id)i)))) {
+            json_decref(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+static json_t *schema_to_json(const grove_schema *s)
+{
+    json_t *obj = json_object(), *features = json_array();
+    int bad = !obj || !features;
+    bad |= set_new(obj, "task", json_string(s->task == GROVE_CLASSIFICATION ? "classification"
+                                                                            : "regression"));
+    bad |= set_new(obj, "label", json_string(s->label_name));
+    bad |= set_new(obj, "classes", strings_to_json(s->classes.names, s->classes.n));
+    for (size_t f = 0; f < s->n_features && !bad; f++) {
+        json_t *feat = json_object();
+        bad |= set_new(feat, "name", json_string(s->feature_names[f]));
+        bad |= set_new(feat, "type", json_string(s->is_categorical[f] ? "categorical"
+                                                                      : "numeric"));
+        if (s->is_categorical[f])
+            bad |= set_new(feat, "categories",
+                           strings_to_json(s->categories[f].names, s->categories[f].n));
+        bad |= json_array_append_new(features, feat);
+    }
+    bad |= json_object_set(obj, "features", features);
+    json_decref(features);
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers)
+{
+    json_t *a = json_array();
+    int bad = !a;
+    for (size_t f = 0; f < s->n_features && !bad; f++) {
+        const gv_bin_mapper *b = &mappers[f];
+        json_t *obj = json_object();
+        bad |= set_new(obj, "n_bins", json_integer(b->n_bins));
+        if (!b->is_categorical) {
+            json_t *cuts = json_array();
+            for (uint32_t c = 0; c < b->n_cuts && cuts; c++) {
+                if (json_array_append_new(cuts, json_real((double)b->cuts[c]))) {
+                    json_decref(cuts);
+                    cuts = NULL;
+                }
+            }
+            bad |= set_new(obj, "cuts", cuts);
+        }
+        bad |= json_array_append_new(a, obj);
+    }
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* The document without "crc32", in the order of docs/model-format.md. */
+static json_t *model_to_json(const grove_model *m)
+{
+    json_t *doc = json_object(), *version = json_array(), *component = NULL;
+    int bad = !doc || !version;
+    bad |= json_array_append_new(version, json_integer(FORMAT_MAJOR));
+    bad |= json_array_append_new(version, json_integer(FORMAT_MINOR));
+    bad |= set_new(doc, "format", json_string(FORMAT_NAME));
+    bad |= json_object_set(doc, "version", version);
+    bad |= set_new(doc, "grove_version", json_string(GROVE_VERSION_STRING));
+    bad |= set_new(doc, "algo", json_string(m->algo));
+    bad |= set_new(doc, "n_outputs", json_integer((json_int_t)m->n_outputs));
+    bad |= set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
+    bad |= set_new(doc, "params", params_to_json(m->params));
+    bad |= set_new(doc, "schema", schema_to_json(m->schema));
+    bad |= set_new(doc, "bins", bins_to_json(m->schema, m->mappers));
+    if (!bad) {
+        /* {"kind": ..., then the component's own fields} */
+        json_t *fields = m->root.vt->to_json(m->root.impl);
+        component = json_object();
+        bad |= !fields || set_new(component, "kind", json_string(m->root.vt->kind));
+        bad |= !component || json_object_update(component, fields);
+        json_decref(fields);
+        bad |= json_object_set(doc, "model", component);
+    }
+    json_decref(component);
+    json_decref(version);
+    if (bad) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int crc_callback(const char *buffer, size_t size, void *data)
+{
+    uLong *crc = data;
+    while (size > 0) {
+        uInt n = size > 1u << 30 ? 1u << 30 : (uInt)size;
+        *crc = crc32(*crc, (const Bytef *)buffer, n);
+        buffer += n;
+        size -= n;
+    }
+    return 0;
+}
+
+/* The checksum of `doc` (which has no "crc32") as 8 lowercase hex digits. */
+static grove_status doc_checksum(const json_t *doc, char hex[9])
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    if (json_dump_callback(doc, crc_callback, &crc, DUMP_CANONICAL) != 0)
+        return gv_err_nomem("the model checksum");
+    snprintf(hex, 9, "%08lx", (unsigned long)(crc & 0xFFFFFFFFul));
+    return GROVE_OK;
+}
+
+static int buf_callback(const char *buffer, size_t size, void *data)
+{
+    return gv_buf_append(data, buffer, size);
+}
+
+grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
+{
+    memset(out, 0, sizeof *out);
+    grove_status st;
+    if ((st = check_model_head(m)) != GROVE_OK || (st = check_strings(m)) != GROVE_OK ||
+        (st = check_model_root(m, 1)) != GROVE_OK) {
+        if (st != GROVE_ERR_MODEL) return st; /* NOMEM, or DATA: a name that is not UTF-8 */
+        /* Our own trainer built it: an invalid model is a bug, not bad input. */
+        gv_err_prefix("cannot write an invalid model");
+        return GROVE_ERR_INTERNAL;
+    }
+    json_t *doc = model_to_json(m);
+    if (!doc) return gv_err_nomem("the model's JSON");
+    char hex[9];
+    st = doc_checksum(doc, hex);
+    if (st == GROVE_OK && set_new(doc, "crc32", json_string(hex)) != 0)
+        st = gv_err_nomem("the model's JSON");
+    if (st == GROVE_OK && (json_dump_callback(doc, buf_callback, out, DUMP_FILE) != 0 ||
+                           gv_buf_append(out, "\n", 1) != 0))
+        st = gv_err_nomem("the model text");
+    json_decref(doc);
+    if (st != GROVE_OK) gv_buf_free(out);
+    return st;
+}
+
+/* ---- reading ---- */
+
+static grove_status parse_strings(const json_t *a, const char *field, gv_dict *dict)
+{
+    if (!json_is_array(a))
+        return gv_err(GROVE_ERR_MODEL, "%s: %s", field,
+                      a ? "expected an array of strings" : "missing");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_string(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a string, got %s", field, i,
+                          json_kind(v));
+        long code = gv_dict_add(dict, json_string_value(v), json_string_length(v));
+        if (code < 0) return gv_err_nomem("the schema");
+        if ((size_t)code != i)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: '%s' is also entry %ld", field, i,
+                          json_string_value(v), code);
+    }
+    return GROVE_OK;
+}
+
+static grove_status parse_feature(const json_t *obj, grove_schema *s, size_t f)
+{
+    if (!json_is_object(obj))
+        return gv_err(GROVE_ERR_MODEL, "expected an object, got %s", json_kind(obj));
+    grove_status st = check_fields(obj, feature_fields, COUNT(feature_fields), "a feature");
+    const char *name, *type;
+    if (st != GROVE_OK || (st = gv_json_get_string(obj, "name", &name)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "type", &type)) != GROVE_OK)
+        return st;
+    char *copy = gv_strdup(name);
+    if (!copy) return gv_err_nomem("the schema");
+    gv_free(s->feature_names[f]);
+    s->feature_names[f] = copy;
+    const json_t *categories = json_object_get(obj, "categories");
+    if (!strcmp(type, "numeric")) {
+        if (categories)
+            return gv_err(GROVE_ERR_MODEL, "categories: a numeric feature has no categories");
+        return GROVE_OK;
+    }
+    if (strcmp(type, "categorical") != 0)
+        return gv_err(GROVE_ERR_MODEL, "type: expected \"numeric\" or \"categorical\", got \"%s\"",
+                      type);
+    s->is_categorical[f] = 1;
+    return parse_strings(categories, "categories", &s->categories[f]);
+}
+
+static grove_status parse_schema(const json_t *obj, grove_schema **out)
+{
+    grove_status st = check_fields(obj, schema_fields, COUNT(schema_fields), "the schema");
+    const char *task, *label;
+    if (st != GROVE_OK || (st = gv_json_get_string(obj, "task", &task)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "label", &label)) != GROVE_OK)
+        return st;
+    const json_t *features = json_object_get(obj, "features");
+    if (!json_is_array(features) || json_array_size(features) == 0)
+        return gv_err(GROVE_ERR_MODEL, "features: %s",
+                      features ? "expected an array of at least one feature" : "missing");
+    grove_task t;
+    if (!strcmp(task, "classification"))
+        t = GROVE_CLASSIFICATION;
+    else if (!strcmp(task, "regression"))
+        t = GROVE_REGRESSION;
+    else
+        return gv_err(GROVE_ERR_MODEL,
+                      "task: expected \"classification\" or \"regression\", got \"%s\"", task);
+    size_t n = json_array_size(features);
+    grove_schema *s = gv_schema_new(n);
+    if (!s) return gv_err_nomem("the schema");
+    s->task = t;
+    char *copy = gv_strdup(label);
+    if (!copy) {
+        st = gv_err_nomem("the schema");
+        goto fail;
+    }
+    gv_free(s->label_name);
+    s->label_name = copy;
+    if ((st = parse_strings(json_object_get(obj, "classes"), "classes", &s->classes)) != GROVE_OK)
+        goto fail;
+    for (size_t f = 0; f < n; f++) {
+        if ((st = parse_feature(json_array_get(features, f), s, f)) != GROVE_OK) {
+            gv_err_prefix("features[%zu]", f);
+            goto fail;
+        }
+    }
+    *out = s;
+    return GROVE_OK;
+fail:
+    gv_schema_free(s);
+    return st;
+}
+
+/* Fills mappers[0..n_features-1] (allocated, zeroed, owned by the model being built). */
+static grove_status parse_bins(const json_t *a, const grove_schema *s, gv_bin_mapper *mappers)
+{
+    if (json_array_size(a) != s->n_features)
+        return gv_err(GROVE_ERR_MODEL, "bins: expected %zu entries (one per feature), got %zu",
+                      s->n_features, json_array_size(a));
+    for (size_t f = 0; f < s->n_features; f++) {
+        const json_t *obj = json_array_get(a, f);
+        gv_bin_mapper *b = &mappers[f];
+        grove_status st;
+        int64_t n_bins;
+        if (!json_is_object(obj))
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: expected an object, got %s", f,
+                          json_kind(obj));
+        if ((st = check_fields(obj, bin_fields, COUNT(bin_fields), "a bin mapper")) != GROVE_OK ||
+            (st = gv_json_get_int(obj, "n_bins", 1, MAX_BINS, &n_bins)) != GROVE_OK) {
+            gv_err_prefix("bins[%zu]", f);
+            return st;
+        }
+        b->n_bins = (uint32_t)n_bins;
+        b->is_categorical = s->is_categorical[f];
+        if (b->is_categorical) {
+            if (json_object_get(obj, "cuts"))
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: a categorical feature has no cuts", f);
+            continue;
+        }
+        const json_t *cuts;
+        if ((st = gv_json_get_array(obj, "cuts", (size_t)-1, &cuts)) != GROVE_OK) {
+            gv_err_prefix("bins[%zu]", f);
+            return st;
+        }
+        size_t n_cuts = json_array_size(cuts);
+        if (n_cuts > MAX_BINS - 2)
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: %zu cut points, more than %d", f, n_cuts,
+                          MAX_BINS - 2);
+        b->cuts = gv_malloc_array(n_cuts, sizeof *b->cuts);
+        if (!b->cuts) return gv_err_nomem("the bin mappers");
+        b->n_cuts = (uint32_t)n_cuts;
+        for (size_t c = 0; c < n_cuts; c++) {
+            double x = json_number_value(json_array_get(cuts, c));
+            /* range first: converting an out-of-range double to float is undefined */
+            if (!(fabs(x) <= FLT_MAX) || (double)(float)x != x)
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: cuts[%zu]: %.17g is not a float value",
+                              f, c, x);
+            b->cuts[c] = (float)x;
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status parse_params(const json_t *obj, grove_params **out)
+{
+    grove_params *p = NULL;
+    grove_status st = grove_params_create(&p);
+    if (st != GROVE_OK) return st;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        if (!json_is_string(value)) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: expected a string, got %s", key, json_kind(value));
+            break;
+        }
+        for (int i = 0; i < GV_P_COUNT; i++)
+            if (!is_stored_param((gv_param_id)i) && !strcmp(key, gv_param_name((gv_param_id)i)))
+                st = gv_err(GROVE_ERR_MODEL, "%s: an execution setting, not stored in models",
+                            key);
+        if (st != GROVE_OK) break;
+        st = grove_params_set(p, key, json_string_value(value));
+        if (st != GROVE_OK) {
+            if (st == GROVE_ERR_PARAM) st = GROVE_ERR_MODEL;
+            break;
+        }
+    }
+    if (st != GROVE_OK) {
+        grove_params_free(p);
+        return st;
+    }
+    *out = p;
+    return GROVE_OK;
+}
+
+/* "format" and "version": is this a grove model that this build can read? */
+static grove_status check_format(const json_t *doc)
+{
+    if (!json_is_object(doc))
+        return gv_err(GROVE_ERR_MODEL, "not a grove model file (the JSON value is %s, not an "
+                      "object)", json_kind(doc));
+    const json_t *format = json_object_get(doc, "format");
+    if (!json_is_string(format) || strcmp(json_string_value(format), FORMAT_NAME) != 0)
+        return gv_err(GROVE_ERR_MODEL, "not a grove model file (no \"format\": \"%s\")",
+                      FORMAT_NAME);
+    const json_t *version = json_object_get(doc, "version");
+    const json_t *major = json_array_get(version, 0), *minor = json_array_get(version, 1);
+    if (json_array_size(version) != 2 || !json_is_integer(major) || !json_is_integer(minor) ||
+        json_integer_value(major) < 0 || json_integer_value(minor) < 0)
+        return gv_err(GROVE_ERR_MODEL, "version: expected [major, minor]");
+    long long ma = json_integer_value(major), mi = json_integer_value(minor);
+    if (ma > FORMAT_MAJOR)
+        return gv_err(GROVE_ERR_MODEL, "written by a newer grove (format %lld.%lld); this build "
+                      "reads format %d.x", ma, mi, FORMAT_MAJOR);
+    if (ma < FORMAT_MAJOR)
+        return gv_err(GROVE_ERR_MODEL, "format %lld.%lld is not supported; this build reads "
+                      "format %d.x", ma, mi, FORMAT_MAJOR);
+    /* A newer minor version adds only optional fields: it is read when every field in it is
+     * known here (check_fields below refuses the others by name). */
+    return GROVE_OK;
+}
+
+static grove_status check_checksum(json_t *doc)
+{
+    const json_t *v = json_object_get(doc, "crc32");
+    if (!v) return gv_err(GROVE_ERR_MODEL, "crc32: missing");
+    const char *stored = json_string_value(v);
+    if (!stored || strlen(stored) != 8 || strspn(stored, "0123456789abcdef") != 8)
+        return gv_err(GROVE_ERR_MODEL, "crc32: expected 8 lowercase hexadecimal digits");
+    char want[9], got[9];
+    memcpy(want, stored, 9);
+    json_object_del(doc, "crc32");
+    grove_status st = doc_checksum(doc, got);
+    if (st != GROVE_OK) return st;
+    if (strcmp(want, got) != 0)
+        return gv_err(GROVE_ERR_MODEL, "checksum mismatch: the file was modified or corrupted "
+                      "(crc32 %s stored, %s computed)", want, got);
+    return GROVE_OK;
+}
+
+/* Builds a model from a parsed document (modified: "crc32" is removed).  Messages have no
+ * file prefix. */
+static grove_status model_from_doc(json_t *doc, grove_model **out)
+{
+    grove_status st;
+    if ((st = check_format(doc)) != GROVE_OK || (st = check_checksum(doc)) != GROVE_OK ||
+        (st = check_fields(doc, top_fields, COUNT(top_fields), "the model file")) != GROVE_OK)
+        return st;
+    const char *grove_version, *algo, *kind;
+    int64_t n_outputs, n_train_rows;
+    const json_t *params, *schema, *model;
+    const json_t *bins = json_object_get(doc, "bins");
+    if ((st = gv_json_get_string(doc, "grove_version", &grove_version)) != GROVE_OK ||
+        (st = gv_json_get_string(doc, "algo", &algo)) != GROVE_OK ||
+        (st = gv_json_get_int(doc, "n_outputs", 1, MAX_OUTPUTS, &n_outputs)) != GROVE_OK ||
+        (st = gv_json_get_int(doc, "n_train_rows", 0, INT64_MAX, &n_train_rows)) != GROVE_OK ||
+        (st = get_object(doc, "params", &params)) != GROVE_OK ||
+        (st = get_object(doc, "schema", &schema)) != GROVE_OK ||
+        (st = get_object(doc, "model", &model)) != GROVE_OK)
+        return st;
+    if (!json_is_array(bins))
+        return gv_err(GROVE_ERR_MODEL, "bins: %s", bins ? "expected an array" : "missing");
+    if ((st = gv_json_get_string(model, "kind", &kind)) != GROVE_OK) {
+        gv_err_prefix("model");
+        return st;
+    }
+    const gv_component_vt *vt = gv_component_kind(kind);
+    if (!vt) return gv_err(GROVE_ERR_MODEL, "model: kind: unknown component kind '%s'", kind);
+
+    grove_model *m = gv_calloc(1, sizeof *m);
+    if (!m) return gv_err_nomem("a model");
+    m->n_outputs = (size_t)n_outputs;
+    m->n_train_rows = (size_t)n_train_rows;
+    if (!(m->algo = gv_strdup(algo))) {
+        st = gv_err_nomem("a model");
+        goto fail;
+    }
+    if ((st = parse_params(params, &m->params)) != GROVE_OK) {
+        gv_err_prefix("params");
+        goto fail;
+    }
+    if ((st = parse_schema(schema, &m->schema)) != GROVE_OK) {
+        gv_err_prefix("schema");
+        goto fail;
+    }
+    /* The schema is in place, so gv_model_free can free the mappers from here on. */
+    if (!(m->mappers = gv_calloc(m->schema->n_features, sizeof *m->mappers))) {
+        st = gv_err_nomem("the bin mappers");
+        goto fail;
+    }
+    if ((st = parse_bins(bins, m->schema, m->mappers)) != GROVE_OK ||
+        (st = check_model_head(m)) != GROVE_OK)
+        goto fail;
+    void *impl = NULL;
+    if ((st = vt->from_json(model, m->schema, &impl)) != GROVE_OK) {
+        gv_err_prefix("model");
+        goto fail;
+    }
+    m->root.vt = vt;
+    m->root.impl = impl;
+    if ((st = check_model_root(m, 0)) != GROVE_OK) goto fail;
+    *out = m;
+    return GROVE_OK;
+fail:
+    gv_model_free(m);
+    return st;
+}
+
+grove_status gv_model_from_text(const char *text, size_t len, const char *source,
+                                grove_model **out)
+{
+    *out = NULL;
+    if (len == 0) return gv_err(GROVE_ERR_MODEL, "%s: empty file, not a grove model", source);
+    json_error_t jerr;
+    /* Duplicate keys would let two readers see different models in one file. */
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc) {
+        if (json_error_code(&jerr) == json_error_out_of_memory)
+            return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source);
+        return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr.line, jerr.column, jerr.text);
+    }
+    grove_status st = model_from_doc(doc, out);
+    json_decref(doc);
+    if (st != GROVE_OK) gv_err_prefix("%s", source);
+    return st;
+}
+
+/* ---- files ---- */
+
+static const char *errno_text(int e, char *buf, size_t size)
+{
+    if (strerror_r(e, buf, size) != 0) snprintf(buf, size, "error %d", e);
+    return buf;
+}
+
+/* The process umask without changing it (umask() would, racing with other threads): read from
+ * /proc on Linux, else the common 022. */
+static mode_t current_umask(void)
+{
+    mode_t mask = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return mask;
+    char line[256];
+    unsigned int v;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &v) == 1) {
+            mask = (mode_t)(v & 0777);
+            break;
+        }
+    fclose(f);
+    return mask;
+}
+
+/* Writes data to `path` through a temporary file in the same folder (see the top of the file). */
+static grove_status write_atomic(const char *path, const char *data, size_t len)
+{
+    static const char pattern[] = ".grove-save-XXXXXX";
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    char *tmp = gv_malloc(dir_len + sizeof pattern);
+    if (!tmp) return gv_err_nomem("a file name");
+    memcpy(tmp, path, dir_len);
+    memcpy(tmp + dir_len, pattern, sizeof pattern);
+
+    /* mkstemp creates the file 0600; give it the mode an ordinary create would: the old
+     * file's, or 0666 minus the umask. */
+    struct stat old;
+    mode_t mode = stat(path, &old) == 0 ? (old.st_mode & 0777) : (0666 & ~current_umask());
+
+    const char *what = "cannot create a temporary file in its folder";
+    FILE *f = NULL;
+    int fd = mkstemp(tmp);
+    if (fd < 0) goto fail;
+    what = "cannot write";
+    if (!(f = fdopen(fd, "wb"))) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        goto fail;
+    }
+    /* A failing fchmod leaves a private (0600) but complete file: not worth failing for. */
+    (void)fchmod(fd, mode);
+    if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
+    int rc = fclose(f);
+    f = NULL;
+    if (rc != 0) goto fail;
+    what = "cannot replace";
+    if (rename(tmp, path) != 0) goto fail;
+    gv_free(tmp);
+
+    /* Make the rename itself durable; folders that cannot be synced are not an error. */
+    char dir[4096];
+    if (dir_len < sizeof dir) {
+        memcpy(dir, dir_len ? path : ".", dir_len ? dir_len : 1);
+        dir[dir_len ? dir_len : 1] = '\0';
+        int dfd = open(dir, O_RDONLY);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+    }
+    return GROVE_OK;
+
+fail:;
+    int e = errno;
+    char msg[128];
+    if (f) fclose(f);
+    if (fd >= 0) unlink(tmp);
+    gv_free(tmp);
+    return gv_err(GROVE_ERR_IO, "%s: %s: %s", path, what, errno_text(e, msg, sizeof msg));
+}
+
+grove_status grove_model_save(const grove_model *model, const char *path)
+{
+    gv_err_clear();
+    if (!model || !path) return gv_err(GROVE_ERR_ARG, "grove_model_save: NULL argument");
+    gv_buf text;
+    grove_status st = gv_model_to_text(model, &text);
+    if (st != GROVE_OK) {
+        gv_err_prefix("%s", path);
+        return st;
+    }
+    st = write_atomic(path, text.data, text.len);
+    gv_buf_free(&text);
+    return st;
+}
+
+/* Reads a whole file into `out` (NUL-terminated). */
+static grove_status read_file(const char *path, gv_buf *out)
+{
+    char msg[128];
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path,
+                      errno_text(errno, msg, sizeof msg));
+    grove_status st = GROVE_OK;
+    for (;;) {
+        if (gv_buf_reserve(out, 65536) != 0) {
+            st = gv_err_nomem("the model file");
+            break;
+        }
+        size_t n = fread(out->data + out->len, 1, out->cap - out->len - 1, f);
+        out->len += n;
+        out->data[out->len] = '\0';
+        if (n == 0) {
+            if (ferror(f))
+                st = gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
+                            errno_text(errno, msg, sizeof msg));
+            break;
+        }
+    }
+    fclose(f);
+    if (st != GROVE_OK) gv_buf_free(out);
+    return st;
+}
+
+grove_status grove_model_load(const char *path, grove_model **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_load: out is NULL");
+    *out = NULL;
+    if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
+    gv_buf text;
+    grove_status st = read_file(path, &text);
+    if (st != GROVE_OK) return st;
+    st = gv_model_from_text(text.data, text.len, path, out);
+    gv_buf_free(&text);
+    return st;
+}
+
+/* ---- description ---- */
+
+static json_t *component_summary(const gv_component *c)
+{
+    json_t *obj = json_object();
+    int bad = !obj || set_new(obj, "kind", json_string(c->vt->kind));
+    if (c->vt == &gv_tree_component) {
+        const gv_tree *t = c->impl;
+        bad |= set_new(obj, "n_nodes", json_integer((json_int_t)t->n_nodes));
+        bad |= set_new(obj, "n_leaves", json_integer((json_int_t)gv_tree_n_leaves(t)));
+        bad |= set_new(obj, "depth", json_integer(gv_tree_depth(t)));
+    }
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+grove_status grove_model_info_json(const grove_model *model, char **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_info_json: out is NULL");
+    *out = NULL;
+    if (!model) return gv_err(GROVE_ERR_ARG, "grove_model_info_json: model is NULL");
+    const grove_model *m = model;
+    const grove_schema *s = m->schema;
+    grove_status st = check_strings(m); /* json_string() refuses what is not UTF-8 */
+    if (st != GROVE_OK) return st;
+    json_t *info = json_object(), *features = json_array();
+    int bad = !info || !features;
+    bad |= set_new(info, "algo", json_string(m->algo));
+    bad |= set_new(info, "task", json_string(s->task == GROVE_CLASSIFICATION ? "classification"
+                                                                             : "regression"));
+    bad |= set_new(info, "label", json_string(s->label_name));
+    bad |= set_new(info, "n_features", json_integer((json_int_t)s->n_features));
+    for (size_t f = 0; f < s->n_features && !bad; f++) {
+        json_t *feat = json_object();
+        bad |= set_new(feat, "name", json_string(s->feature_names[f]));
+        bad |= set_new(feat, "type", json_string(s->is_categorical[f] ? "categorical"
+                                                                      : "numeric"));
+        if (s->is_categorical[f])
+            bad |= set_new(feat, "n_categories", json_integer((json_int_t)s->categories[f].n));
+        bad |= json_array_append_new(features, feat);
+    }
+    bad |= json_object_set(info, "features", features);
+    bad |= set_new(info, "classes", strings_to_json(s->classes.names, s->classes.n));
+    bad |= set_new(info, "n_outputs", json_integer((json_int_t)m->n_outputs));
+    bad |= set_new(info, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
+    bad |= set_new(info, "params", params_to_json(m->params));
+    bad |= set_new(info, "model", component_summary(&m->root));
+    json_decref(features);
+    gv_buf text = {0};
+    /* one line: `grove info --json` prints it as it is */
+    if (!bad && json_dump_callback(info, buf_callback, &text,
+                                   JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                       JSON_REAL_PRECISION(17)) != 0)
+        bad = 1;
+    json_decref(info);
+    if (bad || !text.data) {
+        gv_buf_free(&text);
+        return gv_err_nomem("the model description");
+    }
+    *out = text.data; /* gv_buf memory is gv_malloc'ed: grove_string_free frees it */
+    return GROVE_OK;
+}

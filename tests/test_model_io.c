@@ -1,0 +1,1161 @@
+/*
+ * test_model_io.c -- the model file (model/model_io.c), the tree component and tree walks
+ * (learn/tree_component.c, learn/tree_predict.c).
+ *
+ * A hand-made 3-class model over numeric and categorical features, with a tree that has every
+ * split type (NUM, CAT_SET, CAT_MULTI), missing-value defaults and a category without a child.
+ * Checked: the walks against a hand-written reference and against each other (raw vs binned);
+ * save -> load -> predict bit-identical; deterministic bytes; jansson re-serialisation of a
+ * file is byte-identical; atomic save (no temp files left, old file intact on failure); the
+ * loader rejects empty, truncated (every prefix), corrupted, foreign and newer files and every
+ * structural corruption (with the checksum recomputed so that structure, not the checksum,
+ * rejects them) and random structural edits; out-of-memory loops over save and load; the
+ * stored v1.0 file still loads.
+ *
+ * Set GROVE_REGEN_MODELS=1 to rewrite tests/data/models/tree-1.0.json (only when the format
+ * version changes: old files must keep loading).
+ */
+#include "check.h"
+
+#include "model/model.h"
+#include "core/params.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+#define FILE_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+#define GOLDEN "tests/data/models/tree-1.0.json"
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, 512, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* ---- the hand-made model ---- */
+
+/* Features: x (numeric), color (red green blue yellow), shape (circle square triangle), y2. */
+static grove_schema *make_schema(void)
+{
+    grove_schema *s = gv_schema_new(4);
+    const char *names[] = {"x", "color", "shape", "y2"};
+    for (int f = 0; f < 4; f++) {
+        gv_free(s->feature_names[f]);
+        s->feature_names[f] = gv_strdup(names[f]);
+    }
+    const char *colors[] = {"red", "green", "blue", "yellow"};
+    const char *shapes[] = {"circle", "square", "triangle"};
+    const char *classes[] = {"a", "b", "c"};
+    s->is_categorical[1] = s->is_categorical[2] = 1;
+    for (int c = 0; c < 4; c++) gv_dict_add(&s->categories[1], colors[c], strlen(colors[c]));
+    for (int c = 0; c < 3; c++) gv_dict_add(&s->categories[2], shapes[c], strlen(shapes[c]));
+    for (int c = 0; c < 3; c++) gv_dict_add(&s->classes, classes[c], strlen(classes[c]));
+    gv_free(s->label_name);
+    s->label_name = gv_strdup("label");
+    s->task = GROVE_CLASSIFICATION;
+    return s;
+}
+
+static const float x_cuts[] = {0.5f, 1.5f, 2.5f};
+static const float y2_cuts[] = {-1.0f, 0.25f};
+
+static gv_bin_mapper *make_mappers(void)
+{
+    gv_bin_mapper *m = gv_calloc(4, sizeof *m);
+    m[0].n_cuts = 3;
+    m[0].n_bins = 5;
+    m[0].cuts = gv_malloc(sizeof x_cuts);
+    memcpy(m[0].cuts, x_cuts, sizeof x_cuts);
+    m[1].is_categorical = 1;
+    m[1].n_bins = 5;
+    m[2].is_categorical = 1;
+    m[2].n_bins = 4;
+    m[3].n_cuts = 2;
+    m[3].n_bins = 4;
+    m[3].cuts = gv_malloc(sizeof y2_cuts);
+    memcpy(m[3].cuts, y2_cuts, sizeof y2_cuts);
+    return m;
+}
+
+/*
+ *  0 NUM x <= 1.5 (bin <= 2), missing left ----------- 1 CAT_SET color {red, blue} -> 3 | 4,
+ *  |                                                       missing/unknown -> 3 (left)
+ *  +-- 2 CAT_MULTI shape: circle -> 5, square -> (none), triangle -> 6; default child 7
+ *                                               7 NUM y2 <= -1 (bin <= 1), missing right -> 8 | 9
+ * Leaves 3 4 5 6 8 9 keep left = right = 0 in memory (as a zeroing grower would): the writer
+ * must normalise them.
+ */
+static gv_tree *make_tree(void)
+{
+    gv_tree *t = gv_calloc(1, sizeof *t);
+    t->n_nodes = 10;
+    t->n_outputs = 3;
+    t->nodes = gv_calloc(10, sizeof *t->nodes);
+    t->values = gv_malloc_array(30, sizeof *t->values);
+    t->n_cat_data = 4;
+    t->cat_data = gv_malloc_array(4, sizeof *t->cat_data);
+    uint32_t cat[] = {(1u << 0) | (1u << 2), 5, UINT32_MAX, 6};
+    memcpy(t->cat_data, cat, sizeof cat);
+    static const int depth[] = {0, 1, 1, 2, 2, 2, 2, 2, 3, 3};
+    for (int k = 0; k < 10; k++) {
+        gv_tree_node *n = &t->nodes[k];
+        n->feature = -1;
+        n->type = GV_NODE_LEAF;
+        n->depth = (uint16_t)depth[k];
+        n->weight = 10.0 / (k + 1);
+        n->count = 20 - k;
+        /* values with no short decimal form: the round trip must be exact */
+        double p0 = 1.0 / (k + 3), p1 = 1.0 / (k + 7);
+        t->values[3 * k] = p0;
+        t->values[3 * k + 1] = p1;
+        t->values[3 * k + 2] = 1.0 - p0 - p1;
+    }
+    t->nodes[0] = (gv_tree_node){.feature = 0, .type = GV_NODE_NUM, .default_left = 1,
+                                 .bin_split = 2, .threshold = 1.5f, .left = 1, .right = 2,
+                                 .gain = 0.1, .weight = 10, .count = 20};
+    t->nodes[1] = (gv_tree_node){.feature = 1, .type = GV_NODE_CAT_SET, .default_left = 1,
+                                 .depth = 1, .left = 3, .right = 4, .cat_begin = 0, .cat_len = 1,
+                                 .gain = 1.0 / 3, .weight = 5, .count = 11};
+    t->nodes[2] = (gv_tree_node){.feature = 2, .type = GV_NODE_CAT_MULTI, .depth = 1,
+                                 .left = 5, /* unused by CAT_MULTI: written as -1 */
+                                 .right = 7, .cat_begin = 1, .cat_len = 3, .gain = 2.0 / 7,
+                                 .weight = 5, .count = 9};
+    t->nodes[7] = (gv_tree_node){.feature = 3, .type = GV_NODE_NUM, .default_left = 0,
+                                 .depth = 2, .bin_split = 1, .threshold = -1.0f, .left = 8,
+                                 .right = 9, .gain = 1e-300, .weight = 2.5, .count = 4};
+    return t;
+}
+
+static grove_model *make_model(void)
+{
+    grove_model *m = gv_calloc(1, sizeof *m);
+    m->schema = make_schema();
+    m->mappers = make_mappers();
+    m->algo = gv_strdup("tree");
+    grove_params_create(&m->params);
+    grove_params_set(m->params, "max_depth", "3");
+    grove_params_set(m->params, "seed", "42");
+    grove_params_set(m->params, "label", "label");
+    m->n_outputs = 3;
+    m->n_train_rows = 123;
+    m->root.vt = &gv_tree_component;
+    m->root.impl = make_tree();
+    return m;
+}
+
+/* The leaf of the tree above for one row, written out by hand from tree.h's semantics. */
+static int is_code(float v, int n) { return v >= 0 && v < (float)n && v == floorf(v); }
+
+static size_t reference_leaf(float x, float color, float shape, float y2)
+{
+    if (isnan(x) || x <= 1.5f) {
+        if (is_code(color, 32)) return ((int)color == 0 || (int)color == 2) ? 3 : 4;
+        return 3; /* missing, or a code the 1-word set does not cover: default (left) */
+    }
+    if (is_code(shape, 3) && (int)shape == 0) return 5;
+    if (is_code(shape, 3) && (int)shape == 2) return 6;
+    if (isnan(y2)) return 9;
+    return y2 <= -1.0f ? 8 : 9;
+}
+
+static const float xs[] = {NAN, -3, 0.5f, 1.0f, 1.5f, 1.50000012f, 2.5f, 3};
+static const float colors[] = {NAN, 0, 1, 2, 3, 7, 31, 32, 40, -1, 2.5f, 1e10f};
+static const float shapes[] = {NAN, 0, 1, 2, 3, -3, 1.5f, 4e9f};
+static const float y2s[] = {NAN, -2, -1, -0.5f, 0.25f, 5};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every combination; `valid_only` keeps NaN and real category codes (what binning can hold). */
+static grove_dataset *make_data(int valid_only)
+{
+    size_t n = 0, cap = N_OF(xs) * N_OF(colors) * N_OF(shapes) * N_OF(y2s);
+    grove_dataset *d = gv_dataset_new(make_schema(), cap, 0);
+    for (size_t a = 0; a < N_OF(xs); a++)
+        for (size_t b = 0; b < N_OF(colors); b++)
+            for (size_t c = 0; c < N_OF(shapes); c++)
+                for (size_t e = 0; e < N_OF(y2s); e++) {
+                    if (valid_only && ((!isnan(colors[b]) && !is_code(colors[b], 4)) ||
+                                       (!isnan(shapes[c]) && !is_code(shapes[c], 3))))
+                        continue;
+                    d->values[0 * cap + n] = xs[a];
+                    d->values[1 * cap + n] = colors[b];
+                    d->values[2 * cap + n] = shapes[c];
+                    d->values[3 * cap + n] = y2s[e];
+                    n++;
+                }
+    /* shrink to n rows: the layout is column-major with stride n_rows */
+    for (size_t f = 1; f < 4; f++)
+        memmove(d->values + f * n, d->values + f * cap, n * sizeof(float));
+    d->n_rows = n;
+    return d;
+}
+
+/* bin.h's rule, written independently: bin 0 missing; numeric 1 + #(cuts < x); code + 1. */
+static uint32_t reference_bin(const gv_bin_mapper *m, float x)
+{
+    if (isnan(x)) return 0;
+    if (m->is_categorical) return (uint32_t)x + 1;
+    uint32_t b = 1;
+    for (uint32_t c = 0; c < m->n_cuts; c++) b += m->cuts[c] < x;
+    return b;
+}
+
+static gv_binned *bin_by_hand(const grove_dataset *d, const gv_bin_mapper *mappers, int wide)
+{
+    gv_binned *b = gv_calloc(1, sizeof *b);
+    b->n_rows = d->n_rows;
+    b->n_features = 4;
+    b->mappers = mappers;
+    b->wide = wide;
+    if (wide)
+        b->bins16 = gv_malloc_array(4 * d->n_rows, sizeof *b->bins16);
+    else
+        b->bins8 = gv_malloc_array(4 * d->n_rows, sizeof *b->bins8);
+    for (size_t f = 0; f < 4; f++)
+        for (size_t i = 0; i < d->n_rows; i++) {
+            uint32_t v = reference_bin(&mappers[f], gv_value(d, f, i));
+            if (wide)
+                b->bins16[f * d->n_rows + i] = (uint16_t)v;
+            else
+                b->bins8[f * d->n_rows + i] = (uint8_t)v;
+        }
+    return b;
+}
+
+static void free_binned_by_hand(gv_binned *b)
+{
+    gv_free(b->bins8);
+    gv_free(b->bins16);
+    gv_free(b);
+}
+
+/* ---- file helpers ---- */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+    s[n] = '\0';
+    fclose(f);
+    if (len) *len = (size_t)n;
+    return s;
+}
+
+static void write_all(const char *path, const char *s, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(s, 1, len, f);
+    fclose(f);
+}
+
+/* Files in the temp dir whose name starts with ".grove-save-" (left-over temporaries). */
+static int count_temp_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += !strncmp(e->d_name, ".grove-save-", 12);
+    closedir(d);
+    return n;
+}
+
+/* ---- tests ---- */
+
+static void test_walks(void)
+{
+    gv_tree *t = make_tree();
+    grove_schema *s = make_schema();
+    CHECK_OK(gv_tree_validate(t, s));
+    CHECK_EQ_INT(gv_tree_n_leaves(t), 6);
+    CHECK_EQ_INT(gv_tree_depth(t), 3);
+
+    grove_dataset *d = make_data(0);
+    CHECK(d->n_rows == N_OF(xs) * N_OF(colors) * N_OF(shapes) * N_OF(y2s));
+    int seen[10] = {0};
+    for (size_t i = 0; i < d->n_rows; i++) {
+        size_t want = reference_leaf(gv_value(d, 0, i), gv_value(d, 1, i), gv_value(d, 2, i),
+                                     gv_value(d, 3, i));
+        size_t got = gv_tree_leaf(t, d, i);
+        if (got != want)
+            fprintf(stderr, "row x=%g color=%g shape=%g y2=%g\n", gv_value(d, 0, i),
+                    gv_value(d, 1, i), gv_value(d, 2, i), gv_value(d, 3, i));
+        CHECK_EQ_INT(got, want);
+        seen[got]++;
+    }
+    for (int k = 3; k < 10; k++)
+        if (k != 7) CHECK(seen[k] > 0); /* every leaf reached */
+
+    /* raw and binned walks agree on data the mappers can bin (8- and 16-bit bins) */
+    gv_bin_mapper *mappers = make_mappers();
+    grove_dataset *dv = make_data(1);
+    for (int wide = 0; wide <= 1; wide++) {
+        gv_binned *b = bin_by_hand(dv, mappers, wide);
+        for (size_t i = 0; i < dv->n_rows; i++)
+            CHECK_EQ_INT(gv_tree_leaf_binned(t, b, i), gv_tree_leaf(t, dv, i));
+        free_binned_by_hand(b);
+    }
+    /* ... and on the same data binned by bin/ itself */
+    gv_binned *built = NULL;
+    CHECK_OK(gv_binned_build(dv, mappers, 1, &built));
+    for (size_t i = 0; built && i < dv->n_rows; i++)
+        CHECK_EQ_INT(gv_tree_leaf_binned(t, built, i), gv_tree_leaf(t, dv, i));
+    gv_binned_free(built);
+    gv_bin_mappers_free(mappers, 4);
+    grove_dataset_free(dv);
+    grove_dataset_free(d);
+
+    /* a single-leaf tree */
+    gv_tree one = {.n_nodes = 1, .n_outputs = 1};
+    gv_tree_node leaf = {.feature = -1};
+    double v = 2.5;
+    one.nodes = &leaf;
+    one.values = &v;
+    CHECK_OK(gv_tree_validate(&one, s));
+    CHECK_EQ_INT(gv_tree_n_leaves(&one), 1);
+    CHECK_EQ_INT(gv_tree_depth(&one), 0);
+    gv_schema_free(s);
+    gv_tree_free(t);
+}
+
+/* In-memory validation: each corruption of a valid tree, and the message naming the node. */
+static void test_validate_in_memory(void)
+{
+    grove_schema *s = make_schema();
+    struct {
+        int node;
+        const char *field;
+        long value;
+        const char *want;
+    } cases[] = {
+        {0, "left", 10, "node 0: left child 10 is not a node"},
+        {0, "right", -1, "node 0: right child -1 is not a node"},
+        {7, "right", 7, "node 7: right child 7 is not after its parent"},
+        {7, "left", 2, "node 7: left child 2 is not after its parent"},
+        {1, "right", 5, "already a child of node 1"},
+        {0, "feature", 4, "node 0: feature 4 is not a feature"},
+        {0, "feature", 1, "node 0: a numeric split on categorical feature 1 ('color')"},
+        {1, "type", GV_NODE_NUM, "node 1: a numeric split on categorical feature 1"},
+        {0, "type", 9, "node 0: unknown node type 9"},
+        {3, "feature", 2, "node 3: a leaf with feature 2"},
+        {1, "cat_begin", 4, "node 1: categories [4, 4 + 1) lie outside cat_data"},
+        {2, "cat_begin", 2, "node 2: categories [2, 2 + 3) lie outside cat_data"},
+        {2, "cat_len", 2, "node 2: a child map of 2 entries for feature 'shape' with 3"},
+        {1, "cat_len", 0, "node 1: a category set of 0 words"},
+        {1, "cat_len", 2, "node 1: a category set of 2 words"},
+        {0, "bin_split", 0, "node 0: bin_split must be >= 1"},
+        {5, "depth", 3, "node 5: depth 3, but its parent 2 has depth 1"},
+        {0, "depth", 1, "node 0: the root has depth 1"},
+        {0, "default_left", 2, "node 0: default_left must be 0 or 1"},
+    };
+    for (size_t c = 0; c < N_OF(cases); c++) {
+        gv_tree *t = make_tree();
+        gv_tree_node *n = &t->nodes[cases[c].node];
+        const char *f = cases[c].field;
+        long v = cases[c].value;
+        if (!strcmp(f, "left")) n->left = (int32_t)v;
+        if (!strcmp(f, "right")) n->right = (int32_t)v;
+        if (!strcmp(f, "feature")) n->feature = (int32_t)v;
+        if (!strcmp(f, "type")) n->type = (uint8_t)v;
+        if (!strcmp(f, "cat_begin")) n->cat_begin = (uint32_t)v;
+        if (!strcmp(f, "cat_len")) n->cat_len = (uint32_t)v;
+        if (!strcmp(f, "bin_split")) n->bin_split = (uint32_t)v;
+        if (!strcmp(f, "depth")) n->depth = (uint16_t)v;
+        if (!strcmp(f, "default_left")) n->default_left = (uint8_t)v;
+        CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+        CHECK_CONTAINS(grove_last_error(), cases[c].want);
+        gv_tree_free(t);
+    }
+    /* child-map entries, values, thresholds, and unreachable nodes */
+    gv_tree *t = make_tree();
+    t->cat_data[3] = 100;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 2: child of category 2 100 is not a node");
+    t->cat_data[3] = 5; /* two categories to one child is fine, but then 6 is unreachable */
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 6: not reachable from the root");
+    t->cat_data[3] = 6;
+    t->nodes[0].threshold = NAN;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 0: threshold nan is not finite");
+    t->nodes[0].threshold = 1.5f;
+    t->values[4] = NAN;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 1: value 1 is not finite");
+    t->values[4] = 1.5;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 1: class probability 1 is 1.5, outside [0, 1]");
+    t->values[4] = 0.5;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 1: class probabilities sum to");
+    t->values[4] = 1.0 / 8;
+    t->nodes[4].count = -1;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "node 4: gain 0, weight");
+    t->nodes[4].count = 16;
+    t->n_outputs = 2;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "the tree has 2 outputs");
+    t->n_outputs = 3;
+    CHECK_OK(gv_tree_validate(t, s));
+    t->n_nodes = 0;
+    CHECK_STATUS(gv_tree_validate(t, s), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "the tree has no nodes");
+    t->n_nodes = 10;
+    gv_tree_free(t);
+    gv_schema_free(s);
+}
+
+static void predict_all(const grove_model *m, const grove_dataset *d, double *out)
+{
+    for (size_t i = 0; i < d->n_rows; i++)
+        m->root.vt->predict_row(m->root.impl, d, i, out + i * m->n_outputs);
+}
+
+static void test_round_trip(void)
+{
+    grove_model *m = make_model();
+    const char *p1 = tmp_path("m1.json"), *p2 = tmp_path("m2.json"), *p3 = tmp_path("m3.json");
+    CHECK_OK(grove_model_save(m, p1));
+    CHECK_OK(grove_model_save(m, p2));
+    size_t n1, n2, n3;
+    char *t1 = read_all(p1, &n1), *t2 = read_all(p2, &n2);
+    CHECK(n1 > 0 && n1 == n2 && memcmp(t1, t2, n1) == 0); /* deterministic bytes */
+    struct stat fst;
+    CHECK(stat(p1, &fst) == 0 && (fst.st_mode & 0777) == 0644); /* 0666 - umask, not 0600 */
+
+    grove_model *l = NULL;
+    CHECK_OK(grove_model_load(p1, &l));
+    if (!l) return;
+    CHECK_STR(grove_model_algo(l), "tree");
+    CHECK_EQ_INT(grove_model_n_outputs(l), 3);
+    CHECK_EQ_INT(l->n_train_rows, 123);
+    CHECK(gv_schema_equal(grove_model_schema(l), m->schema));
+    CHECK_STR(grove_model_schema(l)->label_name, "label");
+    char buf[64];
+    CHECK_OK(grove_params_get(l->params, "max_depth", buf, sizeof buf));
+    CHECK_STR(buf, "3");
+    CHECK_OK(grove_params_get(l->params, "seed", buf, sizeof buf));
+    CHECK_STR(buf, "42");
+    CHECK(strstr(t1, "\"threads\"") == NULL); /* not part of a model */
+    /* the file does not depend on the thread count the model was trained with */
+    CHECK_OK(grove_params_set(m->params, "threads", "7"));
+    gv_buf text7;
+    CHECK_OK(gv_model_to_text(m, &text7));
+    CHECK(text7.len == n1 && memcmp(text7.data, t1, n1) == 0);
+    gv_buf_free(&text7);
+    for (size_t f = 0; f < 4; f++) {
+        CHECK_EQ_INT(l->mappers[f].n_bins, m->mappers[f].n_bins);
+        CHECK_EQ_INT(l->mappers[f].n_cuts, m->mappers[f].n_cuts);
+        CHECK_EQ_INT(l->mappers[f].is_categorical, m->mappers[f].is_categorical);
+        for (uint32_t c = 0; c < m->mappers[f].n_cuts; c++)
+            CHECK_EQ_DBL(l->mappers[f].cuts[c], m->mappers[f].cuts[c]);
+    }
+    const gv_tree *a = m->root.impl, *b = l->root.impl;
+    CHECK(l->root.vt == &gv_tree_component);
+    CHECK_EQ_INT(b->n_nodes, a->n_nodes);
+    CHECK(memcmp(a->values, b->values, 30 * sizeof(double)) == 0);
+    CHECK(memcmp(a->cat_data, b->cat_data, 4 * sizeof(uint32_t)) == 0);
+    for (size_t k = 0; k < a->n_nodes; k++) {
+        CHECK_EQ_DBL(b->nodes[k].gain, a->nodes[k].gain); /* 1/3, 2/7, 1e-300: exact */
+        CHECK_EQ_DBL(b->nodes[k].weight, a->nodes[k].weight);
+        CHECK_EQ_DBL(b->nodes[k].threshold, a->nodes[k].threshold);
+        if (a->nodes[k].type == GV_NODE_LEAF) CHECK_EQ_INT(b->nodes[k].left, -1); /* normalised */
+    }
+    CHECK_EQ_INT(b->nodes[2].left, -1);
+
+    /* predictions bit-identical on every row, NaNs and odd codes included */
+    grove_dataset *d = make_data(0);
+    double *pa = malloc(d->n_rows * 3 * sizeof *pa), *pb = malloc(d->n_rows * 3 * sizeof *pb);
+    predict_all(m, d, pa);
+    predict_all(l, d, pb);
+    CHECK(memcmp(pa, pb, d->n_rows * 3 * sizeof *pa) == 0);
+    for (size_t i = 0; i < d->n_rows; i++) {
+        size_t leaf = reference_leaf(gv_value(d, 0, i), gv_value(d, 1, i), gv_value(d, 2, i),
+                                     gv_value(d, 3, i));
+        if (memcmp(pb + 3 * i, a->values + 3 * leaf, 3 * sizeof(double)) != 0) {
+            CHECK_EQ_INT(i, -1);
+            break;
+        }
+    }
+    free(pa);
+    free(pb);
+    grove_dataset_free(d);
+
+    /* save(load(file)) == file */
+    CHECK_OK(grove_model_save(l, p3));
+    char *t3 = read_all(p3, &n3);
+    CHECK(n3 == n1 && memcmp(t1, t3, n1) == 0);
+
+    /* jansson re-serialisation of the file is byte-identical (reals print as %.17g) */
+    json_error_t err;
+    json_t *doc = json_loadb(t1, n1, 0, &err);
+    CHECK(doc != NULL);
+    char *again = json_dumps(doc, FILE_FLAGS);
+    CHECK(again && strlen(again) + 1 == n1 && memcmp(again, t1, n1 - 1) == 0 && t1[n1 - 1] == '\n');
+    free(again);
+    json_decref(doc);
+
+    /* gv_model_to_text == the file */
+    gv_buf text;
+    CHECK_OK(gv_model_to_text(m, &text));
+    CHECK(text.len == n1 && memcmp(text.data, t1, n1) == 0);
+    gv_buf_free(&text);
+
+    /* the description */
+    char *info = NULL;
+    CHECK_OK(grove_model_info_json(l, &info));
+    json_t *j = json_loads(info ? info : "", 0, &err);
+    CHECK(j != NULL);
+    CHECK_STR(json_string_value(json_object_get(j, "algo")), "tree");
+    CHECK_STR(json_string_value(json_object_get(j, "task")), "classification");
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "n_features")), 4);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "n_outputs")), 3);
+    CHECK_EQ_INT(json_integer_value(json_object_get(j, "n_train_rows")), 123);
+    CHECK_STR(json_string_value(json_array_get(json_object_get(j, "classes"), 2)), "c");
+    CHECK_STR(json_string_value(
+                  json_object_get(json_array_get(json_object_get(j, "features"), 1), "name")),
+              "color");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(j, "params"), "max_depth")), "3");
+    json_t *summary = json_object_get(j, "model");
+    CHECK_STR(json_string_value(json_object_get(summary, "kind")), "tree");
+    CHECK_EQ_INT(json_integer_value(json_object_get(summary, "n_nodes")), 10);
+    CHECK_EQ_INT(json_integer_value(json_object_get(summary, "n_leaves")), 6);
+    CHECK_EQ_INT(json_integer_value(json_object_get(summary, "depth")), 3);
+    json_decref(j);
+    grove_string_free(info);
+
+    /* arguments */
+    CHECK_STATUS(grove_model_save(NULL, p1), GROVE_ERR_ARG);
+    CHECK_STATUS(grove_model_save(m, NULL), GROVE_ERR_ARG);
+    grove_model *none = (grove_model *)1;
+    CHECK_STATUS(grove_model_load(NULL, &none), GROVE_ERR_ARG);
+    CHECK(none == NULL);
+    CHECK_STATUS(grove_model_load(p1, NULL), GROVE_ERR_ARG);
+    CHECK_STATUS(grove_model_info_json(NULL, &info), GROVE_ERR_ARG);
+    CHECK(grove_model_schema(NULL) == NULL && grove_model_n_outputs(NULL) == 0);
+    grove_model_free(NULL);
+
+    free(t1);
+    free(t2);
+    free(t3);
+    grove_model_free(l);
+    grove_model_free(m);
+}
+
+/* The writer refuses a model the reader would refuse (our trainer's bugs show at save time). */
+static void test_save_refuses_invalid(void)
+{
+    const char *p = tmp_path("invalid.json");
+    grove_model *m = make_model();
+    gv_tree *t = m->root.impl;
+    t->nodes[0].threshold = 1.25f; /* not the cut point of bin_split 2 */
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "cannot write an invalid model: model: node 0: threshold "
+                                       "1.25 is not cut point 2 (1.5) of feature 'x'");
+    t->nodes[0].threshold = 1.5f;
+    t->nodes[0].bin_split = 4;
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "node 0: bin_split 4, but feature 'x' has 3 cut points");
+    t->nodes[0].bin_split = 2;
+    t->values[0] = NAN;
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "node 0: value 0 is not finite");
+    t->values[0] = 1.0 / 3;
+    m->mappers[0].cuts[1] = 0.25f;
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "bins[0]: cuts[1] = 0.25 is not above cuts[0] = 0.5");
+    m->mappers[0].cuts[1] = 1.5f;
+    gv_free(m->schema->feature_names[3]);
+    m->schema->feature_names[3] = gv_strdup("color");
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "features[3]: the name 'color' is also feature 1");
+    gv_free(m->schema->feature_names[3]);
+    m->schema->feature_names[3] = gv_strdup("y\xff");
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "the name of feature 3 is not valid UTF-8");
+    gv_free(m->schema->feature_names[3]);
+    m->schema->feature_names[3] = gv_strdup("y2");
+    gv_free(m->algo);
+    m->algo = gv_strdup("id3");
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "algo: 'id3' differs from the parameter algo 'tree'");
+    gv_free(m->algo);
+    m->algo = gv_strdup("tree");
+    m->n_outputs = 1;
+    CHECK_STATUS(grove_model_save(m, p), GROVE_ERR_INTERNAL);
+    CHECK_CONTAINS(grove_last_error(), "n_outputs: must be 3 (the number of classes), got 1");
+    m->n_outputs = 3;
+    CHECK_OK(grove_model_save(m, p));
+    CHECK(access(p, F_OK) == 0);
+    grove_model_free(m);
+}
+
+static void test_atomic_save(void)
+{
+    grove_model *m = make_model();
+    char path[600];
+
+    /* a folder that does not exist: an error naming the path, nothing created */
+    snprintf(path, sizeof path, "%s/no/such/dir/m.json", tmpdir);
+    CHECK_STATUS(grove_model_save(m, path), GROVE_ERR_IO);
+    CHECK_CONTAINS(grove_last_error(), path);
+    CHECK_CONTAINS(grove_last_error(), "No such file or directory");
+    CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+
+    /* replacing an existing file */
+    const char *p = tmp_path("replace.json");
+    write_all(p, "old contents\n", 13);
+    CHECK_OK(grove_model_save(m, p));
+    size_t n;
+    char *s = read_all(p, &n);
+    CHECK(n > 13 && !strncmp(s, "{\n \"format\": \"grove-model\"", 26));
+    free(s);
+    CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+    struct stat st;
+    CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0644); /* the old file's mode, not 0600 */
+
+    /* a failing save leaves the old file intact and no temp file: every allocation failure */
+    write_all(p, "old contents\n", 13);
+    int failures = 0;
+    for (long k = 1; k < 100000; k++) {
+        gv_alloc_fail_after(k);
+        grove_status r = grove_model_save(m, p);
+        gv_alloc_fail_after(0);
+        if (r == GROVE_OK) break;
+        failures++;
+        CHECK_EQ_INT(r, GROVE_ERR_NOMEM);
+        s = read_all(p, &n);
+        CHECK(n == 13 && !memcmp(s, "old contents\n", 13));
+        free(s);
+        CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+    }
+    CHECK(failures > 10);
+
+    /* a failing write (file size limit: EFBIG) after the temporary file exists */
+    write_all(p, "old contents\n", 13);
+    struct rlimit old_limit, small;
+    if (getrlimit(RLIMIT_FSIZE, &old_limit) == 0) {
+        small = old_limit;
+        small.rlim_cur = 100;
+        void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &small) == 0) {
+            grove_status r = grove_model_save(m, p);
+            setrlimit(RLIMIT_FSIZE, &old_limit);
+            CHECK_EQ_INT(r, GROVE_ERR_IO);
+            CHECK_CONTAINS(grove_last_error(), "cannot write: File too large");
+            CHECK_CONTAINS(grove_last_error(), p);
+            s = read_all(p, &n);
+            CHECK(n == 13 && !memcmp(s, "old contents\n", 13));
+            free(s);
+            CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+        }
+        signal(SIGXFSZ, old_handler);
+    }
+
+    /* a failing rename (the target is a non-empty folder): the temp file is removed */
+    const char *dir = tmp_path("a_folder");
+    mkdir(dir, 0755);
+    write_all(tmp_path("a_folder/keep"), "x", 1);
+    CHECK_STATUS(grove_model_save(m, dir), GROVE_ERR_IO);
+    CHECK_CONTAINS(grove_last_error(), "cannot replace");
+    CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+    unlink(tmp_path("a_folder/keep"));
+    rmdir(dir);
+    grove_model_free(m);
+}
+
+/* ---- the loader against bad files ---- */
+
+static char *valid_text;
+static size_t valid_len;
+
+/* Loads `text` from a file; expects GROVE_ERR_MODEL and a message with `want` (and the path
+ * first). */
+static void expect_reject(const char *text, size_t len, const char *want, int line)
+{
+    const char *p = tmp_path("bad.json");
+    write_all(p, text, len);
+    grove_model *m = (grove_model *)1;
+    grove_status st = grove_model_load(p, &m);
+    check_count_++;
+    if (st != GROVE_ERR_MODEL || m != NULL || strncmp(grove_last_error(), p, strlen(p)) != 0 ||
+        !strstr(grove_last_error(), want)) {
+        check_failures_++;
+        fprintf(stderr, "%s:%d: load should fail with GROVE_ERR_MODEL and '%s', got %d: %s\n",
+                __FILE__, line, want, (int)st, grove_last_error());
+    }
+    if (st == GROVE_OK) grove_model_free(m);
+}
+#define EXPECT_REJECT(text, len, want) expect_reject(text, len, want, __LINE__)
+
+static void set_checksum(json_t *doc)
+{
+    json_object_del(doc, "crc32");
+    char *canon = json_dumps(doc, CANONICAL);
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08lx", crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)));
+    free(canon);
+    json_object_set_new(doc, "crc32", json_string(hex));
+}
+
+/* Sets (value != NULL) or removes the member or element at a path like "model.left[0]" or
+ * "schema.features[1].categories". */
+static int edit_path(json_t *doc, const char *path, json_t *value)
+{
+    json_t *cur = doc;
+    const char *s = path;
+    for (;;) {
+        char key[64];
+        size_t k = strcspn(s, ".[");
+        memcpy(key, s, k);
+        key[k] = '\0';
+        s += k;
+        long index = -1;
+        if (*s == '[') {
+            index = strtol(s + 1, (char **)&s, 10);
+            s++; /* ']' */
+        }
+        int last = *s == '\0';
+        if (last && index < 0) {
+            if (value) return json_object_set_new(cur, key, value);
+            return json_object_del(cur, key);
+        }
+        json_t *next = k ? json_object_get(cur, key) : cur;
+        if (last) {
+            if (value) return json_array_set_new(next, (size_t)index, value);
+            return json_array_remove(next, (size_t)index);
+        }
+        cur = index >= 0 ? json_array_get(next, (size_t)index) : next;
+        if (*s == '.') s++;
+        if (!cur) return -1;
+    }
+}
+
+/* The valid file with one field changed and the checksum recomputed: structure must reject. */
+static void reject_edit(const char *path, json_t *value, const char *want, int line)
+{
+    json_error_t err;
+    json_t *doc = json_loadb(valid_text, valid_len, 0, &err);
+    if (edit_path(doc, path, value) != 0) {
+        check_failures_++;
+        fprintf(stderr, "%s:%d: cannot edit %s\n", __FILE__, line, path);
+    }
+    set_checksum(doc);
+    char *text = json_dumps(doc, FILE_FLAGS);
+    expect_reject(text, strlen(text), want, line);
+    free(text);
+    json_decref(doc);
+}
+#define REJECT_EDIT(path, value, want) reject_edit(path, value, want, __LINE__)
+
+static void test_load_rejects(void)
+{
+    grove_model *m = make_model();
+    const char *good = tmp_path("good.json");
+    CHECK_OK(grove_model_save(m, good));
+    grove_model_free(m);
+    valid_text = read_all(good, &valid_len);
+
+    /* not there, empty, not JSON, foreign JSON */
+    grove_model *l = (grove_model *)1;
+    CHECK_STATUS(grove_model_load(tmp_path("missing.json"), &l), GROVE_ERR_IO);
+    CHECK(l == NULL);
+    CHECK_CONTAINS(grove_last_error(), "missing.json: cannot open: No such file or directory");
+    CHECK_STATUS(grove_model_load(tmpdir, &l), GROVE_ERR_IO); /* a folder */
+    EXPECT_REJECT("", 0, "empty file");
+    EXPECT_REJECT("hello, world\n", 13, "bad.json:1:5: '[' or '{' expected");
+    EXPECT_REJECT("{\"a\":1}", 7, "not a grove model file");
+    EXPECT_REJECT("[1,2]", 5, "not a grove model file (the JSON value is an array");
+    EXPECT_REJECT("{\"format\":\"other\"}", 18, "not a grove model file");
+    EXPECT_REJECT("{\"format\":\"grove-model\",\"format\":\"grove-model\"}", 47, "duplicate");
+    EXPECT_REJECT("\x1f\x8b\x08\x00", 4, "bad.json:");
+
+    /* every truncation: a clean GROVE_ERR_MODEL, no leak, no crash; the full text minus its
+     * final newline is still the whole document */
+    for (size_t len = 0; len + 1 < valid_len; len++) {
+        const char *p = tmp_path("trunc.json");
+        write_all(p, valid_text, len);
+        grove_model *t = (grove_model *)1;
+        grove_status st = grove_model_load(p, &t);
+        if (st != GROVE_ERR_MODEL || t != NULL) {
+            CHECK_EQ_INT(st, GROVE_ERR_MODEL);
+            fprintf(stderr, "  truncated to %zu bytes: %s\n", len, grove_last_error());
+            if (st == GROVE_OK) grove_model_free(t);
+            break;
+        }
+    }
+    {
+        const char *p = tmp_path("trunc.json");
+        write_all(p, valid_text, valid_len - 1);
+        CHECK_OK(grove_model_load(p, &l));
+        grove_model_free(l);
+    }
+    /* a truncated file names line and column */
+    EXPECT_REJECT(valid_text, valid_len / 2, "bad.json:");
+
+    /* a flipped digit: the checksum catches it */
+    char *flip = malloc(valid_len + 1);
+    memcpy(flip, valid_text, valid_len + 1);
+    char *rows = strstr(flip, "\"n_train_rows\": 123");
+    CHECK(rows != NULL);
+    if (rows) rows[strlen("\"n_train_rows\": 12")] = '4';
+    EXPECT_REJECT(flip, valid_len, "checksum mismatch: the file was modified or corrupted");
+    /* a flipped digit in a real number, too */
+    memcpy(flip, valid_text, valid_len + 1);
+    char *third = strstr(flip, "0.33333333333333331");
+    CHECK(third != NULL);
+    if (third) third[3] = '4';
+    EXPECT_REJECT(flip, valid_len, "checksum mismatch");
+    /* NaN is not JSON */
+    memcpy(flip, valid_text, valid_len + 1);
+    char *th = strstr(flip, "1.5,");
+    CHECK(th != NULL);
+    if (th) memcpy(th, "NaN", 3);
+    EXPECT_REJECT(flip, valid_len, "bad.json:");
+    free(flip);
+
+    /* versions and identification */
+    REJECT_EDIT("version", json_pack("[i,i]", 2, 0),
+                "written by a newer grove (format 2.0); this build reads format 1.x");
+    REJECT_EDIT("version", json_pack("[i,i]", 0, 9), "format 0.9 is not supported");
+    REJECT_EDIT("version", json_pack("[i]", 1), "version: expected [major, minor]");
+    REJECT_EDIT("version", NULL, "version: expected [major, minor]");
+    REJECT_EDIT("format", NULL, "not a grove model file");
+    REJECT_EDIT("extra", json_integer(1), "unknown field 'extra' in the model file");
+    {
+        /* crc32 absent or malformed */
+        json_error_t err;
+        json_t *doc = json_loadb(valid_text, valid_len, 0, &err);
+        json_object_del(doc, "crc32");
+        char *text = json_dumps(doc, FILE_FLAGS);
+        EXPECT_REJECT(text, strlen(text), "crc32: missing");
+        free(text);
+        json_object_set_new(doc, "crc32", json_string("XYZ"));
+        text = json_dumps(doc, FILE_FLAGS);
+        EXPECT_REJECT(text, strlen(text), "crc32: expected 8 lowercase hexadecimal digits");
+        free(text);
+        json_decref(doc);
+    }
+    {
+        /* a newer minor version with only known fields is read */
+        json_error_t err;
+        json_t *doc = json_loadb(valid_text, valid_len, 0, &err);
+        json_object_set_new(doc, "version", json_pack("[i,i]", 1, 7));
+        set_checksum(doc);
+        char *text = json_dumps(doc, FILE_FLAGS);
+        const char *p = tmp_path("minor.json");
+        write_all(p, text, strlen(text));
+        CHECK_OK(grove_model_load(p, &l));
+        grove_model_free(l);
+        free(text);
+        json_decref(doc);
+    }
+
+    /* top-level fields */
+    REJECT_EDIT("n_outputs", json_string("3"), "n_outputs: expected an integer, got a string");
+    REJECT_EDIT("n_outputs", json_integer(2), "n_outputs: must be 3 (the number of classes)");
+    REJECT_EDIT("n_outputs", json_integer(0), "n_outputs: must be in [1, 65536], got 0");
+    REJECT_EDIT("n_train_rows", json_integer(-1), "n_train_rows: must be in [0, ");
+    REJECT_EDIT("n_train_rows", NULL, "n_train_rows: missing");
+    REJECT_EDIT("algo", json_string("id3"), "algo: 'id3' differs from the parameter algo 'tree'");
+    REJECT_EDIT("algo", json_real(1), "algo: expected a string, got a real number");
+    REJECT_EDIT("grove_version", NULL, "grove_version: missing");
+    REJECT_EDIT("params.foo", json_string("1"), "params: unknown parameter 'foo'");
+    REJECT_EDIT("params.max_depth", json_string("-1"), "params: max_depth: must be an integer");
+    REJECT_EDIT("params.max_depth", json_integer(3), "params: max_depth: expected a string");
+    REJECT_EDIT("params.threads", json_string("2"),
+                "params: threads: an execution setting, not stored in models");
+    REJECT_EDIT("params", json_array(), "params: expected an object, got an array");
+    REJECT_EDIT("model", NULL, "model: missing");
+    REJECT_EDIT("model.kind", json_string("forest"), "unknown component kind 'forest'");
+    REJECT_EDIT("model.kind", NULL, "model: kind: missing");
+
+    /* schema */
+    REJECT_EDIT("schema.task", json_string("ranking"), "schema: task: expected \"classification\"");
+    REJECT_EDIT("schema.colour", json_true(), "schema: unknown field 'colour' in the schema");
+    REJECT_EDIT("schema.features", json_array(), "schema: features: expected an array of at least");
+    REJECT_EDIT("schema.features[3].name", json_string("x"),
+                "schema: features[3]: the name 'x' is also feature 0");
+    REJECT_EDIT("schema.features[0].name", json_integer(7),
+                "schema: features[0]: name: expected a string, got an integer");
+    REJECT_EDIT("schema.features[0].type", json_string("ordinal"),
+                "features[0]: type: expected \"numeric\" or \"categorical\", got \"ordinal\"");
+    REJECT_EDIT("schema.features[0].categories", json_pack("[s]", "a"),
+                "features[0]: categories: a numeric feature has no categories");
+    REJECT_EDIT("schema.features[1].categories[1]", json_string("red"),
+                "features[1]: categories[1]: 'red' is also entry 0");
+    REJECT_EDIT("schema.features[1].categories", NULL, "features[1]: categories: missing");
+    REJECT_EDIT("schema.features[1].size", json_integer(1),
+                "features[1]: unknown field 'size' in a feature");
+    REJECT_EDIT("schema.classes[2]", json_string("a"), "schema: classes[2]: 'a' is also entry 0");
+    REJECT_EDIT("schema.classes", json_pack("[s]", "a"),
+                "classes: a classification model needs at least 2 classes");
+    REJECT_EDIT("schema.classes", json_pack("[s,i,s]", "a", 1, "c"),
+                "schema: classes[1]: expected a string, got an integer");
+    REJECT_EDIT("schema.label", NULL, "schema: label: missing");
+
+    /* bins */
+    REJECT_EDIT("bins[3]", NULL, "bins: expected 4 entries (one per feature), got 3");
+    REJECT_EDIT("bins[1].n_bins", json_integer(4),
+                "bins[1]: categorical feature 'color' has 4 categories, so 5 bins, got 4");
+    REJECT_EDIT("bins[0].n_bins", json_integer(65537), "bins[0]: n_bins: must be in [1, 65536]");
+    REJECT_EDIT("bins[0].n_bins", json_integer(4), "bins[0]: 4 bins need 2 cut points, got 3");
+    REJECT_EDIT("bins[0].cuts[1]", json_real(0.25), "bins[0]: cuts[1] = 0.25 is not above cuts[0]");
+    REJECT_EDIT("bins[0].cuts[1]", json_real(0.1), "bins[0]: cuts[1]: 0.10000000000000001 is not a "
+                                                   "float value");
+    REJECT_EDIT("bins[0].cuts[1]", json_real(1e300), "is not a float value");
+    REJECT_EDIT("bins[0].cuts[1]", json_string("1"), "bins[0]: cuts[1]: expected a number");
+    REJECT_EDIT("bins[0].cuts", NULL, "bins[0]: cuts: missing");
+    REJECT_EDIT("bins[1].cuts", json_array(), "bins[1]: a categorical feature has no cuts");
+    REJECT_EDIT("bins[1].width", json_integer(1), "bins[1]: unknown field 'width' in a bin mapper");
+
+    /* the tree: structure (each message names the node) */
+    REJECT_EDIT("model.left[0]", json_integer(99), "model: node 0: left child 99 is not a node");
+    REJECT_EDIT("model.right[7]", json_integer(2), "model: node 7: right child 2 is not after its "
+                                                   "parent");
+    REJECT_EDIT("model.left[1]", json_integer(1), "node 1: left child 1 is not after its parent");
+    REJECT_EDIT("model.right[1]", json_integer(5), "is already a child of node 1");
+    REJECT_EDIT("model.feature[0]", json_integer(9), "node 0: feature 9 is not a feature");
+    REJECT_EDIT("model.feature[0]", json_integer(2),
+                "node 0: a numeric split on categorical feature 2 ('shape')");
+    REJECT_EDIT("model.feature[1]", json_integer(0),
+                "node 1: a categorical split on numeric feature 0 ('x')");
+    REJECT_EDIT("model.feature[7]", json_integer(1),
+                "node 7: a numeric split on categorical feature 1 ('color')");
+    REJECT_EDIT("model.type[0]", json_string("cat_set"),
+                "node 0: a cat_set node must have threshold 0");
+    REJECT_EDIT("model.type[0]", json_string("oak"), "model: type[0]: expected \"leaf\", \"num\"");
+    REJECT_EDIT("model.type[0]", json_integer(1), "model: type[0]: expected \"leaf\"");
+    REJECT_EDIT("model.cat_begin[2]", json_integer(3),
+                "node 2: categories [3, 3 + 3) lie outside cat_data (4 entries)");
+    REJECT_EDIT("model.cat_len[1]", json_integer(4000000000),
+                "node 1: categories [0, 0 + 4000000000) lie outside cat_data");
+    REJECT_EDIT("model.cat_len[2]", json_integer(2), "node 2: a child map of 2 entries for feature "
+                                                     "'shape' with 3 categories");
+    REJECT_EDIT("model.cat_data[3]", json_integer(100),
+                "node 2: child of category 2 100 is not a node");
+    REJECT_EDIT("model.cat_data[3]", json_integer(5), "node 6: not reachable from the root");
+    REJECT_EDIT("model.cat_data[3]", json_integer(-1), "cat_data[3]: must be in [0, 4294967295]");
+    REJECT_EDIT("model.depth[5]", json_integer(7), "node 5: depth 7, but its parent 2 has depth 1");
+    REJECT_EDIT("model.threshold[0]", json_real(1e39),
+                "model: threshold[0]: 9.9999999999999994e+38 is not a float value");
+    REJECT_EDIT("model.threshold[0]", json_real(1.25),
+                "node 0: threshold 1.25 is not cut point 2 (1.5) of feature 'x'");
+    REJECT_EDIT("model.bin_split[0]", json_integer(0), "node 0: bin_split must be >= 1");
+    REJECT_EDIT("model.bin_split[0]", json_integer(4),
+                "node 0: bin_split 4, but feature 'x' has 3");
+    REJECT_EDIT("model.values[3]", json_real(1.5), "node 1: class probability 0 is 1.5");
+    REJECT_EDIT("model.values[3]", json_real(0.5), "node 1: class probabilities sum to");
+    REJECT_EDIT("model.gain[9]", NULL, "model: gain: expected 10 entries, got 9");
+    REJECT_EDIT("model.values[29]", NULL, "model: values: expected 30 entries, got 29");
+    REJECT_EDIT("model.n_nodes", json_integer(11), "model: type: expected 11 entries (n_nodes)");
+    REJECT_EDIT("model.n_nodes", json_integer(0), "model: n_nodes: must be in [1, ");
+    REJECT_EDIT("model.n_outputs", json_integer(1), "model: values: expected 10 entries, got 30");
+    REJECT_EDIT("model.feature[3]", json_integer(0), "node 3: a leaf node must have feature -1");
+    REJECT_EDIT("model.left[3]", json_integer(0), "node 3: a leaf node must have left -1, got 0");
+    REJECT_EDIT("model.threshold[1]", json_real(2), "node 1: a cat_set node must have threshold 0");
+    REJECT_EDIT("model.left[2]", json_integer(5), "node 2: a cat_multi node must have left -1");
+    REJECT_EDIT("model.default_left[0]", json_integer(2), "default_left[0]: must be in [0, 1]");
+    REJECT_EDIT("model.feature[1]", json_real(1.0), "feature[1]: expected an integer, got a real");
+    REJECT_EDIT("model.branches", json_integer(2), "model: unknown field 'branches' in a tree");
+    REJECT_EDIT("model.cat_data", NULL, "model: cat_data: missing");
+    REJECT_EDIT("model.count[4]", json_real(-1), "node 4: gain 0, weight 2, count -1");
+    CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+}
+
+/* Property: random small-integer edits of the tree's structural fields (checksum recomputed)
+ * either load or fail with GROVE_ERR_MODEL; a tree that loads walks every row to a leaf (under
+ * ASan/valgrind this is the proof that validation guards every read of the walk). */
+static void test_random_edits(void)
+{
+    static const char *const fields[] = {"feature",   "left",    "right",     "cat_begin",
+                                         "cat_len",   "bin_split", "depth",   "cat_data",
+                                         "default_left"};
+    grove_dataset *d = make_data(0);
+    gv_rng rng;
+    gv_rng_seed(&rng, 12345, 7, 0);
+    int loaded = 0, rejected = 0;
+    for (int iter = 0; iter < 1500; iter++) {
+        json_error_t err;
+        json_t *doc = json_loadb(valid_text, valid_len, 0, &err);
+        json_t *tree = json_object_get(doc, "model");
+        int n_edits = 1 + (int)gv_rng_below(&rng, 3);
+        for (int e = 0; e < n_edits; e++) {
+            const char *f = fields[gv_rng_below(&rng, N_OF(fields))];
+            json_t *a = json_object_get(tree, f);
+            size_t k = (size_t)gv_rng_below(&rng, json_array_size(a));
+            json_int_t v = (json_int_t)gv_rng_below(&rng, 14) - 2;
+            if (!strcmp(f, "cat_data") && gv_rng_below(&rng, 4) == 0) v = 4294967295;
+            json_array_set_new(a, k, json_integer(v));
+        }
+        set_checksum(doc);
+        char *text = json_dumps(doc, FILE_FLAGS);
+        json_decref(doc);
+        grove_model *m = NULL;
+        grove_status st = gv_model_from_text(text, strlen(text), "fuzz", &m);
+        free(text);
+        if (st == GROVE_OK) {
+            loaded++;
+            const gv_tree *t = m->root.impl;
+            for (size_t i = 0; i < d->n_rows; i++) {
+                size_t leaf = gv_tree_leaf(t, d, i);
+                if (leaf >= t->n_nodes || t->nodes[leaf].type != GV_NODE_LEAF) {
+                    CHECK_EQ_INT(leaf, -1);
+                    break;
+                }
+            }
+            grove_model_free(m);
+        } else {
+            rejected++;
+            CHECK_EQ_INT(st, GROVE_ERR_MODEL);
+            CHECK(m == NULL);
+        }
+    }
+    CHECK(loaded > 10 && rejected > 100);
+    grove_dataset_free(d);
+}
+
+/* Out of memory at every allocation of a load: NOMEM and nothing leaked (ASan/valgrind). */
+static void test_load_out_of_memory(void)
+{
+    const char *p = tmp_path("good.json");
+    int failures = 0;
+    for (long k = 1; k < 100000; k++) {
+        grove_model *m = (grove_model *)1;
+        gv_alloc_fail_after(k);
+        grove_status st = grove_model_load(p, &m);
+        gv_alloc_fail_after(0);
+        if (st == GROVE_OK) {
+            grove_model_free(m);
+            break;
+        }
+        failures++;
+        CHECK_EQ_INT(st, GROVE_ERR_NOMEM);
+        CHECK(m == NULL);
+        CHECK_CONTAINS(grove_last_error(), "out of memory");
+    }
+    CHECK(failures > 20);
+    /* and gv_model_to_text */
+    grove_model *m = make_model();
+    for (long k = 1; k < 100000; k++) {
+        gv_buf text;
+        gv_alloc_fail_after(k);
+        grove_status st = gv_model_to_text(m, &text);
+        gv_alloc_fail_after(0);
+        if (st == GROVE_OK) {
+            gv_buf_free(&text);
+            break;
+        }
+        CHECK_EQ_INT(st, GROVE_ERR_NOMEM);
+        CHECK(text.data == NULL);
+    }
+    grove_model_free(m);
+}
+
+/* A regression model (1 output) round-trips too. */
+static void test_regression(void)
+{
+    grove_model *m = make_model();
+    m->schema->task = GROVE_REGRESSION;
+    gv_dict_free(&m->schema->classes);
+    m->n_outputs = 1;
+    gv_tree *t = m->root.impl;
+    t->n_outputs = 1;
+    for (size_t k = 0; k < t->n_nodes; k++) t->values[k] = -1e10 / (double)(k + 3);
+    const char *p = tmp_path("reg.json");
+    CHECK_OK(grove_model_save(m, p));
+    grove_model *l = NULL;
+    CHECK_OK(grove_model_load(p, &l));
+    if (l) {
+        CHECK_EQ_INT(l->schema->task, GROVE_REGRESSION);
+        CHECK_EQ_INT(l->schema->classes.n, 0);
+        grove_dataset *d = make_data(0);
+        for (size_t i = 0; i < d->n_rows; i++) {
+            double a, b;
+            m->root.vt->predict_row(m->root.impl, d, i, &a);
+            l->root.vt->predict_row(l->root.impl, d, i, &b);
+            if (memcmp(&a, &b, sizeof a) != 0) {
+                CHECK_EQ_DBL(a, b);
+                break;
+            }
+        }
+        grove_dataset_free(d);
+    }
+    grove_model_free(l);
+    grove_model_free(m);
+}
+
+/* The stored 1.0 file keeps loading and predicting (old model files must keep working). */
+static void test_golden(void)
+{
+    grove_model *m = make_model();
+    char golden[512];
+    test_src_path(GOLDEN, golden, sizeof golden);
+    if (getenv("GROVE_REGEN_MODELS")) CHECK_OK(grove_model_save(m, golden));
+    grove_model *l = NULL;
+    CHECK_OK(grove_model_load(golden, &l));
+    if (l) {
+        grove_dataset *d = make_data(0);
+        double *pa = malloc(d->n_rows * 3 * sizeof *pa), *pb = malloc(d->n_rows * 3 * sizeof *pb);
+        predict_all(m, d, pa);
+        predict_all(l, d, pb);
+        CHECK(memcmp(pa, pb, d->n_rows * 3 * sizeof *pa) == 0);
+        free(pa);
+        free(pb);
+        grove_dataset_free(d);
+    }
+    grove_model_free(l);
+    grove_model_free(m);
+}
+
+static void remove_tmpdir(void)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        unlink(tmp_path(e->d_name));
+    }
+    closedir(d);
+    rmdir(tmpdir);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-model-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    umask(022);
+    test_walks();
+    test_validate_in_memory();
+    test_round_trip();
+    test_save_refuses_invalid();
+    test_atomic_save();
+    test_load_rejects();
+    test_random_edits();
+    test_load_out_of_memory();
+    test_regression();
+    test_golden();
+    free(valid_text);
+    remove_tmpdir();
+    TEST_MAIN_END();
+}
