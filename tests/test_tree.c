@@ -62,7 +62,7 @@ static void tdata_init(tdata *t, size_t n, size_t F, const int *cat, size_t n_ca
         if (!cat || !cat[f]) continue;
         s->is_categorical[f] = 1;
         for (size_t c = 0; c < n_cat; c++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "k%zu", c);
             gv_dict_add(&s->categories[f], name, strlen(name));
         }

@@ -44,8 +44,12 @@ grove_status grove_model_predict(const grove_model *m, const grove_dataset *d, i
     if (st != GROVE_OK) return st;
     const size_t k = m->n_outputs;
     const long n = (long)d->n_rows;
+#ifdef _OPENMP
     int nt = gv_threads(n_threads);
 #pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
+#else
+    (void)n_threads;
+#endif
     for (long i = 0; i < n; i++) m->root.vt->predict_row(m->root.impl, d, (size_t)i, out + (size_t)i * k);
     return GROVE_OK;
 }

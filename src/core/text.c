@@ -24,6 +24,11 @@ void gv_format_double(double x, char *buf)
         strcpy(buf, x > 0 ? "inf" : "-inf");
         return;
     }
+    /* integers print as integers ("10", not "1e+01") while they are exact in a double */
+    if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, 32, "%.0f", x);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, 32, "%.*g", prec, x);
         if (strtod(buf, NULL) == x) return;

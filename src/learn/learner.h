@@ -14,6 +14,8 @@
 
 #include "tree.h"
 
+struct grove_model;
+
 typedef struct gv_component_vt {
     const char *kind; /* the "kind" written in model files: "tree", ... */
     /* Writes n_outputs doubles for row i of d: class probabilities (summing to 1) or a value. */
@@ -23,6 +25,20 @@ typedef struct gv_component_vt {
     /* Reads and fully validates a component; GROVE_ERR_MODEL naming the bad field on failure. */
     grove_status (*from_json)(const json_t *obj, const grove_schema *schema, void **out);
     void (*free)(void *impl);
+    /* Full structural validation against the schema (what from_json checks after parsing);
+     * the model writer runs it before writing.  Recursive for ensembles. */
+    grove_status (*validate)(const void *impl, const grove_schema *schema);
+    /* Invariants between the component and the model holding it: it produces `n_outputs`
+     * values per row, and its splits agree with the model's bin mappers.  Recursive for
+     * ensembles.  GROVE_ERR_MODEL naming what is wrong. */
+    grove_status (*check)(const void *impl, const struct grove_model *m, size_t n_outputs);
+    /* A new JSON object summarizing the component for `grove info` (size, depth, rounds...). */
+    json_t *(*summary)(const void *impl);
+    /* Staged prediction (optional, NULL when the component has no rounds): the number of rounds,
+     * and predict_row using only the first `rounds` of them (rounds >= 1). */
+    size_t (*n_rounds)(const void *impl);
+    void (*predict_row_rounds)(const void *impl, const grove_dataset *d, size_t i, size_t rounds,
+                               double *out);
 } gv_component_vt;
 
 typedef struct gv_component {

@@ -286,12 +286,55 @@ static void tree_predict_row(const void *impl, const grove_dataset *d, size_t i,
 
 static void tree_free(void *impl) { gv_tree_free(impl); }
 
+/* ---- model-level invariants ---- */
+
+static grove_status tree_validate_schema(const void *impl, const grove_schema *schema)
+{
+    return gv_tree_validate(impl, schema);
+}
+
+/* The tree's outputs are what its parent expects, and every numeric split agrees with the bin
+ * mappers -- bin_split names a cut point and the threshold is that cut point, so the raw-value
+ * walk and the binned walk take the same path (bin.h: x <= c[b-1] iff bin <= b). */
+static grove_status tree_check(const void *impl, const grove_model *m, size_t n_outputs)
+{
+    const gv_tree *t = impl;
+    if ((size_t)t->n_outputs != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: a tree has %d outputs, %zu expected",
+                      t->n_outputs, n_outputs);
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const gv_tree_node *n = &t->nodes[k];
+        if (n->type != GV_NODE_NUM) continue;
+        const gv_bin_mapper *b = &m->mappers[n->feature];
+        const char *name = m->schema->feature_names[n->feature];
+        if (n->bin_split > b->n_cuts)
+            return gv_err(GROVE_ERR_MODEL, "model: node %zu: bin_split %lu, but feature '%s' has "
+                          "%lu cut points", k, (unsigned long)n->bin_split, name,
+                          (unsigned long)b->n_cuts);
+        if (n->threshold != b->cuts[n->bin_split - 1])
+            return gv_err(GROVE_ERR_MODEL, "model: node %zu: threshold %.9g is not cut point %lu "
+                          "(%.9g) of feature '%s'", k, (double)n->threshold,
+                          (unsigned long)n->bin_split, (double)b->cuts[n->bin_split - 1], name);
+    }
+    return GROVE_OK;
+}
+
+static json_t *tree_summary(const void *impl)
+{
+    const gv_tree *t = impl;
+    return json_pack("{s:s, s:I, s:I, s:i}", "kind", "tree", "n_nodes", (json_int_t)t->n_nodes,
+                     "n_leaves", (json_int_t)gv_tree_n_leaves(t), "depth", gv_tree_depth(t));
+}
+
 const gv_component_vt gv_tree_component = {
     .kind = "tree",
     .predict_row = tree_predict_row,
     .to_json = tree_to_json,
     .from_json = tree_from_json,
     .free = tree_free,
+    .validate = tree_validate_schema,
+    .check = tree_check,
+    .summary = tree_summary,
 };
 
 /* ---- the registry of component kinds: one line per kind ---- */

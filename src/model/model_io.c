@@ -299,36 +299,6 @@ static grove_status check_bins(const grove_schema *s, const gv_bin_mapper *mappe
     return GROVE_OK;
 }
 
-/* A tree as the model's root: its outputs are the model's, and every numeric split agrees with
- * the bin mappers -- bin_split names a cut point and the threshold is that cut point, so the
- * raw-value walk and the binned walk take the same path (bin.h: x <= c[b-1] iff bin <= b). */
-static grove_status check_tree_root(const grove_model *m, const gv_tree *t, int validate)
-{
-    grove_status st;
-    if (validate && (st = gv_tree_validate(t, m->schema)) != GROVE_OK) {
-        gv_err_prefix("model");
-        return st;
-    }
-    if ((size_t)t->n_outputs != m->n_outputs)
-        return gv_err(GROVE_ERR_MODEL, "model: the tree has %d outputs, the model %zu",
-                      t->n_outputs, m->n_outputs);
-    for (size_t k = 0; k < t->n_nodes; k++) {
-        const gv_tree_node *n = &t->nodes[k];
-        if (n->type != GV_NODE_NUM) continue;
-        const gv_bin_mapper *b = &m->mappers[n->feature];
-        const char *name = m->schema->feature_names[n->feature];
-        if (n->bin_split > b->n_cuts)
-            return gv_err(GROVE_ERR_MODEL, "model: node %zu: bin_split %lu, but feature '%s' has "
-                          "%lu cut points", k, (unsigned long)n->bin_split, name,
-                          (unsigned long)b->n_cuts);
-        if (n->threshold != b->cuts[n->bin_split - 1])
-            return gv_err(GROVE_ERR_MODEL, "model: node %zu: threshold %.9g is not cut point %lu "
-                          "(%.9g) of feature '%s'", k, (double)n->threshold,
-                          (unsigned long)n->bin_split, (double)b->cuts[n->bin_split - 1], name);
-    }
-    return GROVE_OK;
-}
-
 /* Everything about a model that is not JSON syntax, in two parts: what the components rely
  * on (schema, bins, outputs, parameters), and the root component against all that.  The reader
  * runs the first before it reads the component and the second after (validate_root = 0: the
@@ -362,10 +332,13 @@ static grove_status check_model_root(const grove_model *m, int validate_root)
     if (gv_component_kind(root->vt->kind) != root->vt)
         return gv_err(GROVE_ERR_MODEL, "model: component kind '%s' is not registered",
                       root->vt->kind);
-    /* Component kinds with model-level invariants; the others are checked by their own
-     * from_json (a component kind that needs the mappers or the output count adds a line). */
-    if (root->vt == &gv_tree_component) return check_tree_root(m, root->impl, validate_root);
-    return GROVE_OK;
+    /* from_json validated the component itself on reading; the writer validates it here */
+    grove_status st;
+    if (validate_root && root->vt->validate && (st = root->vt->validate(root->impl, m->schema)) != GROVE_OK) {
+        gv_err_prefix("model");
+        return st;
+    }
+    return root->vt->check(root->impl, m, m->n_outputs);
 }
 
 /* ---- writing ---- */
@@ -996,23 +969,6 @@ grove_status grove_model_load(const char *path, grove_model **out)
 
 /* ---- description ---- */
 
-static json_t *component_summary(const gv_component *c)
-{
-    json_t *obj = json_object();
-    int bad = !obj || set_new(obj, "kind", json_string(c->vt->kind));
-    if (c->vt == &gv_tree_component) {
-        const gv_tree *t = c->impl;
-        bad |= set_new(obj, "n_nodes", json_integer((json_int_t)t->n_nodes));
-        bad |= set_new(obj, "n_leaves", json_integer((json_int_t)gv_tree_n_leaves(t)));
-        bad |= set_new(obj, "depth", json_integer(gv_tree_depth(t)));
-    }
-    if (bad) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
-}
-
 grove_status grove_model_info_json(const grove_model *model, char **out)
 {
     gv_err_clear();
@@ -1044,7 +1000,7 @@ grove_status grove_model_info_json(const grove_model *model, char **out)
     bad |= set_new(info, "n_outputs", json_integer((json_int_t)m->n_outputs));
     bad |= set_new(info, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= set_new(info, "params", params_to_json(m->params));
-    bad |= set_new(info, "model", component_summary(&m->root));
+    bad |= set_new(info, "model", m->root.vt->summary(m->root.impl));
     json_decref(features);
     gv_buf text = {0};
     /* one line: `grove info --json` prints it as it is */
