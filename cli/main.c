@@ -15,6 +15,7 @@ static const struct {
     {"eval", cmd_eval, "evaluate a model on a labelled file"},
     {"cv", cmd_cv, "k-fold cross-validation of an algorithm on a file"},
     {"info", cmd_info, "describe a model file"},
+    {"margins", cmd_margins, "normalized margins of a boosting model and their distribution"},
     {"help", cmd_help, "parameters, algorithms, file formats"},
 };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char predict_usage[] =
-    "usage: grove predict MODEL DATA [-o FILE] [--proba] [--threads N] [--quiet]\n"
+    "usage: grove predict MODEL DATA [-o FILE] [--proba] [--rounds T] [--threads N] [--quiet]\n"
     "\n"
     "Predicts every row of DATA (CSV or LIBSVM; read with the model's schema, the label column\n"
     "is optional) and writes CSV: a header, then the predicted class name or value in column\n"
@@ -17,11 +17,12 @@ static const char predict_usage[] =
     "\n"
     "  -o, --output FILE  write here (atomically: temporary file, then rename); default stdout\n"
     "      --proba        add the class probabilities (classification)\n"
+    "  -r, --rounds T     staged prediction: use only the first T rounds of a boosting model\n"
     "  -j, --threads N    threads (0 = all cores)\n";
 
 int cmd_predict(int argc, char **argv)
 {
-    const char *pos[2] = {0}, *out_path = NULL, *threads = "0";
+    const char *pos[2] = {0}, *out_path = NULL, *threads = "0", *rounds_text = NULL;
     int n_pos = 0, proba = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         int r;
@@ -35,6 +36,8 @@ int cmd_predict(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
             if (r < 0) return EXIT_USAGE;
         } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--rounds", "-r", &rounds_text)) != 0) {
             if (r < 0) return EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("predict: unknown option '%s'", argv[i]);
@@ -75,7 +78,23 @@ int cmd_predict(int argc, char **argv)
         rc = EXIT_INTERNAL;
         goto done;
     }
-    st = grove_model_predict(model, data, atoi(threads), p, n * k);
+    if (rounds_text) {
+        char *end;
+        unsigned long long t = strtoull(rounds_text, &end, 10);
+        if (*end || !*rounds_text || rounds_text[0] == '-') {
+            cli_error("--rounds: expected a positive integer, got '%s'", rounds_text);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        st = grove_model_predict_rounds(model, data, (size_t)t, atoi(threads), p, n * k);
+        if (st == GROVE_ERR_ARG) {
+            rc = cli_fail(st, pos[0]);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    } else {
+        st = grove_model_predict(model, data, atoi(threads), p, n * k);
+    }
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);
         goto done;

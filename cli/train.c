@@ -9,21 +9,29 @@
 #include <string.h>
 
 static const char train_usage[] =
-    "usage: grove train DATA -o MODEL [--algo NAME] [--label COL] [--weight COL] [--rounds N]\n"
-    "                   [--set KEY=VALUE]... [--seed N] [--threads N] [--valid FILE] [--quiet]\n"
+    "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
+    "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N]\n"
+    "                   [--valid FILE] [--log FILE.csv] [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
     "\n"
     "  -o, --output MODEL   model file to write (required)\n"
-    "  -a, --algo NAME      tree, id3, stump\n"
+    "  -a, --algo NAME      tree, id3, stump, perceptron, logistic, adaboost, adaboost.m1,\n"
+    "                       samme, samme.r, adaboost.m2, adaboost.r2, filter-boost,\n"
+    "                       confidence-boost (`grove help algos`)\n"
+    "  -b, --base LEARNER   base learner of an ensemble (default stump); its parameters are\n"
+    "                       --set base.KEY=VALUE, e.g. --set base.max_depth=3\n"
     "      --label COL      label column, by name or 0-based index (default: 'label', else first)\n"
     "      --weight COL     column of sample weights\n"
     "  -r, --rounds N       rounds / ensemble members (ensemble algorithms)\n"
     "  -s, --set KEY=VALUE  any parameter (`grove help params`), repeatable\n"
     "      --seed N         random seed (same seed: bit-identical model for any --threads)\n"
     "  -j, --threads N      threads (0 = all cores)\n"
-    "      --valid FILE     validation data, evaluated after training\n"
+    "      --valid FILE     validation data: evaluated after training, and used for early\n"
+    "                       stopping (--set early_stopping_rounds=N)\n"
+    "      --log FILE.csv   boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"
+    "                       error, prod Z, exp(-2 sum gamma^2)[, validation error]), atomically\n"
     "  -q, --quiet          no progress and no summary\n";
 
 /* "depth 5, 23 leaves" from the model's info JSON, when it describes a tree. */
@@ -50,7 +58,7 @@ int cmd_train(int argc, char **argv)
     grove_dataset *data = NULL, *valid = NULL;
     grove_model *model = NULL;
     grove_eval *e = NULL;
-    const char *data_path = NULL, *out_path = NULL, *valid_path = NULL;
+    const char *data_path = NULL, *out_path = NULL, *valid_path = NULL, *log_path = NULL;
     int quiet = 0, rc = EXIT_USAGE;
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
@@ -70,6 +78,8 @@ int cmd_train(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
             if (r < 0) goto done;
         } else if ((r = cli_opt_value(argc, argv, &i, "--valid", NULL, &valid_path)) != 0) {
+            if (r < 0) goto done;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--log", NULL, &log_path)) != 0) {
             if (r < 0) goto done;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("train: unknown option '%s'", argv[i]);
@@ -107,6 +117,25 @@ int cmd_train(int argc, char **argv)
         rc = cli_fail(st, NULL);
         goto done;
     }
+    if (log_path) {
+        char *log = NULL;
+        cli_out o;
+        st = grove_model_log_csv(model, &log);
+        if (st != GROVE_OK) {
+            rc = cli_fail(st, "--log");
+            goto done;
+        }
+        int bad = cli_out_open(&o, log_path) != 0;
+        if (!bad) {
+            fputs(log, o.fp);
+            bad = cli_out_commit(&o) != 0;
+        }
+        grove_string_free(log);
+        if (bad) {
+            rc = EXIT_INPUT;
+            goto done;
+        }
+    }
     rc = EXIT_OK;
     if (quiet) goto done;
 
@@ -121,6 +150,7 @@ int cmd_train(int argc, char **argv)
         printf("regression");
     printf("%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
            out_path);
+    if (grove_model_n_rounds(model)) printf("rounds: %zu\n", grove_model_n_rounds(model));
     if (grove_model_evaluate(model, data, 0, &e) == GROVE_OK)
         cli_print_metrics(stdout, e, s, "training data", 0);
     grove_eval_free(e);

@@ -86,7 +86,8 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet
         const char *opt, *alias, *param;
     } map[] = {{"--algo", "-a", "algo"},       {"--label", NULL, "label"},
                {"--rounds", "-r", "rounds"},   {"--seed", NULL, "seed"},
-               {"--threads", "-j", "threads"}, {"--weight", NULL, "weight"}};
+               {"--threads", "-j", "threads"}, {"--weight", NULL, "weight"},
+               {"--base", "-b", "base"}};
     const char *v;
     for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
         int r = cli_opt_value(argc, argv, i, map[k].opt, map[k].alias, &v);

@@ -212,6 +212,29 @@ grove_status grove_model_predict(const grove_model *model, const grove_dataset *
 grove_status grove_model_predict_label(const grove_model *model, const grove_dataset *data,
                                        int n_threads, double *out, size_t out_len);
 
+/* Models with rounds (the AdaBoost family): the number of rounds kept; 0 for other models. */
+size_t grove_model_n_rounds(const grove_model *model);
+
+/* Staged prediction: like grove_model_predict, using only the first `rounds` rounds
+ * (1 <= rounds <= grove_model_n_rounds; GROVE_ERR_ARG otherwise, naming both numbers). */
+grove_status grove_model_predict_rounds(const grove_model *model, const grove_dataset *data,
+                                        size_t rounds, int n_threads, double *out,
+                                        size_t out_len);
+
+/* Normalized margins of a voting ensemble (adaboost, adaboost.m1, samme, adaboost.m2) on
+ * labelled data: (s_y(x) - max_{k != y} s_k(x)) / sum_t alpha_t, where s_k(x) is the alpha-
+ * weighted vote for class k (for two classes: y f(x) / sum |alpha|), in [-1, 1]; a row is
+ * classified correctly iff its margin is > 0.  Into caller-owned out[n_rows]. */
+grove_status grove_model_margins(const grove_model *model, const grove_dataset *data,
+                                 int n_threads, double *out, size_t out_len);
+
+/* The per-round training log of a boosting model as CSV text (new string, free with
+ * grove_string_free): header "t,epsilon,gamma,alpha,Z,train_error,prod_Z,bound" (plus
+ * ",valid_error" when trained with validation data), then one row per round: t, eps_t,
+ * gamma_t = 1/2 - eps_t, alpha_t, Z_t, the training error of the combined hypothesis after t
+ * rounds, prod_{s<=t} Z_s and exp(-2 sum_{s<=t} gamma_s^2).  GROVE_ERR_ARG for other models. */
+grove_status grove_model_log_csv(const grove_model *model, char **out);
+
 /* Saves to `path` atomically (a temporary file in the same folder, then rename): on failure
  * the old file is intact.  Format: docs/model-format.md. */
 grove_status grove_model_save(const grove_model *model, const char *path);

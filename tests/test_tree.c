@@ -406,17 +406,25 @@ static void make_random(tdata *t, size_t n, size_t F, int stats, int n_classes, 
     }
 }
 
-/* Two trees have the same structure and values (node numbering may differ). */
-static int same_tree(const gv_tree *a, int32_t ia, const gv_tree *b, int32_t ib)
+/* Two trees have the same structure and values (node numbering may differ); row counts too
+ * unless ignore_count. */
+static int same_tree_c(const gv_tree *a, int32_t ia, const gv_tree *b, int32_t ib, int ignore_count)
 {
     const gv_tree_node *x = &a->nodes[ia], *y = &b->nodes[ib];
-    if (x->type != y->type || x->feature != y->feature || x->count != y->count) return 0;
+    if (x->type != y->type || x->feature != y->feature) return 0;
+    if (!ignore_count && x->count != y->count) return 0;
     for (int k = 0; k < a->n_outputs; k++)
         if (fabs(a->values[(size_t)ia * a->n_outputs + k] - b->values[(size_t)ib * b->n_outputs + k]) > 1e-9)
             return 0;
     if (x->type == GV_NODE_LEAF) return 1;
     if (x->threshold != y->threshold || x->default_left != y->default_left) return 0;
-    return same_tree(a, x->left, b, y->left) && same_tree(a, x->right, b, y->right);
+    return same_tree_c(a, x->left, b, y->left, ignore_count) &&
+           same_tree_c(a, x->right, b, y->right, ignore_count);
+}
+
+static int same_tree(const gv_tree *a, int32_t ia, const gv_tree *b, int32_t ib)
+{
+    return same_tree_c(a, ia, b, ib, 0);
 }
 
 static int same_tree_bits(const gv_tree *a, const gv_tree *b)
@@ -665,6 +673,112 @@ static void test_partition(void)
     tdata_free(&td);
 }
 
+static void test_partition_multiclass(void)
+{
+    /* K = 3: categories ordered by the weighted fraction of the node's majority class (0).
+     * Class counts (0, 1, 2): k0 (9, 1, 0), k1 (1, 4, 5), k2 (6, 2, 2), k3 (3, 7, 0):
+     * fractions of class 0: .9, .1, .6, .3 -> order k1, k3, k2, k0; the split is the best
+     * prefix of that order (found here by brute force over the three prefixes). */
+    int cat[1] = {1};
+    int counts[4][3] = {{9, 1, 0}, {1, 4, 5}, {6, 2, 2}, {3, 7, 0}};
+    int order[4] = {1, 3, 2, 0};
+    tdata td;
+    tdata_init(&td, 40, 1, cat, 4);
+    tclasses(&td, 3);
+    size_t i = 0;
+    for (int c = 0; c < 4; c++)
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < counts[c][k]; j++, i++) {
+                tset(&td, 0, i, (float)c);
+                td.y[i] = k;
+            }
+    tdata_bin(&td, 255);
+    double best = -1;
+    uint32_t best_set = 0;
+    for (int j = 1; j < 4; j++) {
+        double l[3] = {0}, r[3] = {0}, WL = 0, WR = 0, gl = 1, gr = 1;
+        uint32_t set = 0;
+        for (int q = 0; q < 4; q++) {
+            int c = order[q];
+            for (int k = 0; k < 3; k++) (q < j ? l : r)[k] += counts[c][k];
+            if (q < j) set |= 1u << c;
+        }
+        for (int k = 0; k < 3; k++) {
+            WL += l[k];
+            WR += r[k];
+        }
+        for (int k = 0; k < 3; k++) {
+            gl -= (l[k] / WL) * (l[k] / WL);
+            gr -= (r[k] / WR) * (r[k] / WR);
+        }
+        double score = -(WL * gl + WR * gr);
+        if (score > best + 1e-12 || best == -1) {
+            best = score;
+            best_set = set;
+        }
+    }
+    gv_tree_config cfg;
+    gv_tree_config_default(&cfg, GV_STATS_CLASS, 3);
+    cfg.max_depth = 1;
+    gv_tree_input in = tinput(&td);
+    gv_tree *t = NULL;
+    CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &t));
+    if (t) {
+        CHECK_EQ_INT(t->nodes[0].type, GV_NODE_CAT_SET);
+        CHECK_EQ_INT(t->cat_data[t->nodes[0].cat_begin], best_set);
+        CHECK_OK(gv_tree_validate(t, td.d->schema));
+        gv_tree_free(t);
+    }
+    tdata_free(&td);
+}
+
+/* A row view with repeated rows (a bootstrap sample) grows the tree that the distinct sampled
+ * rows grow with their multiplicities as weights (row counts aside).  (Not all rows with
+ * weight 0 for the unsampled ones: rows of weight 0 still count as rows, e.g. as missing
+ * rows when choosing a missing side.) */
+static void test_bootstrap_view(void)
+{
+    for (int stats = 0; stats < 2; stats++) {
+        rng_state = 808 + (uint64_t)stats;
+        tdata td;
+        size_t n = 400;
+        make_random(&td, n, 5, stats, 3, 0, 255);
+        tdata_bin(&td, 255);
+        size_t *rows = malloc(n * sizeof *rows);
+        double *mult = calloc(n, sizeof *mult);
+        for (size_t i = 0; i < n; i++) {
+            rows[i] = rnd() % n;
+            mult[rows[i]] += 1;
+        }
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, (gv_stats_kind)stats, 3);
+        cfg.min_samples_split = 2;
+        gv_tree_input in = tinput(&td);
+        in.rows = rows;
+        gv_tree *a = NULL, *b = NULL;
+        CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &a));
+        size_t *uniq = malloc(n * sizeof *uniq), n_uniq = 0;
+        for (size_t i = 0; i < n; i++)
+            if (mult[i] > 0) uniq[n_uniq++] = i;
+        in.rows = uniq;
+        in.n_rows = n_uniq;
+        in.weight = mult;
+        CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &b));
+        free(uniq);
+        if (a && b) {
+            CHECK(a->n_nodes > 20);
+            CHECK(same_tree_c(a, 0, b, 0, 1));
+            CHECK_EQ_DBL(a->nodes[0].count, (double)n);
+            CHECK_NEAR(a->nodes[0].weight, b->nodes[0].weight, 1e-9);
+        }
+        gv_tree_free(a);
+        gv_tree_free(b);
+        free(rows);
+        free(mult);
+        tdata_free(&td);
+    }
+}
+
 /* ---- missing values ---- */
 
 static void test_missing_side(void)
@@ -802,7 +916,7 @@ static void test_grad_values(void)
     for (int ai = 0; ai < 2; ai++) {
         rng_state = 99 + (uint64_t)ai;
         tdata td;
-        size_t n = 3000;
+        size_t n = 70000; /* more than two blocks of the blocked sums */
         make_random(&td, n, 4, GV_STATS_GRAD, 0, 0, 255);
         tdata_bin(&td, 255);
         gv_tree_config cfg;
@@ -930,7 +1044,7 @@ static void test_max_features_threads(void)
 {
     rng_state = 555;
     tdata td;
-    size_t n = 30000, F = 10;
+    size_t n = 100000, F = 10; /* several row blocks: blocked sums and partitions */
     make_random(&td, n, F, GV_STATS_CLASS, 3, 1, 255);
     tdata_bin(&td, 255);
     gv_tree_input in = tinput(&td);
@@ -1128,6 +1242,8 @@ int main(void)
     test_differential();
     test_multiway();
     test_partition();
+    test_partition_multiclass();
+    test_bootstrap_view();
     test_missing_side();
     test_stump_bruteforce();
     test_grad_values();

@@ -9,7 +9,8 @@
  *       src/core/[a-z]*.c src/data/dataset.c src/bin/bin.c src/learn/tree.c src/learn/hist.c \
  *       src/learn/split.c bench/tree/bench_tree.c -ljansson -lz -lm -o bench_tree
  *   ./bench_tree [n_rows=1000000] [n_features=28] [max_depth=6] [reps=5] [threads=1,2]
- *   (stats: GRAD by default; set BENCH_STATS=class or reg for the other kinds)
+ *   (stats: GRAD by default; set BENCH_STATS=class or reg for the other kinds, and
+ *   BENCH_MAX_FEATURES=k for k candidate features drawn per node, as in forests)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,11 +77,14 @@ int main(int argc, char **argv)
         cfg.max_depth = depth;
         cfg.lambda = 1.0;
         cfg.n_threads = atoi(tok);
+        if (getenv("BENCH_MAX_FEATURES")) cfg.max_features = strtoull(getenv("BENCH_MAX_FEATURES"), NULL, 10);
         double *times = malloc((size_t)reps * sizeof *times);
         for (int r = 0; r < reps; r++) {
             gv_tree *t = NULL;
+            gv_rng frng;
+            gv_rng_seed(&frng, 7, 8, 9);
             double t0 = now();
-            grove_status st = gv_tree_fit(&cfg, &in, NULL, &t);
+            grove_status st = gv_tree_fit(&cfg, &in, &frng, &t);
             times[r] = now() - t0;
             if (st != GROVE_OK) {
                 fprintf(stderr, "fit failed: %s\n", grove_last_error());

@@ -5,6 +5,7 @@
  * at once; inside, rows are split over OpenMP threads, each row written by exactly one thread,
  * so results do not depend on the thread count.
  */
+#include "../ensemble/ensemble.h"
 #include "../model/model.h"
 
 #include <math.h>
@@ -79,4 +80,70 @@ grove_status grove_model_predict_label(const grove_model *m, const grove_dataset
     }
     gv_free(p);
     return st;
+}
+
+size_t grove_model_n_rounds(const grove_model *m)
+{
+    gv_err_clear();
+    if (!m) return 0;
+    return m->root.vt->n_rounds ? m->root.vt->n_rounds(m->root.impl) : 0;
+}
+
+grove_status grove_model_predict_rounds(const grove_model *m, const grove_dataset *d,
+                                        size_t rounds, int n_threads, double *out, size_t out_len)
+{
+    gv_err_clear();
+    if (!m || !d || !out) return gv_err(GROVE_ERR_ARG, "grove_model_predict_rounds: NULL argument");
+    size_t have = m->root.vt->n_rounds ? m->root.vt->n_rounds(m->root.impl) : 0;
+    if (have == 0)
+        return gv_err(GROVE_ERR_ARG, "rounds: a %s model has no rounds to stage", m->algo);
+    if (rounds < 1 || rounds > have)
+        return gv_err(GROVE_ERR_ARG, "rounds: must be in [1, %zu] for this model, got %zu", have,
+                      rounds);
+    size_t need;
+    if (gv_mul_size(d->n_rows, m->n_outputs, &need) != 0 || out_len < need)
+        return gv_err(GROVE_ERR_ARG, "grove_model_predict_rounds: out holds %zu values, %zu "
+                      "needed", out_len, d->n_rows * m->n_outputs);
+    grove_status st = gv_check_compatible(m, d);
+    if (st != GROVE_OK) return st;
+    const size_t k = m->n_outputs;
+    const long n = (long)d->n_rows;
+#ifdef _OPENMP
+    int nt = gv_threads(n_threads);
+#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
+#else
+    (void)n_threads;
+#endif
+    for (long i = 0; i < n; i++)
+        m->root.vt->predict_row_rounds(m->root.impl, d, (size_t)i, rounds, out + (size_t)i * k);
+    return GROVE_OK;
+}
+
+grove_status grove_model_margins(const grove_model *m, const grove_dataset *d, int n_threads,
+                                 double *out, size_t out_len)
+{
+    gv_err_clear();
+    if (!m || !d || !out) return gv_err(GROVE_ERR_ARG, "grove_model_margins: NULL argument");
+    if (out_len < d->n_rows)
+        return gv_err(GROVE_ERR_ARG, "grove_model_margins: out holds %zu values, %zu needed",
+                      out_len, d->n_rows);
+    grove_status st = gv_check_compatible(m, d);
+    if (st != GROVE_OK) return st;
+    return gv_boost_margins(&m->root, d, gv_threads(n_threads), out);
+}
+
+grove_status grove_model_log_csv(const grove_model *m, char **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_log_csv: out is NULL");
+    *out = NULL;
+    if (!m) return gv_err(GROVE_ERR_ARG, "grove_model_log_csv: model is NULL");
+    gv_buf b = {0};
+    grove_status st = gv_boost_log_csv(&m->root, &b);
+    if (st != GROVE_OK) {
+        gv_buf_free(&b);
+        return st;
+    }
+    *out = b.data;
+    return GROVE_OK;
 }

@@ -101,6 +101,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         .n_classes = n_classes,
         .params = params,
         .n_threads = n_threads,
+        .valid = valid,
     };
     gv_rng rng;
     gv_rng_seed(&rng, seed, 1, 0);

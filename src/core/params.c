@@ -43,7 +43,11 @@ struct grove_params {
     unsigned char is_set[GV_P_COUNT];
     grove_progress_fn progress;
     void *progress_ctx;
+    grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
 };
+
+#define BASE_PREFIX "base."
+#define BASE_PREFIX_LEN 5
 
 /* The index of `value` in a '|'-separated list, or -1. */
 static int enum_index(const char *list, const char *value)
@@ -141,6 +145,7 @@ static int find_param(const char *key)
 void grove_params_free(grove_params *p)
 {
     if (!p) return;
+    grove_params_free(p->base);
     for (int i = 0; i < GV_P_COUNT; i++) gv_free(p->text[i]);
     gv_free(p);
 }
@@ -175,7 +180,12 @@ grove_status grove_params_copy(const grove_params *src, grove_params **out)
     grove_params *p = gv_calloc(1, sizeof *p);
     if (!p) return gv_err_nomem("parameters");
     *p = *src;
+    p->base = NULL;
     for (int i = 0; i < GV_P_COUNT; i++) p->text[i] = NULL;
+    if (src->base && grove_params_copy(src->base, &p->base) != GROVE_OK) {
+        grove_params_free(p);
+        return gv_err_nomem("parameters");
+    }
     for (int i = 0; i < GV_P_COUNT; i++) {
         p->text[i] = gv_strdup(src->text[i]);
         if (!p->text[i]) {
@@ -191,6 +201,16 @@ grove_status grove_params_set(grove_params *p, const char *key, const char *valu
 {
     gv_err_clear();
     if (!p || !key || !value) return gv_err(GROVE_ERR_ARG, "grove_params_set: NULL argument");
+    if (!strncmp(key, BASE_PREFIX, BASE_PREFIX_LEN)) {
+        /* the base learner's own parameters, validated by the same table */
+        if (!p->base) {
+            grove_status st = grove_params_create(&p->base);
+            if (st != GROVE_OK) return st;
+        }
+        grove_status st = grove_params_set(p->base, key + BASE_PREFIX_LEN, value);
+        if (st != GROVE_OK) gv_err_prefix("base");
+        return st;
+    }
     int id = find_param(key);
     if (id < 0)
         return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)", key);
@@ -227,6 +247,15 @@ grove_status grove_params_get(const grove_params *p, const char *key, char *buf,
 {
     gv_err_clear();
     if (!p || !key || !buf) return gv_err(GROVE_ERR_ARG, "grove_params_get: NULL argument");
+    if (!strncmp(key, BASE_PREFIX, BASE_PREFIX_LEN)) {
+        if (p->base) return grove_params_get(p->base, key + BASE_PREFIX_LEN, buf, size);
+        if (find_param(key + BASE_PREFIX_LEN) < 0)
+            return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s'", key);
+        const char *d = defs[find_param(key + BASE_PREFIX_LEN)].def;
+        if (strlen(d) + 1 > size) return gv_err(GROVE_ERR_ARG, "grove_params_get: buffer too small");
+        memcpy(buf, d, strlen(d) + 1);
+        return GROVE_OK;
+    }
     int id = find_param(key);
     if (id < 0) return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s'", key);
     size_t n = strlen(p->text[id]);
@@ -325,4 +354,21 @@ int gv_progress(const grove_params *p, const char *stage, size_t done, size_t to
 {
     if (!p || !p->progress) return 0;
     return p->progress(p->progress_ctx, stage, done, total);
+}
+
+const grove_params *gv_params_base(const grove_params *p) { return p ? p->base : NULL; }
+
+int gv_params_foreach_base(const grove_params *p, const char *prefix,
+                           int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+    if (!p || !p->base) return 0;
+    char key[256];
+    for (int i = 0; i < GV_P_COUNT; i++) {
+        if (!p->base->is_set[i]) continue;
+        snprintf(key, sizeof key, "%s" BASE_PREFIX "%s", prefix, defs[i].name);
+        int r = fn(ctx, key, p->base->text[i]);
+        if (r) return r;
+    }
+    snprintf(key, sizeof key, "%s" BASE_PREFIX, prefix);
+    return gv_params_foreach_base(p->base, key, fn, ctx);
 }

@@ -36,6 +36,13 @@ const char *gv_param_name(gv_param_id id);
 /* Resolves max_features for n_features: the number of candidate features per node (>= 1). */
 size_t gv_param_max_features(const grove_params *p, size_t n_features);
 
+/* The parameters of an ensemble's base learner ("base.KEY"), or NULL (all defaults). */
+const grove_params *gv_params_base(const grove_params *p);
+/* Calls fn(ctx, "base.KEY", value) for every base parameter the user set, recursively
+ * ("base.base.KEY"), with `prefix` prepended; stops at and returns fn's first non-zero. */
+int gv_params_foreach_base(const grove_params *p, const char *prefix,
+                           int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* The progress hook; returns non-zero when the caller asked to cancel. */
 int gv_progress(const grove_params *p, const char *stage, size_t done, size_t total);
 

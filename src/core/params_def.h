@@ -10,7 +10,7 @@
  */
 /* clang-format off */
 #define GV_PARAM_TABLE(X) \
-  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump", \
+  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump|adaboost|adaboost.m1|samme|samme.r|adaboost.m2|adaboost.r2|filter-boost|confidence-boost|perceptron|logistic", \
     "learning algorithm (see `grove help algos`)") \
   X(TASK, "task", ENUM, "auto", 0, 0, "auto|classification|regression", \
     "task; auto: classification if a label is non-numeric or all labels are integers with at most 50 distinct values") \
@@ -40,6 +40,26 @@
     "rows sampled (deterministically) to find the quantile cut points, 0 = all rows") \
   X(ROUNDS, "rounds", INT, "100", 1, 100000000, "", \
     "boosting rounds or ensemble members (ensemble algorithms; trees ignore it)") \
+  X(BASE, "base", STRING, "stump", 0, 0, "a learner: tree|id3|stump|perceptron|logistic|...", \
+    "base learner of an ensemble; set its parameters with base.KEY=VALUE (e.g. base.max_depth=3)") \
+  X(BOOST_MODE, "boost.mode", ENUM, "reweight", 0, 0, "reweight|resample", \
+    "AdaBoost: pass D_t to the base learner as sample weights, or draw boost.sample_size examples from D_t and train unweighted") \
+  X(BOOST_SAMPLE_SIZE, "boost.sample_size", INT, "0", 0, 2147483647, "", \
+    "examples drawn per round when resampling (boosting by resampling, filter-boost, confidence-boost); 0 = the number of training rows") \
+  X(BOOST_LEARNING_RATE, "boost.learning_rate", FLOAT, "1", 1e-6, 1000, "", \
+    "AdaBoost family: shrinkage multiplying every alpha_t (1 = the textbook algorithms)") \
+  X(BOOST_LOSS, "boost.loss", ENUM, "linear", 0, 0, "linear|square|exponential", \
+    "adaboost.r2: loss of a prediction relative to the largest error of the round (Drucker 1997)") \
+  X(EARLY_STOPPING_ROUNDS, "early_stopping_rounds", INT, "0", 0, 100000000, "", \
+    "stop when the validation error (--valid) has not improved for this many rounds and keep the best round; 0 = off") \
+  X(FILTER_DEPTH, "filter.depth", INT, "1", 1, 8, "", \
+    "filter-boost: recursion depth k of the majority-of-three (3^k base learners)") \
+  X(FILTER_BUDGET, "filter.budget", INT, "100000", 1, 2147483647, "", \
+    "filter-boost: most draws from the example oracle to find one filtered example") \
+  X(CONFIDENCE_EPSILON, "confidence.epsilon", FLOAT, "0.1", 1e-6, 0.999999, "", \
+    "confidence-boost: target error epsilon (each run aims at epsilon/3; the selection sample has (9/epsilon^2) ln(4k/delta) examples)") \
+  X(CONFIDENCE_DELTA, "confidence.delta", FLOAT, "0.05", 1e-12, 0.999999, "", \
+    "confidence-boost: failure probability delta (k = ceil(log2(2/delta)) runs)") \
   X(SEED, "seed", INT, "0", 0, 9223372036854775807.0, "", \
     "random seed; the same seed gives a bit-identical model for any number of threads") \
   X(THREADS, "threads", INT, "0", 0, 4096, "", \
@@ -55,5 +75,16 @@
   X(LIBSVM_ABSENT, "libsvm_absent", ENUM, "zero", 0, 0, "zero|missing", \
     "what a feature absent from a LIBSVM row means") \
   X(FORMAT, "format", ENUM, "auto", 0, 0, "auto|csv|libsvm", \
-    "input format; auto: by extension (.csv, .libsvm, .svm, .svmlight, .txt), then by content")
+    "input format; auto: by extension (.csv, .libsvm, .svm, .svmlight, .txt), then by content") \
+  /* ---- linear learners (learn/perceptron.c, learn/logistic.c) ---- */ \
+  X(PERCEPTRON_EPOCHS, "perceptron.epochs", INT, "10", 1, 1000000, "", \
+    "perceptron: passes over the training data (classic and pocket stop early once every row is classified correctly)") \
+  X(PERCEPTRON_VARIANT, "perceptron.variant", ENUM, "classic", 0, 0, "classic|averaged|pocket", \
+    "perceptron: the last weights, the average of the weights after every visit (Freund & Schapire), or the weights with the smallest weighted training error seen (Gallant's pocket)") \
+  X(LOGISTIC_C, "logistic.C", FLOAT, "1", 1e-12, 1e12, "", \
+    "logistic: inverse L2 regularization strength, as scikit-learn's C: minimizes C * sum_i w_i * loss_i + ||coef||^2 / 2 (intercepts not penalized)") \
+  X(LOGISTIC_MAX_ITER, "logistic.max_iter", INT, "200", 1, 100000000, "", \
+    "logistic: maximum number of L-BFGS iterations") \
+  X(LOGISTIC_TOL, "logistic.tol", FLOAT, "1e-6", 0, 1, "", \
+    "logistic: converged when every gradient entry of the weight-normalized objective is at most this in absolute value")
 /* clang-format on */

@@ -63,6 +63,7 @@ typedef struct gv_fit_input {
     int n_classes;              /* K >= 2, or 0 for regression */
     const grove_params *params;
     int n_threads;
+    const grove_dataset *valid; /* validation rows (early stopping) or NULL; ensembles only */
 } gv_fit_input;
 
 typedef struct gv_learner {

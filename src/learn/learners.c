@@ -11,8 +11,10 @@
  *   stump  a tree of depth one: the best single split.
  */
 #include "learner.h"
+#include "linear.h" /* the linear learners: perceptron, logistic */
 
 #include "../core/params.h"
+#include "../ensemble/ensemble.h"
 
 #include <string.h>
 
@@ -109,6 +111,14 @@ static const gv_learner learners[] = {
     {"tree", fit_tree},
     {"id3", fit_id3},
     {"stump", fit_stump},
+    {"adaboost", gv_fit_adaboost},
+    {"adaboost.m1", gv_fit_adaboost_m1},
+    {"samme", gv_fit_samme},
+    {"samme.r", gv_fit_samme_r},
+    {"adaboost.m2", gv_fit_adaboost_m2},
+    {"adaboost.r2", gv_fit_adaboost_r2},
+    {"perceptron", gv_perceptron_fit}, /* linear.h, perceptron.c */
+    {"logistic", gv_logistic_fit},     /* linear.h, logistic.c */
 };
 
 const gv_learner *gv_learner_find(const char *name)

@@ -4,8 +4,9 @@
  *
  * Pipeline position: learn/, shared by perceptron.c and logistic.c (see linear.h for the
  * transform and its invariants).  The statistics of the map are weighted sums over the view in
- * view order; every weight enters as q = w / max w, so a view whose weights are all multiplied
- * by a constant gets the same map.
+ * view order; every weight enters as q = w / w_scale (a power of two, see linear.h), so a view
+ * whose weights are all multiplied by a constant gets the same map up to rounding (exactly the
+ * same for a power-of-two constant).
  * File form (docs/model-format.md, linear components): "n_classes", and per raw feature
  * "mean" and "std" (categorical features: 0 and 0, insisted on by the reader), then "coef"
  * (n_vec * dim reals, vector-major) and "intercept" (n_vec reals), where n_vec = 1 for two
@@ -173,7 +174,9 @@ grove_status gv_linear_data_build(const gv_fit_input *in, const char *learner,
     if (st != GROVE_OK) return st;
     ld->n = n;
     ld->n_classes = in->n_classes;
-    ld->w_max = w_max;
+    int e;
+    frexp(w_max, &e); /* w_max = m 2^e, m in [0.5, 1) */
+    ld->w_scale = ldexp(1, e);
     ld->enc = gv_malloc_array(n_enc, sizeof *ld->enc);
     ld->y = gv_malloc_array(n, sizeof *ld->y);
     ld->q = gv_malloc_array(n, sizeof *ld->q);
@@ -187,7 +190,7 @@ grove_status gv_linear_data_build(const gv_fit_input *in, const char *learner,
         size_t r = in->rows ? in->rows[p] : p;
         double w = in->weight ? in->weight[r] : 1;
         ld->y[p] = (int)in->y[r];
-        ld->q[p] = w / w_max;
+        ld->q[p] = ldexp(w, -e);
         ld->q_sum += ld->q[p];
         if (p == 0) first = w;
         if (w != first) ld->uniform = 0;

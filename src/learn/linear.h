@@ -17,8 +17,10 @@
  * in the component, so prediction applies exactly the transform that training used.
  *
  * Weights: per ORIGINAL row (gv_fit_input.weight, NULL = all 1); a row repeated in the view
- * counts once per occurrence.  Internally weights are divided by their largest value (q <= 1),
- * so no sum overflows whatever their scale.
+ * counts once per occurrence.  Internally weights are divided by w_scale, the power of two
+ * just above the largest weight (q = w / w_scale < 1): no sum overflows whatever their scale,
+ * and the division is exact, so integer weights stay exact multiples in every sum (this is
+ * what makes "integer weights = duplicated rows" hold bit for bit where sums are exact).
  *
  * Encoded rows: an "encoded row" holds one double per raw feature: x' for a numeric feature,
  * the category code (or -1 when missing) for a categorical one; gv_linear_term() turns an
@@ -85,9 +87,9 @@ typedef struct gv_linear_data {
     size_t n;          /* positions in the view (repeats included) */
     double *enc;       /* [n * map.n_features] encoded rows, row-major, owned */
     int *y;            /* [n] class indices, owned */
-    double *q;         /* [n] weight / largest weight, in [0, 1], owned */
+    double *q;         /* [n] weight / w_scale, in [0, 1), owned */
     double q_sum;      /* sum of q (> 0) */
-    double w_max;      /* the largest weight (> 0): weight = q * w_max */
+    double w_scale;    /* a power of two above the largest weight: weight = q * w_scale */
     int uniform;       /* 1 when every position has the same weight */
     int n_classes;     /* K >= 2 */
 } gv_linear_data;

@@ -344,6 +344,11 @@ grove_status gv_perceptron_fit(const gv_fit_input *in, gv_rng *rng, gv_component
     uint64_t mistakes;
     int64_t ran;
     gv_perceptron *pc = NULL;
+    gv_rng own_rng;
+    if (!rng) { /* a caller without a stream gets the one of seed 0 */
+        gv_rng_seed(&own_rng, 0, 1, 0);
+        rng = &own_rng;
+    }
     st = train(&pr, variant, epochs, 1, rng, &s, &mistakes, &ran);
     if (st == GROVE_OK && !(pc = gv_calloc(1, sizeof *pc))) st = gv_err_nomem("a perceptron");
     if (st == GROVE_OK) {

@@ -8,22 +8,31 @@
  *
  * How a tree grows:
  *  - The rows of a node are the range idx[begin, end) of one index array; a split partitions
- *    the range in place, stably, so every node's rows stay in view order and every sum over
- *    them runs in the same order whatever happens elsewhere.  Node totals (and so the node
- *    values) are summed over the node's rows during that partition.
+ *    the range in place, stably, so every node's rows stay in view order.  Node totals (and
+ *    so the node values) are then summed over each child's rows in row order, by fixed blocks
+ *    of ROW_BLOCK rows whose partial sums are added in block order: the same sums for any
+ *    number of threads.
  *  - A node is *evaluated* right after it is created: if it may split (depth, row and leaf
- *    limits, not pure), its histograms are obtained and scanned for its best split.  Nodes
- *    are created, and so evaluated, in id order, which is also the order of the per-node
- *    random feature draws (max_features), made in the calling thread.
+ *    limits, not pure), its histograms are obtained and scanned for its best split.  With a
+ *    feature subset per node, nodes are evaluated in id (creation) order, which is the order
+ *    of the random feature draws, all made in the calling thread.
  *  - Histograms: when all features are candidates, the children of a split node whose
  *    histogram was kept get theirs by subtraction: every child but the largest is built from
  *    its rows, the largest is parent - the others (in place, in the parent's buffer).  A node
  *    keeps its histogram after evaluation only while the pool allows (max_kept buffers, from a
  *    256 MiB budget), otherwise its children are built from rows.  With a feature subset per
- *    node, each node builds only its own candidates' histograms, from rows.
+ *    node, each node builds only its own candidates' histograms, from rows (cheaper than
+ *    subtraction over all features).
  *  - Depth-wise growth splits open nodes first in, first out (which is level by level, in id
  *    order within a level); best-first growth splits the open node with the largest gain
- *    (ties: lowest id).  With max_leaves, a split that would exceed it is skipped.
+ *    (ties: lowest id).  With max_leaves, a split that would exceed it is skipped (a multiway
+ *    split adds children - 1 leaves).
+ *  - Numeric splits are "bin <= b" for 1 <= b <= n_bins - 2, so a threshold cuts[b - 1]
+ *    always exists: a split of exactly "missing" from "present" is only found when the
+ *    node's lowest value bins are empty (missing-left with an empty left prefix).
+ *  - Multiway (ID3) splits make one child per category present at the node; a feature can be
+ *    used again below, but a child holds one category (plus the missing rows) and cannot
+ *    split on it again.  Splits of any kind on other features remain possible.
  * Leaf values: CLASS probabilities w_k / W (uniform if W = 0); REG the weighted mean (the
  * root's mean c if W = 0); GRAD the Newton step -T_a(G) / (H + lambda) (0 if H + lambda <= 0).
  * Every node stores its value, so a tree can also be cut back later.
@@ -38,6 +47,8 @@
 #define HIST_BUDGET_BYTES ((size_t)256 << 20)
 /* Free buffers the pool holds on to for reuse. */
 #define HIST_FREE_CAP 64
+/* Rows per block of the blocked sums and partitions (fixed: sums must not depend on threads). */
+#define ROW_BLOCK 32768
 
 void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes)
 {
@@ -54,7 +65,7 @@ void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_clas
     cfg->min_samples_split = 2;
     cfg->min_weight_leaf = 0;
     cfg->min_gain = 0;
-    cfg->lambda = 0;
+    cfg->lambda = 0; /* no regularisation unless the caller (e.g. gbdt) asks for it */
     cfg->alpha = 0;
     cfg->multiway_categorical = 0;
     cfg->max_features = 0;
@@ -173,6 +184,69 @@ static void node_finish(grower *gr, size_t id)
         break;
     }
     }
+}
+
+/* Adds the statistics of rows idx[0..n) to record t, in row order.  One loop per kind, with
+ * the sums in registers: this runs over every row at every level. */
+static void sum_rows_serial(const gv_engine *e, const size_t *idx, size_t n, double *t)
+{
+    const gv_tree_input *in = e->in;
+    switch (e->cfg->stats) {
+    case GV_STATS_GRAD: {
+        double G = t[1], H = t[2];
+        for (size_t i = 0; i < n; i++) {
+            G += in->grad[idx[i]];
+            H += in->hess[idx[i]];
+        }
+        t[1] = G;
+        t[2] = H;
+        break;
+    }
+    case GV_STATS_REG: {
+        double a[3] = {t[1], t[2], t[3]}, s[3];
+        int32_t c;
+        for (size_t i = 0; i < n; i++) {
+            gv_row_stats(e, idx[i], s, &c);
+            a[0] += s[0];
+            a[1] += s[1];
+            a[2] += s[2];
+        }
+        t[1] = a[0];
+        t[2] = a[1];
+        t[3] = a[2];
+        break;
+    }
+    case GV_STATS_CLASS:
+        for (size_t i = 0; i < n; i++) {
+            size_t r = idx[i];
+            t[1 + (size_t)in->y[r]] += in->weight ? in->weight[r] : 1.0;
+        }
+        break;
+    }
+    t[0] += (double)n;
+}
+
+/* Node totals: t (zeroed) = the sum over rows idx[0..n), taken over fixed blocks of
+ * ROW_BLOCK rows (in parallel) whose partial sums are then added in block order.  The blocks
+ * do not depend on the thread count, so neither do the sums. */
+static void sum_rows(const gv_engine *e, const size_t *idx, size_t n, double *t)
+{
+    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK, S = e->S;
+    if (n_blocks <= 1) {
+        sum_rows_serial(e, idx, n, t);
+        return;
+    }
+    double *part = e->part;
+    memset(part, 0, n_blocks * S * sizeof *part);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = b * ROW_BLOCK, len = n - lo < ROW_BLOCK ? n - lo : ROW_BLOCK;
+        sum_rows_serial(e, idx + lo, len, part + b * S);
+    }
+    for (size_t b = 0; b < n_blocks; b++)
+        for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
 }
 
 /* Whether node id may be split at all (checked before any histogram work). */
@@ -294,6 +368,90 @@ static grove_status append_cat(grower *gr, const uint32_t *src, size_t n, uint32
     return GROVE_OK;
 }
 
+/* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi): the left rows from
+ * the front in order, the right rows from the back in reverse order; returns the number of
+ * left rows. */
+static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t *bits,
+                          size_t lo, size_t hi)
+{
+    const gv_binned *X = e->X;
+    size_t f = (size_t)s->feature, nl = 0, nr = 0;
+    const size_t *idx = e->idx;
+    size_t *tmp = e->tmp;
+    if (!bits && !X->wide) {
+        /* the common case, numeric on 8-bit bins */
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        uint32_t split = s->bin;
+        int dl = s->default_left;
+        for (size_t i = lo; i < hi; i++) {
+            size_t r = idx[i];
+            uint32_t b = col[r];
+            if (b == 0 ? dl : b <= split)
+                tmp[lo + nl++] = r;
+            else
+                tmp[hi - 1 - nr++] = r;
+        }
+        return nl;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        size_t r = idx[i];
+        uint32_t b = gv_bin_at(X, f, r);
+        int left;
+        if (b == 0)
+            left = s->default_left;
+        else if (bits)
+            left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
+        else
+            left = b <= s->bin;
+        if (left)
+            tmp[lo + nl++] = r;
+        else
+            tmp[hi - 1 - nr++] = r;
+    }
+    return nl;
+}
+
+/* Stable binary partition of idx[begin, end) by split s; returns where the right rows start.
+ * Large ranges are split in blocks by several threads (the result is the same). */
+static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *bits,
+                               size_t begin, size_t end)
+{
+    size_t n = end - begin;
+    size_t n_blocks = e->nt > 1 && n >= 2 * ROW_BLOCK ? (n + ROW_BLOCK - 1) / ROW_BLOCK : 1;
+    size_t *n_left = e->block_left, *idx = e->idx;
+    const size_t *tmp = e->tmp;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (n_blocks > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
+        n_left[b] = block_split(e, s, bits, lo, hi);
+    }
+    size_t total_left = 0;
+    for (size_t b = 0; b < n_blocks; b++) total_left += n_left[b];
+    /* block b's left rows go to begin + (left rows of earlier blocks), its right rows to
+     * begin + total_left + (right rows of earlier blocks) */
+    size_t *dst_left = e->block_left + n_blocks, *dst_right = dst_left + n_blocks;
+    size_t acc_l = begin, acc_r = begin + total_left;
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
+        dst_left[b] = acc_l;
+        dst_right[b] = acc_r;
+        acc_l += n_left[b];
+        acc_r += hi - lo - n_left[b];
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (n_blocks > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
+        size_t nl = n_left[b], nr = hi - lo - nl;
+        memcpy(idx + dst_left[b], tmp + lo, nl * sizeof *idx);
+        for (size_t j = 0; j < nr; j++) idx[dst_right[b] + j] = tmp[hi - 1 - j];
+    }
+    return begin + total_left;
+}
+
 /* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
  * stably, sums the children's totals and fills the parent's node. */
 static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_out)
@@ -315,27 +473,10 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
 
     if (s.type != GV_NODE_CAT_MULTI) {
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
-        double *tl = gr->tot + first * S, *tr = gr->tot + (first + 1) * S;
-        size_t w = begin, n_right = 0;
-        for (size_t i = begin; i < end; i++) {
-            size_t r = idx[i];
-            uint32_t b = gv_bin_at(X, f, r);
-            int left;
-            if (b == 0)
-                left = s.default_left;
-            else if (bits)
-                left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
-            else
-                left = b <= s.bin;
-            if (left) {
-                idx[w++] = r;
-                gv_record_add_row(e, r, tl);
-            } else {
-                tmp[n_right++] = r;
-                gv_record_add_row(e, r, tr);
-            }
-        }
-        memcpy(idx + w, tmp, n_right * sizeof *idx);
+        size_t w = partition_binary(e, &s, bits, begin, end);
+        size_t n_right = end - w;
+        sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
+        sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
         gr->g[first].begin = begin;
         gr->g[first].end = w;
         gr->g[first + 1].begin = w;
@@ -370,9 +511,11 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             uint32_t b = gv_bin_at(X, f, r);
             uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
             tmp[pos[ch]++] = r;
-            gv_record_add_row(e, r, gr->tot + (first + ch) * S);
         }
         memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
+        for (size_t c = 0; c < k; c++)
+            sum_rows(e, idx + gr->g[first + c].begin, gr->g[first + c].end - gr->g[first + c].begin,
+                     gr->tot + (first + c) * S);
         st = append_cat(gr, NULL, n_cat, &cat_begin);
         if (st != GROVE_OK) return st;
         for (uint32_t c = 0; c < n_cat; c++)
@@ -552,7 +695,9 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
                       cfg->max_features, F);
     for (size_t f = 0; f < F; f++) {
         const gv_bin_mapper *m = &in->X->mappers[f];
-        if (m->n_bins < 1 || m->n_bins > 65536 || (!m->is_categorical && m->n_bins > 2 && !m->cuts))
+        /* numeric splits read the threshold cuts[b - 1] for b <= n_bins - 2 */
+        if (m->n_bins < 1 || m->n_bins > 65536 ||
+            (!m->is_categorical && m->n_bins > 2 && (!m->cuts || m->n_cuts + 2 < m->n_bins)))
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: feature %zu: bad bin mapper", f);
     }
     return GROVE_OK;
@@ -610,6 +755,8 @@ static void engine_free(gv_engine *e)
     }
     gv_free(e->scratch);
     gv_free(e->cat_pool);
+    gv_free(e->part);
+    gv_free(e->block_left);
 }
 
 /* Sets up the engine (everything but the rows' contents). */
@@ -667,6 +814,10 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     if (cfg->stats == GV_STATS_CLASS) e->ncls = gv_malloc_array(e->n, sizeof *e->ncls);
     if (!e->idx || !e->tmp || !e->ns || (cfg->stats == GV_STATS_CLASS && !e->ncls))
         return gv_err_nomem("tree rows");
+    size_t max_blocks = e->n / ROW_BLOCK + 1;
+    e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
+    e->block_left = gv_malloc_array(3 * max_blocks, sizeof *e->block_left);
+    if (!e->part || !e->block_left) return gv_err_nomem("tree rows");
     return GROVE_OK;
 }
 
@@ -693,8 +844,7 @@ static grove_status grow(grower *gr)
     grove_status st;
     if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
     size_t root = new_node(gr, 0, 0, e->n);
-    double *rt = gr->tot;
-    for (size_t i = 0; i < e->n; i++) gv_record_add_row(e, e->idx[i], rt);
+    sum_rows(e, e->idx, e->n, gr->tot);
     node_finish(gr, root);
     gr->n_leaves = 1;
     if ((st = evaluate(gr, root, NULL)) != GROVE_OK) return st;
@@ -787,6 +937,15 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     }
 
     if ((st = grow(&gr)) != GROVE_OK) goto fail;
+    /* Give back the unused capacity (a failed shrink keeps the larger arrays). */
+    gv_tree_node *nodes = gv_realloc_array(t->nodes, t->n_nodes, sizeof *nodes);
+    if (nodes) t->nodes = nodes;
+    double *values = gv_realloc_array(t->values, t->n_nodes * (size_t)t->n_outputs, sizeof *values);
+    if (values) t->values = values;
+    if (t->n_cat_data > 0) {
+        uint32_t *cat = gv_realloc_array(t->cat_data, t->n_cat_data, sizeof *cat);
+        if (cat) t->cat_data = cat;
+    }
     grower_free(&gr);
     *out = t;
     return GROVE_OK;

@@ -18,8 +18,10 @@
  * structure, so a tree that loads can be walked safely with any input.
  */
 #include "learner.h"
+#include "linear.h" /* the linear components' vtables, for the registry below */
 
 #include "../model/model.h"
+#include "../ensemble/ensemble.h"
 
 #include <float.h>
 #include <math.h>
@@ -341,6 +343,9 @@ const gv_component_vt gv_tree_component = {
 
 static const gv_component_vt *const component_kinds[] = {
     &gv_tree_component,
+    &gv_perceptron_component, /* linear.h */
+    &gv_logistic_component,   /* linear.h */
+    &gv_boost_component,      /* ensemble.h */
 };
 
 const gv_component_vt *gv_component_kind(const char *kind)

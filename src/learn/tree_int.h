@@ -78,6 +78,8 @@ typedef struct gv_engine {
     size_t *idx, *tmp;
     double *ns;             /* [n * (S - 1)]: CLASS w; REG w, wy, wyy; GRAD g, h */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
+    double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
+    size_t *block_left;     /* [3 * (n / ROW_BLOCK + 1)] per-block partition bookkeeping */
 
     /* Histogram pool: free buffers for reuse, and how many nodes keep one. */
     double **free_hists;
@@ -97,7 +99,7 @@ typedef struct gv_engine {
 } gv_engine;
 
 /* The statistics of original row r (S - 1 doubles, CLASS: its weight) and, for CLASS, its
- * class.  Histograms and node totals both read rows through this, so their sums add the very
+ * class.  Histograms read rows through this, and node totals (tree.c, sum_rows) add the very
  * same numbers. */
 static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32_t *cls)
 {
@@ -119,20 +121,6 @@ static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32
         out[0] = in->grad[r];
         out[1] = in->hess[r];
         break;
-    }
-}
-
-/* Adds original row r to the bin record t (count, then statistics). */
-static inline void gv_record_add_row(const gv_engine *e, size_t r, double *t)
-{
-    double s[3];
-    int32_t c = 0;
-    gv_row_stats(e, r, s, &c);
-    t[0] += 1.0;
-    if (e->cfg->stats == GV_STATS_CLASS) {
-        t[1 + c] += s[0];
-    } else {
-        for (size_t k = 0; k + 1 < e->S; k++) t[1 + k] += s[k];
     }
 }
 

@@ -364,6 +364,12 @@ static json_t *strings_to_json(char *const *names, size_t n)
  * model must not depend on it (same seed and data -> the same file for any "threads"). */
 static int is_stored_param(gv_param_id id) { return id != GV_P_THREADS; }
 
+static int add_base_param(void *obj, const char *key, const char *value)
+{
+    return set_new(obj, key, json_string(value));
+}
+
+/* Every parameter of the table, then the base learner's ("base.KEY") that the user set. */
 static json_t *params_to_json(const grove_params *p)
 {
     json_t *obj = json_object();
@@ -374,6 +380,10 @@ static json_t *params_to_json(const grove_params *p)
             json_decref(obj);
             return NULL;
         }
+    }
+    if (obj && gv_params_foreach_base(p, "", add_base_param, obj) != 0) {
+        json_decref(obj);
+        return NULL;
     }
     return obj;
 }

@@ -1,0 +1,1200 @@
+/*
+ * boost.c -- the AdaBoost family, written once against the base-learner interface.
+ *
+ * Pipeline position: ensemble/.  One training loop and one component kind ("boost") serve six
+ * algorithms; they differ in how a round's hypothesis is scored, weighted and combined:
+ *
+ *   adaboost     discrete AdaBoost, two classes (Freund & Schapire 1997; y, h in {-1, +1}):
+ *                  eps_t = sum_i D_t(i) [h_t(x_i) != y_i],  alpha_t = 1/2 ln((1 - eps_t)/eps_t),
+ *                  D_{t+1}(i) = D_t(i) exp(-alpha_t y_i h_t(x_i)) / Z_t,  H = sign(sum alpha_t h_t)
+ *                  training error <= prod Z_t = prod 2 sqrt(eps_t (1 - eps_t)) <= exp(-2 sum gamma_t^2),
+ *                  gamma_t = 1/2 - eps_t.
+ *   adaboost.m1  K classes: beta_t = eps_t / (1 - eps_t), D_{t+1}(i) ~ D_t(i) beta_t^[h_t(x_i) = y_i],
+ *                alpha_t = ln(1/beta_t), H = argmax_k sum alpha_t [h_t = k]; stops when eps_t >= 1/2.
+ *                training error <= prod 2 sqrt(eps_t (1 - eps_t)) (Freund & Schapire 1997, Thm 2's
+ *                multiclass form).
+ *   samme        K classes (Zhu, Zou, Rosset & Hastie 2009): alpha_t = ln((1 - eps_t)/eps_t) +
+ *                ln(K - 1), D_{t+1}(i) ~ D_t(i) exp(alpha_t [h_t(x_i) != y_i]); needs
+ *                eps_t < 1 - 1/K (better than random guessing among K classes).
+ *   samme.r      K classes, real-valued (ibid., Algorithm 4): with the base learner's class
+ *                probabilities p, h_k(x) = (K - 1)(ln p_k(x) - 1/K sum_j ln p_j(x)),
+ *                D_{t+1}(i) ~ D_t(i) exp(-(K - 1)/K  sum_k y_ik ln p_k(x_i)), y_ik = 1 if k = y_i
+ *                else -1/(K - 1); H = argmax_k sum_t h_k^t.  (p clipped to >= 1e-10.)
+ *   adaboost.m2  K classes, pseudo-loss (Freund & Schapire 1997, sec. 4.2): weights w_{i,y} on
+ *                the mislabels y != y_i, q(i, y) = w_{i,y} / W_i, D_t(i) = W_i / sum W;
+ *                pseudo-loss eps_t = 1/2 sum_i D_t(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i,y) h(x_i, y));
+ *                beta_t = eps_t/(1 - eps_t), w_{i,y} <- w_{i,y} beta_t^(1/2 (1 + h(x_i,y_i) - h(x_i,y))),
+ *                H = argmax_y sum ln(1/beta_t) h_t(x, y); training error <= (K - 1) prod 2 sqrt(eps(1-eps)).
+ *                Plausibilities h(x, y) in [0, 1]: for a tree base learner, the tree is grown on
+ *                D_t and each leaf then gets the plausibilities that minimize the pseudo-loss (for
+ *                leaf L and class y, with A = sum_{i in L, y_i = y} D(i), B = sum_{i in L, y_i != y}
+ *                D(i) q(i, y): h = 1 if A > B else 0); other base learners' class probabilities
+ *                are their plausibilities.
+ *   adaboost.r2  regression (Drucker 1997): with e_i = |y_i - f_t(x_i)| and E = max e_i, the loss
+ *                L_i = e_i/E (linear), (e_i/E)^2 (square) or 1 - exp(-e_i/E) (exponential);
+ *                Lbar = sum D_t(i) L_i, beta_t = Lbar/(1 - Lbar), D_{t+1}(i) ~ D_t(i) beta_t^(1 - L_i),
+ *                prediction: the weighted median of f_t(x) with weights ln(1/beta_t); stops when
+ *                Lbar >= 1/2.
+ *
+ * Every round D_t is given to the base learner as sample weights (boost.mode=reweight, scaled to
+ * sum to n) or as a sample of boost.sample_size rows drawn from D_t with replacement
+ * (boost.mode=resample, for learners that ignore weights).  boost.learning_rate nu multiplies
+ * every alpha_t (the weight updates use nu * alpha_t too).
+ *
+ * Degenerate rounds (documented in docs/algorithms.md and tested):
+ *   eps_t = 0 (a perfect hypothesis, alpha infinite): h_t is kept with alpha_t = 1 + the sum of
+ *     the earlier alphas, so it alone decides every prediction, Z_t = 0, and training stops.
+ *   eps_t at or beyond the algorithm's limit (1/2; SAMME: 1 - 1/K): h_t is discarded and training
+ *     stops -- unless it is the first round, when it is kept alone with alpha = 1 so that a model
+ *     exists; the stop reason says which.
+ *   a base learner that fails: training fails with the round's number and the learner's message.
+ * The per-round log (eps, alpha, Z, training error, validation error) is kept in the model;
+ * gv_boost_log_csv() prints it with gamma, prod Z and exp(-2 sum gamma^2).  Z_t is the actual
+ * normalizer for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1), and 2 sqrt(eps_t (1 - eps_t)) for the
+ * others, where only m1 (and m2, times K - 1) carry the theorem.
+ *
+ * Class probabilities (argmax unaffected): adaboost: p_1 = sigma(2 f), f = sum alpha_t h_t
+ * (Friedman, Hastie & Tibshirani 2000); m1, samme: p ~ exp(K/(K-1)^2 s_k), s_k = sum alpha_t
+ * [h_t = k] (the minimizer of SAMME's exponential loss); samme.r: p ~ exp(f_k/(K-1)); m2:
+ * p ~ exp(s_k / sum alpha).
+ */
+#include "ensemble.h"
+
+#include "../core/params.h"
+#include "../model/model.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BV_ADABOOST, BV_M1, BV_SAMME, BV_SAMME_R, BV_M2, BV_R2, BV_COUNT };
+static const char *const variant_names[BV_COUNT] = {"adaboost",    "adaboost.m1", "samme",
+                                                    "samme.r",     "adaboost.m2", "adaboost.r2"};
+
+typedef struct gv_boost {
+    int variant;
+    int n_classes;          /* K >= 2, or 0 for adaboost.r2 */
+    size_t n_members, cap;
+    gv_component *members;  /* [n_members], owned */
+    double *alpha;          /* [n_members] */
+    double **plaus;         /* adaboost.m2: [n_members] per-node plausibilities of tree members
+                               ([n_nodes * K]) or NULL; NULL array for other variants */
+    /* the training log, one entry per member */
+    double *log_eps, *log_z, *log_train, *log_valid; /* log_valid NULL without validation data */
+    char *stop;             /* why training stopped before "rounds" ("" if it did not) */
+} gv_boost;
+
+#define P_CLIP 1e-10
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared helpers
+ * ------------------------------------------------------------------------------------------ */
+
+grove_status gv_base_learner(const grove_params *p, const gv_learner **out)
+{
+    const char *name = gv_param_str(p, GV_P_BASE);
+    *out = gv_learner_find(name);
+    if (!*out)
+        return gv_err(GROVE_ERR_PARAM, "base: unknown learner '%s' (see `grove help algos`)", name);
+    return GROVE_OK;
+}
+
+void gv_component_predict_all(const gv_component *c, const grove_dataset *d, size_t k,
+                              int n_threads, double *out)
+{
+    const long n = (long)d->n_rows;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads > 0 ? n_threads : 1) schedule(static) if (n > 4096)
+#else
+    (void)n_threads;
+#endif
+    for (long i = 0; i < n; i++) c->vt->predict_row(c->impl, d, (size_t)i, out + (size_t)i * k);
+}
+
+static size_t argmax(const double *v, size_t k)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < k; c++)
+        if (v[c] > v[best]) best = c;
+    return best;
+}
+
+/* out = softmax(scale * s) over k classes. */
+static void softmax(const double *s, size_t k, double scale, double *out)
+{
+    double mx = -INFINITY;
+    for (size_t c = 0; c < k; c++)
+        if (scale * s[c] > mx) mx = scale * s[c];
+    double z = 0;
+    for (size_t c = 0; c < k; c++) z += out[c] = exp(scale * s[c] - mx);
+    for (size_t c = 0; c < k; c++) out[c] /= z;
+}
+
+/* Weighted median (Drucker 1997): the smallest prediction y_(j) (sorted) whose cumulative weight
+ * reaches half the total.  idx is scratch [n]. */
+typedef struct wv {
+    double v, w;
+} wv;
+static int cmp_wv(const void *a, const void *b)
+{
+    double x = ((const wv *)a)->v, y = ((const wv *)b)->v;
+    return (x > y) - (x < y);
+}
+static double weighted_median(wv *a, size_t n)
+{
+    qsort(a, n, sizeof *a, cmp_wv);
+    double total = 0, acc = 0;
+    for (size_t j = 0; j < n; j++) total += a[j].w;
+    for (size_t j = 0; j < n; j++) {
+        acc += a[j].w;
+        if (acc >= 0.5 * total) return a[j].v;
+    }
+    return a[n - 1].v;
+}
+
+static void boost_free(void *impl)
+{
+    gv_boost *b = impl;
+    if (!b) return;
+    for (size_t t = 0; t < b->n_members; t++) {
+        gv_component_free(&b->members[t]);
+        if (b->plaus) gv_free(b->plaus[t]);
+    }
+    gv_free(b->members);
+    gv_free(b->plaus);
+    gv_free(b->alpha);
+    gv_free(b->log_eps);
+    gv_free(b->log_z);
+    gv_free(b->log_train);
+    gv_free(b->log_valid);
+    gv_free(b->stop);
+    gv_free(b);
+}
+
+static gv_boost *boost_new(int variant, int n_classes, size_t cap, int with_valid)
+{
+    gv_boost *b = gv_calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->variant = variant;
+    b->n_classes = n_classes;
+    b->cap = cap ? cap : 1;
+    b->members = gv_calloc(b->cap, sizeof *b->members);
+    b->alpha = gv_calloc(b->cap, sizeof *b->alpha);
+    b->log_eps = gv_calloc(b->cap, sizeof(double));
+    b->log_z = gv_calloc(b->cap, sizeof(double));
+    b->log_train = gv_calloc(b->cap, sizeof(double));
+    b->log_valid = with_valid ? gv_calloc(b->cap, sizeof(double)) : NULL;
+    b->plaus = variant == BV_M2 ? gv_calloc(b->cap, sizeof *b->plaus) : NULL;
+    b->stop = gv_strdup("");
+    if (!b->members || !b->alpha || !b->log_eps || !b->log_z || !b->log_train ||
+        (with_valid && !b->log_valid) || (variant == BV_M2 && !b->plaus) || !b->stop) {
+        boost_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static size_t boost_outputs(const gv_boost *b) { return b->n_classes ? (size_t)b->n_classes : 1; }
+
+/* The plausibilities (m2) or class probabilities of member t for row i into h[K]. */
+static void member_output(const gv_boost *b, size_t t, const grove_dataset *d, size_t i, double *h)
+{
+    const gv_component *c = &b->members[t];
+    if (b->plaus && b->plaus[t]) {
+        size_t leaf = gv_tree_leaf(c->impl, d, i);
+        memcpy(h, b->plaus[t] + leaf * (size_t)b->n_classes, (size_t)b->n_classes * sizeof *h);
+        return;
+    }
+    c->vt->predict_row(c->impl, d, i, h);
+}
+
+/* Accumulates member t's contribution for row i into the scores s[K] (not for r2). */
+static void add_member_score(const gv_boost *b, size_t t, const double *h, double *s)
+{
+    const size_t k = (size_t)b->n_classes;
+    const double a = b->alpha[t];
+    switch (b->variant) {
+    case BV_ADABOOST:
+    case BV_M1:
+    case BV_SAMME:
+        s[argmax(h, k)] += a;
+        break;
+    case BV_M2:
+        for (size_t c = 0; c < k; c++) s[c] += a * h[c];
+        break;
+    case BV_SAMME_R: {
+        /* h_k = (K - 1)(ln p_k - mean_j ln p_j), times the learning rate kept in alpha */
+        double mean = 0;
+        for (size_t c = 0; c < k; c++) mean += log(h[c] > P_CLIP ? h[c] : P_CLIP);
+        mean /= (double)k;
+        for (size_t c = 0; c < k; c++)
+            s[c] += a * (double)(k - 1) * (log(h[c] > P_CLIP ? h[c] : P_CLIP) - mean);
+        break;
+    }
+    }
+}
+
+static double alpha_sum(const gv_boost *b, size_t rounds)
+{
+    double z = 0;
+    for (size_t t = 0; t < rounds; t++) z += fabs(b->alpha[t]);
+    return z;
+}
+
+/* Scores -> class probabilities (see the file comment). */
+static void scores_to_proba(const gv_boost *b, const double *s, size_t rounds, double *out)
+{
+    const size_t k = (size_t)b->n_classes;
+    double kk = (double)k, scale = 1;
+    switch (b->variant) {
+    case BV_ADABOOST:
+        scale = 2;
+        break;
+    case BV_M1:
+    case BV_SAMME:
+        scale = kk / ((kk - 1) * (kk - 1));
+        break;
+    case BV_SAMME_R:
+        scale = 1 / (kk - 1);
+        break;
+    case BV_M2: {
+        double z = alpha_sum(b, rounds);
+        scale = z > 0 ? 1 / z : 1;
+        break;
+    }
+    }
+    softmax(s, k, scale, out);
+}
+
+enum { STACK_K = 256 };
+
+static void boost_predict_rounds(const void *impl, const grove_dataset *d, size_t i,
+                                 size_t rounds, double *out)
+{
+    const gv_boost *b = impl;
+    if (rounds > b->n_members) rounds = b->n_members;
+    if (b->variant == BV_R2) {
+        wv stack[STACK_K], *a = rounds <= STACK_K ? stack : gv_malloc_array(rounds, sizeof *a);
+        if (!a) {
+            out[0] = NAN;
+            return;
+        }
+        for (size_t t = 0; t < rounds; t++) {
+            b->members[t].vt->predict_row(b->members[t].impl, d, i, &a[t].v);
+            a[t].w = b->alpha[t];
+        }
+        out[0] = weighted_median(a, rounds);
+        if (a != stack) gv_free(a);
+        return;
+    }
+    const size_t k = (size_t)b->n_classes;
+    double stack[2 * STACK_K], *h = k <= STACK_K ? stack : gv_malloc_array(2 * k, sizeof *h);
+    if (!h) {
+        for (size_t c = 0; c < k; c++) out[c] = NAN;
+        return;
+    }
+    double *s = h + k;
+    memset(s, 0, k * sizeof *s);
+    for (size_t t = 0; t < rounds; t++) {
+        member_output(b, t, d, i, h);
+        add_member_score(b, t, h, s);
+    }
+    scores_to_proba(b, s, rounds, out);
+    if (h != stack) gv_free(h);
+}
+
+static void boost_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    const gv_boost *b = impl;
+    boost_predict_rounds(impl, d, i, b->n_members, out);
+}
+
+static size_t boost_n_rounds(const void *impl) { return ((const gv_boost *)impl)->n_members; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Training
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct trainer {
+    const gv_fit_input *in;
+    const gv_learner *base;
+    gv_fit_input base_in;    /* what the base learner sees each round */
+    gv_boost *b;
+    size_t n, k, rounds;
+    double nu;
+    int resample;
+    size_t sample_size;
+    const double *y;
+    double *D;               /* [n] current distribution (sums to 1) */
+    double *D1;              /* [n] the first distribution: the training error is D_1-weighted,
+                                as in the bound (uniform without sample weights) */
+    double *w_round;         /* [n] weights given to the base learner (reweight) */
+    size_t *sample;          /* [sample_size] rows drawn (resample) */
+    double *cum;             /* [n] cumulative D (resample) */
+    double *h;               /* [n * k] this round's member outputs on the training rows */
+    double *F, *Fv;          /* [n * k], [nv * k] running scores (not r2) */
+    double *hv;              /* [nv * k] member outputs on the validation rows */
+    double *mw;              /* adaboost.m2: [n * k] mislabel weights w_{i,y} */
+    double *r2_pred;         /* adaboost.r2: [rounds * n] member predictions on training rows */
+    double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
+    wv *r2_tmp;              /* [rounds] */
+    gv_rng rng;
+} trainer;
+
+static void trainer_free(trainer *tr)
+{
+    gv_free(tr->D);
+    gv_free(tr->D1);
+    gv_free(tr->w_round);
+    gv_free(tr->sample);
+    gv_free(tr->cum);
+    gv_free(tr->h);
+    gv_free(tr->F);
+    gv_free(tr->Fv);
+    gv_free(tr->hv);
+    gv_free(tr->mw);
+    gv_free(tr->r2_pred);
+    gv_free(tr->r2_vpred);
+    gv_free(tr->r2_tmp);
+}
+
+static grove_status set_stop(gv_boost *b, const char *fmt, size_t t, double v)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, t, v);
+    char *s = gv_strdup(msg);
+    if (!s) return gv_err_nomem("a stop reason");
+    gv_free(b->stop);
+    b->stop = s;
+    return GROVE_OK;
+}
+
+/* Draws sample_size rows from D with replacement (inverse CDF, binary search). */
+static void draw_sample(trainer *tr)
+{
+    double acc = 0;
+    for (size_t i = 0; i < tr->n; i++) tr->cum[i] = acc += tr->D[i];
+    for (size_t j = 0; j < tr->sample_size; j++) {
+        double u = gv_rng_uniform(&tr->rng) * acc;
+        size_t lo = 0, hi = tr->n - 1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (tr->cum[mid] > u) hi = mid;
+            else lo = mid + 1;
+        }
+        tr->sample[j] = lo;
+    }
+}
+
+/* Fits round t's hypothesis on D (plus, for m2, the tree's pseudo-loss plausibilities). */
+static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
+{
+    gv_fit_input bi = tr->base_in;
+    if (tr->resample) {
+        draw_sample(tr);
+        bi.rows = tr->sample;
+        bi.n_rows = tr->sample_size;
+        bi.weight = NULL;
+    } else {
+        for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->n;
+        bi.weight = tr->w_round;
+    }
+    gv_rng rng;
+    gv_rng_seed(&rng, (uint64_t)gv_param_int(tr->in->params, GV_P_SEED), GV_STREAM_BOOST,
+                2 * t + 1);
+    grove_status st = tr->base->fit(&bi, &rng, c);
+    if (st != GROVE_OK) gv_err_prefix("round %zu: base learner '%s'", t + 1, tr->base->name);
+    return st;
+}
+
+/* adaboost.m2 with a tree member: per-leaf plausibilities minimizing the pseudo-loss. */
+static grove_status m2_tree_plausibilities(trainer *tr, const gv_tree *tree, double **out)
+{
+    const size_t k = tr->k, n = tr->n;
+    double *A = gv_calloc(tree->n_nodes * k, sizeof *A);
+    double *B = gv_calloc(tree->n_nodes * k, sizeof *B);
+    double *pl = gv_calloc(tree->n_nodes * k, sizeof *pl);
+    if (!A || !B || !pl) {
+        gv_free(A);
+        gv_free(B);
+        gv_free(pl);
+        return gv_err_nomem("plausibilities");
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t leaf = gv_tree_leaf(tree, tr->in->data, i), yi = (size_t)tr->y[i];
+        double W = 0;
+        for (size_t c = 0; c < k; c++)
+            if (c != yi) W += tr->mw[i * k + c];
+        A[leaf * k + yi] += tr->D[i];
+        /* D(i) q(i, y) = D(i) w_{i,y} / W_i */
+        for (size_t c = 0; c < k; c++)
+            if (c != yi && W > 0) B[leaf * k + c] += tr->D[i] * tr->mw[i * k + c] / W;
+    }
+    for (size_t j = 0; j < tree->n_nodes * k; j++) pl[j] = A[j] > B[j] ? 1.0 : 0.0;
+    gv_free(A);
+    gv_free(B);
+    *out = pl;
+    return GROVE_OK;
+}
+
+/* Appends member t (takes over c and plaus) with its log entry. */
+static void add_member(gv_boost *b, gv_component *c, double *plaus, double alpha, double eps,
+                       double z)
+{
+    size_t t = b->n_members++;
+    b->members[t] = *c;
+    c->vt = NULL;
+    c->impl = NULL;
+    if (b->plaus) b->plaus[t] = plaus;
+    b->alpha[t] = alpha;
+    b->log_eps[t] = eps;
+    b->log_z[t] = z;
+}
+
+/* Updates the running scores with member t and returns the classification error (or RMSE for
+ * r2) of the combined model on the rows of `d`, weighted by w (NULL: unweighted); h holds
+ * member t's outputs on those rows. */
+static double combined_error(trainer *tr, size_t t, const grove_dataset *d, const double *h,
+                             double *F, double *r2_pred, const double *w)
+{
+    gv_boost *b = tr->b;
+    const size_t n = d->n_rows, k = tr->k;
+    if (b->variant == BV_R2) {
+        for (size_t i = 0; i < n; i++) r2_pred[t * n + i] = h[i];
+        double se = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t s = 0; s <= t; s++) {
+                tr->r2_tmp[s].v = r2_pred[s * n + i];
+                tr->r2_tmp[s].w = b->alpha[s];
+            }
+            double r = d->labels[i] - weighted_median(tr->r2_tmp, t + 1);
+            se += (w ? w[i] * (double)n : 1.0) * r * r;
+        }
+        return sqrt(se / (double)n);
+    }
+    double wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        add_member_score(b, t, h + i * k, F + i * k);
+        if (argmax(F + i * k, k) != (size_t)d->labels[i]) wrong += w ? w[i] : 1.0 / (double)n;
+    }
+    return wrong;
+}
+
+/* A perfect hypothesis decides alone: alpha above the sum of all earlier alphas. */
+static double dominating_alpha(const gv_boost *b) { return 1.0 + alpha_sum(b, b->n_members); }
+
+/* One round: statistics, degenerate cases, alpha, the weight update.  Returns 1 to stop. */
+static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus, grove_status *st)
+{
+    gv_boost *b = tr->b;
+    const size_t n = tr->n, k = tr->k;
+    const double *h = tr->h;
+    const double nu = tr->nu;
+    double eps = 0, alpha = 0, z = 0;
+    int perfect = 0, too_weak = 0;
+    *st = GROVE_OK;
+
+    switch (b->variant) {
+    case BV_ADABOOST:
+    case BV_M1:
+    case BV_SAMME: {
+        for (size_t i = 0; i < n; i++)
+            if (argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+        double limit = b->variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
+        if (eps <= 0) {
+            perfect = 1;
+        } else if (eps >= limit) {
+            too_weak = 1;
+        } else if (b->variant == BV_ADABOOST) {
+            alpha = nu * 0.5 * log((1 - eps) / eps);
+            /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t */
+            for (size_t i = 0; i < n; i++) {
+                double m = argmax(h + i * k, k) == (size_t)tr->y[i] ? -1.0 : 1.0;
+                z += tr->D[i] *= exp(alpha * m);
+            }
+        } else if (b->variant == BV_M1) {
+            double beta = eps / (1 - eps);
+            alpha = nu * log(1 / beta);
+            /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
+            double bnu = exp(-alpha);
+            for (size_t i = 0; i < n; i++)
+                if (argmax(h + i * k, k) == (size_t)tr->y[i]) tr->D[i] *= bnu;
+            z = 2 * sqrt(eps * (1 - eps));
+        } else {
+            alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
+            /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
+            double up = exp(alpha);
+            for (size_t i = 0; i < n; i++)
+                if (argmax(h + i * k, k) != (size_t)tr->y[i]) tr->D[i] *= up;
+            z = 2 * sqrt(eps * (1 - eps));
+        }
+        break;
+    }
+    case BV_SAMME_R: {
+        for (size_t i = 0; i < n; i++)
+            if (argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+        alpha = nu;
+        /* D_{t+1}(i) ~ D_t(i) exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) */
+        double kk = (double)k;
+        for (size_t i = 0; i < n; i++) {
+            size_t yi = (size_t)tr->y[i];
+            double dot = 0;
+            for (size_t c = 0; c < k; c++) {
+                double lp = log(h[i * k + c] > P_CLIP ? h[i * k + c] : P_CLIP);
+                dot += (c == yi ? 1.0 : -1.0 / (kk - 1)) * lp;
+            }
+            z += tr->D[i] *= exp(-nu * (kk - 1) / kk * dot);
+        }
+        break;
+    }
+    case BV_M2: {
+        /* pseudo-loss: 1/2 sum_i D(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i, y) h(x_i, y)) */
+        for (size_t i = 0; i < n; i++) {
+            size_t yi = (size_t)tr->y[i];
+            double W = 0, mis = 0;
+            for (size_t c = 0; c < k; c++)
+                if (c != yi) W += tr->mw[i * k + c];
+            for (size_t c = 0; c < k; c++)
+                if (c != yi && W > 0) mis += tr->mw[i * k + c] / W * h[i * k + c];
+            eps += 0.5 * tr->D[i] * (1 - h[i * k + yi] + mis);
+        }
+        if (eps <= 0) {
+            perfect = 1;
+        } else if (eps >= 0.5) {
+            too_weak = 1;
+        } else {
+            double beta = eps / (1 - eps);
+            alpha = nu * log(1 / beta);
+            /* w_{i,y} <- w_{i,y} beta^(1/2 (1 + h(x_i, y_i) - h(x_i, y))) */
+            for (size_t i = 0; i < n; i++) {
+                size_t yi = (size_t)tr->y[i];
+                for (size_t c = 0; c < k; c++)
+                    if (c != yi)
+                        tr->mw[i * k + c] *=
+                            exp(-alpha * 0.5 * (1 + h[i * k + yi] - h[i * k + c]));
+            }
+            z = 2 * sqrt(eps * (1 - eps));
+        }
+        break;
+    }
+    case BV_R2: {
+        double emax = 0;
+        for (size_t i = 0; i < n; i++) {
+            double e = fabs(tr->y[i] - h[i]);
+            if (e > emax) emax = e;
+        }
+        int64_t loss = gv_param_int(tr->in->params, GV_P_BOOST_LOSS);
+        double *L = tr->w_round; /* scratch: the losses L_i */
+        for (size_t i = 0; i < n; i++) {
+            double r = emax > 0 ? fabs(tr->y[i] - h[i]) / emax : 0;
+            L[i] = loss == 0 ? r : loss == 1 ? r * r : 1 - exp(-r);
+            eps += tr->D[i] * L[i];
+        }
+        if (eps <= 0) {
+            perfect = 1;
+        } else if (eps >= 0.5) {
+            too_weak = 1;
+        } else {
+            double beta = eps / (1 - eps);
+            alpha = nu * log(1 / beta);
+            /* D_{t+1}(i) ~ D_t(i) beta^(1 - L_i) */
+            for (size_t i = 0; i < n; i++) tr->D[i] *= exp(-alpha * (1 - L[i]));
+            z = 2 * sqrt(eps * (1 - eps));
+        }
+        break;
+    }
+    }
+
+    if (too_weak && b->n_members > 0) {
+        gv_component_free(comp);
+        gv_free(plaus);
+        *st = set_stop(b, b->variant == BV_SAMME
+                              ? "round %zu: error %.6g is not below 1 - 1/K; the base learner "
+                                "has no edge on this distribution, training stopped"
+                              : "round %zu: error %.6g is not below 1/2; the base learner has no "
+                                "edge on this distribution, training stopped",
+                       t + 1, eps);
+        return 1;
+    }
+    if (too_weak) {
+        /* the first round: keep it alone so that a model exists */
+        add_member(b, comp, plaus, 1.0, eps, 2 * sqrt(eps * (1 - eps)));
+        *st = set_stop(b, "round %zu: error %.6g of the first hypothesis is not below the "
+                          "limit (1/2, or 1 - 1/K for samme); the model is that hypothesis alone",
+                       t + 1, eps);
+        return 1;
+    }
+    if (perfect) {
+        add_member(b, comp, plaus, dominating_alpha(b), 0.0, 0.0);
+        *st = set_stop(b, "round %zu: a perfect hypothesis (error %.6g); it decides alone and "
+                          "training stopped",
+                       t + 1, 0.0);
+        return 1;
+    }
+    /* normalize D (m2: D(i) = W_i / sum W) */
+    if (b->variant == BV_M2) {
+        double tot = 0;
+        for (size_t i = 0; i < n; i++) {
+            double W = 0;
+            for (size_t c = 0; c < k; c++)
+                if (c != (size_t)tr->y[i]) W += tr->mw[i * k + c];
+            tot += tr->D[i] = W;
+        }
+        for (size_t i = 0; i < n; i++) tr->D[i] /= tot;
+    } else {
+        double tot = 0;
+        for (size_t i = 0; i < n; i++) tot += tr->D[i];
+        if (!(tot > 0) || !isfinite(tot)) {
+            gv_component_free(comp);
+            gv_free(plaus);
+            *st = set_stop(b, "round %zu: the example weights degenerated (sum %g); training "
+                              "stopped", t + 1, tot);
+            return 1;
+        }
+        for (size_t i = 0; i < n; i++) tr->D[i] /= tot;
+    }
+    add_member(b, comp, plaus, alpha, eps, z);
+    return 0;
+}
+
+static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
+                              gv_component *out)
+{
+    (void)rng;
+    const size_t n = in->data->n_rows;
+    const int K = in->n_classes;
+    const char *name = variant_names[variant];
+    if (variant == BV_R2 && K != 0)
+        return gv_err(GROVE_ERR_PARAM, "algo: adaboost.r2 is for regression; this is a "
+                                       "classification task (use adaboost, samme, ...)");
+    if (variant != BV_R2 && K == 0)
+        return gv_err(GROVE_ERR_PARAM,
+                      "algo: %s is for classification; use adaboost.r2 for regression", name);
+    if (variant == BV_ADABOOST && K != 2)
+        return gv_err(GROVE_ERR_PARAM,
+                      "algo: adaboost is for two classes, this task has %d; use adaboost.m1, "
+                      "samme, samme.r or adaboost.m2",
+                      K);
+    if (in->rows)
+        return gv_err(GROVE_ERR_INTERNAL, "%s: boosting a row view is not supported", name);
+    if (gv_param_int(in->params, GV_P_EARLY_STOPPING_ROUNDS) > 0 && !in->valid)
+        return gv_err(GROVE_ERR_PARAM,
+                      "early_stopping_rounds: needs validation data (--valid FILE)");
+
+    trainer tr;
+    memset(&tr, 0, sizeof tr);
+    tr.in = in;
+    grove_status st = gv_base_learner(in->params, &tr.base);
+    if (st != GROVE_OK) return st;
+    tr.base_in = *in;
+    tr.base_in.params = gv_params_base(in->params);
+    tr.base_in.valid = NULL;
+    tr.n = n;
+    tr.k = K ? (size_t)K : 1;
+    tr.rounds = (size_t)gv_param_int(in->params, GV_P_ROUNDS);
+    tr.nu = gv_param_double(in->params, GV_P_BOOST_LEARNING_RATE);
+    tr.resample = gv_param_int(in->params, GV_P_BOOST_MODE) == 1;
+    tr.sample_size = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);
+    if (tr.sample_size == 0) tr.sample_size = n;
+    tr.y = in->y;
+    gv_rng_seed(&tr.rng, (uint64_t)gv_param_int(in->params, GV_P_SEED), GV_STREAM_BOOST, 0);
+    const grove_dataset *valid = in->valid;
+    const size_t nv = valid ? valid->n_rows : 0, k = tr.k;
+    size_t patience = (size_t)gv_param_int(in->params, GV_P_EARLY_STOPPING_ROUNDS);
+
+    tr.b = boost_new(variant, K, tr.rounds, valid != NULL);
+    tr.D = gv_malloc_array(n, sizeof *tr.D);
+    tr.D1 = gv_malloc_array(n, sizeof *tr.D1);
+    tr.w_round = gv_malloc_array(n, sizeof *tr.w_round);
+    tr.h = gv_malloc_array(n, k * sizeof *tr.h);
+    tr.hv = valid ? gv_malloc_array(nv ? nv : 1, k * sizeof *tr.hv) : NULL;
+    if (variant == BV_R2) {
+        tr.r2_pred = gv_malloc_array(tr.rounds, n * sizeof *tr.r2_pred);
+        tr.r2_vpred = valid ? gv_malloc_array(tr.rounds, (nv ? nv : 1) * sizeof(double)) : NULL;
+        tr.r2_tmp = gv_malloc_array(tr.rounds, sizeof *tr.r2_tmp);
+    } else {
+        tr.F = gv_calloc(n * k, sizeof *tr.F);
+        tr.Fv = valid ? gv_calloc((nv ? nv : 1) * k, sizeof *tr.Fv) : NULL;
+    }
+    if (tr.resample) {
+        tr.sample = gv_malloc_array(tr.sample_size, sizeof *tr.sample);
+        tr.cum = gv_malloc_array(n, sizeof *tr.cum);
+    }
+    if (variant == BV_M2) tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
+    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || (valid && !tr.hv) ||
+        (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
+        (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
+        (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && !tr.mw)) {
+        st = gv_err_nomem("boosting state");
+        goto fail;
+    }
+    /* D_1 proportional to the sample weights (uniform without them) */
+    double tot = 0;
+    for (size_t i = 0; i < n; i++) tot += tr.D[i] = in->weight ? in->weight[i] : 1.0;
+    if (!(tot > 0)) {
+        st = gv_err(GROVE_ERR_DATA, "%s: the sample weights sum to zero", name);
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) tr.D1[i] = tr.D[i] /= tot;
+    if (variant == BV_M2) {
+        /* w_{i,y} = D(i) / (K - 1) for every mislabel y != y_i */
+        for (size_t i = 0; i < n; i++)
+            for (size_t c = 0; c < k; c++)
+                tr.mw[i * k + c] = c == (size_t)tr.y[i] ? 0.0 : tr.D[i] / (double)(k - 1);
+    }
+
+    size_t best_t = 0;
+    double best_valid = INFINITY;
+    for (size_t t = 0; t < tr.rounds; t++) {
+        if (gv_progress(in->params, "round", t, tr.rounds)) {
+            st = gv_err(GROVE_ERR_ARG, "cancelled");
+            goto fail;
+        }
+        gv_component c = {0};
+        double *plaus = NULL;
+        st = fit_round(&tr, t, &c);
+        if (st != GROVE_OK) goto fail;
+        if (variant == BV_M2 && c.vt == &gv_tree_component) {
+            st = m2_tree_plausibilities(&tr, c.impl, &plaus);
+            if (st != GROVE_OK) {
+                gv_component_free(&c);
+                goto fail;
+            }
+            for (size_t i = 0; i < n; i++) {
+                size_t leaf = gv_tree_leaf(c.impl, in->data, i);
+                memcpy(tr.h + i * k, plaus + leaf * k, k * sizeof *tr.h);
+            }
+        } else {
+            gv_component_predict_all(&c, in->data, k, in->n_threads, tr.h);
+        }
+        int stop = round_update(&tr, t, &c, plaus, &st);
+        if (st != GROVE_OK) goto fail;
+        size_t added = tr.b->n_members;
+        if (added == t + 1) {
+            /* the member was kept: log its effect on the combined model */
+            gv_boost *b = tr.b;
+            b->log_train[t] = combined_error(&tr, t, in->data, tr.h, tr.F, tr.r2_pred, tr.D1);
+            if (valid) {
+                if (b->plaus && b->plaus[t]) {
+                    for (size_t i = 0; i < nv; i++) member_output(b, t, valid, i, tr.hv + i * k);
+                } else {
+                    gv_component_predict_all(&b->members[t], valid, k, in->n_threads, tr.hv);
+                }
+                b->log_valid[t] = combined_error(&tr, t, valid, tr.hv, tr.Fv, tr.r2_vpred, NULL);
+                if (b->log_valid[t] < best_valid) {
+                    best_valid = b->log_valid[t];
+                    best_t = t;
+                }
+                if (patience && t - best_t >= patience) {
+                    st = set_stop(b, "round %zu: no validation improvement for %g rounds; "
+                                     "kept the best round",
+                                  t + 1, (double)patience);
+                    if (st != GROVE_OK) goto fail;
+                    break;
+                }
+            }
+        }
+        if (stop) break;
+    }
+    if (patience && valid && tr.b->n_members > best_t + 1) {
+        /* early stopping keeps the rounds up to the best validation error */
+        gv_boost *b = tr.b;
+        for (size_t t = best_t + 1; t < b->n_members; t++) {
+            gv_component_free(&b->members[t]);
+            if (b->plaus) {
+                gv_free(b->plaus[t]);
+                b->plaus[t] = NULL;
+            }
+        }
+        b->n_members = best_t + 1;
+    }
+    gv_progress(in->params, "round", tr.rounds, tr.rounds);
+    out->vt = &gv_boost_component;
+    out->impl = tr.b;
+    tr.b = NULL;
+    trainer_free(&tr);
+    return GROVE_OK;
+fail:
+    boost_free(tr.b);
+    trainer_free(&tr);
+    return st;
+}
+
+grove_status gv_fit_adaboost(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_ADABOOST, in, rng, out);
+}
+grove_status gv_fit_adaboost_m1(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_M1, in, rng, out);
+}
+grove_status gv_fit_samme(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_SAMME, in, rng, out);
+}
+grove_status gv_fit_samme_r(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_SAMME_R, in, rng, out);
+}
+grove_status gv_fit_adaboost_m2(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_M2, in, rng, out);
+}
+grove_status gv_fit_adaboost_r2(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    return fit_boost(BV_R2, in, rng, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Margins and the log
+ * ------------------------------------------------------------------------------------------ */
+
+grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
+                              double *out)
+{
+    if (c->vt != &gv_boost_component)
+        return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
+                                     "adaboost.m1, samme, adaboost.m2); this model is a %s",
+                      c->vt->kind);
+    const gv_boost *b = c->impl;
+    if (b->variant == BV_SAMME_R || b->variant == BV_R2)
+        return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
+                                     "adaboost.m1, samme, adaboost.m2), not %s",
+                      variant_names[b->variant]);
+    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: margins need labels", d->source);
+    const size_t k = (size_t)b->n_classes;
+    const double z = alpha_sum(b, b->n_members);
+    const long n = (long)d->n_rows;
+    int failed = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads > 0 ? n_threads : 1) schedule(static) reduction(|| : failed)
+#else
+    (void)n_threads;
+#endif
+    for (long i = 0; i < n; i++) {
+        double *h = gv_malloc_array(2 * k, sizeof *h);
+        if (!h) {
+            failed = 1;
+            continue;
+        }
+        double *s = h + k;
+        memset(s, 0, k * sizeof *s);
+        for (size_t t = 0; t < b->n_members; t++) {
+            member_output(b, t, d, (size_t)i, h);
+            add_member_score(b, t, h, s);
+        }
+        size_t y = (size_t)d->labels[i];
+        double other = -INFINITY;
+        for (size_t cl = 0; cl < k; cl++)
+            if (cl != y && s[cl] > other) other = s[cl];
+        out[i] = z > 0 ? (s[y] - other) / z : 0;
+        gv_free(h);
+    }
+    return failed ? gv_err_nomem("margins") : GROVE_OK;
+}
+
+grove_status gv_boost_log_csv(const gv_component *c, gv_buf *buf)
+{
+    if (c->vt != &gv_boost_component)
+        return gv_err(GROVE_ERR_ARG, "a per-round log exists for the AdaBoost family; this "
+                                     "model is a %s", c->vt->kind);
+    const gv_boost *b = c->impl;
+    int bad = gv_buf_printf(buf, "t,epsilon,gamma,alpha,Z,train_error,prod_Z,bound%s\n",
+                            b->log_valid ? ",valid_error" : "");
+    double prod_z = 1, sum_g2 = 0;
+    char v[8][32];
+    for (size_t t = 0; t < b->n_members && !bad; t++) {
+        double eps = b->log_eps[t], gamma = 0.5 - eps;
+        prod_z *= b->log_z[t];
+        sum_g2 += gamma * gamma;
+        gv_format_double(eps, v[0]);
+        gv_format_double(gamma, v[1]);
+        gv_format_double(b->alpha[t], v[2]);
+        gv_format_double(b->log_z[t], v[3]);
+        gv_format_double(b->log_train[t], v[4]);
+        gv_format_double(prod_z, v[5]);
+        gv_format_double(exp(-2 * sum_g2), v[6]);
+        bad |= gv_buf_printf(buf, "%zu,%s,%s,%s,%s,%s,%s,%s", t + 1, v[0], v[1], v[2], v[3],
+                             v[4], v[5], v[6]);
+        if (b->log_valid) {
+            gv_format_double(b->log_valid[t], v[7]);
+            bad |= gv_buf_printf(buf, ",%s", v[7]);
+        }
+        bad |= gv_buf_printf(buf, "\n");
+    }
+    return bad ? gv_err_nomem("the training log") : GROVE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The component: JSON, validation, summary
+ * ------------------------------------------------------------------------------------------ */
+
+static json_t *real_array(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *boost_to_json(const void *impl)
+{
+    const gv_boost *b = impl;
+    json_t *o = json_object(), *members = json_array(), *plaus = NULL;
+    int bad = !o || !members;
+    for (size_t t = 0; !bad && t < b->n_members; t++) {
+        json_t *m = b->members[t].vt->to_json(b->members[t].impl);
+        bad |= !m || json_object_set_new(m, "kind", json_string(b->members[t].vt->kind)) != 0;
+        bad |= json_array_append_new(members, m) != 0;
+    }
+    if (b->plaus) {
+        plaus = json_array();
+        bad |= !plaus;
+        for (size_t t = 0; !bad && t < b->n_members; t++) {
+            json_t *p = json_null();
+            if (b->plaus[t]) {
+                const gv_tree *tree = b->members[t].impl;
+                p = real_array(b->plaus[t], tree->n_nodes * (size_t)b->n_classes);
+            }
+            bad |= json_array_append_new(plaus, p) != 0;
+        }
+    }
+    json_t *log = json_object();
+    bad |= !log;
+    if (!bad) {
+        bad |= json_object_set_new(log, "epsilon", real_array(b->log_eps, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "Z", real_array(b->log_z, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "train_error", real_array(b->log_train, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "valid_error", b->log_valid ? real_array(b->log_valid, b->n_members) : json_null()) != 0;
+    }
+    if (!bad) {
+        bad |= json_object_set_new(o, "variant", json_string(variant_names[b->variant])) != 0;
+        bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
+        bad |= json_object_set_new(o, "alpha", real_array(b->alpha, b->n_members)) != 0;
+        bad |= json_object_set_new(o, "members", members) != 0;
+        members = NULL;
+        if (plaus) {
+            bad |= json_object_set_new(o, "plausibilities", plaus) != 0;
+            plaus = NULL;
+        }
+        bad |= json_object_set_new(o, "log", log) != 0;
+        log = NULL;
+        bad |= json_object_set_new(o, "stop", json_string(b->stop)) != 0;
+    }
+    json_decref(members);
+    json_decref(plaus);
+    json_decref(log);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Reads an array of exactly n finite reals (n = -1: its length is *n_out). */
+static grove_status read_reals(const json_t *obj, const char *field, size_t n, double *out,
+                               int allow_null)
+{
+    const json_t *a = json_object_get(obj, field);
+    if (allow_null && json_is_null(a)) return GROVE_OK;
+    if (!json_is_array(a))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an array", field);
+    if (json_array_size(a) != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
+                      json_array_size(a));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_number(v) || !isfinite(json_number_value(v)))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
+        out[i] = json_number_value(v);
+    }
+    return GROVE_OK;
+}
+
+static grove_status boost_validate(const void *impl, const grove_schema *schema);
+
+static grove_status boost_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    *out = NULL;
+    static const char *const known[] = {"kind",  "variant", "n_classes", "alpha", "members",
+                                        "plausibilities", "log", "stop"};
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        size_t j = 0;
+        while (j < sizeof known / sizeof known[0] && strcmp(known[j], key)) j++;
+        if (j == sizeof known / sizeof known[0])
+            return gv_err(GROVE_ERR_MODEL, "boost: unknown field '%s'", key);
+    }
+    const char *vname;
+    grove_status st = gv_json_get_string(obj, "variant", &vname);
+    if (st != GROVE_OK) return st;
+    int variant = -1;
+    for (int v = 0; v < BV_COUNT; v++)
+        if (!strcmp(variant_names[v], vname)) variant = v;
+    if (variant < 0) return gv_err(GROVE_ERR_MODEL, "variant: unknown '%s'", vname);
+    int64_t K;
+    st = gv_json_get_int(obj, "n_classes", 0, 1 << 20, &K);
+    if (st != GROVE_OK) return st;
+    if ((variant == BV_R2) != (K == 0) || K == 1)
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %lld does not fit variant %s", (long long)K,
+                      vname);
+    const json_t *members = json_object_get(obj, "members");
+    if (!json_is_array(members) || json_array_size(members) == 0)
+        return gv_err(GROVE_ERR_MODEL, "members: expected a non-empty array");
+    size_t n = json_array_size(members);
+    const json_t *log = json_object_get(obj, "log");
+    if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
+    int with_valid = !json_is_null(json_object_get(log, "valid_error"));
+    gv_boost *b = boost_new(variant, (int)K, n, with_valid);
+    if (!b) return gv_err_nomem("a boosting model");
+    const char *stop;
+    if ((st = read_reals(obj, "alpha", n, b->alpha, 0)) != GROVE_OK ||
+        (st = read_reals(log, "epsilon", n, b->log_eps, 0)) != GROVE_OK ||
+        (st = read_reals(log, "Z", n, b->log_z, 0)) != GROVE_OK ||
+        (st = read_reals(log, "train_error", n, b->log_train, 0)) != GROVE_OK ||
+        (with_valid && (st = read_reals(log, "valid_error", n, b->log_valid, 0)) != GROVE_OK) ||
+        (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
+        goto fail;
+    gv_free(b->stop);
+    b->stop = gv_strdup(stop);
+    if (!b->stop) {
+        st = gv_err_nomem("a boosting model");
+        goto fail;
+    }
+    for (size_t t = 0; t < n; t++) {
+        if (b->alpha[t] < 0) {
+            st = gv_err(GROVE_ERR_MODEL, "alpha[%zu]: must be >= 0", t);
+            goto fail;
+        }
+        const json_t *m = json_array_get(members, t);
+        const char *kind;
+        if (!json_is_object(m) || gv_json_get_string(m, "kind", &kind) != GROVE_OK) {
+            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: expected an object with a kind", t);
+            goto fail;
+        }
+        const gv_component_vt *vt = gv_component_kind(kind);
+        if (!vt) {
+            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
+            goto fail;
+        }
+        st = vt->from_json(m, schema, &b->members[t].impl);
+        if (st != GROVE_OK) {
+            gv_err_prefix("members[%zu]", t);
+            goto fail;
+        }
+        b->members[t].vt = vt;
+        b->n_members = t + 1;
+    }
+    const json_t *plaus = json_object_get(obj, "plausibilities");
+    if (variant == BV_M2) {
+        if (!json_is_array(plaus) || json_array_size(plaus) != n) {
+            st = gv_err(GROVE_ERR_MODEL, "plausibilities: expected an array of %zu entries", n);
+            goto fail;
+        }
+        for (size_t t = 0; t < n; t++) {
+            const json_t *p = json_array_get(plaus, t);
+            if (json_is_null(p)) continue;
+            if (b->members[t].vt != &gv_tree_component) {
+                st = gv_err(GROVE_ERR_MODEL, "plausibilities[%zu]: only tree members have them", t);
+                goto fail;
+            }
+            size_t len = ((const gv_tree *)b->members[t].impl)->n_nodes * (size_t)K;
+            b->plaus[t] = gv_malloc_array(len, sizeof(double));
+            if (!b->plaus[t]) {
+                st = gv_err_nomem("plausibilities");
+                goto fail;
+            }
+            json_t *wrap = json_pack("{s:O}", "p", p);
+            st = wrap ? read_reals(wrap, "p", len, b->plaus[t], 0) : gv_err_nomem("JSON");
+            json_decref(wrap);
+            if (st != GROVE_OK) {
+                gv_err_prefix("plausibilities[%zu]", t);
+                goto fail;
+            }
+        }
+    } else if (plaus) {
+        st = gv_err(GROVE_ERR_MODEL, "plausibilities: only adaboost.m2 has them");
+        goto fail;
+    }
+    if ((st = boost_validate(b, schema)) != GROVE_OK) goto fail;
+    *out = b;
+    return GROVE_OK;
+fail:
+    boost_free(b);
+    return st;
+}
+
+static grove_status boost_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_boost *b = impl;
+    for (size_t t = 0; t < b->n_members; t++) {
+        if (!isfinite(b->alpha[t]) || b->alpha[t] < 0)
+            return gv_err(GROVE_ERR_MODEL, "alpha[%zu]: must be finite and >= 0", t);
+        const gv_component *c = &b->members[t];
+        if (c->vt->validate) {
+            grove_status st = c->vt->validate(c->impl, schema);
+            if (st != GROVE_OK) {
+                gv_err_prefix("members[%zu]", t);
+                return st;
+            }
+        }
+        if (b->plaus && b->plaus[t]) {
+            size_t len = ((const gv_tree *)c->impl)->n_nodes * (size_t)b->n_classes;
+            for (size_t j = 0; j < len; j++)
+                if (!(b->plaus[t][j] >= 0 && b->plaus[t][j] <= 1))
+                    return gv_err(GROVE_ERR_MODEL, "plausibilities[%zu][%zu]: must be in [0, 1]",
+                                  t, j);
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status boost_check(const void *impl, const grove_model *m, size_t n_outputs)
+{
+    const gv_boost *b = impl;
+    if (boost_outputs(b) != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: a boosting component has %zu outputs, %zu expected",
+                      boost_outputs(b), n_outputs);
+    for (size_t t = 0; t < b->n_members; t++) {
+        grove_status st = b->members[t].vt->check(b->members[t].impl, m, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("members[%zu]", t);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static json_t *boost_summary(const void *impl)
+{
+    const gv_boost *b = impl;
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "kind", "boost", "variant",
+                          variant_names[b->variant], "rounds", (json_int_t)b->n_members, "stop",
+                          b->stop);
+    if (o && b->n_members) {
+        json_t *first = b->members[0].vt->summary(b->members[0].impl);
+        if (first) json_object_set_new(o, "first_member", first);
+        json_object_set_new(o, "final_train_error", json_real(b->log_train[b->n_members - 1]));
+        if (b->log_valid)
+            json_object_set_new(o, "final_valid_error", json_real(b->log_valid[b->n_members - 1]));
+    }
+    return o;
+}
+
+const gv_component_vt gv_boost_component = {
+    .kind = "boost",
+    .predict_row = boost_predict_row,
+    .to_json = boost_to_json,
+    .from_json = boost_from_json,
+    .free = boost_free,
+    .validate = boost_validate,
+    .check = boost_check,
+    .summary = boost_summary,
+    .n_rounds = boost_n_rounds,
+    .predict_row_rounds = boost_predict_rounds,
+};
