@@ -199,8 +199,9 @@ grove_status gv_linear_data_build(const gv_fit_input *in, const char *learner,
         if (!ld->map.is_categorical[f]) fit_numeric(&ld->map, f, d, in->rows, n, ld->q);
     for (size_t p = 0; p < n; p++) {
         size_t r = in->rows ? in->rows[p] : p;
-        double *e = ld->enc + p * n_features;
-        for (size_t f = 0; f < n_features; f++) e[f] = gv_linear_encode(&ld->map, f, gv_value(d, f, r));
+        double *row = ld->enc + p * n_features;
+        for (size_t f = 0; f < n_features; f++)
+            row[f] = gv_linear_encode(&ld->map, f, gv_value(d, f, r));
     }
     return GROVE_OK;
 }

@@ -31,8 +31,12 @@
  * sum) and starts from w = 0, b = 0.
  * Stopping: converged when max_j |df/dtheta_j| <= logistic.tol (scikit-learn's "gtol" on
  * the same normalized objective); otherwise after logistic.max_iter iterations, or when the
- * line search cannot decrease f, or after two iterations in a row whose decrease is below
- * the double precision of f.  "n_iter" and "converged" are recorded in the component.
+ * line search finds no acceptable step, or after three iterations in a row that improve
+ * neither f (beyond its precision) nor the gradient (by half).  Near the optimum f cannot
+ * resolve decreases below ~1e-16 |f|, which caps a plain Armijo search at gradients near
+ * 1e-8; the approximate Wolfe conditions of Hager & Zhang (SIAM J. Optim. 16, 2005) accept a
+ * step there on the directional derivative instead, so tight tolerances are reachable.
+ * "n_iter" and "converged" are recorded in the component.
  * The multinomial intercepts are identifiable only up to a common shift (their gradients sum
  * to 0, so L-BFGS from 0 keeps their sum at 0); they are centred at the end, which changes no
  * probability.
@@ -47,6 +51,8 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #define LBFGS_M 10
 
@@ -223,17 +229,23 @@ static grove_status solve(const problem *pr, int64_t max_iter, double tol, doubl
             gd = dot(g, d, P);
             if (!(gd < 0)) break;
         }
-        /* backtracking line search: f(theta + t d) <= f + 1e-4 t g.d */
-        double t = 1, fn = 0;
+        /* backtracking line search: Armijo, f(theta + t d) <= f + 1e-4 t g.d; or, where f can
+         * no longer resolve the decrease, Hager & Zhang's approximate Wolfe conditions:
+         * f(theta + t d) <= f + feps and 0.9 g.d <= g(theta + t d).d <= -0.8 g.d */
+        double t = 1, fn = 0, feps = 16 * DBL_EPSILON * fmax(1, fabs(f));
         int accepted = 0;
         for (int ls = 0; ls < 60 && !accepted; ls++) {
             for (size_t j = 0; j < P; j++) xn[j] = theta[j] + t * d[j];
             fn = objective(pr, xn, gn);
-            if (isfinite(fn) && fn <= f + 1e-4 * t * gd)
+            if (isfinite(fn) && fn <= f + 1e-4 * t * gd) {
                 accepted = 1;
-            else
-                t *= 0.5;
+            } else if (isfinite(fn) && fn <= f + feps) {
+                double gnd = dot(gn, d, P);
+                accepted = 0.9 * gd <= gnd && gnd <= -0.8 * gd;
+            }
+            if (!accepted) t *= 0.5;
         }
+        if (getenv("LDBG")) fprintf(stderr, "it %lld f %.17g gmax %.3g t %g acc %d count %d\n", (long long)*n_iter, f, gmax, t, accepted, count);
         if (!accepted) break;
         /* the pair s = theta_new - theta, y = g_new - g */
         for (size_t j = 0; j < P; j++) {
@@ -253,9 +265,11 @@ static grove_status solve(const problem *pr, int64_t max_iter, double tol, doubl
         memcpy(g, gn, P * sizeof *g);
         f = fn;
         ++*n_iter;
-        stalls = decrease <= DBL_EPSILON * fmax(1, fabs(f)) ? stalls + 1 : 0;
-        if (stalls >= 2) {
-            *converged = max_abs(g, P) <= tol;
+        /* no progress in f (beyond its precision) nor in the gradient, three times running */
+        double gmax_new = max_abs(g, P);
+        stalls = decrease <= feps && !(gmax_new < 0.5 * gmax) ? stalls + 1 : 0;
+        if (stalls >= 3) {
+            *converged = gmax_new <= tol;
             break;
         }
     }
