@@ -391,7 +391,6 @@ static void test_duplication(void)
             na = component_array(&a, "intercept", ca, 64);
             component_array(&b, "intercept", cb, 64);
             for (size_t j = 0; j < na && j < 64; j++) CHECK_NEAR(ca[j], cb[j], 1e-8);
-            fprintf(stderr, "DBG K=%d seed=%d n_iter %lld %lld conv %lld %lld\n", K, (int)seed, (long long)component_int(&a, "n_iter"), (long long)component_int(&b, "n_iter"), (long long)component_int(&a, "converged"), (long long)component_int(&b, "converged"));
             CHECK_EQ_INT(component_int(&a, "converged"), 1);
             gv_component_free(&a);
             gv_component_free(&b);
@@ -661,7 +660,6 @@ static void test_logistic_robust(void)
     d = make_data(6, 1, NULL, 3, Xm, ym);
     CHECK_OK(fit("logistic", d, NULL, 0, NULL, NULL, 0, &c));
     CHECK(all_finite_probs(&c, d));
-    c.vt->predict_row(c.impl, d, 0, out);
     double out3[3];
     c.vt->predict_row(c.impl, d, 2, out3);
     CHECK(out3[2] < 0.01);
@@ -876,6 +874,16 @@ static void test_pipeline(void)
                 CHECK(memcmp(o1, o2, n * K * sizeof *o1) == 0);
                 CHECK_STR(grove_model_algo(m2), algos[a] + 5);
             }
+            char *info = NULL;
+            CHECK_OK(grove_model_info_json(m, &info));
+            CHECK_CONTAINS(info, a == 0 ? "\"perceptron\"" : "\"logistic\"");
+            CHECK_CONTAINS(info, "n_weights");
+            grove_string_free(info);
+            /* the component's model-level checks */
+            CHECK_OK(m->root.vt->validate(m->root.impl, m->schema));
+            CHECK_OK(m->root.vt->check(m->root.impl, m, 3));
+            CHECK_STATUS(m->root.vt->check(m->root.impl, m, 2), GROVE_ERR_MODEL);
+            CHECK_CONTAINS(grove_last_error(), "3 outputs, 2 expected");
             grove_eval *e = NULL;
             double acc = 0;
             CHECK_OK(grove_model_evaluate(m, d, 1, &e));

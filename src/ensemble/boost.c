@@ -1161,7 +1161,7 @@ static grove_status boost_check(const void *impl, const grove_model *m, size_t n
         return gv_err(GROVE_ERR_MODEL, "model: a boosting component has %zu outputs, %zu expected",
                       boost_outputs(b), n_outputs);
     for (size_t t = 0; t < b->n_members; t++) {
-        grove_status st = b->members[t].vt->check(b->members[t].impl, m, n_outputs);
+        grove_status st = gv_component_check(&b->members[t], m, n_outputs);
         if (st != GROVE_OK) {
             gv_err_prefix("members[%zu]", t);
             return st;
@@ -1177,7 +1177,7 @@ static json_t *boost_summary(const void *impl)
                           variant_names[b->variant], "rounds", (json_int_t)b->n_members, "stop",
                           b->stop);
     if (o && b->n_members) {
-        json_t *first = b->members[0].vt->summary(b->members[0].impl);
+        json_t *first = gv_component_summary(&b->members[0]);
         if (first) json_object_set_new(o, "first_member", first);
         json_object_set_new(o, "final_train_error", json_real(b->log_train[b->n_members - 1]));
         if (b->log_valid)

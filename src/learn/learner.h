@@ -51,6 +51,10 @@ const gv_component_vt *gv_component_kind(const char *kind);
 extern const gv_component_vt gv_tree_component; /* impl: gv_tree */
 
 void gv_component_free(gv_component *c);
+/* vt->check when the kind has one (GROVE_OK otherwise); vt->summary, or {"kind": kind}. */
+grove_status gv_component_check(const gv_component *c, const struct grove_model *m,
+                                size_t n_outputs);
+json_t *gv_component_summary(const gv_component *c);
 
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
 typedef struct gv_fit_input {

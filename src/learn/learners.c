@@ -117,6 +117,8 @@ static const gv_learner learners[] = {
     {"samme.r", gv_fit_samme_r},
     {"adaboost.m2", gv_fit_adaboost_m2},
     {"adaboost.r2", gv_fit_adaboost_r2},
+    {"filter-boost", gv_fit_filter_boost},
+    {"confidence-boost", gv_fit_confidence_boost},
     {"perceptron", gv_perceptron_fit}, /* linear.h, perceptron.c */
     {"logistic", gv_logistic_fit},     /* linear.h, logistic.c */
 };

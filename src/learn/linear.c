@@ -333,7 +333,38 @@ grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *sc
         return st;
     read_reals(mean, m->mean, m->n_features);
     read_reals(sd, m->std, m->n_features);
+    if ((st = gv_linear_model_alloc(lm, (int)n_classes)) != GROVE_OK) return st;
+    read_reals(coef, lm->coef, n_coef);
+    read_reals(intercept, lm->intercept, n_vec);
+    /* the same checks as the writer's (the statistics' values; JSON numbers are finite) */
+    return gv_linear_model_validate(lm, schema);
+}
+
+grove_status gv_linear_model_validate(const gv_linear_model *lm, const grove_schema *schema)
+{
+    const gv_linear_map *m = &lm->map;
+    if (schema->task != GROVE_CLASSIFICATION || (size_t)lm->n_classes != schema->classes.n ||
+        lm->n_classes < 2)
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %d, but the schema has %zu classes%s",
+                      lm->n_classes, schema->classes.n,
+                      schema->task != GROVE_CLASSIFICATION ? " (a regression task)" : "");
+    if (lm->n_vec != gv_linear_n_vec(lm->n_classes))
+        return gv_err(GROVE_ERR_MODEL, "coef: %zu weight vectors for %d classes", lm->n_vec,
+                      lm->n_classes);
+    if (m->n_features != schema->n_features)
+        return gv_err(GROVE_ERR_MODEL, "mean: %zu features, but the schema has %zu",
+                      m->n_features, schema->n_features);
+    size_t dim = 0;
     for (size_t f = 0; f < m->n_features; f++) {
+        size_t width = schema->is_categorical[f] ? schema->categories[f].n : 1;
+        if (m->is_categorical[f] != (schema->is_categorical[f] ? 1 : 0) || m->width[f] != width ||
+            m->offset[f] != dim)
+            return gv_err(GROVE_ERR_MODEL, "feature %zu: its encoding does not match the schema",
+                          f);
+        dim += width;
+        if (!isfinite(m->mean[f]) || !isfinite(m->std[f]))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: not a finite number",
+                          isfinite(m->mean[f]) ? "std" : "mean", f);
         if (m->is_categorical[f] && (m->mean[f] != 0 || m->std[f] != 0))
             return gv_err(GROVE_ERR_MODEL,
                           "%s[%zu]: a categorical feature must have mean 0 and std 0, got %.17g",
@@ -342,8 +373,22 @@ grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *sc
         if (!(m->std[f] >= 0))
             return gv_err(GROVE_ERR_MODEL, "std[%zu]: must be >= 0, got %.17g", f, m->std[f]);
     }
-    if ((st = gv_linear_model_alloc(lm, (int)n_classes)) != GROVE_OK) return st;
-    read_reals(coef, lm->coef, n_coef);
-    read_reals(intercept, lm->intercept, n_vec);
+    if (dim != m->dim)
+        return gv_err(GROVE_ERR_MODEL, "coef: %zu columns, but the schema encodes %zu", m->dim,
+                      dim);
+    for (size_t j = 0; j < lm->n_vec * m->dim; j++)
+        if (!isfinite(lm->coef[j]))
+            return gv_err(GROVE_ERR_MODEL, "coef[%zu]: not a finite number", j);
+    for (size_t k = 0; k < lm->n_vec; k++)
+        if (!isfinite(lm->intercept[k]))
+            return gv_err(GROVE_ERR_MODEL, "intercept[%zu]: not a finite number", k);
+    return GROVE_OK;
+}
+
+grove_status gv_linear_model_check(const gv_linear_model *lm, size_t n_outputs)
+{
+    if ((size_t)lm->n_classes != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: a linear model with %d outputs, %zu expected",
+                      lm->n_classes, n_outputs);
     return GROVE_OK;
 }

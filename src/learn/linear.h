@@ -137,6 +137,14 @@ grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *sc
                                        const char *const *extra, size_t n_extra,
                                        gv_linear_model *lm);
 
+/* The component-level checks shared by both kinds (gv_component_vt.validate and .check):
+ * the model agrees with `schema` (classification with n_classes classes, the same features,
+ * kinds and category counts), its statistics are valid (std >= 0; categorical mean = std = 0)
+ * and every number is finite.  GROVE_ERR_MODEL naming what is wrong. */
+grove_status gv_linear_model_validate(const gv_linear_model *lm, const grove_schema *schema);
+/* The model produces n_outputs values per row (= n_classes).  GROVE_ERR_MODEL otherwise. */
+grove_status gv_linear_model_check(const gv_linear_model *lm, size_t n_outputs);
+
 /* ---- the learners and their components ---- */
 
 enum { GV_PERCEPTRON_CLASSIC = 0, GV_PERCEPTRON_AVERAGED = 1, GV_PERCEPTRON_POCKET = 2 };

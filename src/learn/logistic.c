@@ -31,8 +31,8 @@
  * sum) and starts from w = 0, b = 0.
  * Stopping: converged when max_j |df/dtheta_j| <= logistic.tol (scikit-learn's "gtol" on
  * the same normalized objective); otherwise after logistic.max_iter iterations, or when the
- * line search finds no acceptable step, or after three iterations in a row that improve
- * neither f (beyond its precision) nor the gradient (by half).  Near the optimum f cannot
+ * line search finds no acceptable step, or after ten iterations in a row that improve
+ * neither f (beyond its precision) nor the smallest gradient seen.  Near the optimum f cannot
  * resolve decreases below ~1e-16 |f|, which caps a plain Armijo search at gradients near
  * 1e-8; the approximate Wolfe conditions of Hager & Zhang (SIAM J. Optim. 16, 2005) accept a
  * step there on the directional derivative instead, so tight tolerances are reachable.
@@ -51,8 +51,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #define LBFGS_M 10
 
@@ -192,6 +190,7 @@ static grove_status solve(const problem *pr, int64_t max_iter, double tol, doubl
     preconditioner(pr, D);
     double f = objective(pr, theta, g);
     int head = 0, count = 0, stalls = 0; /* head: the slot of the next pair */
+    double gbest = INFINITY;             /* the smallest max |gradient| so far */
     for (;;) {
         double gmax = max_abs(g, P);
         if (gmax <= tol) {
@@ -245,7 +244,6 @@ static grove_status solve(const problem *pr, int64_t max_iter, double tol, doubl
             }
             if (!accepted) t *= 0.5;
         }
-        if (getenv("LDBG")) fprintf(stderr, "it %lld f %.17g gmax %.3g t %g acc %d count %d\n", (long long)*n_iter, f, gmax, t, accepted, count);
         if (!accepted) break;
         /* the pair s = theta_new - theta, y = g_new - g */
         for (size_t j = 0; j < P; j++) {
@@ -265,10 +263,12 @@ static grove_status solve(const problem *pr, int64_t max_iter, double tol, doubl
         memcpy(g, gn, P * sizeof *g);
         f = fn;
         ++*n_iter;
-        /* no progress in f (beyond its precision) nor in the gradient, three times running */
+        /* no progress in f (beyond its precision) nor a new smallest gradient, 10 times
+         * running */
         double gmax_new = max_abs(g, P);
-        stalls = decrease <= feps && !(gmax_new < 0.5 * gmax) ? stalls + 1 : 0;
-        if (stalls >= 3) {
+        stalls = decrease <= feps && !(gmax_new < gbest) ? stalls + 1 : 0;
+        if (gmax_new < gbest) gbest = gmax_new;
+        if (stalls >= 10) {
             *converged = gmax_new <= tol;
             break;
         }
@@ -437,10 +437,38 @@ static grove_status logistic_from_json(const json_t *obj, const grove_schema *sc
     return GROVE_OK;
 }
 
+static grove_status logistic_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_logistic *lr = impl;
+    if (lr->n_iter < 0) return gv_err(GROVE_ERR_MODEL, "n_iter: must be >= 0");
+    if (lr->converged != 0 && lr->converged != 1)
+        return gv_err(GROVE_ERR_MODEL, "converged: must be 0 or 1");
+    return gv_linear_model_validate(&lr->lm, schema);
+}
+
+static grove_status logistic_check(const void *impl, const struct grove_model *m,
+                                   size_t n_outputs)
+{
+    (void)m; /* reads raw values: no relation to the bin mappers */
+    return gv_linear_model_check(&((const gv_logistic *)impl)->lm, n_outputs);
+}
+
+static json_t *logistic_summary(const void *impl)
+{
+    const gv_logistic *lr = impl;
+    return json_pack("{s:s, s:i, s:I, s:I, s:b}", "kind", "logistic", "n_classes",
+                     lr->lm.n_classes, "n_weights",
+                     (json_int_t)(lr->lm.n_vec * (lr->lm.map.dim + 1)), "n_iter",
+                     (json_int_t)lr->n_iter, "converged", lr->converged);
+}
+
 const gv_component_vt gv_logistic_component = {
     .kind = "logistic",
     .predict_row = logistic_predict_row,
     .to_json = logistic_to_json,
     .from_json = logistic_from_json,
     .free = logistic_free,
+    .validate = logistic_validate,
+    .check = logistic_check,
+    .summary = logistic_summary,
 };

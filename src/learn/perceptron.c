@@ -431,10 +431,40 @@ static grove_status perceptron_from_json(const json_t *obj, const grove_schema *
     return GROVE_OK;
 }
 
+static grove_status perceptron_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_perceptron *pc = impl;
+    if (pc->variant < 0 || pc->variant > 2)
+        return gv_err(GROVE_ERR_MODEL, "variant: unknown variant %d", pc->variant);
+    if (pc->epochs < 1) return gv_err(GROVE_ERR_MODEL, "epochs: must be >= 1");
+    if (pc->mistakes > (uint64_t)INT64_MAX)
+        return gv_err(GROVE_ERR_MODEL, "mistakes: too large for a model file");
+    return gv_linear_model_validate(&pc->lm, schema);
+}
+
+static grove_status perceptron_check(const void *impl, const struct grove_model *m,
+                                     size_t n_outputs)
+{
+    (void)m; /* reads raw values: no relation to the bin mappers */
+    return gv_linear_model_check(&((const gv_perceptron *)impl)->lm, n_outputs);
+}
+
+static json_t *perceptron_summary(const void *impl)
+{
+    const gv_perceptron *pc = impl;
+    return json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "kind", "perceptron", "variant",
+                     variant_names[pc->variant], "n_classes", pc->lm.n_classes, "n_weights",
+                     (json_int_t)(pc->lm.n_vec * (pc->lm.map.dim + 1)), "epochs",
+                     (json_int_t)pc->epochs, "mistakes", (json_int_t)pc->mistakes);
+}
+
 const gv_component_vt gv_perceptron_component = {
     .kind = "perceptron",
     .predict_row = perceptron_predict_row,
     .to_json = perceptron_to_json,
     .from_json = perceptron_from_json,
     .free = perceptron_free,
+    .validate = perceptron_validate,
+    .check = perceptron_check,
+    .summary = perceptron_summary,
 };

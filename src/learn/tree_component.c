@@ -346,6 +346,8 @@ static const gv_component_vt *const component_kinds[] = {
     &gv_perceptron_component, /* linear.h */
     &gv_logistic_component,   /* linear.h */
     &gv_boost_component,      /* ensemble.h */
+    &gv_majority3_component,  /* ensemble.h */
+    &gv_confidence_component, /* ensemble.h */
 };
 
 const gv_component_vt *gv_component_kind(const char *kind)
@@ -361,4 +363,14 @@ void gv_component_free(gv_component *c)
     if (c->vt && c->impl) c->vt->free(c->impl);
     c->vt = NULL;
     c->impl = NULL;
+}
+
+grove_status gv_component_check(const gv_component *c, const grove_model *m, size_t n_outputs)
+{
+    return c->vt->check ? c->vt->check(c->impl, m, n_outputs) : GROVE_OK;
+}
+
+json_t *gv_component_summary(const gv_component *c)
+{
+    return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
 }

@@ -338,7 +338,7 @@ static grove_status check_model_root(const grove_model *m, int validate_root)
         gv_err_prefix("model");
         return st;
     }
-    return root->vt->check(root->impl, m, m->n_outputs);
+    return gv_component_check(root, m, m->n_outputs);
 }
 
 /* ---- writing ---- */
@@ -1010,7 +1010,7 @@ grove_status grove_model_info_json(const grove_model *model, char **out)
     bad |= set_new(info, "n_outputs", json_integer((json_int_t)m->n_outputs));
     bad |= set_new(info, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= set_new(info, "params", params_to_json(m->params));
-    bad |= set_new(info, "model", m->root.vt->summary(m->root.impl));
+    bad |= set_new(info, "model", gv_component_summary(&m->root));
     json_decref(features);
     gv_buf text = {0};
     /* one line: `grove info --json` prints it as it is */

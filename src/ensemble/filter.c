@@ -1,0 +1,371 @@
+/*
+ * filter.c -- boosting by filtering: Schapire's recursive majority of three (Schapire 1990,
+ * "The strength of weak learnability", sec. 3).
+ *
+ * Pipeline position: ensemble/.  The training set is the example oracle EX: a draw is a row
+ * chosen at random (in proportion to the sample weights).  Learn(k, EX):
+ *   k = 0: the base learner, trained unweighted on boost.sample_size rows drawn from EX;
+ *   h1 = Learn(k-1, EX);
+ *   EX2: flip a fair coin; heads: draw from EX until h1 is right, tails: until h1 is wrong --
+ *        so h1's error under EX2 is exactly 1/2;  h2 = Learn(k-1, EX2);
+ *   EX3: draw from EX until h1(x) != h2(x);  h3 = Learn(k-1, EX3);
+ *   return the majority vote of h1, h2, h3.
+ * If each h_j has error p on its own distribution, the majority has error at most
+ * g(p) = 3p^2 - 2p^3 < p under EX (Schapire's lemma); depth k gives 3^k base learners.
+ * Each hypothesis's error on its distribution is measured on fresh oracle draws and kept in the
+ * model ("errors"), so the lemma can be checked.  A filter that finds no example within
+ * filter.budget draws stops training with a message naming the step: h1 never wrong (it is
+ * perfect on its distribution, nothing left to boost), or h1 and h2 never disagreeing (h2 has no
+ * edge over h1 on EX2).
+ * Prediction: the vote of the three (class probabilities = vote fractions; with three different
+ * votes among K > 2 classes the lowest class index wins).  Classification only.
+ */
+#include "ensemble.h"
+
+#include "../core/params.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct gv_majority3 {
+    int n_classes;
+    gv_component child[3]; /* owned: base components or gv_majority3 */
+    double error[3];       /* error of child j on its own filtered distribution (measured) */
+} gv_majority3;
+
+static void maj_free(void *impl)
+{
+    gv_majority3 *m = impl;
+    if (!m) return;
+    for (int j = 0; j < 3; j++) gv_component_free(&m->child[j]);
+    gv_free(m);
+}
+
+static size_t predict_class(const gv_component *c, const grove_dataset *d, size_t i, size_t k)
+{
+    double stack[64], *p = k <= 64 ? stack : gv_malloc_array(k, sizeof *p);
+    if (!p) return 0;
+    c->vt->predict_row(c->impl, d, i, p);
+    size_t best = 0;
+    for (size_t j = 1; j < k; j++)
+        if (p[j] > p[best]) best = j;
+    if (p != stack) gv_free(p);
+    return best;
+}
+
+static void maj_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    const gv_majority3 *m = impl;
+    const size_t k = (size_t)m->n_classes;
+    for (size_t c = 0; c < k; c++) out[c] = 0;
+    for (int j = 0; j < 3; j++) out[predict_class(&m->child[j], d, i, k)] += 1.0 / 3.0;
+}
+
+/* ---- the oracles ---- */
+
+enum { EX_DATA, EX_HALF, EX_DISAGREE };
+
+typedef struct oracle {
+    int kind;
+    const struct oracle *parent;  /* the oracle filtered (EX_HALF, EX_DISAGREE) */
+    const gv_component *h1, *h2;  /* EX_HALF: h1; EX_DISAGREE: h1, h2 */
+} oracle;
+
+typedef struct filter_ctx {
+    const gv_fit_input *in;
+    const gv_learner *base;
+    gv_fit_input base_in;
+    size_t k;           /* classes */
+    size_t m;           /* rows per base learner */
+    size_t budget;
+    double *cum;        /* [n] cumulative sample weights */
+    gv_rng rng;
+    size_t learners;    /* base learners trained so far (names the step in messages) */
+    size_t *rows;       /* scratch [m] */
+} filter_ctx;
+
+/* One draw from oracle o into *row; GROVE_ERR_DATA when the budget runs out. */
+static grove_status draw(filter_ctx *f, const oracle *o, size_t *row)
+{
+    if (o->kind == EX_DATA) {
+        size_t n = f->in->data->n_rows;
+        double u = gv_rng_uniform(&f->rng) * f->cum[n - 1];
+        size_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (f->cum[mid] > u) hi = mid;
+            else lo = mid + 1;
+        }
+        *row = lo;
+        return GROVE_OK;
+    }
+    int want_right = o->kind == EX_HALF ? (int)(gv_rng_next(&f->rng) >> 63) : 0;
+    for (size_t tries = 0; tries < f->budget; tries++) {
+        size_t r;
+        grove_status st = draw(f, o->parent, &r);
+        if (st != GROVE_OK) return st;
+        size_t c1 = predict_class(o->h1, f->in->data, r, f->k);
+        int pass;
+        if (o->kind == EX_HALF)
+            pass = (c1 == (size_t)f->in->y[r]) == want_right;
+        else
+            pass = c1 != predict_class(o->h2, f->in->data, r, f->k);
+        if (pass) {
+            *row = r;
+            return GROVE_OK;
+        }
+    }
+    if (o->kind == EX_HALF)
+        return gv_err(GROVE_ERR_DATA,
+                      "filter-boost: after %zu base learners, the filter for the next one found no "
+                      "example that the first hypothesis gets %s in %zu draws (filter.budget): "
+                      "it is %s on its distribution, so there is nothing to boost",
+                      f->learners, want_right ? "right" : "wrong", f->budget,
+                      want_right ? "always wrong" : "perfect");
+    return gv_err(GROVE_ERR_DATA,
+                  "filter-boost: after %zu base learners, the filter for the third one found no "
+                  "example where the first two hypotheses disagree in %zu draws (filter.budget): "
+                  "the second learner has no edge on its distribution",
+                  f->learners, f->budget);
+}
+
+/* The error of h on m fresh draws from o. */
+static grove_status measure(filter_ctx *f, const oracle *o, const gv_component *h, double *err)
+{
+    size_t wrong = 0, m = f->m < 2000 ? 2000 : f->m;
+    for (size_t j = 0; j < m; j++) {
+        size_t r;
+        grove_status st = draw(f, o, &r);
+        if (st != GROVE_OK) return st;
+        wrong += predict_class(h, f->in->data, r, f->k) != (size_t)f->in->y[r];
+    }
+    *err = (double)wrong / (double)m;
+    return GROVE_OK;
+}
+
+static grove_status learn(filter_ctx *f, int depth, const oracle *ex, gv_component *out);
+
+static grove_status learn_base(filter_ctx *f, const oracle *ex, gv_component *out)
+{
+    for (size_t j = 0; j < f->m; j++) {
+        grove_status st = draw(f, ex, &f->rows[j]);
+        if (st != GROVE_OK) return st;
+    }
+    gv_fit_input bi = f->base_in;
+    bi.rows = f->rows;
+    bi.n_rows = f->m;
+    bi.weight = NULL;
+    gv_rng rng;
+    gv_rng_seed(&rng, (uint64_t)gv_param_int(f->in->params, GV_P_SEED), GV_STREAM_FILTER,
+                1 + f->learners);
+    grove_status st = f->base->fit(&bi, &rng, out);
+    if (st != GROVE_OK) gv_err_prefix("filter-boost: base learner %zu ('%s')", f->learners + 1,
+                                      f->base->name);
+    f->learners++;
+    if (gv_progress(f->in->params, "learner", f->learners, 0)) return gv_err(GROVE_ERR_ARG, "cancelled");
+    return st;
+}
+
+static grove_status learn(filter_ctx *f, int depth, const oracle *ex, gv_component *out)
+{
+    if (depth == 0) return learn_base(f, ex, out);
+    gv_majority3 *m = gv_calloc(1, sizeof *m);
+    if (!m) return gv_err_nomem("a majority of three");
+    m->n_classes = (int)f->k;
+    oracle ex2 = {EX_HALF, ex, NULL, NULL}, ex3 = {EX_DISAGREE, ex, NULL, NULL};
+    grove_status st = learn(f, depth - 1, ex, &m->child[0]);
+    if (st != GROVE_OK) goto fail;
+    if ((st = measure(f, ex, &m->child[0], &m->error[0])) != GROVE_OK) goto fail;
+    ex2.h1 = &m->child[0];
+    if ((st = learn(f, depth - 1, &ex2, &m->child[1])) != GROVE_OK) goto fail;
+    if ((st = measure(f, &ex2, &m->child[1], &m->error[1])) != GROVE_OK) goto fail;
+    ex3.h1 = &m->child[0];
+    ex3.h2 = &m->child[1];
+    if ((st = learn(f, depth - 1, &ex3, &m->child[2])) != GROVE_OK) goto fail;
+    if ((st = measure(f, &ex3, &m->child[2], &m->error[2])) != GROVE_OK) goto fail;
+    out->vt = &gv_majority3_component;
+    out->impl = m;
+    return GROVE_OK;
+fail:
+    maj_free(m);
+    return st;
+}
+
+grove_status gv_fit_filter_boost(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng;
+    if (in->n_classes < 2)
+        return gv_err(GROVE_ERR_PARAM, "algo: filter-boost is for classification");
+    if (in->rows) return gv_err(GROVE_ERR_INTERNAL, "filter-boost: row views are not supported");
+    filter_ctx f;
+    memset(&f, 0, sizeof f);
+    f.in = in;
+    grove_status st = gv_base_learner(in->params, &f.base);
+    if (st != GROVE_OK) return st;
+    f.base_in = *in;
+    f.base_in.params = gv_params_base(in->params);
+    f.base_in.valid = NULL;
+    f.k = (size_t)in->n_classes;
+    size_t n = in->data->n_rows;
+    f.m = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);
+    if (f.m == 0) f.m = n;
+    f.budget = (size_t)gv_param_int(in->params, GV_P_FILTER_BUDGET);
+    gv_rng_seed(&f.rng, (uint64_t)gv_param_int(in->params, GV_P_SEED), GV_STREAM_FILTER, 0);
+    f.cum = gv_malloc_array(n, sizeof *f.cum);
+    f.rows = gv_malloc_array(f.m, sizeof *f.rows);
+    if (!f.cum || !f.rows) {
+        st = gv_err_nomem("filter-boost");
+        goto done;
+    }
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) f.cum[i] = acc += in->weight ? in->weight[i] : 1.0;
+    if (!(acc > 0)) {
+        st = gv_err(GROVE_ERR_DATA, "filter-boost: the sample weights sum to zero");
+        goto done;
+    }
+    oracle ex = {EX_DATA, NULL, NULL, NULL};
+    st = learn(&f, (int)gv_param_int(in->params, GV_P_FILTER_DEPTH), &ex, out);
+done:
+    gv_free(f.cum);
+    gv_free(f.rows);
+    return st;
+}
+
+/* ---- the component ---- */
+
+static json_t *maj_to_json(const void *impl)
+{
+    const gv_majority3 *m = impl;
+    json_t *o = json_object(), *children = json_array(), *err = json_array();
+    int bad = !o || !children || !err;
+    for (int j = 0; !bad && j < 3; j++) {
+        json_t *c = m->child[j].vt->to_json(m->child[j].impl);
+        bad |= !c || json_object_set_new(c, "kind", json_string(m->child[j].vt->kind)) != 0;
+        bad |= json_array_append_new(children, c) != 0;
+        bad |= json_array_append_new(err, json_real(m->error[j])) != 0;
+    }
+    if (!bad) {
+        bad |= json_object_set_new(o, "n_classes", json_integer(m->n_classes)) != 0;
+        bad |= json_object_set_new(o, "children", children) != 0;
+        children = NULL;
+        bad |= json_object_set_new(o, "errors", err) != 0;
+        err = NULL;
+    }
+    json_decref(children);
+    json_decref(err);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static grove_status maj_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    *out = NULL;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        if (strcmp(key, "kind") && strcmp(key, "n_classes") && strcmp(key, "children") &&
+            strcmp(key, "errors"))
+            return gv_err(GROVE_ERR_MODEL, "majority3: unknown field '%s'", key);
+    }
+    int64_t k;
+    grove_status st = gv_json_get_int(obj, "n_classes", 2, 1 << 20, &k);
+    if (st != GROVE_OK) return st;
+    const json_t *children = json_object_get(obj, "children");
+    const json_t *errors = json_object_get(obj, "errors");
+    if (!json_is_array(children) || json_array_size(children) != 3 || !json_is_array(errors) ||
+        json_array_size(errors) != 3)
+        return gv_err(GROVE_ERR_MODEL, "majority3: children and errors must be arrays of 3");
+    gv_majority3 *m = gv_calloc(1, sizeof *m);
+    if (!m) return gv_err_nomem("a majority of three");
+    m->n_classes = (int)k;
+    for (int j = 0; j < 3; j++) {
+        const json_t *c = json_array_get(children, (size_t)j);
+        const json_t *e = json_array_get(errors, (size_t)j);
+        const char *kind;
+        if (!json_is_number(e) || !(json_number_value(e) >= 0 && json_number_value(e) <= 1)) {
+            st = gv_err(GROVE_ERR_MODEL, "errors[%d]: expected a number in [0, 1]", j);
+            goto fail;
+        }
+        m->error[j] = json_number_value(e);
+        if (!json_is_object(c) || gv_json_get_string(c, "kind", &kind) != GROVE_OK) {
+            st = gv_err(GROVE_ERR_MODEL, "children[%d]: expected an object with a kind", j);
+            goto fail;
+        }
+        const gv_component_vt *vt = gv_component_kind(kind);
+        if (!vt) {
+            st = gv_err(GROVE_ERR_MODEL, "children[%d]: unknown kind '%s'", j, kind);
+            goto fail;
+        }
+        if ((st = vt->from_json(c, schema, &m->child[j].impl)) != GROVE_OK) {
+            gv_err_prefix("children[%d]", j);
+            goto fail;
+        }
+        m->child[j].vt = vt;
+    }
+    *out = m;
+    return GROVE_OK;
+fail:
+    maj_free(m);
+    return st;
+}
+
+static grove_status maj_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_majority3 *m = impl;
+    for (int j = 0; j < 3; j++) {
+        if (!m->child[j].vt->validate) continue;
+        grove_status st = m->child[j].vt->validate(m->child[j].impl, schema);
+        if (st != GROVE_OK) {
+            gv_err_prefix("children[%d]", j);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status maj_check(const void *impl, const grove_model *model, size_t n_outputs)
+{
+    const gv_majority3 *m = impl;
+    if ((size_t)m->n_classes != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "majority3: %d classes, %zu outputs expected",
+                      m->n_classes, n_outputs);
+    for (int j = 0; j < 3; j++) {
+        grove_status st = gv_component_check(&m->child[j], model, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("children[%d]", j);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static size_t count_base(const gv_component *c)
+{
+    if (c->vt != &gv_majority3_component) return 1;
+    const gv_majority3 *m = c->impl;
+    return count_base(&m->child[0]) + count_base(&m->child[1]) + count_base(&m->child[2]);
+}
+
+static json_t *maj_summary(const void *impl)
+{
+    const gv_majority3 *m = impl;
+    gv_component self = {&gv_majority3_component, (void *)impl};
+    return json_pack("{s:s, s:I, s:[f,f,f]}", "kind", "majority3", "base_learners",
+                     (json_int_t)count_base(&self), "errors", m->error[0], m->error[1],
+                     m->error[2]);
+}
+
+const gv_component_vt gv_majority3_component = {
+    .kind = "majority3",
+    .predict_row = maj_predict_row,
+    .to_json = maj_to_json,
+    .from_json = maj_from_json,
+    .free = maj_free,
+    .validate = maj_validate,
+    .check = maj_check,
+    .summary = maj_summary,
+};
