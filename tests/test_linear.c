@@ -669,6 +669,17 @@ static void test_logistic_robust(void)
     CHECK_STATUS(fit("logistic", d, NULL, 0, NULL, NULL, 0, &c), GROVE_ERR_DATA);
     CHECK_CONTAINS(grove_last_error(), "row 3");
     grove_dataset_free(d);
+    /* no features at all (an ensemble may pass such data): the intercepts alone */
+    double y0[4] = {1, 0, 1, 1};
+    d = make_data(4, 0, NULL, 2, NULL, y0);
+    CHECK_OK(fit("logistic", d, NULL, 0, NULL, tight, 0, &c));
+    c.vt->predict_row(c.impl, d, 0, out);
+    CHECK_NEAR(out[1], 0.75, 1e-9);
+    gv_component_free(&c);
+    CHECK_OK(fit("perceptron", d, NULL, 0, NULL, NULL, 0, &c));
+    CHECK(all_finite_probs(&c, d));
+    gv_component_free(&c);
+    grove_dataset_free(d);
     /* regression: a classification learner */
     double yr[6] = {0.5, 1.5, 2, 3, 4, 5};
     d = make_data(6, 1, NULL, 0, Xm, yr);

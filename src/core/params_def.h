@@ -82,7 +82,7 @@
   X(PERCEPTRON_VARIANT, "perceptron.variant", ENUM, "classic", 0, 0, "classic|averaged|pocket", \
     "perceptron: the last weights, the average of the weights after every visit (Freund & Schapire), or the weights with the smallest weighted training error seen (Gallant's pocket)") \
   X(LOGISTIC_C, "logistic.C", FLOAT, "1", 1e-12, 1e12, "", \
-    "logistic: inverse L2 regularization strength, as scikit-learn's C: minimizes C * sum_i w_i * loss_i + ||coef||^2 / 2 (intercepts not penalized)") \
+    "logistic: inverse L2 regularization strength, as scikit-learn's C: minimizes C * sum_i w_i * loss_i + 0.5 * sum_j coef_j^2 (intercepts not penalized)") \
   X(LOGISTIC_MAX_ITER, "logistic.max_iter", INT, "200", 1, 100000000, "", \
     "logistic: maximum number of L-BFGS iterations") \
   X(LOGISTIC_TOL, "logistic.tol", FLOAT, "1e-6", 0, 1, "", \

@@ -333,6 +333,7 @@ typedef struct trainer {
     size_t *sample;          /* [sample_size] rows drawn (resample) */
     double *cum;             /* [n] cumulative D (resample) */
     double *h;               /* [n * k] this round's member outputs on the training rows */
+    uint32_t *pred;          /* [n] argmax of h per row (discrete variants) */
     double *F, *Fv;          /* [n * k], [nv * k] running scores (not r2) */
     double *hv;              /* [nv * k] member outputs on the validation rows */
     double *mw;              /* adaboost.m2: [n * k] mislabel weights w_{i,y} */
@@ -350,6 +351,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->sample);
     gv_free(tr->cum);
     gv_free(tr->h);
+    gv_free(tr->pred);
     gv_free(tr->F);
     gv_free(tr->Fv);
     gv_free(tr->hv);
@@ -474,9 +476,15 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
         return sqrt(se / (double)n);
     }
     double wrong = 0;
+    const int vote = b->variant == BV_ADABOOST || b->variant == BV_M1 || b->variant == BV_SAMME;
+    const double a = b->alpha[t];
     for (size_t i = 0; i < n; i++) {
-        add_member_score(b, t, h + i * k, F + i * k);
-        if (argmax(F + i * k, k) != (size_t)d->labels[i]) wrong += w ? w[i] : 1.0 / (double)n;
+        double *f = F + i * k;
+        if (vote)
+            f[argmax(h + i * k, k)] += a; /* = add_member_score for voting variants */
+        else
+            add_member_score(b, t, h + i * k, f);
+        if (argmax(f, k) != (size_t)d->labels[i]) wrong += w ? w[i] : 1.0 / (double)n;
     }
     return wrong;
 }
@@ -499,8 +507,9 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     case BV_ADABOOST:
     case BV_M1:
     case BV_SAMME: {
+        const uint32_t *pred = tr->pred;
         for (size_t i = 0; i < n; i++)
-            if (argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+            if (pred[i] != (uint32_t)tr->y[i]) eps += tr->D[i];
         double limit = b->variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
         if (eps <= 0) {
             perfect = 1;
@@ -508,25 +517,24 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
             too_weak = 1;
         } else if (b->variant == BV_ADABOOST) {
             alpha = nu * 0.5 * log((1 - eps) / eps);
-            /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t */
-            for (size_t i = 0; i < n; i++) {
-                double m = argmax(h + i * k, k) == (size_t)tr->y[i] ? -1.0 : 1.0;
-                z += tr->D[i] *= exp(alpha * m);
-            }
+            /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
+            const double down = exp(-alpha), up = exp(alpha);
+            for (size_t i = 0; i < n; i++)
+                z += tr->D[i] *= pred[i] == (uint32_t)tr->y[i] ? down : up;
         } else if (b->variant == BV_M1) {
             double beta = eps / (1 - eps);
             alpha = nu * log(1 / beta);
             /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
             double bnu = exp(-alpha);
             for (size_t i = 0; i < n; i++)
-                if (argmax(h + i * k, k) == (size_t)tr->y[i]) tr->D[i] *= bnu;
+                if (pred[i] == (uint32_t)tr->y[i]) tr->D[i] *= bnu;
             z = 2 * sqrt(eps * (1 - eps));
         } else {
             alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
             /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
             double up = exp(alpha);
             for (size_t i = 0; i < n; i++)
-                if (argmax(h + i * k, k) != (size_t)tr->y[i]) tr->D[i] *= up;
+                if (pred[i] != (uint32_t)tr->y[i]) tr->D[i] *= up;
             z = 2 * sqrt(eps * (1 - eps));
         }
         break;
@@ -708,6 +716,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.D1 = gv_malloc_array(n, sizeof *tr.D1);
     tr.w_round = gv_malloc_array(n, sizeof *tr.w_round);
     tr.h = gv_malloc_array(n, k * sizeof *tr.h);
+    tr.pred = gv_malloc_array(n, sizeof *tr.pred);
     tr.hv = valid ? gv_malloc_array(nv ? nv : 1, k * sizeof *tr.hv) : NULL;
     if (variant == BV_R2) {
         tr.r2_pred = gv_malloc_array(tr.rounds, n * sizeof *tr.r2_pred);
@@ -722,7 +731,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         tr.cum = gv_malloc_array(n, sizeof *tr.cum);
     }
     if (variant == BV_M2) tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
-    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || (valid && !tr.hv) ||
+    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || (valid && !tr.hv) ||
         (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
         (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && !tr.mw)) {
@@ -768,6 +777,8 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         } else {
             gv_component_predict_all(&c, in->data, k, in->n_threads, tr.h);
         }
+        if (variant != BV_R2)
+            for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)argmax(tr.h + i * k, k);
         int stop = round_update(&tr, t, &c, plaus, &st);
         if (st != GROVE_OK) goto fail;
         size_t added = tr.b->n_members;
