@@ -112,19 +112,21 @@ int cmd_train(int argc, char **argv)
     }
     double t2 = cli_now();
     cli_progress_done();
+    /* the log first: a model without rounds and --log is a usage error, and writes nothing */
+    char *log = NULL;
+    if (log_path && (st = grove_model_log_csv(model, &log)) != GROVE_OK) {
+        rc = cli_fail(st, "--log");
+        if (st == GROVE_ERR_ARG) rc = EXIT_USAGE;
+        goto done;
+    }
     st = grove_model_save(model, out_path);
     if (st != GROVE_OK) {
+        grove_string_free(log);
         rc = cli_fail(st, NULL);
         goto done;
     }
     if (log_path) {
-        char *log = NULL;
         cli_out o;
-        st = grove_model_log_csv(model, &log);
-        if (st != GROVE_OK) {
-            rc = cli_fail(st, "--log");
-            goto done;
-        }
         int bad = cli_out_open(&o, log_path) != 0;
         if (!bad) {
             fputs(log, o.fp);
