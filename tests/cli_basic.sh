@@ -3,7 +3,7 @@
 source "$(dirname "$0")/lib_cli.sh"
 
 # --help on every command, exit 0, usage text on stdout
-for c in train predict eval cv info help; do
+for c in train predict eval cv info margins help; do
   expect_exit 0 "$GROVE" $c --help && expect_in "$TMP/out" "usage: grove $c"
 done
 expect_exit 0 "$GROVE" --help

@@ -31,16 +31,14 @@ grove_status gv_check_compatible(const grove_model *m, const grove_dataset *d)
     return GROVE_OK;
 }
 
-grove_status grove_model_predict(const grove_model *m, const grove_dataset *d, int n_threads,
-                                 double *out, size_t out_len)
+/* Predicts every row with all rounds (rounds = 0) or the first `rounds`. */
+static grove_status predict_rows(const grove_model *m, const grove_dataset *d, size_t rounds,
+                                 int n_threads, double *out, size_t out_len, const char *fn)
 {
-    gv_err_clear();
-    if (!m || !d || !out) return gv_err(GROVE_ERR_ARG, "grove_model_predict: NULL argument");
     size_t need;
     if (gv_mul_size(d->n_rows, m->n_outputs, &need) != 0 || out_len < need)
-        return gv_err(GROVE_ERR_ARG,
-                      "grove_model_predict: out holds %zu values, %zu rows x %zu outputs needed",
-                      out_len, d->n_rows, m->n_outputs);
+        return gv_err(GROVE_ERR_ARG, "%s: out holds %zu values, %zu rows x %zu outputs needed",
+                      fn, out_len, d->n_rows, m->n_outputs);
     grove_status st = gv_check_compatible(m, d);
     if (st != GROVE_OK) return st;
     const size_t k = m->n_outputs;
@@ -51,8 +49,21 @@ grove_status grove_model_predict(const grove_model *m, const grove_dataset *d, i
 #else
     (void)n_threads;
 #endif
-    for (long i = 0; i < n; i++) m->root.vt->predict_row(m->root.impl, d, (size_t)i, out + (size_t)i * k);
+    for (long i = 0; i < n; i++) {
+        if (rounds)
+            m->root.vt->predict_row_rounds(m->root.impl, d, (size_t)i, rounds, out + (size_t)i * k);
+        else
+            m->root.vt->predict_row(m->root.impl, d, (size_t)i, out + (size_t)i * k);
+    }
     return GROVE_OK;
+}
+
+grove_status grove_model_predict(const grove_model *m, const grove_dataset *d, int n_threads,
+                                 double *out, size_t out_len)
+{
+    gv_err_clear();
+    if (!m || !d || !out) return gv_err(GROVE_ERR_ARG, "grove_model_predict: NULL argument");
+    return predict_rows(m, d, 0, n_threads, out, out_len, "grove_model_predict");
 }
 
 grove_status grove_model_predict_label(const grove_model *m, const grove_dataset *d,
@@ -100,23 +111,7 @@ grove_status grove_model_predict_rounds(const grove_model *m, const grove_datase
     if (rounds < 1 || rounds > have)
         return gv_err(GROVE_ERR_ARG, "rounds: must be in [1, %zu] for this model, got %zu", have,
                       rounds);
-    size_t need;
-    if (gv_mul_size(d->n_rows, m->n_outputs, &need) != 0 || out_len < need)
-        return gv_err(GROVE_ERR_ARG, "grove_model_predict_rounds: out holds %zu values, %zu "
-                      "needed", out_len, d->n_rows * m->n_outputs);
-    grove_status st = gv_check_compatible(m, d);
-    if (st != GROVE_OK) return st;
-    const size_t k = m->n_outputs;
-    const long n = (long)d->n_rows;
-#ifdef _OPENMP
-    int nt = gv_threads(n_threads);
-#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
-#else
-    (void)n_threads;
-#endif
-    for (long i = 0; i < n; i++)
-        m->root.vt->predict_row_rounds(m->root.impl, d, (size_t)i, rounds, out + (size_t)i * k);
-    return GROVE_OK;
+    return predict_rows(m, d, rounds, n_threads, out, out_len, "grove_model_predict_rounds");
 }
 
 grove_status grove_model_margins(const grove_model *m, const grove_dataset *d, int n_threads,

@@ -958,9 +958,8 @@ static json_t *boost_to_json(const void *impl)
     json_t *o = json_object(), *members = json_array(), *plaus = NULL;
     int bad = !o || !members;
     for (size_t t = 0; !bad && t < b->n_members; t++) {
-        json_t *m = b->members[t].vt->to_json(b->members[t].impl);
-        bad |= !m || json_object_set_new(m, "kind", json_string(b->members[t].vt->kind)) != 0;
-        bad |= json_array_append_new(members, m) != 0;
+        json_t *m = gv_component_to_json(&b->members[t]);
+        bad |= !m || json_array_append_new(members, m) != 0;
     }
     if (b->plaus) {
         plaus = json_array();
@@ -1082,23 +1081,11 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
             st = gv_err(GROVE_ERR_MODEL, "alpha[%zu]: must be >= 0", t);
             goto fail;
         }
-        const json_t *m = json_array_get(members, t);
-        const char *kind;
-        if (!json_is_object(m) || gv_json_get_string(m, "kind", &kind) != GROVE_OK) {
-            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: expected an object with a kind", t);
-            goto fail;
-        }
-        const gv_component_vt *vt = gv_component_kind(kind);
-        if (!vt) {
-            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
-            goto fail;
-        }
-        st = vt->from_json(m, schema, &b->members[t].impl);
+        st = gv_component_from_json(json_array_get(members, t), schema, &b->members[t]);
         if (st != GROVE_OK) {
             gv_err_prefix("members[%zu]", t);
             goto fail;
         }
-        b->members[t].vt = vt;
         b->n_members = t + 1;
     }
     const json_t *plaus = json_object_get(obj, "plausibilities");

@@ -150,8 +150,8 @@ done:
 static json_t *conf_to_json(const void *impl)
 {
     const gv_confidence *c = impl;
-    json_t *h = c->chosen.vt->to_json(c->chosen.impl), *errs = json_array();
-    if (!h || !errs || json_object_set_new(h, "kind", json_string(c->chosen.vt->kind)) != 0) {
+    json_t *h = gv_component_to_json(&c->chosen), *errs = json_array();
+    if (!h || !errs) {
         json_decref(h);
         json_decref(errs);
         return NULL;
@@ -185,14 +185,9 @@ static grove_status conf_from_json(const json_t *obj, const grove_schema *schema
         return st;
     const json_t *errs = json_object_get(obj, "errors");
     const json_t *h = json_object_get(obj, "chosen");
-    const char *kind;
     if (!json_is_array(errs) || json_array_size(errs) != (size_t)k)
         return gv_err(GROVE_ERR_MODEL, "errors: expected an array of k = %lld numbers",
                       (long long)k);
-    if (!json_is_object(h) || gv_json_get_string(h, "kind", &kind) != GROVE_OK)
-        return gv_err(GROVE_ERR_MODEL, "chosen: expected an object with a kind");
-    const gv_component_vt *vt = gv_component_kind(kind);
-    if (!vt) return gv_err(GROVE_ERR_MODEL, "chosen: unknown kind '%s'", kind);
     gv_confidence *c = gv_calloc(1, sizeof *c);
     if (c) c->errors = gv_calloc((size_t)k, sizeof *c->errors);
     if (!c || !c->errors) {
@@ -210,12 +205,11 @@ static grove_status conf_from_json(const json_t *obj, const grove_schema *schema
         }
         c->errors[j] = json_number_value(e);
     }
-    if ((st = vt->from_json(h, schema, &c->chosen.impl)) != GROVE_OK) {
+    if ((st = gv_component_from_json(h, schema, &c->chosen)) != GROVE_OK) {
         gv_err_prefix("chosen");
         conf_free(c);
         return st;
     }
-    c->chosen.vt = vt;
     *out = c;
     return GROVE_OK;
 }

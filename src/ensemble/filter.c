@@ -240,9 +240,8 @@ static json_t *maj_to_json(const void *impl)
     json_t *o = json_object(), *children = json_array(), *err = json_array();
     int bad = !o || !children || !err;
     for (int j = 0; !bad && j < 3; j++) {
-        json_t *c = m->child[j].vt->to_json(m->child[j].impl);
-        bad |= !c || json_object_set_new(c, "kind", json_string(m->child[j].vt->kind)) != 0;
-        bad |= json_array_append_new(children, c) != 0;
+        json_t *c = gv_component_to_json(&m->child[j]);
+        bad |= !c || json_array_append_new(children, c) != 0;
         bad |= json_array_append_new(err, json_real(m->error[j])) != 0;
     }
     if (!bad) {
@@ -285,26 +284,15 @@ static grove_status maj_from_json(const json_t *obj, const grove_schema *schema,
     for (int j = 0; j < 3; j++) {
         const json_t *c = json_array_get(children, (size_t)j);
         const json_t *e = json_array_get(errors, (size_t)j);
-        const char *kind;
         if (!json_is_number(e) || !(json_number_value(e) >= 0 && json_number_value(e) <= 1)) {
             st = gv_err(GROVE_ERR_MODEL, "errors[%d]: expected a number in [0, 1]", j);
             goto fail;
         }
         m->error[j] = json_number_value(e);
-        if (!json_is_object(c) || gv_json_get_string(c, "kind", &kind) != GROVE_OK) {
-            st = gv_err(GROVE_ERR_MODEL, "children[%d]: expected an object with a kind", j);
-            goto fail;
-        }
-        const gv_component_vt *vt = gv_component_kind(kind);
-        if (!vt) {
-            st = gv_err(GROVE_ERR_MODEL, "children[%d]: unknown kind '%s'", j, kind);
-            goto fail;
-        }
-        if ((st = vt->from_json(c, schema, &m->child[j].impl)) != GROVE_OK) {
+        if ((st = gv_component_from_json(c, schema, &m->child[j])) != GROVE_OK) {
             gv_err_prefix("children[%d]", j);
             goto fail;
         }
-        m->child[j].vt = vt;
     }
     *out = m;
     return GROVE_OK;

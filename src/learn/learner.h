@@ -55,6 +55,12 @@ void gv_component_free(gv_component *c);
 grove_status gv_component_check(const gv_component *c, const struct grove_model *m,
                                 size_t n_outputs);
 json_t *gv_component_summary(const gv_component *c);
+/* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
+json_t *gv_component_to_json(const gv_component *c);
+/* Reads such an object: looks up its "kind" and calls that kind's from_json.  *out is cleared
+ * on failure (GROVE_ERR_MODEL naming the problem; callers prefix where it was). */
+grove_status gv_component_from_json(const json_t *obj, const grove_schema *schema,
+                                    gv_component *out);
 
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
 typedef struct gv_fit_input {

@@ -374,3 +374,32 @@ json_t *gv_component_summary(const gv_component *c)
 {
     return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
 }
+
+json_t *gv_component_to_json(const gv_component *c)
+{
+    json_t *fields = c->vt->to_json(c->impl), *obj = json_object();
+    int bad = !fields || !obj || json_object_set_new(obj, "kind", json_string(c->vt->kind)) != 0 ||
+              json_object_update(obj, fields) != 0;
+    json_decref(fields);
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+grove_status gv_component_from_json(const json_t *obj, const grove_schema *schema,
+                                    gv_component *out)
+{
+    out->vt = NULL;
+    out->impl = NULL;
+    const char *kind;
+    if (!json_is_object(obj)) return gv_err(GROVE_ERR_MODEL, "expected an object with a kind");
+    grove_status st = gv_json_get_string(obj, "kind", &kind);
+    if (st != GROVE_OK) return st;
+    const gv_component_vt *vt = gv_component_kind(kind);
+    if (!vt) return gv_err(GROVE_ERR_MODEL, "kind: unknown component kind '%s'", kind);
+    st = vt->from_json(obj, schema, &out->impl);
+    if (st == GROVE_OK) out->vt = vt;
+    return st;
+}

@@ -460,12 +460,8 @@ static json_t *model_to_json(const grove_model *m)
     bad |= set_new(doc, "bins", bins_to_json(m->schema, m->mappers));
     if (!bad) {
         /* {"kind": ..., then the component's own fields} */
-        json_t *fields = m->root.vt->to_json(m->root.impl);
-        component = json_object();
-        bad |= !fields || set_new(component, "kind", json_string(m->root.vt->kind));
-        bad |= !component || json_object_update(component, fields);
-        json_decref(fields);
-        bad |= json_object_set(doc, "model", component);
+        component = gv_component_to_json(&m->root);
+        bad |= !component || json_object_set(doc, "model", component);
     }
     json_decref(component);
     json_decref(version);
