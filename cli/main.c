@@ -17,6 +17,7 @@ static const struct {
     {"info", cmd_info, "describe a model file"},
     {"margins", cmd_margins, "normalized margins of a boosting model and their distribution"},
     {"help", cmd_help, "parameters, algorithms, file formats"},
+    {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
 };
 
 static void usage(FILE *fp)

@@ -249,6 +249,25 @@ grove_status grove_model_info_json(const grove_model *model, char **out);
 
 void grove_string_free(char *s);
 
+/* Feature importances of `model` into caller-owned out[n_features] (out_len >= the model's
+ * feature count), by `kind`:
+ *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted
+ *                     impurity decrease) per feature normalized to 1, averaged over the trees,
+ *                     normalized to sum 1 (scikit-learn's feature_importances_).  Tree, bagging
+ *                     of trees, forest and extra-trees models.  `data` must be NULL.
+ *  "oob_permutation"  stored at training time (oob_importance=true): the mean over trees of
+ *                     the increase of the tree's error on its out-of-bag rows when the
+ *                     feature's values are permuted among them (Breiman 2001).  `data` NULL.
+ *  "permutation"      on labelled `data` (the model's schema): the increase of the model's
+ *                     error (classification: error rate; regression: mean squared error) when
+ *                     the feature's column is permuted; permutations drawn from `seed`.
+ * The permutation kinds are not normalized and may be negative.  GROVE_ERR_ARG for an unknown
+ * kind or a model without that kind of importance.  Thread-safe; `n_threads` 0 = all cores.
+ * Since 0.1. */
+grove_status grove_model_importance(const grove_model *model, const char *kind,
+                                    const grove_dataset *data, uint64_t seed, int n_threads,
+                                    double *out, size_t out_len);
+
 /* ---------------------------------------------------------------------------------------------
  * Evaluation.
  * ------------------------------------------------------------------------------------------ */

@@ -134,7 +134,9 @@ grove_status grove_model_log_csv(const grove_model *m, char **out)
     *out = NULL;
     if (!m) return gv_err(GROVE_ERR_ARG, "grove_model_log_csv: model is NULL");
     gv_buf b = {0};
-    grove_status st = gv_boost_log_csv(&m->root, &b);
+    grove_status st = m->root.vt == &gv_bagging_component ? gv_bagging_log_csv(&m->root, &b)
+                      : m->root.vt == &gv_gbdt_component  ? gv_gbdt_log_csv(&m->root, &b)
+                                                          : gv_boost_log_csv(&m->root, &b);
     if (st != GROVE_OK) {
         gv_buf_free(&b);
         return st;

@@ -8,6 +8,7 @@
  * Cut points of a numeric feature come from the sorted non-missing values of (a deterministic
  * sample of) the rows, grouped into distinct values v[0] < ... < v[D-1] with counts:
  *  - D <= max_bins: one bin per distinct value, cut i between v[i] and v[i+1];
+ *  - D <= 4 max_bins: the rarest adjacent groups merged until max_bins remain (merge_rarest);
  *  - otherwise a greedy quantile pass over the distinct values weighted by their counts, in the
  *    spirit of LightGBM's GreedyFindBin (Ke et al., NIPS 2017, and its bin.cpp): a value
  *    holding at least N/max_bins rows ("big", e.g. the zeros of a sparse feature) gets a bin
@@ -97,16 +98,53 @@ static void sort_floats(float *a, float *tmp, size_t n)
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
+/* Few more distinct values than bins (D <= NEAR_FACTOR * max_bins: pixel intensities, small
+ * integers): merge the adjacent pair of groups with the smallest combined count (leftmost on
+ * ties) until max_bins groups remain.  Every bin is used and only the rarest neighbours share
+ * one -- with 256 pixel values and 255 bins a single rare pair is merged, where a quantile pass
+ * would merge dozens of values (and cost 1.6 points of accuracy on fashion-MNIST with stumps).
+ * O(D (D - max_bins)).  `end[g]` is the last distinct value of group g; returns the cuts. */
+#define NEAR_FACTOR 4
+static uint32_t merge_rarest(const float *v, const size_t *c, size_t D, int max_bins,
+                             size_t *gcount, size_t *end, float *cuts)
+{
+    size_t G = D;
+    for (size_t i = 0; i < D; i++) {
+        gcount[i] = c[i];
+        end[i] = i;
+    }
+    while (G > (size_t)max_bins) {
+        size_t best = 0, best_sum = SIZE_MAX;
+        for (size_t g = 0; g + 1 < G; g++) {
+            size_t sum = gcount[g] + gcount[g + 1];
+            if (sum < best_sum) {
+                best_sum = sum;
+                best = g;
+            }
+        }
+        gcount[best] = best_sum;
+        end[best] = end[best + 1];
+        memmove(gcount + best + 1, gcount + best + 2, (G - best - 2) * sizeof *gcount);
+        memmove(end + best + 1, end + best + 2, (G - best - 2) * sizeof *end);
+        G--;
+    }
+    uint32_t n_cuts = 0;
+    for (size_t g = 0; g + 1 < G; g++) cuts[n_cuts++] = cut_between(v[end[g]], v[end[g] + 1]);
+    return n_cuts;
+}
+
 /* Cut points of distinct values v[0..D) with counts c[0..D) (N = sum of counts) into cuts
- * (room for max_bins - 1); returns the number of cuts (<= max_bins - 1). */
+ * (room for max_bins - 1); returns the number of cuts (<= max_bins - 1).  scratch holds 2 D. */
 static uint32_t find_cuts(const float *v, const size_t *c, size_t D, size_t N, int max_bins,
-                          float *cuts)
+                          float *cuts, size_t *scratch)
 {
     uint32_t n_cuts = 0;
     if (D <= (size_t)max_bins) {
         for (size_t i = 0; i + 1 < D; i++) cuts[n_cuts++] = cut_between(v[i], v[i + 1]);
         return n_cuts;
     }
+    if (D <= (size_t)NEAR_FACTOR * (size_t)max_bins)
+        return merge_rarest(v, c, D, max_bins, scratch, scratch + D, cuts);
     /* A value is big when it alone fills an average bin: big(i) <=> c[i] >= N / max_bins. */
     double big_size = (double)N / max_bins;
     size_t rest_bins = (size_t)max_bins, rest_count = N;
@@ -143,7 +181,7 @@ static uint32_t find_cuts(const float *v, const size_t *c, size_t D, size_t N, i
  * their counts, cuts. */
 typedef struct bin_scratch {
     float *vals, *tmp, *distinct, *cuts;
-    size_t *counts;
+    size_t *counts, *merge; /* merge: 2 x NEAR_FACTOR x max_bins (merge_rarest) */
 } bin_scratch;
 
 /* Builds the mapper of numeric feature f from rows sample[0..n_sample) (all rows when sample
@@ -167,7 +205,7 @@ static int build_numeric(const grove_dataset *d, size_t f, const size_t *sample,
             s->counts[D++] = 1;
         }
     }
-    uint32_t n_cuts = find_cuts(s->distinct, s->counts, D, n, max_bins, s->cuts);
+    uint32_t n_cuts = find_cuts(s->distinct, s->counts, D, n, max_bins, s->cuts, s->merge);
     m->is_categorical = 0;
     m->n_cuts = n_cuts;
     m->n_bins = n_cuts + 2;
@@ -233,8 +271,9 @@ grove_status gv_bin_mappers_build(const grove_dataset *d, int max_bins, size_t s
         scratch[t].tmp = gv_malloc_array(n_sample, sizeof(float));
         scratch[t].distinct = gv_malloc_array(n_sample, sizeof(float));
         scratch[t].counts = gv_malloc_array(n_sample, sizeof(size_t));
+        scratch[t].merge = gv_malloc_array(2 * NEAR_FACTOR * (size_t)max_bins, sizeof(size_t));
         scratch[t].cuts = gv_malloc_array((size_t)max_bins, sizeof(float));
-        if (!scratch[t].vals || !scratch[t].tmp || !scratch[t].distinct || !scratch[t].counts ||
+        if (!scratch[t].vals || !scratch[t].tmp || !scratch[t].distinct || !scratch[t].counts || !scratch[t].merge ||
             !scratch[t].cuts)
             goto nomem;
     }
@@ -271,6 +310,7 @@ done:
             gv_free(scratch[t].tmp);
             gv_free(scratch[t].distinct);
             gv_free(scratch[t].counts);
+            gv_free(scratch[t].merge);
             gv_free(scratch[t].cuts);
         }
     }

@@ -364,7 +364,8 @@ int gv_params_foreach_base(const grove_params *p, const char *prefix,
     if (!p || !p->base) return 0;
     char key[256];
     for (int i = 0; i < GV_P_COUNT; i++) {
-        if (!p->base->is_set[i]) continue;
+        /* threads is an execution setting, never part of a model */
+        if (!p->base->is_set[i] || i == GV_P_THREADS) continue;
         snprintf(key, sizeof key, "%s" BASE_PREFIX "%s", prefix, defs[i].name);
         int r = fn(ctx, key, p->base->text[i]);
         if (r) return r;

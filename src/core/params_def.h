@@ -10,7 +10,7 @@
  */
 /* clang-format off */
 #define GV_PARAM_TABLE(X) \
-  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump|adaboost|adaboost.m1|samme|samme.r|adaboost.m2|adaboost.r2|filter-boost|confidence-boost|perceptron|logistic", \
+  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump|adaboost|adaboost.m1|samme|samme.r|adaboost.m2|adaboost.r2|filter-boost|confidence-boost|perceptron|logistic|bagging|forest|extra-trees|gbdt", \
     "learning algorithm (see `grove help algos`)") \
   X(TASK, "task", ENUM, "auto", 0, 0, "auto|classification|regression", \
     "task; auto: classification if a label is non-numeric or all labels are integers with at most 50 distinct values") \
@@ -86,5 +86,39 @@
   X(LOGISTIC_MAX_ITER, "logistic.max_iter", INT, "200", 1, 100000000, "", \
     "logistic: maximum number of L-BFGS iterations") \
   X(LOGISTIC_TOL, "logistic.tol", FLOAT, "1e-6", 0, 1, "", \
-    "logistic: converged when every gradient entry of the weight-normalized objective is at most this in absolute value")
+    "logistic: converged when every gradient entry of the weight-normalized objective is at most this in absolute value") \
+  /* ---- averaging ensembles (ensemble/bagging.c) ---- */ \
+  X(SAMPLE_FRACTION, "sample_fraction", FLOAT, "1", 1e-9, 1000, "", \
+    "bagging, forest, extra-trees: rows drawn per model, as a fraction of the training rows (<= 1 without replacement)") \
+  X(BAGGING_REPLACE, "bagging.replace", BOOL, "true", 0, 0, "true|false", \
+    "bagging, forest: draw each model's rows with replacement (bootstrap) or without (subsampling); extra-trees: default false and sample_fraction 1, every tree sees all rows (Geurts et al. 2006)") \
+  X(BAGGING_VOTE, "bagging.vote", ENUM, "auto", 0, 0, "auto|hard|soft", \
+    "classification: plurality of the members' labels (ties to the lowest class) or the average of their class probabilities; auto: hard for bagging, soft for forest and extra-trees") \
+  X(OOB_IMPORTANCE, "oob_importance", BOOL, "false", 0, 0, "true|false", \
+    "bagging of trees, forest, extra-trees: compute permutation importances on every tree's out-of-bag rows while training (Breiman 2001) and store them in the model") \
+  /* ---- gradient boosting (ensemble/gbdt.c; names and meanings as XGBoost's) ---- */ \
+  X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential", \
+    "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost") \
+  X(LEARNING_RATE, "learning_rate", FLOAT, "0.3", 1e-9, 1000, "", \
+    "gbdt: shrinkage eta multiplying every tree's leaf values") \
+  X(LAMBDA, "lambda", FLOAT, "1", 0, 1e300, "", \
+    "gbdt: L2 regularization of leaf values (leaf value -T_alpha(G)/(H+lambda))") \
+  X(ALPHA, "alpha", FLOAT, "0", 0, 1e300, "", \
+    "gbdt: L1 regularization of leaf values (soft-thresholds G)") \
+  X(GAMMA, "gamma", FLOAT, "0", 0, 1e300, "", \
+    "gbdt: minimum loss reduction of a split (XGBoost's min_split_loss); splits whose children are leaves and whose loss reduction is below gamma are pruned bottom-up") \
+  X(MIN_CHILD_WEIGHT, "min_child_weight", FLOAT, "1", 0, 1e300, "", \
+    "gbdt: minimum sum of hessians in a child") \
+  X(SUBSAMPLE, "subsample", FLOAT, "1", 1e-9, 1, "", \
+    "gbdt: fraction of the training rows drawn (without replacement, each row independently) for every tree") \
+  X(COLSAMPLE_BYTREE, "colsample_bytree", FLOAT, "1", 1e-9, 1, "", \
+    "gbdt: fraction of the features drawn for every tree (at least one)") \
+  X(COLSAMPLE_BYNODE, "colsample_bynode", FLOAT, "1", 1e-9, 1, "", \
+    "gbdt: fraction of the tree's features drawn for every node (at least one)") \
+  X(BASE_SCORE, "base_score", FLOAT, "0.5", -1e300, 1e300, "", \
+    "gbdt: initial prediction (logistic, exponential: a probability in (0,1); softmax: every class's score; else the value); when not set: the label mean, log-odds or class log-priors (absolute, huber: the median)") \
+  X(HUBER_DELTA, "huber_delta", FLOAT, "1", 1e-300, 1e300, "", \
+    "gbdt, objective huber: residuals beyond delta are penalized linearly") \
+  X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss", \
+    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential)")
 /* clang-format on */

@@ -50,8 +50,9 @@
  *   a base learner that fails: training fails with the round's number and the learner's message.
  * The per-round log (eps, alpha, Z, training error, validation error) is kept in the model;
  * gv_boost_log_csv() prints it with gamma, prod Z and exp(-2 sum gamma^2).  Z_t is the actual
- * normalizer for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1), and 2 sqrt(eps_t (1 - eps_t)) for the
- * others, where only m1 (and m2, times K - 1) carry the theorem.
+ * normalizer of the weight update for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1) and samme.r, and
+ * 2 sqrt(eps_t (1 - eps_t)) for the others; the bounds are theorems for adaboost, m1, and m2
+ * (times K - 1), diagnostics for the rest.
  *
  * Class probabilities (argmax unaffected): adaboost: p_1 = sigma(2 f), f = sum alpha_t h_t
  * (Friedman, Hastie & Tibshirani 2000); m1, samme: p ~ exp(K/(K-1)^2 s_k), s_k = sum alpha_t
@@ -1059,17 +1060,28 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
     size_t n = json_array_size(members);
     const json_t *log = json_object_get(obj, "log");
     if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
+    json_object_foreach((json_t *)log, key, value) {
+        if (strcmp(key, "epsilon") && strcmp(key, "Z") && strcmp(key, "train_error") &&
+            strcmp(key, "valid_error"))
+            return gv_err(GROVE_ERR_MODEL, "log: unknown field '%s'", key);
+    }
+    if (variant == BV_ADABOOST && K != 2)
+        return gv_err(GROVE_ERR_MODEL, "n_classes: adaboost has two classes, got %lld",
+                      (long long)K);
     int with_valid = !json_is_null(json_object_get(log, "valid_error"));
     gv_boost *b = boost_new(variant, (int)K, n, with_valid);
     if (!b) return gv_err_nomem("a boosting model");
     const char *stop;
     if ((st = read_reals(obj, "alpha", n, b->alpha, 0)) != GROVE_OK ||
-        (st = read_reals(log, "epsilon", n, b->log_eps, 0)) != GROVE_OK ||
-        (st = read_reals(log, "Z", n, b->log_z, 0)) != GROVE_OK ||
-        (st = read_reals(log, "train_error", n, b->log_train, 0)) != GROVE_OK ||
-        (with_valid && (st = read_reals(log, "valid_error", n, b->log_valid, 0)) != GROVE_OK) ||
         (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
         goto fail;
+    if ((st = read_reals(log, "epsilon", n, b->log_eps, 0)) != GROVE_OK ||
+        (st = read_reals(log, "Z", n, b->log_z, 0)) != GROVE_OK ||
+        (st = read_reals(log, "train_error", n, b->log_train, 0)) != GROVE_OK ||
+        (with_valid && (st = read_reals(log, "valid_error", n, b->log_valid, 0)) != GROVE_OK)) {
+        gv_err_prefix("log");
+        goto fail;
+    }
     gv_free(b->stop);
     b->stop = gv_strdup(stop);
     if (!b->stop) {
@@ -1155,6 +1167,10 @@ static grove_status boost_validate(const void *impl, const grove_schema *schema)
 static grove_status boost_check(const void *impl, const grove_model *m, size_t n_outputs)
 {
     const gv_boost *b = impl;
+    /* at the root, the variant is the model's algorithm */
+    if (m->root.impl == impl && strcmp(m->algo, variant_names[b->variant]) != 0)
+        return gv_err(GROVE_ERR_MODEL, "model: variant '%s' differs from algo '%s'",
+                      variant_names[b->variant], m->algo);
     if (boost_outputs(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a boosting component has %zu outputs, %zu expected",
                       boost_outputs(b), n_outputs);

@@ -32,6 +32,44 @@ extern const gv_component_vt gv_majority3_component;
 grove_status gv_fit_confidence_boost(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_confidence_component;
 
+/* Averaging ensembles (bagging.c): bagging of any base learner, random forest, extra-trees --
+ * one component kind "bagging".  Random streams: model t draws its rows and grows with
+ * (seed, GV_STREAM_BAGGING, t); OOB permutations use (seed, GV_STREAM_OOB_PERMUTE, t). */
+enum { GV_STREAM_BAGGING = 21, GV_STREAM_OOB_PERMUTE = 22, GV_STREAM_PERMUTE = 23 };
+grove_status gv_fit_bagging(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+grove_status gv_fit_forest(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+grove_status gv_fit_extra_trees(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+extern const gv_component_vt gv_bagging_component;
+/* Draws model t's rows (bagging.c): with `replace`, m = max(1, round(fraction n)) draws with
+ * replacement, else m = min(n, that) distinct rows (Knuth's selection sampling); rows[] gets
+ * them in ascending order (repeats adjacent; caller-owned, room for m), in_bag[i] = 1 iff row
+ * i was drawn; returns m.  `count` is scratch [n] (with replacement).  Stream (seed,
+ * GV_STREAM_BAGGING, t), which the model's tree t then continues to use for its growth. */
+size_t gv_bagging_replicate(size_t n, double fraction, int replace, gv_rng *rng, size_t *rows,
+                            uint8_t *in_bag, uint32_t *count);
+/* The OOB error curve as CSV ("models,oob_error,oob_n"), for grove_model_log_csv. */
+grove_status gv_bagging_log_csv(const gv_component *c, gv_buf *b);
+/* OOB summary of a bagging component: the final OOB error and |S| (error NaN when |S| = 0). */
+void gv_bagging_oob(const gv_component *c, double *error, size_t *n);
+/* The members of a bagging component (borrowed) and their number. */
+size_t gv_bagging_members(const gv_component *c, const gv_component **members);
+/* The stored OOB permutation importances (borrowed, [*n_features]) or NULL. */
+const double *gv_bagging_oob_importance(const gv_component *c, size_t *n_features);
+
+/* Feature importances (importance.c).  Impurity: the trees of c (a tree, or a bagging of
+ * trees) -- per tree the summed gain per feature normalized to 1, averaged over trees,
+ * normalized (scikit-learn's feature_importances_); GROVE_ERR_ARG when c has no trees.
+ * OOB permutation: the vector stored at training time (GROVE_ERR_ARG if none). */
+grove_status gv_importance_impurity(const gv_component *c, size_t n_features, double *out);
+grove_status gv_importance_oob(const gv_component *c, size_t n_features, double *out);
+/* Permutation importance of model m on labelled d (same schema) into out[n_features]. */
+grove_status gv_importance_permutation(const grove_model *m, const grove_dataset *d,
+                                       uint64_t seed, int n_threads, double *out);
+/* The leaf of tree t reached by binned row i, except that feature f is read from row j
+ * (permutation importance on binned rows). */
+size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, size_t f,
+                                size_t j);
+
 /* Normalized margins of a voting ensemble ("boost" of adaboost, m1, samme, m2):
  * (s_y - max_{k != y} s_k) / sum |alpha| for every row of labelled d, into out[n_rows].
  * GROVE_ERR_ARG when the component has no margins (samme.r, r2, non-boosting models). */
@@ -47,5 +85,14 @@ grove_status gv_base_learner(const grove_params *ensemble_params, const gv_learn
 /* Predicts component c on every row of d into out[n_rows * k] (OpenMP over rows). */
 void gv_component_predict_all(const gv_component *c, const grove_dataset *d, size_t k,
                               int n_threads, double *out);
+
+/* Gradient-boosted trees (gbdt.c): algo gbdt, component kind "gbdt".  Random streams
+ * (seed, GV_STREAM_GBDT, round * 4096 + j): j = 0 rows, 1 features, 2 + g tree g. */
+enum { GV_STREAM_GBDT = 31 };
+grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+extern const gv_component_vt gv_gbdt_component;
+/* The per-round log of a gbdt component as CSV (t, train_METRIC[, valid_METRIC][, epsilon,
+ * alpha]) into `b`; GROVE_ERR_ARG for other components. */
+grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *b);
 
 #endif /* GV_ENSEMBLE_H */

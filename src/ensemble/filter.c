@@ -14,7 +14,8 @@
  * g(p) = 3p^2 - 2p^3 < p under EX (Schapire's lemma); depth k gives 3^k base learners.
  * Each hypothesis's error on its distribution is measured on fresh oracle draws and kept in the
  * model ("errors"), so the lemma can be checked.  A filter that finds no example within
- * filter.budget draws stops training with a message naming the step: h1 never wrong (it is
+ * filter.budget draws makes training fail (GROVE_ERR_DATA, no model) with a message naming the
+ * step: h1 never wrong (it is
  * perfect on its distribution, nothing left to boost), or h1 and h2 never disagreeing (h2 has no
  * edge over h1 on EX2).
  * Prediction: the vote of the three (class probabilities = vote fractions; with three different

@@ -121,6 +121,10 @@ static const gv_learner learners[] = {
     {"confidence-boost", gv_fit_confidence_boost},
     {"perceptron", gv_perceptron_fit}, /* linear.h, perceptron.c */
     {"logistic", gv_logistic_fit},     /* linear.h, logistic.c */
+    {"bagging", gv_fit_bagging},       /* ensemble.h, bagging.c */
+    {"forest", gv_fit_forest},         /* ensemble.h, bagging.c */
+    {"extra-trees", gv_fit_extra_trees}, /* ensemble.h, bagging.c */
+    {"gbdt", gv_fit_gbdt},               /* ensemble.h, gbdt.c */
 };
 
 const gv_learner *gv_learner_find(const char *name)

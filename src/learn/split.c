@@ -15,6 +15,7 @@
 #include "tree_int.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,54 @@ static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const d
     }
 }
 
+/* Extra-trees, numeric feature: ONE split point at random (Geurts et al. 2006, Algorithm 2's
+ * "pick a random cut-point"): with lo and hi the lowest and highest non-empty value bins of the
+ * node, a threshold t uniform in [cuts[lo - 1], cuts[hi - 2]] (the node's value range at bin
+ * resolution), and the split "bin <= b" for the first b >= lo with cuts[b - 1] >= t; then
+ * missing right, and missing left, as in scan_numeric.  No split when the feature is constant
+ * here. */
+static void scan_numeric_random(const gv_engine *e, size_t f, const double *hf, const double *tot,
+                                double sp, double u, gv_split_scratch *sc, gv_split *best)
+{
+    const size_t S = e->S;
+    const gv_bin_mapper *mp = &e->X->mappers[f];
+    uint32_t nb = mp->n_bins, lo = 0, hi = 0;
+    for (uint32_t b = 1; b < nb; b++)
+        if (hf[(size_t)b * S] > 0) {
+            if (!lo) lo = b;
+            hi = b;
+        }
+    if (lo == 0 || lo >= hi) return;
+    double a = (double)mp->cuts[lo - 1], z = (double)mp->cuts[hi - 2];
+    double t = a + u * (z - a); /* t = a + u (z - a), u ~ U[0, 1) */
+    uint32_t bs = lo;
+    while (bs < hi - 1 && (double)mp->cuts[bs - 1] < t) bs++;
+    const double *M = hf;
+    double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
+    int has_missing = M[0] > 0;
+    rec_zero(L, S);
+    for (uint32_t b = lo; b <= bs; b++) rec_add(L, hf + (size_t)b * S, S);
+    rec_sub(R, tot, L, S);
+    if (offer2(e, best, L, R, sp)) {
+        best->feature = (int32_t)f;
+        best->type = GV_NODE_NUM;
+        best->bin = bs;
+        best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
+    }
+    if (has_missing) {
+        rec_zero(L2, S);
+        rec_add(L2, L, S);
+        rec_add(L2, M, S);
+        rec_sub(R2, tot, L2, S);
+        if (offer2(e, best, L2, R2, sp)) {
+            best->feature = (int32_t)f;
+            best->type = GV_NODE_NUM;
+            best->bin = bs;
+            best->default_left = 1;
+        }
+    }
+}
+
 static int catkey_cmp(const void *a, const void *b)
 {
     const gv_catkey *x = a, *y = b;
@@ -193,10 +242,12 @@ static double cat_key(const gv_engine *e, const double *s, size_t majority)
 
 /* Categorical feature, binary partition: the present categories ordered by cat_key (ties by
  * code), prefixes of that order go left; missing right then left.  Categories without rows
- * at the node follow the missing values (their bits equal default_left). */
+ * at the node follow the missing values (their bits equal default_left).
+ * Extra-trees (u >= 0): only the prefix j = floor(u (m - 1)) of the m present categories is
+ * tried (a random cut of the ordered categories). */
 static void scan_partition(const gv_engine *e, size_t f, const double *hf, const double *tot,
-                           double sp, size_t majority, gv_split_scratch *sc, uint32_t *bits,
-                           gv_split *best)
+                           double sp, size_t majority, double u, gv_split_scratch *sc,
+                           uint32_t *bits, gv_split *best)
 {
     const size_t S = e->S;
     uint32_t nb = e->X->mappers[f].n_bins, n_cat = nb - 1;
@@ -214,11 +265,12 @@ static void scan_partition(const gv_engine *e, size_t f, const double *hf, const
     }
     if (m < 2) return;
     qsort(sc->keys, m, sizeof *sc->keys, catkey_cmp);
-    size_t best_j = 0;
+    size_t best_j = 0, only_j = u >= 0 ? (size_t)(u * (double)(m - 1)) : SIZE_MAX;
     int found = 0;
     rec_zero(L, S);
     for (size_t j = 0; j + 1 < m; j++) {
         rec_add(L, hf + (size_t)(sc->keys[j].code + 1) * S, S);
+        if (only_j != SIZE_MAX && j != only_j) continue;
         rec_sub(R, tot, L, S);
         if (offer2(e, best, L, R, sp)) {
             found = 1;
@@ -350,12 +402,17 @@ grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
         fb->feature = -1;
         const double *hf = h + e->hist_off[f];
         uint32_t *bits = e->fbits + e->fbits_off[f];
-        if (!e->X->mappers[f].is_categorical)
-            scan_numeric(e, f, hf, tot, sp, &e->scratch[t], fb);
-        else if (cfg->multiway_categorical)
+        double u = cfg->random_thresholds ? e->rand_u[k] : -1.0;
+        if (!e->X->mappers[f].is_categorical) {
+            if (cfg->random_thresholds)
+                scan_numeric_random(e, f, hf, tot, sp, u, &e->scratch[t], fb);
+            else
+                scan_numeric(e, f, hf, tot, sp, &e->scratch[t], fb);
+        } else if (cfg->multiway_categorical) {
             scan_multiway(e, f, hf, sp, &e->scratch[t], bits, fb);
-        else
-            scan_partition(e, f, hf, tot, sp, majority, &e->scratch[t], bits, fb);
+        } else {
+            scan_partition(e, f, hf, tot, sp, majority, u, &e->scratch[t], bits, fb);
+        }
     }
     memset(best, 0, sizeof *best);
     best->feature = -1;

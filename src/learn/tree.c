@@ -98,7 +98,8 @@ typedef struct grower {
     int subset;           /* 1: max_features candidates drawn per node */
     size_t mf;            /* candidates per node */
     gv_rng *rng;
-    int32_t *all_feats;   /* [F] 0..F-1 */
+    int32_t *all_feats;   /* [F] the candidate features, ascending (all, or cfg->feature_mask's) */
+    size_t n_all;         /* entries of all_feats */
     int32_t *feats;       /* [F] the drawn candidates of the node being evaluated */
     size_t *perm;         /* [F] partial Fisher-Yates */
     uint32_t *child_of;   /* [max_categories] multiway: code -> child rank */
@@ -279,17 +280,18 @@ static int cmp_int32(const void *a, const void *b)
 }
 
 /* Draws the node's candidate features: mf distinct features by a partial Fisher-Yates
- * shuffle of 0..F-1, then sorted (candidates are scanned in feature order). */
+ * shuffle of all_feats (0..F-1 without a feature mask), then sorted (candidates are scanned in
+ * feature order). */
 static void draw_features(grower *gr)
 {
-    size_t F = gr->e.n_features;
+    size_t F = gr->n_all;
     for (size_t i = 0; i < F; i++) gr->perm[i] = i;
     for (size_t i = 0; i < gr->mf; i++) {
         size_t j = i + (size_t)gv_rng_below(gr->rng, F - i);
         size_t tmp = gr->perm[i];
         gr->perm[i] = gr->perm[j];
         gr->perm[j] = tmp;
-        gr->feats[i] = (int32_t)gr->perm[i];
+        gr->feats[i] = gr->all_feats[gr->perm[i]];
     }
     qsort(gr->feats, gr->mf, sizeof *gr->feats, cmp_int32);
 }
@@ -306,12 +308,14 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
         return GROVE_OK;
     }
     const int32_t *feats = gr->all_feats;
-    size_t n_feats = e->n_features;
+    size_t n_feats = gr->n_all;
     if (gr->subset) {
         draw_features(gr);
         feats = gr->feats;
         n_feats = gr->mf;
     }
+    if (e->cfg->random_thresholds) /* extra-trees: one draw per candidate, in feature order */
+        for (size_t k = 0; k < n_feats; k++) e->rand_u[k] = gv_rng_uniform(gr->rng);
     if (!hist) {
         hist = gv_hist_acquire(e);
         if (!hist) return gv_err_nomem("tree histograms");
@@ -576,7 +580,7 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
                 return gv_err_nomem("tree histograms");
             }
             gv_hist_build(e, gr->g[first + c].begin, gr->g[first + c].end, gr->all_feats,
-                          e->n_features, hc);
+                          gr->n_all, hc);
             gv_hist_subtract(e, phist, hc);
             st = evaluate(gr, first + c, hc);
             if (st != GROVE_OK) {
@@ -690,6 +694,8 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
     if (!in->X || !in->X->mappers)
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: the binned matrix (or its mappers) is NULL");
     size_t F = in->X->n_features;
+    if (cfg->random_thresholds && !rng)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: random thresholds need a random stream");
     if (cfg->max_features > 0 && cfg->max_features < F && !rng)
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: max_features = %zu of %zu needs a random stream",
                       cfg->max_features, F);
@@ -755,6 +761,7 @@ static void engine_free(gv_engine *e)
     }
     gv_free(e->scratch);
     gv_free(e->cat_pool);
+    gv_free(e->rand_u);
     gv_free(e->part);
     gv_free(e->block_left);
 }
@@ -776,7 +783,9 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     e->hist_off = gv_malloc_array(F ? F : 1, sizeof *e->hist_off);
     e->fbest = gv_malloc_array(F ? F : 1, sizeof *e->fbest);
     e->fbits_off = gv_malloc_array(F ? F : 1, sizeof *e->fbits_off);
-    if (!e->hist_off || !e->fbest || !e->fbits_off) return gv_err_nomem("tree engine");
+    e->rand_u = gv_malloc_array(F ? F : 1, sizeof *e->rand_u);
+    if (!e->hist_off || !e->fbest || !e->fbits_off || !e->rand_u)
+        return gv_err_nomem("tree engine");
     size_t off = 0, words = 0;
     for (size_t f = 0; f < F; f++) {
         const gv_bin_mapper *m = &X->mappers[f];
@@ -911,8 +920,13 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     if ((st = check_rows(e)) != GROVE_OK) goto fail;
 
     gr.rng = rng;
-    gr.subset = cfg->max_features > 0 && cfg->max_features < F;
-    gr.mf = gr.subset ? cfg->max_features : F;
+    gr.n_all = F;
+    if (cfg->feature_mask) {
+        gr.n_all = 0;
+        for (size_t f = 0; f < F; f++) gr.n_all += cfg->feature_mask[f] != 0;
+    }
+    gr.subset = cfg->max_features > 0 && cfg->max_features < gr.n_all;
+    gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
     gr.perm = gv_malloc_array(F ? F : 1, sizeof *gr.perm);
@@ -922,7 +936,8 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         st = gv_err_nomem("tree");
         goto fail;
     }
-    for (size_t f = 0; f < F; f++) gr.all_feats[f] = (int32_t)f;
+    for (size_t f = 0, j = 0; f < F; f++)
+        if (!cfg->feature_mask || cfg->feature_mask[f]) gr.all_feats[j++] = (int32_t)f;
 
     if (cfg->stats == GV_STATS_REG) {
         /* c = sum w y / sum w over the view, subtracted from every y (0 if no weight) */

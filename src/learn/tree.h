@@ -50,6 +50,14 @@ typedef struct gv_tree_config {
     int multiway_categorical; /* 1: CAT_MULTI (ID3); 0: CAT_SET partitions */
     size_t max_features;      /* candidates drawn per node; 0 or >= n_features = all */
     int n_threads;            /* >= 1 */
+    int random_thresholds;    /* 1: extra-trees (Geurts, Ernst & Wehenkel 2006): each candidate
+                                 feature of a node gets ONE split point drawn at random (numeric:
+                                 a threshold uniform between the node's smallest and largest
+                                 value, at bin resolution; categorical partition: a random cut of
+                                 the ordered categories), and the best of those wins; needs rng */
+    const uint8_t *feature_mask; /* [n_features] or NULL: only features with a non-zero entry are
+                                    candidates (per-tree column sampling of gbdt); max_features
+                                    then draws from those */
 } gv_tree_config;
 
 /* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */

@@ -348,6 +348,8 @@ static const gv_component_vt *const component_kinds[] = {
     &gv_boost_component,      /* ensemble.h */
     &gv_majority3_component,  /* ensemble.h */
     &gv_confidence_component, /* ensemble.h */
+    &gv_bagging_component,    /* ensemble.h: bagging, forest, extra-trees */
+    &gv_gbdt_component,       /* ensemble.h */
 };
 
 const gv_component_vt *gv_component_kind(const char *kind)

@@ -93,6 +93,10 @@ typedef struct gv_engine {
     gv_split_scratch *scratch; /* [nt] */
     size_t max_categories;
 
+    /* Extra-trees (cfg->random_thresholds): the node's uniform draws in [0, 1), one per
+     * candidate, by candidate position; drawn in the calling thread before the search. */
+    double *rand_u;         /* [n_features] */
+
     /* Bitsets of the nodes' chosen splits (until the split is applied). */
     uint32_t *cat_pool;
     size_t n_cat_pool, cap_cat_pool;

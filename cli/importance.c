@@ -1,0 +1,169 @@
+/*
+ * importance.c -- `grove importance MODEL [DATA]`: feature importances of a tree model.
+ * Without DATA: the impurity importances (mean decrease in impurity) and, when the model stores
+ * them, the OOB permutation importances; with DATA (labelled, read with the model's schema):
+ * the permutation importances on DATA as well.  Rows are sorted by the last column.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char importance_usage[] =
+    "usage: grove importance MODEL [DATA] [--seed N] [--threads N] [--csv] [--quiet]\n"
+    "\n"
+    "Feature importances of MODEL (tree, bagging of trees, forest, extra-trees):\n"
+    "  impurity         mean decrease in impurity, normalized to sum 1\n"
+    "  oob_permutation  increase of each tree's out-of-bag error when the feature is permuted\n"
+    "                   (stored when trained with --set oob_importance=true)\n"
+    "  permutation      with DATA: increase of the model's error on DATA (error rate, or mean\n"
+    "                   squared error) when the feature's column is permuted (--seed)\n"
+    "Features are listed by decreasing importance (the last column); --csv prints CSV.\n";
+
+typedef struct row {
+    size_t f;
+    double key;
+} row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->key != y->key) return x->key > y->key ? -1 : 1;
+    return (x->f > y->f) - (x->f < y->f);
+}
+
+int cmd_importance(int argc, char **argv)
+{
+    const char *pos[2] = {NULL, NULL}, *threads = "0", *seed = "0";
+    int n_pos = 0, csv = 0, quiet = 0, r;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(importance_usage, stdout);
+            return EXIT_OK;
+        } else if (cli_opt_flag(argv[i], "--csv", NULL)) {
+            csv = 1;
+        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
+            quiet = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--seed", NULL, &seed)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("importance: unknown option '%s'", argv[i]);
+            fputs(importance_usage, stderr);
+            return EXIT_USAGE;
+        } else if (n_pos < 2) {
+            pos[n_pos++] = argv[i];
+        } else {
+            cli_error("importance: too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (n_pos < 1) {
+        fputs(importance_usage, stderr);
+        return EXIT_USAGE;
+    }
+    char *end;
+    unsigned long long seed_v = strtoull(seed, &end, 10);
+    if (!*seed || *end) {
+        cli_error("importance: --seed expects a non-negative integer, got '%s'", seed);
+        return EXIT_USAGE;
+    }
+    grove_model *model = NULL;
+    grove_dataset *data = NULL;
+    double *v[3] = {NULL, NULL, NULL};
+    row *rows = NULL;
+    static const char *const names[3] = {"impurity", "oob_permutation", "permutation"};
+    int have[3] = {0, 0, 0}, rc = EXIT_OK;
+    grove_status st = grove_model_load(pos[0], &model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    const grove_schema *schema = grove_model_schema(model);
+    size_t F = grove_schema_n_features(schema);
+    for (int k = 0; k < 3; k++) {
+        v[k] = calloc(F ? F : 1, sizeof(double));
+        if (!v[k]) {
+            cli_error("importance: out of memory");
+            rc = EXIT_INTERNAL;
+            goto done;
+        }
+    }
+    rows = calloc(F ? F : 1, sizeof *rows);
+    if (!rows) {
+        cli_error("importance: out of memory");
+        rc = EXIT_INTERNAL;
+        goto done;
+    }
+    st = grove_model_importance(model, "impurity", NULL, 0, atoi(threads), v[0], F);
+    if (st != GROVE_OK) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
+    have[0] = 1;
+    have[1] = grove_model_importance(model, "oob_permutation", NULL, 0, 0, v[1], F) == GROVE_OK;
+    if (pos[1]) {
+        rc = cli_load(pos[1], NULL, schema, quiet, &data);
+        if (rc != EXIT_OK) goto done;
+        if (!grove_dataset_has_labels(data)) {
+            cli_error("%s: no label column '%s' to compute permutation importances", pos[1],
+                      grove_schema_label_name(schema));
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        st = grove_model_importance(model, "permutation", data, (uint64_t)seed_v, atoi(threads),
+                                    v[2], F);
+        if (st != GROVE_OK) {
+            rc = cli_fail(st, NULL);
+            goto done;
+        }
+        have[2] = 1;
+    }
+    int last = have[2] ? 2 : have[1] ? 1 : 0;
+    for (size_t f = 0; f < F; f++) {
+        rows[f].f = f;
+        rows[f].key = v[last][f];
+    }
+    qsort(rows, F, sizeof *rows, cmp_row);
+    size_t w = 7;
+    for (size_t f = 0; f < F; f++) {
+        size_t l = strlen(grove_schema_feature_name(schema, f));
+        if (l > w) w = l;
+    }
+    if (w > 40) w = 40;
+    if (csv) {
+        fputs("feature", stdout);
+        for (int k = 0; k < 3; k++)
+            if (have[k]) printf(",%s", names[k]);
+        fputc('\n', stdout);
+    } else {
+        printf("%-*s", (int)w, "feature");
+        for (int k = 0; k < 3; k++)
+            if (have[k]) printf("  %16s", names[k]);
+        fputc('\n', stdout);
+    }
+    for (size_t j = 0; j < F; j++) {
+        size_t f = rows[j].f;
+        const char *name = grove_schema_feature_name(schema, f);
+        if (csv) {
+            cli_csv_field(stdout, name);
+            char buf[32];
+            for (int k = 0; k < 3; k++)
+                if (have[k]) {
+                    cli_format_double(v[k][f], buf);
+                    printf(",%s", buf);
+                }
+            fputc('\n', stdout);
+        } else {
+            printf("%-*.*s", (int)w, (int)w, name);
+            for (int k = 0; k < 3; k++)
+                if (have[k]) printf("  %16.6f", v[k][f]);
+            fputc('\n', stdout);
+        }
+    }
+done:
+    for (int k = 0; k < 3; k++) free(v[k]);
+    free(rows);
+    grove_dataset_free(data);
+    grove_model_free(model);
+    return rc;
+}

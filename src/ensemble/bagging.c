@@ -1,0 +1,797 @@
+/*
+ * bagging.c -- averaging ensembles: bagging of any base learner (Breiman 1996), random forests
+ * (Breiman 2001) and extremely randomized trees (Geurts, Ernst & Wehenkel 2006), with the
+ * out-of-bag (OOB) error and its curve against the number of models.  One component kind,
+ * "bagging".
+ *
+ * Pipeline position: ensemble/ (written against learn/learner.h; forests call the tree engine
+ * of learn/tree.h directly, as the "tree" learner does).
+ *
+ *   bagging      T models of the base learner ("base", default: tree, unpruned; parameters
+ *                base.KEY), model t fitted on a replicate R_t: m = round(sample_fraction n)
+ *                rows drawn with replacement (bootstrap, bagging.replace=true) or without.
+ *   forest       bagged CART trees, unpruned, each node choosing among max_features candidates
+ *                drawn afresh (default sqrt(F) for classification, floor(F/3) for regression);
+ *                the tree parameters (max_depth, min_samples_leaf, criterion...) are the
+ *                forest's own.
+ *   extra-trees  as forest, but every candidate feature gets ONE random split point (tree.h,
+ *                random_thresholds) and, unless bagging.replace / sample_fraction say
+ *                otherwise, every tree sees all rows (Geurts et al. 2006); max_features default
+ *                sqrt(F) (classification), F (regression).
+ * Aggregation: hard vote -- H(x) = argmax_k #{t : h_t(x) = k}, h_t(x) the member's argmax with
+ * ties to the lowest class, predicted probabilities the vote fractions (so argmax ties go to
+ * the lowest class too); soft vote -- p(x) = 1/T sum_t p_t(x); regression -- f(x) = 1/T sum_t
+ * f_t(x).  Sums run over t in order.
+ *
+ * Out-of-bag error (Breiman 1996b), exactly: for every example i, O_m(i) = {t <= m : i not in
+ * R_t}; the OOB prediction H_m^oob(x_i) aggregates (as above) only the models in O_m(i); with
+ * S_m = {i : O_m(i) non-empty},
+ *     oob_error(m) = 1/|S_m| sum_{i in S_m} loss(H_m^oob(x_i), y_i),
+ * loss = [H != y] (classification) or (H - y)^2 (regression: the OOB mean squared error);
+ * unweighted.  The curve m = 1..T is stored with |S_m|; oob_error(T) and |S_T| are the OOB
+ * estimate.  With no OOB rows (extra-trees' default) |S| = 0 and the error is undefined (NaN
+ * in memory, null in the file).
+ * OOB permutation importance (oob_importance=true, tree members): for tree t with OOB rows
+ * O_t, err_t = its own error on O_t, err_t(f) = the same with feature f's values permuted
+ * among O_t (stream (seed, GV_STREAM_OOB_PERMUTE, t F + f)); importance(f) = mean over trees
+ * with O_t non-empty of err_t(f) - err_t (Breiman 2001, sec. 10); not normalized.
+ *
+ * Threads and determinism: models are fitted in batches of 2 x threads, in parallel over
+ * models (OpenMP, each model single-threaded, its rng (seed, GV_STREAM_BAGGING, t) drawing its
+ * rows and then growing it).  After each batch the OOB bookkeeping runs model by model in
+ * index order (rows in parallel, each row owned by one thread), so the model, its curve and
+ * its importances are bit-identical for any thread count.
+ * Ownership: the component owns its members and arrays; training scratch is freed in one
+ * place (fit_averaging's exit).
+ */
+#include "ensemble.h"
+
+#include "../core/params.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+enum { BAG_BAGGING, BAG_FOREST, BAG_EXTRA, BAG_COUNT };
+static const char *const mode_names[BAG_COUNT] = {"bagging", "forest", "extra-trees"};
+enum { VOTE_HARD, VOTE_SOFT, VOTE_MEAN, VOTE_COUNT };
+static const char *const vote_names[VOTE_COUNT] = {"hard", "soft", "mean"};
+
+typedef struct gv_bagging {
+    int mode;               /* BAG_* */
+    int vote;               /* VOTE_*; VOTE_MEAN iff regression */
+    int n_classes;          /* K >= 2, or 0 for regression */
+    size_t n_members;
+    gv_component *members;  /* [n_members], owned */
+    double *oob_error;      /* [n_members]: oob_error(m) at index m - 1; NaN when |S_m| = 0 */
+    size_t *oob_n;          /* [n_members]: |S_m| */
+    size_t n_features;      /* length of oob_importance (0 when NULL) */
+    double *oob_importance; /* [n_features] or NULL */
+} gv_bagging;
+
+#define STACK_K 256
+
+static size_t n_out(const gv_bagging *b) { return b->n_classes ? (size_t)b->n_classes : 1; }
+
+static size_t argmax(const double *v, size_t k)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < k; c++)
+        if (v[c] > v[best]) best = c;
+    return best;
+}
+
+static void bagging_free(void *impl)
+{
+    gv_bagging *b = impl;
+    if (!b) return;
+    if (b->members)
+        for (size_t t = 0; t < b->n_members; t++) gv_component_free(&b->members[t]);
+    gv_free(b->members);
+    gv_free(b->oob_error);
+    gv_free(b->oob_n);
+    gv_free(b->oob_importance);
+    gv_free(b);
+}
+
+/* A new component with room for n members (n_members 0); NULL when out of memory. */
+static gv_bagging *bagging_new(int mode, int vote, int n_classes, size_t n)
+{
+    gv_bagging *b = gv_calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->mode = mode;
+    b->vote = vote;
+    b->n_classes = n_classes;
+    b->members = gv_calloc(n ? n : 1, sizeof *b->members);
+    b->oob_error = gv_calloc(n ? n : 1, sizeof *b->oob_error);
+    b->oob_n = gv_calloc(n ? n : 1, sizeof *b->oob_n);
+    if (!b->members || !b->oob_error || !b->oob_n) {
+        bagging_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Adds member output h[k] to the aggregate acc[k] (hard: one vote for argmax h). */
+static inline void aggregate_add(int vote, const double *h, size_t k, double *acc)
+{
+    if (vote == VOTE_HARD) {
+        acc[argmax(h, k)] += 1;
+        return;
+    }
+    for (size_t c = 0; c < k; c++) acc[c] += h[c];
+}
+
+static void bagging_predict_rounds(const void *impl, const grove_dataset *d, size_t i,
+                                   size_t rounds, double *out)
+{
+    const gv_bagging *b = impl;
+    const size_t k = n_out(b);
+    if (rounds > b->n_members) rounds = b->n_members;
+    double stack[STACK_K], *h = k <= STACK_K ? stack : gv_malloc_array(k, sizeof *h);
+    if (!h) {
+        for (size_t c = 0; c < k; c++) out[c] = NAN;
+        return;
+    }
+    memset(out, 0, k * sizeof *out);
+    for (size_t t = 0; t < rounds; t++) {
+        b->members[t].vt->predict_row(b->members[t].impl, d, i, h);
+        aggregate_add(b->vote, h, k, out);
+    }
+    /* vote fractions, mean probabilities or the mean value */
+    for (size_t c = 0; c < k; c++) out[c] /= (double)rounds;
+    if (h != stack) gv_free(h);
+}
+
+static void bagging_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    bagging_predict_rounds(impl, d, i, ((const gv_bagging *)impl)->n_members, out);
+}
+
+static size_t bagging_n_rounds(const void *impl) { return ((const gv_bagging *)impl)->n_members; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Replicates
+ * ------------------------------------------------------------------------------------------ */
+
+size_t gv_bagging_replicate(size_t n, double fraction, int replace, gv_rng *rng, size_t *rows,
+                            uint8_t *in_bag, uint32_t *count)
+{
+    double want = floor(fraction * (double)n + 0.5);
+    size_t m = want < 1 ? 1 : (size_t)want;
+    if (replace) {
+        /* m uniform draws; emitted by row so that each replicate reads its rows in order */
+        memset(count, 0, n * sizeof *count);
+        for (size_t j = 0; j < m; j++) count[gv_rng_below(rng, n)]++;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            in_bag[i] = count[i] > 0;
+            for (uint32_t c = 0; c < count[i]; c++) rows[k++] = i;
+        }
+        return m;
+    }
+    if (m > n) m = n;
+    if (m == n) {
+        for (size_t i = 0; i < n; i++) {
+            rows[i] = i;
+            in_bag[i] = 1;
+        }
+        return m;
+    }
+    /* Selection sampling (Knuth, TAOCP 2, 3.4.2, Algorithm S): row i is taken with probability
+     * (m - taken) / (n - i); exactly m rows, every m-subset equally likely. */
+    size_t taken = 0;
+    for (size_t i = 0; i < n; i++) {
+        int take = taken < m && (double)(n - i) * gv_rng_uniform(rng) < (double)(m - taken);
+        in_bag[i] = (uint8_t)take;
+        if (take) rows[taken++] = i;
+    }
+    return taken;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Training
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct slot {
+    size_t *rows;      /* [m_max] the replicate (data rows) */
+    uint8_t *in_bag;   /* [n] by view position */
+    uint32_t *count;   /* [n] scratch (with replacement) */
+    size_t *perm;      /* [n] OOB permutation scratch (oob_importance), one per thread */
+    grove_status st;
+    char msg[512];
+} slot;
+
+typedef struct trainer {
+    const gv_fit_input *in;
+    int mode, vote, replace, classification, oob_imp;
+    size_t n, k, n_models, n_slots, m_max, F;
+    double fraction;
+    uint64_t seed;
+    int nt;
+    const gv_learner *base;       /* bagging */
+    const grove_params *base_params;
+    gv_tree_config cfg;           /* forest, extra-trees */
+    slot *slots;
+    gv_bagging *b;
+    double *acc;                  /* [n * k] OOB aggregate by view position */
+    uint32_t *oob_count;          /* [n] |O_m(i)| */
+    double *h;                    /* [nt * k] per-thread member outputs */
+    double *imp_sum;              /* [F] sum over trees of err_t(f) - err_t */
+    double *imp_err;              /* [F] this tree's err_t(f) */
+    size_t imp_trees;             /* trees with OOB rows */
+    size_t *oob_rows;             /* [n] this tree's OOB data rows */
+} trainer;
+
+static size_t row_of(const trainer *tr, size_t pos) { return tr->in->rows ? tr->in->rows[pos] : pos; }
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Draws model t's replicate and fits it into the component's member t. */
+static void fit_one(trainer *tr, slot *s, size_t t)
+{
+    const gv_fit_input *in = tr->in;
+    gv_rng rng;
+    gv_rng_seed(&rng, tr->seed, GV_STREAM_BAGGING, t);
+    size_t m = gv_bagging_replicate(tr->n, tr->fraction, tr->replace, &rng, s->rows, s->in_bag,
+                                    s->count);
+    if (in->rows)
+        for (size_t j = 0; j < m; j++) s->rows[j] = in->rows[s->rows[j]];
+    gv_component *c = &tr->b->members[t];
+    grove_status st;
+    if (tr->mode == BAG_BAGGING) {
+        gv_fit_input bi = *in;
+        bi.rows = s->rows;
+        bi.n_rows = m;
+        bi.params = tr->base_params;
+        bi.n_threads = 1;
+        bi.valid = NULL;
+        st = tr->base->fit(&bi, &rng, c);
+    } else {
+        gv_tree_input ti = {
+            .X = in->binned,
+            .rows = s->rows,
+            .n_rows = m,
+            .weight = in->weight,
+            .y = in->y,
+        };
+        gv_tree *tree = NULL;
+        st = gv_tree_fit(&tr->cfg, &ti, &rng, &tree);
+        if (st == GROVE_OK) {
+            c->vt = &gv_tree_component;
+            c->impl = tree;
+        }
+    }
+    s->st = st;
+    if (st != GROVE_OK) snprintf(s->msg, sizeof s->msg, "%s", grove_last_error());
+}
+
+/* The loss of a prediction v (member output or aggregate over k) for data row r. */
+static inline double loss_of(const trainer *tr, const double *v, size_t r)
+{
+    if (tr->classification) return (double)argmax(v, tr->k) != tr->in->y[r];
+    double d = v[0] - tr->in->y[r];
+    return d * d;
+}
+
+/* Breiman's OOB permutation importance, tree t (see the file comment). */
+static void oob_importance_tree(trainer *tr, const slot *s, size_t t)
+{
+    const gv_tree *tree = tr->b->members[t].impl;
+    const gv_binned *X = tr->in->binned;
+    const size_t k = tr->k;
+    size_t q = 0;
+    for (size_t pos = 0; pos < tr->n; pos++)
+        if (!s->in_bag[pos]) tr->oob_rows[q++] = row_of(tr, pos);
+    if (q == 0) return;
+    double e0 = 0;
+    for (size_t j = 0; j < q; j++) {
+        size_t r = tr->oob_rows[j];
+        e0 += loss_of(tr, tree->values + gv_tree_leaf_binned(tree, X, r) * k, r);
+    }
+    e0 /= (double)q;
+    const long F = (long)tr->F;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(dynamic, 1)
+#endif
+    for (long f = 0; f < F; f++) {
+        size_t *perm = tr->slots[thread_id()].perm;
+        gv_rng rng;
+        gv_rng_seed(&rng, tr->seed, GV_STREAM_OOB_PERMUTE, (uint64_t)t * tr->F + (uint64_t)f);
+        memcpy(perm, tr->oob_rows, q * sizeof *perm);
+        gv_rng_shuffle(&rng, perm, q);
+        double e = 0;
+        for (size_t j = 0; j < q; j++) {
+            size_t r = tr->oob_rows[j];
+            size_t leaf = gv_tree_leaf_binned_swap(tree, X, r, (size_t)f, perm[j]);
+            e += loss_of(tr, tree->values + leaf * k, r);
+        }
+        tr->imp_err[f] = e / (double)q - e0;
+    }
+    for (size_t f = 0; f < tr->F; f++) tr->imp_sum[f] += tr->imp_err[f];
+    tr->imp_trees++;
+}
+
+/* Adds model t to the OOB aggregates and records oob_error(t + 1) and |S_{t+1}|. */
+static void oob_update(trainer *tr, const slot *s, size_t t)
+{
+    const gv_component *c = &tr->b->members[t];
+    const grove_dataset *d = tr->in->data;
+    const size_t k = tr->k;
+    const long n = (long)tr->n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (n > 4096)
+#endif
+    for (long pos = 0; pos < n; pos++) {
+        if (s->in_bag[pos]) continue;
+        double *h = tr->h + (size_t)thread_id() * k;
+        c->vt->predict_row(c->impl, d, row_of(tr, (size_t)pos), h);
+        aggregate_add(tr->vote, h, k, tr->acc + (size_t)pos * k);
+        tr->oob_count[pos]++;
+    }
+    /* oob_error(m) = 1/|S_m| sum_{i in S_m} loss(H_m^oob(x_i), y_i), in row order */
+    size_t S = 0;
+    double err = 0, mean;
+    for (size_t pos = 0; pos < tr->n; pos++) {
+        if (!tr->oob_count[pos]) continue;
+        S++;
+        const double *a = tr->acc + pos * k;
+        if (!tr->classification) {
+            mean = a[0] / (double)tr->oob_count[pos];
+            a = &mean;
+        }
+        err += loss_of(tr, a, row_of(tr, pos));
+    }
+    tr->b->oob_error[t] = S ? err / (double)S : NAN;
+    tr->b->oob_n[t] = S;
+    if (tr->oob_imp && c->vt == &gv_tree_component) oob_importance_tree(tr, s, t);
+}
+
+static void trainer_free(trainer *tr)
+{
+    if (tr->slots)
+        for (size_t j = 0; j < tr->n_slots; j++) {
+            gv_free(tr->slots[j].rows);
+            gv_free(tr->slots[j].in_bag);
+            gv_free(tr->slots[j].count);
+            gv_free(tr->slots[j].perm);
+        }
+    gv_free(tr->slots);
+    gv_free(tr->acc);
+    gv_free(tr->oob_count);
+    gv_free(tr->h);
+    gv_free(tr->imp_sum);
+    gv_free(tr->imp_err);
+    gv_free(tr->oob_rows);
+    bagging_free(tr->b);
+}
+
+/* Reads and checks the parameters into tr (everything but the scratch). */
+static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
+{
+    const grove_params *p = in->params;
+    tr->in = in;
+    tr->mode = mode;
+    tr->classification = in->n_classes >= 2;
+    tr->k = tr->classification ? (size_t)in->n_classes : 1;
+    tr->n = in->rows ? in->n_rows : in->data->n_rows;
+    tr->F = in->binned ? in->binned->n_features : in->data->schema->n_features;
+    tr->n_models = (size_t)gv_param_int(p, GV_P_ROUNDS);
+    tr->seed = (uint64_t)gv_param_int(p, GV_P_SEED);
+    tr->nt = in->n_threads > 0 ? in->n_threads : 1;
+    tr->fraction = gv_param_double(p, GV_P_SAMPLE_FRACTION);
+    tr->replace = mode == BAG_EXTRA && !gv_param_is_set(p, GV_P_BAGGING_REPLACE)
+                      ? 0
+                      : (int)gv_param_int(p, GV_P_BAGGING_REPLACE);
+    if (tr->n == 0) return gv_err(GROVE_ERR_DATA, "%s: no rows to train on", mode_names[mode]);
+    if (!tr->replace && tr->fraction > 1)
+        return gv_err(GROVE_ERR_PARAM,
+                      "sample_fraction: must be at most 1 without replacement "
+                      "(bagging.replace=false), got %g",
+                      tr->fraction);
+    int64_t v = gv_param_int(p, GV_P_BAGGING_VOTE); /* auto | hard | soft */
+    if (!tr->classification)
+        tr->vote = VOTE_MEAN;
+    else if (v == 0)
+        tr->vote = mode == BAG_BAGGING ? VOTE_HARD : VOTE_SOFT;
+    else
+        tr->vote = v == 1 ? VOTE_HARD : VOTE_SOFT;
+    tr->oob_imp = (int)gv_param_int(p, GV_P_OOB_IMPORTANCE) && in->binned;
+
+    if (mode == BAG_BAGGING) {
+        if (gv_param_is_set(p, GV_P_BASE)) {
+            grove_status st = gv_base_learner(p, &tr->base);
+            if (st != GROVE_OK) return st;
+        } else {
+            tr->base = gv_learner_find("tree");
+            if (!tr->base) return gv_err(GROVE_ERR_INTERNAL, "bagging: no 'tree' learner");
+        }
+        tr->base_params = gv_params_base(p);
+        return GROVE_OK;
+    }
+    if (!in->binned)
+        return gv_err(GROVE_ERR_INTERNAL, "%s: needs the binned training data", mode_names[mode]);
+    grove_status st = gv_tree_config_from_params("tree", p, in->n_classes, 1, tr->F, &tr->cfg);
+    if (st != GROVE_OK) return st;
+    if (!gv_param_is_set(p, GV_P_MAX_FEATURES)) {
+        /* defaults: sqrt(F) for classification; regression F/3 (forest, Breiman 2001) or F
+         * (extra-trees, Geurts et al. 2006) */
+        size_t mf = tr->classification ? (size_t)floor(sqrt((double)tr->F))
+                    : mode == BAG_FOREST ? tr->F / 3
+                                         : tr->F;
+        if (mf < 1) mf = 1;
+        tr->cfg.max_features = mf >= tr->F ? 0 : mf;
+    }
+    tr->cfg.random_thresholds = mode == BAG_EXTRA;
+    return GROVE_OK;
+}
+
+static grove_status alloc_scratch(trainer *tr)
+{
+    double want = floor(tr->fraction * (double)tr->n + 0.5);
+    tr->m_max = want < 1 ? 1 : want > (double)SIZE_MAX / 16 ? SIZE_MAX / 16 : (size_t)want;
+    if (!tr->replace && tr->m_max > tr->n) tr->m_max = tr->n;
+    tr->n_slots = 2 * (size_t)tr->nt;
+    if (tr->n_slots > tr->n_models) tr->n_slots = tr->n_models;
+    if (tr->oob_imp && tr->n_slots < (size_t)tr->nt) tr->n_slots = (size_t)tr->nt; /* perm per thread */
+    tr->slots = gv_calloc(tr->n_slots, sizeof *tr->slots);
+    if (!tr->slots) return gv_err_nomem("bagging scratch");
+    for (size_t j = 0; j < tr->n_slots; j++) {
+        slot *s = &tr->slots[j];
+        s->rows = gv_malloc_array(tr->m_max, sizeof *s->rows);
+        s->in_bag = gv_malloc_array(tr->n, sizeof *s->in_bag);
+        s->count = tr->replace ? gv_malloc_array(tr->n, sizeof *s->count) : NULL;
+        s->perm = tr->oob_imp ? gv_malloc_array(tr->n, sizeof *s->perm) : NULL;
+        if (!s->rows || !s->in_bag || (tr->replace && !s->count) || (tr->oob_imp && !s->perm))
+            return gv_err_nomem("bagging replicates");
+    }
+    size_t nk;
+    if (gv_mul_size(tr->n, tr->k, &nk) != 0) return gv_err_nomem("OOB aggregates");
+    tr->acc = gv_calloc(nk, sizeof *tr->acc);
+    tr->oob_count = gv_calloc(tr->n, sizeof *tr->oob_count);
+    tr->h = gv_malloc_array((size_t)tr->nt * tr->k, sizeof *tr->h);
+    if (!tr->acc || !tr->oob_count || !tr->h) return gv_err_nomem("OOB aggregates");
+    if (tr->oob_imp) {
+        tr->imp_sum = gv_calloc(tr->F ? tr->F : 1, sizeof *tr->imp_sum);
+        tr->imp_err = gv_calloc(tr->F ? tr->F : 1, sizeof *tr->imp_err);
+        tr->oob_rows = gv_malloc_array(tr->n, sizeof *tr->oob_rows);
+        if (!tr->imp_sum || !tr->imp_err || !tr->oob_rows) return gv_err_nomem("OOB importances");
+    }
+    return GROVE_OK;
+}
+
+static grove_status fit_averaging(int mode, const gv_fit_input *in, gv_component *out)
+{
+    trainer tr;
+    memset(&tr, 0, sizeof tr);
+    grove_status st = setup(&tr, mode, in);
+    if (st != GROVE_OK) goto done;
+    tr.b = bagging_new(mode, tr.vote, tr.classification ? in->n_classes : 0, tr.n_models);
+    if (!tr.b) {
+        st = gv_err_nomem("a bagging model");
+        goto done;
+    }
+    if ((st = alloc_scratch(&tr)) != GROVE_OK) goto done;
+
+    for (size_t b0 = 0; b0 < tr.n_models; b0 += tr.n_slots) {
+        size_t bs = tr.n_models - b0 < tr.n_slots ? tr.n_models - b0 : tr.n_slots;
+        const long nb = (long)bs;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr.nt) schedule(dynamic, 1)
+#endif
+        for (long j = 0; j < nb; j++) fit_one(&tr, &tr.slots[j], b0 + (size_t)j);
+        /* members fitted so far are owned by tr.b (freed with it on failure) */
+        tr.b->n_members = b0 + bs;
+        for (size_t j = 0; j < bs; j++)
+            if (tr.slots[j].st != GROVE_OK) {
+                st = gv_err(tr.slots[j].st, "%s: model %zu: %s", mode_names[mode], b0 + j + 1,
+                            tr.slots[j].msg);
+                goto done;
+            }
+        for (size_t j = 0; j < bs; j++) oob_update(&tr, &tr.slots[j], b0 + j);
+        if (gv_progress(in->params, "tree", b0 + bs, tr.n_models)) {
+            st = gv_err(GROVE_ERR_ARG, "cancelled");
+            goto done;
+        }
+    }
+    if (tr.oob_imp && tr.imp_trees > 0) {
+        tr.b->oob_importance = gv_malloc_array(tr.F ? tr.F : 1, sizeof(double));
+        if (!tr.b->oob_importance) {
+            st = gv_err_nomem("OOB importances");
+            goto done;
+        }
+        tr.b->n_features = tr.F;
+        for (size_t f = 0; f < tr.F; f++)
+            tr.b->oob_importance[f] = tr.imp_sum[f] / (double)tr.imp_trees;
+    }
+    out->vt = &gv_bagging_component;
+    out->impl = tr.b;
+    tr.b = NULL;
+done:
+    trainer_free(&tr);
+    return st;
+}
+
+grove_status gv_fit_bagging(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng; /* every model has its own stream (seed, GV_STREAM_BAGGING, t) */
+    return fit_averaging(BAG_BAGGING, in, out);
+}
+
+grove_status gv_fit_forest(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng;
+    return fit_averaging(BAG_FOREST, in, out);
+}
+
+grove_status gv_fit_extra_trees(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng;
+    return fit_averaging(BAG_EXTRA, in, out);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * OOB log, accessors
+ * ------------------------------------------------------------------------------------------ */
+
+grove_status gv_bagging_log_csv(const gv_component *c, gv_buf *buf)
+{
+    if (c->vt != &gv_bagging_component)
+        return gv_err(GROVE_ERR_ARG, "an OOB log exists for bagging, forest and extra-trees; "
+                                     "this model is a %s", c->vt->kind);
+    const gv_bagging *b = c->impl;
+    int bad = gv_buf_printf(buf, "models,oob_error,oob_n\n");
+    char v[32];
+    for (size_t t = 0; t < b->n_members && !bad; t++) {
+        gv_format_double(b->oob_error[t], v);
+        bad |= gv_buf_printf(buf, "%zu,%s,%zu\n", t + 1, v, b->oob_n[t]);
+    }
+    return bad ? gv_err_nomem("the OOB log") : GROVE_OK;
+}
+
+void gv_bagging_oob(const gv_component *c, double *error, size_t *n)
+{
+    const gv_bagging *b = c->impl;
+    *error = b->n_members ? b->oob_error[b->n_members - 1] : NAN;
+    *n = b->n_members ? b->oob_n[b->n_members - 1] : 0;
+}
+
+size_t gv_bagging_members(const gv_component *c, const gv_component **members)
+{
+    const gv_bagging *b = c->impl;
+    *members = b->members;
+    return b->n_members;
+}
+
+const double *gv_bagging_oob_importance(const gv_component *c, size_t *n_features)
+{
+    const gv_bagging *b = c->impl;
+    *n_features = b->n_features;
+    return b->oob_importance;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The component: JSON, validation, summary
+ * ------------------------------------------------------------------------------------------ */
+
+static json_t *oob_error_json(double e) { return isfinite(e) ? json_real(e) : json_null(); }
+
+static json_t *bagging_to_json(const void *impl)
+{
+    const gv_bagging *b = impl;
+    json_t *o = json_object(), *members = json_array(), *err = json_array(), *cnt = json_array();
+    json_t *imp = b->oob_importance ? json_array() : json_null();
+    int bad = !o || !members || !err || !cnt || !imp;
+    for (size_t t = 0; !bad && t < b->n_members; t++) {
+        json_t *m = b->members[t].vt->to_json(b->members[t].impl);
+        bad |= !m || json_object_set_new(m, "kind", json_string(b->members[t].vt->kind)) != 0;
+        bad |= json_array_append_new(members, m) != 0;
+        bad |= json_array_append_new(err, oob_error_json(b->oob_error[t])) != 0;
+        bad |= json_array_append_new(cnt, json_integer((json_int_t)b->oob_n[t])) != 0;
+    }
+    for (size_t f = 0; !bad && b->oob_importance && f < b->n_features; f++)
+        bad |= json_array_append_new(imp, json_real(b->oob_importance[f])) != 0;
+    if (!bad) {
+        bad |= json_object_set_new(o, "mode", json_string(mode_names[b->mode])) != 0;
+        bad |= json_object_set_new(o, "vote", json_string(vote_names[b->vote])) != 0;
+        bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
+        bad |= json_object_set_new(o, "members", members) != 0;
+        bad |= json_object_set_new(o, "oob_error", err) != 0;
+        bad |= json_object_set_new(o, "oob_n", cnt) != 0;
+        bad |= json_object_set_new(o, "oob_importance", imp) != 0;
+        members = err = cnt = imp = NULL;
+    }
+    json_decref(members);
+    json_decref(err);
+    json_decref(cnt);
+    json_decref(imp);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+
+static grove_status bagging_validate(const void *impl, const grove_schema *schema);
+
+static grove_status bagging_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    *out = NULL;
+    static const char *const known[] = {"kind",      "mode",  "vote",          "n_classes",
+                                        "members",   "oob_error", "oob_n", "oob_importance"};
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        if (name_index(known, (int)(sizeof known / sizeof known[0]), key) < 0)
+            return gv_err(GROVE_ERR_MODEL, "bagging: unknown field '%s'", key);
+    }
+    const char *mname, *vname;
+    int64_t K;
+    grove_status st;
+    if ((st = gv_json_get_string(obj, "mode", &mname)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "vote", &vname)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_classes", 0, 1 << 20, &K)) != GROVE_OK)
+        return st;
+    int mode = name_index(mode_names, BAG_COUNT, mname);
+    int vote = name_index(vote_names, VOTE_COUNT, vname);
+    if (mode < 0) return gv_err(GROVE_ERR_MODEL, "mode: unknown '%s'", mname);
+    if (vote < 0) return gv_err(GROVE_ERR_MODEL, "vote: unknown '%s'", vname);
+    if (K == 1 || (vote == VOTE_MEAN) != (K == 0))
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %lld does not fit vote '%s'", (long long)K,
+                      vname);
+    const json_t *members = json_object_get(obj, "members");
+    if (!json_is_array(members) || json_array_size(members) == 0)
+        return gv_err(GROVE_ERR_MODEL, "members: expected a non-empty array");
+    size_t n = json_array_size(members);
+    const json_t *err, *cnt;
+    if ((st = gv_json_get_array(obj, "oob_n", n, &cnt)) != GROVE_OK) return st;
+    err = json_object_get(obj, "oob_error");
+    if (!json_is_array(err) || json_array_size(err) != n)
+        return gv_err(GROVE_ERR_MODEL, "oob_error: expected an array of %zu entries", n);
+    gv_bagging *b = bagging_new(mode, vote, (int)K, n);
+    if (!b) return gv_err_nomem("a bagging model");
+    for (size_t t = 0; t < n; t++) {
+        const json_t *c = json_array_get(cnt, t), *e = json_array_get(err, t);
+        if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+            (t > 0 && (size_t)json_integer_value(c) < b->oob_n[t - 1])) {
+            st = gv_err(GROVE_ERR_MODEL, "oob_n[%zu]: expected a count >= 0, not below the "
+                                         "previous one", t);
+            goto fail;
+        }
+        b->oob_n[t] = (size_t)json_integer_value(c);
+        if (b->oob_n[t] == 0 ? !json_is_null(e) : !json_is_number(e)) {
+            st = gv_err(GROVE_ERR_MODEL, "oob_error[%zu]: expected %s", t,
+                        b->oob_n[t] ? "a number" : "null (oob_n is 0)");
+            goto fail;
+        }
+        b->oob_error[t] = b->oob_n[t] ? json_number_value(e) : NAN;
+    }
+    for (size_t t = 0; t < n; t++) {
+        const json_t *m = json_array_get(members, t);
+        const char *kind;
+        if (!json_is_object(m) || gv_json_get_string(m, "kind", &kind) != GROVE_OK) {
+            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: expected an object with a kind", t);
+            goto fail;
+        }
+        const gv_component_vt *vt = gv_component_kind(kind);
+        if (!vt) {
+            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
+            goto fail;
+        }
+        if ((st = vt->from_json(m, schema, &b->members[t].impl)) != GROVE_OK) {
+            gv_err_prefix("members[%zu]", t);
+            goto fail;
+        }
+        b->members[t].vt = vt;
+        b->n_members = t + 1;
+    }
+    const json_t *imp = json_object_get(obj, "oob_importance");
+    if (imp && !json_is_null(imp)) {
+        size_t F = schema->n_features;
+        const json_t *a;
+        if ((st = gv_json_get_array(obj, "oob_importance", F, &a)) != GROVE_OK) goto fail;
+        b->oob_importance = gv_malloc_array(F ? F : 1, sizeof(double));
+        if (!b->oob_importance) {
+            st = gv_err_nomem("OOB importances");
+            goto fail;
+        }
+        b->n_features = F;
+        for (size_t f = 0; f < F; f++) b->oob_importance[f] = json_number_value(json_array_get(a, f));
+    }
+    if ((st = bagging_validate(b, schema)) != GROVE_OK) goto fail;
+    *out = b;
+    return GROVE_OK;
+fail:
+    bagging_free(b);
+    return st;
+}
+
+static grove_status bagging_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_bagging *b = impl;
+    if (b->oob_importance && b->n_features != schema->n_features)
+        return gv_err(GROVE_ERR_MODEL, "oob_importance: %zu values for %zu features",
+                      b->n_features, schema->n_features);
+    for (size_t f = 0; b->oob_importance && f < b->n_features; f++)
+        if (!isfinite(b->oob_importance[f]))
+            return gv_err(GROVE_ERR_MODEL, "oob_importance[%zu]: must be finite", f);
+    for (size_t t = 0; t < b->n_members; t++) {
+        double e = b->oob_error[t];
+        if (b->oob_n[t] > 0 && !(e >= 0 && (b->n_classes == 0 ? isfinite(e) : e <= 1)))
+            return gv_err(GROVE_ERR_MODEL, "oob_error[%zu]: %g is not a valid error", t, e);
+        const gv_component *c = &b->members[t];
+        if (c->vt->validate) {
+            grove_status st = c->vt->validate(c->impl, schema);
+            if (st != GROVE_OK) {
+                gv_err_prefix("members[%zu]", t);
+                return st;
+            }
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status bagging_check(const void *impl, const grove_model *m, size_t n_outputs)
+{
+    const gv_bagging *b = impl;
+    if (n_out(b) != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: a bagging component has %zu outputs, %zu expected",
+                      n_out(b), n_outputs);
+    for (size_t t = 0; t < b->n_members; t++) {
+        grove_status st = gv_component_check(&b->members[t], m, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("members[%zu]", t);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static json_t *bagging_summary(const void *impl)
+{
+    const gv_bagging *b = impl;
+    double e = b->n_members ? b->oob_error[b->n_members - 1] : NAN;
+    size_t n = b->n_members ? b->oob_n[b->n_members - 1] : 0;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I}", "kind", "bagging", "mode",
+                          mode_names[b->mode], "vote", vote_names[b->vote], "models",
+                          (json_int_t)b->n_members, "oob_error", oob_error_json(e), "oob_n",
+                          (json_int_t)n);
+    if (o && b->n_members) {
+        json_t *first = gv_component_summary(&b->members[0]);
+        if (first) json_object_set_new(o, "first_member", first);
+    }
+    return o;
+}
+
+const gv_component_vt gv_bagging_component = {
+    .kind = "bagging",
+    .predict_row = bagging_predict_row,
+    .to_json = bagging_to_json,
+    .from_json = bagging_from_json,
+    .free = bagging_free,
+    .validate = bagging_validate,
+    .check = bagging_check,
+    .summary = bagging_summary,
+    .n_rounds = bagging_n_rounds,
+    .predict_row_rounds = bagging_predict_rounds,
+};

@@ -1,0 +1,1224 @@
+/*
+ * gbdt.c -- gradient-boosted decision trees (algo "gbdt", component kind "gbdt").
+ *
+ * Pipeline position: ensemble/.  Second-order boosting (Friedman 2001; Chen & Guestrin, KDD
+ * 2016): the model is F(x) = base + sum_t eta f_t(x) (per class for softmax).  Every round, at
+ * the current training scores F, each row gets the gradient g_i and hessian h_i of the loss
+ * (times its sample weight), and one tree per output group is grown by the histogram engine
+ * with GV_STATS_GRAD / GV_SPLIT_NEWTON:
+ *     leaf value   w* = -T_a(G) / (H + lambda),     T_a(G) = sign(G) max(|G| - alpha, 0)
+ *     split gain   1/2 [T_a(G_L)^2/(H_L+lambda) + T_a(G_R)^2/(H_R+lambda) - T_a(G)^2/(H+lambda)]
+ * with min_child_weight bounding H of each child.  gamma (XGBoost's min_split_loss, in
+ * XGBoost's units: twice the engine's gain) prunes bottom-up after growth, as XGBoost's
+ * pruner does: a split whose two children are leaves and whose loss reduction is below gamma
+ * becomes a leaf, repeatedly.  The leaf values are then multiplied by eta (learning_rate), so a
+ * stored tree's values are what it adds to the score.
+ *
+ * Objectives (y: the target, or the class index; p = sigma(F)):
+ *   squared      g = F - y,                       h = 1
+ *   absolute     g = sign(F - y),                 h = 1; leaves then refit to the weighted
+ *                median of the residuals y - F of their rows (LAD TreeBoost, Friedman 2001)
+ *   huber        g = clip(F - y, -delta, delta),  h = 1
+ *   logistic     g = p - y,                       h = max(p (1 - p), 1e-16)
+ *   softmax      g_k = p_k - [y = k],             h_k = max(2 p_k (1 - p_k), 1e-16)
+ *                (XGBoost's factor 2), one tree per class per round
+ *   exponential  y+ = 2y - 1, g = -y+ e^{-y+ F},  h = e^{-y+ F}; the tree is grown on these,
+ *                then a line search: with h_t(x) = sign(leaf value) in {-1, +1} and
+ *                eps = the e^{-y+ F}-weighted error of h_t, every leaf gets alpha h_t with
+ *                alpha = 1/2 ln((1 - eps)/eps) (eps clipped to [1e-10, 1 - 1e-10]).  With
+ *                stumps, lambda = 0 and base_score 0.5 this is discrete AdaBoost (Friedman,
+ *                Hastie & Tibshirani 2000): the Newton gain G^2/H equals 2 x gini score - W, so
+ *                the split is AdaBoost's gini stump, and alpha is AdaBoost's.  P(y=1) = sigma(2F).
+ * Initial score: base_score when set (a probability for logistic and exponential), else the
+ * weighted label mean, median (absolute, huber), log-odds (1/2 log-odds for exponential) or
+ * class log-priors.
+ *
+ * Sampling and determinism: rows per tree (subsample; Bernoulli per row) from the stream
+ * (seed, GV_STREAM_GBDT, t * 4096 + 0), features per tree (colsample_bytree) from (..., + 1),
+ * and tree g's per-node draws (colsample_bynode) from (..., + 2 + g).  Row loops write one row
+ * each (OpenMP static); sums run over fixed blocks of rows added in block order.  So the model
+ * is bit-identical for any number of threads.
+ *
+ * Training scores are updated from each tree's walk over the *binned* training rows (no raw
+ * values, no per-row function pointers); validation scores from the raw validation rows.
+ * Per round the log keeps the training and validation metric (eval_metric), and for the
+ * exponential objective eps_t and alpha_t; early stopping keeps the rounds up to the best
+ * validation metric.
+ */
+#include "ensemble.h"
+
+#include "../core/params.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Objectives and metrics: indices of the parameter table's allowed lists. */
+enum { OBJ_AUTO, OBJ_SQUARED, OBJ_ABSOLUTE, OBJ_HUBER, OBJ_LOGISTIC, OBJ_SOFTMAX, OBJ_EXPONENTIAL,
+       OBJ_COUNT };
+static const char *const obj_names[OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
+                                                 "logistic", "softmax", "exponential"};
+enum { MET_AUTO, MET_RMSE, MET_MAE, MET_LOGLOSS, MET_ERROR, MET_AUC, MET_MLOGLOSS, MET_MERROR,
+       MET_EXPLOSS, MET_COUNT };
+static const char *const met_names[MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
+                                                 "auc",   "mlogloss", "merror", "exploss"};
+
+/* Rows per block of the blocked (thread-count independent) sums. */
+#define SUM_BLOCK 16384
+/* Rows below which row loops stay on the calling thread. */
+#define PAR_MIN_ROWS 8192
+#define HESS_MIN 1e-16
+
+typedef struct gv_gbdt {
+    int objective;          /* OBJ_* (never OBJ_AUTO) */
+    int n_classes;          /* K >= 2, or 0 for regression */
+    size_t n_groups;        /* trees per round: K (softmax) or 1 */
+    size_t n_rounds;        /* rounds kept */
+    double learning_rate;   /* eta (already folded into the leaf values; informational) */
+    double *base;           /* [n_groups] initial scores */
+    gv_tree **trees;        /* [n_rounds * n_groups], round-major; owned */
+    int metric;             /* MET_* of the log */
+    size_t n_log;           /* rounds logged (>= n_rounds: early stopping drops the tail) */
+    double *log_train;      /* [n_log] */
+    double *log_valid;      /* [n_log], NULL without validation data */
+    double *log_eps, *log_alpha; /* exponential: [n_log]; NULL otherwise */
+    char *stop;             /* why training stopped early ("" if it did not) */
+} gv_gbdt;
+
+static void gbdt_free(void *impl)
+{
+    gv_gbdt *b = impl;
+    if (!b) return;
+    if (b->trees)
+        for (size_t k = 0; k < b->n_rounds * b->n_groups; k++) gv_tree_free(b->trees[k]);
+    gv_free(b->trees);
+    gv_free(b->base);
+    gv_free(b->log_train);
+    gv_free(b->log_valid);
+    gv_free(b->log_eps);
+    gv_free(b->log_alpha);
+    gv_free(b->stop);
+    gv_free(b);
+}
+
+/* A new model with room for `cap` rounds (trees NULL, n_rounds 0). */
+static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_valid)
+{
+    gv_gbdt *b = gv_calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->objective = objective;
+    b->n_classes = n_classes;
+    b->n_groups = objective == OBJ_SOFTMAX ? (size_t)n_classes : 1;
+    if (cap == 0) cap = 1;
+    b->base = gv_calloc(b->n_groups, sizeof *b->base);
+    b->trees = gv_calloc(cap, b->n_groups * sizeof *b->trees);
+    b->log_train = gv_calloc(cap, sizeof(double));
+    b->log_valid = with_valid ? gv_calloc(cap, sizeof(double)) : NULL;
+    if (objective == OBJ_EXPONENTIAL) {
+        b->log_eps = gv_calloc(cap, sizeof(double));
+        b->log_alpha = gv_calloc(cap, sizeof(double));
+    }
+    b->stop = gv_strdup("");
+    if (!b->base || !b->trees || !b->log_train || (with_valid && !b->log_valid) || !b->stop ||
+        (objective == OBJ_EXPONENTIAL && (!b->log_eps || !b->log_alpha))) {
+        gbdt_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static size_t gbdt_outputs(const gv_gbdt *b) { return b->n_classes ? (size_t)b->n_classes : 1; }
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* ---------------------------------------------------------------------------------------------
+ * Prediction: scores -> outputs
+ * ------------------------------------------------------------------------------------------ */
+
+/* Turns the scores in `out` into the model's outputs in place.  Binary objectives keep F in
+ * out[1] and write [1 - p, p]; softmax keeps F_k in out[k]; regression leaves out[0]. */
+static void scores_to_outputs(const gv_gbdt *b, double *out)
+{
+    switch (b->objective) {
+    case OBJ_LOGISTIC:
+    case OBJ_EXPONENTIAL: {
+        double f = out[1] * (b->objective == OBJ_EXPONENTIAL ? 2.0 : 1.0);
+        double p = sigmoid(f);
+        out[0] = 1.0 - p;
+        out[1] = p;
+        break;
+    }
+    case OBJ_SOFTMAX: {
+        size_t K = (size_t)b->n_classes;
+        double mx = -INFINITY, z = 0;
+        for (size_t k = 0; k < K; k++)
+            if (out[k] > mx) mx = out[k];
+        for (size_t k = 0; k < K; k++) z += out[k] = exp(out[k] - mx);
+        for (size_t k = 0; k < K; k++) out[k] /= z;
+        break;
+    }
+    default: break;
+    }
+}
+
+/* Rows with at most this many features are copied to the stack before the trees are walked. */
+#define ROW_BUF 1024
+
+/* The leaf of tree t for a row whose raw values are x[] (gathered from d's row i): numeric
+ * splits are walked here (gv_tree_leaf's semantics: NaN -> default side, x <= threshold ->
+ * left); a tree with a categorical split on the way is handed to gv_tree_leaf. */
+static size_t leaf_of_row(const gv_tree *t, const float *x, const grove_dataset *d, size_t i)
+{
+    const gv_tree_node *nodes = t->nodes;
+    size_t k = 0;
+    for (;;) {
+        const gv_tree_node *n = &nodes[k];
+        if (n->type == GV_NODE_LEAF) return k;
+        if (n->type != GV_NODE_NUM) return gv_tree_leaf(t, d, i);
+        float v = x[n->feature];
+        int left = isnan(v) ? n->default_left : v <= n->threshold;
+        k = (size_t)(left ? n->left : n->right);
+    }
+}
+
+static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t i, size_t rounds,
+                                double *out)
+{
+    const gv_gbdt *b = impl;
+    const size_t G = b->n_groups, F = d->schema->n_features;
+    double *f = b->n_classes == 2 && G == 1 ? out + 1 : out; /* binary: F lives in out[1] */
+    if (rounds > b->n_rounds) rounds = b->n_rounds;
+    float x[ROW_BUF];
+    const int gathered = F <= ROW_BUF;
+    if (gathered)
+        for (size_t j = 0; j < F; j++) x[j] = gv_value(d, j, i);
+    for (size_t g = 0; g < G; g++) {
+        double s = b->base[g];
+        for (size_t t = 0; t < rounds; t++) {
+            const gv_tree *tr = b->trees[t * G + g];
+            s += tr->values[gathered ? leaf_of_row(tr, x, d, i) : gv_tree_leaf(tr, d, i)];
+        }
+        f[g] = s;
+    }
+    scores_to_outputs(b, out);
+}
+
+static void gbdt_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    gbdt_predict_rounds(impl, d, i, ((const gv_gbdt *)impl)->n_rounds, out);
+}
+
+static size_t gbdt_n_rounds(const void *impl) { return ((const gv_gbdt *)impl)->n_rounds; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Metrics (on scores F [n * G]; y class index or target; w weights or NULL)
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct metric_in {
+    const gv_gbdt *b;
+    const double *F;
+    const double *y, *w;
+    size_t n;
+    int metric;
+} metric_in;
+
+/* Weighted loss of row i for the additive metrics; *wi gets its weight. */
+static double row_loss(const metric_in *m, size_t i)
+{
+    const gv_gbdt *b = m->b;
+    const size_t G = b->n_groups;
+    const double *f = m->F + i * G;
+    double y = m->y[i];
+    switch (m->metric) {
+    case MET_RMSE: return (f[0] - y) * (f[0] - y);
+    case MET_MAE: return fabs(f[0] - y);
+    case MET_LOGLOSS: {
+        double p = sigmoid(b->objective == OBJ_EXPONENTIAL ? 2 * f[0] : f[0]);
+        p = fmin(fmax(p, 1e-15), 1 - 1e-15);
+        return y > 0.5 ? -log(p) : -log(1 - p);
+    }
+    case MET_ERROR: {
+        int pred = (b->objective == OBJ_EXPONENTIAL ? 2 * f[0] : f[0]) > 0;
+        return pred != (y > 0.5);
+    }
+    case MET_EXPLOSS: return exp(-(2 * y - 1) * f[0]);
+    case MET_MLOGLOSS: {
+        double mx = -INFINITY, z = 0;
+        for (size_t k = 0; k < G; k++)
+            if (f[k] > mx) mx = f[k];
+        for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
+        double lp = f[(size_t)y] - mx - log(z);
+        return -fmax(lp, log(1e-15));
+    }
+    case MET_MERROR: {
+        size_t best = 0;
+        for (size_t k = 1; k < G; k++)
+            if (f[k] > f[best]) best = k;
+        return best != (size_t)y;
+    }
+    }
+    return 0;
+}
+
+typedef struct scored {
+    double s, y, w;
+} scored;
+static int cmp_scored(const void *a, const void *b)
+{
+    double x = ((const scored *)a)->s, z = ((const scored *)b)->s;
+    return (x > z) - (x < z);
+}
+
+/* Weighted AUC (ties count one half), or NAN when one class has no weight. */
+static grove_status auc_of(const metric_in *m, double *out)
+{
+    scored *a = gv_malloc_array(m->n ? m->n : 1, sizeof *a);
+    if (!a) return gv_err_nomem("the AUC");
+    for (size_t i = 0; i < m->n; i++) {
+        a[i].s = m->F[i];
+        a[i].y = m->y[i];
+        a[i].w = m->w ? m->w[i] : 1.0;
+    }
+    qsort(a, m->n, sizeof *a, cmp_scored);
+    double neg = 0, pos = 0, area = 0;
+    for (size_t i = 0; i < m->n;) {
+        size_t j = i;
+        double tp = 0, tn = 0;
+        while (j < m->n && a[j].s == a[i].s) {
+            if (a[j].y > 0.5) tp += a[j].w;
+            else tn += a[j].w;
+            j++;
+        }
+        area += tp * (neg + 0.5 * tn);
+        neg += tn;
+        pos += tp;
+        i = j;
+    }
+    gv_free(a);
+    *out = pos > 0 && neg > 0 ? area / (pos * neg) : NAN;
+    return GROVE_OK;
+}
+
+/* The metric over all rows; `part` is scratch of 2 * (n / SUM_BLOCK + 1) doubles. */
+static grove_status metric_value(const metric_in *m, int n_threads, double *part, double *out)
+{
+    if (m->metric == MET_AUC) return auc_of(m, out);
+    const long nb = (long)((m->n + SUM_BLOCK - 1) / SUM_BLOCK);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (nb > 1 && n_threads > 1)
+#else
+    (void)n_threads;
+#endif
+    for (long k = 0; k < nb; k++) {
+        size_t lo = (size_t)k * SUM_BLOCK, hi = lo + SUM_BLOCK < m->n ? lo + SUM_BLOCK : m->n;
+        double s = 0, sw = 0;
+        for (size_t i = lo; i < hi; i++) {
+            double wi = m->w ? m->w[i] : 1.0;
+            s += wi * row_loss(m, i);
+            sw += wi;
+        }
+        part[2 * k] = s;
+        part[2 * k + 1] = sw;
+    }
+    double s = 0, sw = 0;
+    for (long k = 0; k < nb; k++) {
+        s += part[2 * k];
+        sw += part[2 * k + 1];
+    }
+    double v = sw > 0 ? s / sw : 0.0;
+    *out = m->metric == MET_RMSE ? sqrt(v) : v;
+    return GROVE_OK;
+}
+
+static int metric_higher_better(int metric) { return metric == MET_AUC; }
+
+/* ---------------------------------------------------------------------------------------------
+ * Trees: pruning by gamma, leaf refits
+ * ------------------------------------------------------------------------------------------ */
+
+/* XGBoost's pruner: bottom-up, a binary split whose children are both leaves and whose loss
+ * reduction 2 * gain (XGBoost's units) is below gamma becomes a leaf; then the tree is
+ * compacted (reachable nodes keep their order, so children still follow their parents). */
+static grove_status prune_tree(gv_tree *t, double gamma)
+{
+    if (!(gamma > 0)) return GROVE_OK;
+    int changed = 0;
+    for (size_t k = t->n_nodes; k-- > 0;) {
+        gv_tree_node *n = &t->nodes[k];
+        if (n->type != GV_NODE_NUM && n->type != GV_NODE_CAT_SET) continue;
+        if (t->nodes[n->left].type != GV_NODE_LEAF || t->nodes[n->right].type != GV_NODE_LEAF)
+            continue;
+        if (!(2 * n->gain < gamma)) continue;
+        n->type = GV_NODE_LEAF;
+        n->feature = -1;
+        n->left = n->right = -1;
+        n->gain = 0;
+        n->threshold = 0;
+        n->bin_split = 0;
+        n->default_left = 0;
+        n->cat_begin = n->cat_len = 0;
+        changed = 1;
+    }
+    if (!changed) return GROVE_OK;
+    int32_t *map = gv_malloc_array(t->n_nodes, sizeof *map);
+    if (!map) return gv_err_nomem("tree pruning");
+    for (size_t k = 0; k < t->n_nodes; k++) map[k] = -1;
+    map[0] = 0;
+    size_t m = 0;
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        if (map[k] < 0) continue; /* unreachable: its parent became a leaf */
+        map[k] = (int32_t)m;
+        gv_tree_node *n = &t->nodes[k];
+        if (n->type != GV_NODE_LEAF) {
+            map[n->left] = 0; /* reachable; numbered when the loop gets there */
+            map[n->right] = 0;
+        }
+        t->nodes[m] = *n;
+        memmove(t->values + m * (size_t)t->n_outputs, t->values + k * (size_t)t->n_outputs,
+                (size_t)t->n_outputs * sizeof *t->values);
+        m++;
+    }
+    /* children come after their parents, so their new numbers were set above (map is only
+     * read for nodes already visited, and a node's new number is final once visited) */
+    for (size_t j = 0; j < m; j++) {
+        gv_tree_node *n = &t->nodes[j];
+        if (n->type == GV_NODE_LEAF) continue;
+        n->left = map[n->left];
+        n->right = map[n->right];
+    }
+    gv_free(map);
+    t->n_nodes = m;
+    return GROVE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Training
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct trainer {
+    const gv_fit_input *in;
+    gv_gbdt *b;
+    size_t n, nv, G, F_count;
+    int obj, nt;
+    double eta, gamma, huber_delta;
+    const double *y, *w;
+    double *F, *Fv;          /* [n * G], [nv * G] scores */
+    double *grad, *hess;     /* [G * n] group-major */
+    size_t *rows;            /* [n] the round's sampled rows */
+    size_t n_sampled;
+    uint8_t *mask;           /* [F_count] per-tree feature mask */
+    size_t *perm;            /* [F_count] */
+    uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
+    double *part;            /* [2 * (max(n, nv) / SUM_BLOCK + 1)] */
+    scored *tmp;             /* absolute: [n] residuals by leaf */
+} trainer;
+
+static void trainer_free(trainer *tr)
+{
+    gv_free(tr->F);
+    gv_free(tr->Fv);
+    gv_free(tr->grad);
+    gv_free(tr->hess);
+    gv_free(tr->rows);
+    gv_free(tr->mask);
+    gv_free(tr->perm);
+    gv_free(tr->leaf);
+    gv_free(tr->part);
+    gv_free(tr->tmp);
+}
+
+/* Gradients and hessians of every group at the current scores (one row per iteration). */
+static void compute_gradients(trainer *tr)
+{
+    const size_t n = tr->n, G = tr->G;
+    const double *y = tr->y, *w = tr->w, *F = tr->F;
+    double *grad = tr->grad, *hess = tr->hess;
+    const int obj = tr->obj;
+    const double delta = tr->huber_delta;
+    const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+    for (long li = 0; li < N; li++) {
+        size_t i = (size_t)li;
+        double wi = w ? w[i] : 1.0, g, h;
+        switch (obj) {
+        case OBJ_SQUARED:
+            g = F[i] - y[i];
+            h = 1.0;
+            break;
+        case OBJ_ABSOLUTE: {
+            double r = F[i] - y[i];
+            g = (r > 0) - (r < 0);
+            h = 1.0;
+            break;
+        }
+        case OBJ_HUBER: {
+            double r = F[i] - y[i];
+            g = r > delta ? delta : (r < -delta ? -delta : r);
+            h = 1.0;
+            break;
+        }
+        case OBJ_LOGISTIC: {
+            double p = sigmoid(F[i]);
+            g = p - y[i];
+            h = fmax(p * (1.0 - p), HESS_MIN);
+            break;
+        }
+        case OBJ_EXPONENTIAL: {
+            double ys = 2 * y[i] - 1, e = exp(-ys * F[i]);
+            g = -ys * e;
+            h = e;
+            break;
+        }
+        default: { /* OBJ_SOFTMAX */
+            const double *f = F + i * G;
+            double mx = -INFINITY, z = 0;
+            for (size_t k = 0; k < G; k++)
+                if (f[k] > mx) mx = f[k];
+            for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
+            for (size_t k = 0; k < G; k++) {
+                double p = exp(f[k] - mx) / z;
+                grad[k * n + i] = wi * (p - (k == (size_t)y[i]));
+                hess[k * n + i] = wi * fmax(2.0 * p * (1.0 - p), HESS_MIN);
+            }
+            continue;
+        }
+        }
+        grad[i] = wi * g;
+        hess[i] = wi * h;
+    }
+}
+
+/* Leaf of every training row (binned walk), into tr->leaf. */
+static void assign_leaves(trainer *tr, const gv_tree *t)
+{
+    const gv_binned *X = tr->in->binned;
+    uint32_t *leaf = tr->leaf;
+    const long N = (long)tr->n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+    for (long i = 0; i < N; i++) leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
+}
+
+/* absolute: every leaf's value becomes the weighted median of y - F over its sampled rows. */
+static void refit_median(trainer *tr, gv_tree *t)
+{
+    size_t m = 0;
+    for (size_t j = 0; j < tr->n_sampled; j++) {
+        size_t i = tr->rows ? tr->rows[j] : j;
+        tr->tmp[m].s = (double)tr->leaf[i];
+        tr->tmp[m].y = tr->y[i] - tr->F[i];
+        tr->tmp[m].w = tr->w ? tr->w[i] : 1.0;
+        m++;
+    }
+    /* sort by leaf, then each leaf's residuals */
+    qsort(tr->tmp, m, sizeof *tr->tmp, cmp_scored);
+    for (size_t a = 0; a < m;) {
+        size_t e = a;
+        while (e < m && tr->tmp[e].s == tr->tmp[a].s) e++;
+        /* residuals of leaf tmp[a].s: sort them (reuse .s as the key) */
+        size_t leaf = (size_t)tr->tmp[a].s;
+        for (size_t j = a; j < e; j++) tr->tmp[j].s = tr->tmp[j].y;
+        qsort(tr->tmp + a, e - a, sizeof *tr->tmp, cmp_scored);
+        double tot = 0, acc = 0, med = tr->tmp[a].y;
+        for (size_t j = a; j < e; j++) tot += tr->tmp[j].w;
+        for (size_t j = a; j < e; j++) {
+            acc += tr->tmp[j].w;
+            if (acc >= 0.5 * tot) {
+                med = tr->tmp[j].y;
+                break;
+            }
+        }
+        t->values[leaf] = med;
+        a = e;
+    }
+}
+
+/* exponential: the AdaBoost line search (see the file comment); returns eps, sets *alpha. */
+static double line_search_exp(trainer *tr, gv_tree *t, double *alpha)
+{
+    double wrong = 0, tot = 0;
+    for (size_t j = 0; j < tr->n_sampled; j++) {
+        size_t i = tr->rows ? tr->rows[j] : j;
+        double v = t->values[tr->leaf[i]];
+        if (v == 0) continue;
+        double ys = 2 * tr->y[i] - 1;
+        double wi = (tr->w ? tr->w[i] : 1.0) * exp(-ys * tr->F[i]);
+        tot += wi;
+        if ((v > 0) != (ys > 0)) wrong += wi;
+    }
+    double eps = tot > 0 ? wrong / tot : 0.5;
+    double ec = fmin(fmax(eps, 1e-10), 1 - 1e-10);
+    double a = 0.5 * log((1 - ec) / ec);
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        double v = t->values[k];
+        t->values[k] = v > 0 ? a : (v < 0 ? -a : 0.0);
+    }
+    *alpha = a;
+    return eps;
+}
+
+/* Weighted median of y over all rows (absolute, huber). */
+static grove_status median_label(const trainer *tr, double *out)
+{
+    scored *a = gv_malloc_array(tr->n, sizeof *a);
+    if (!a) return gv_err_nomem("the label median");
+    for (size_t i = 0; i < tr->n; i++) {
+        a[i].s = tr->y[i];
+        a[i].y = tr->y[i];
+        a[i].w = tr->w ? tr->w[i] : 1.0;
+    }
+    qsort(a, tr->n, sizeof *a, cmp_scored);
+    double tot = 0, acc = 0;
+    for (size_t i = 0; i < tr->n; i++) tot += a[i].w;
+    *out = a[tr->n - 1].y;
+    for (size_t i = 0; i < tr->n; i++) {
+        acc += a[i].w;
+        if (acc >= 0.5 * tot) {
+            *out = a[i].y;
+            break;
+        }
+    }
+    gv_free(a);
+    return GROVE_OK;
+}
+
+/* The initial scores base[G] (see the file comment). */
+static grove_status initial_scores(const trainer *tr, const grove_params *p, double *base)
+{
+    const int obj = tr->obj;
+    if (gv_param_is_set(p, GV_P_BASE_SCORE)) {
+        double bs = gv_param_double(p, GV_P_BASE_SCORE);
+        if (obj == OBJ_LOGISTIC || obj == OBJ_EXPONENTIAL) {
+            if (!(bs > 0 && bs < 1))
+                return gv_err(GROVE_ERR_PARAM,
+                              "base_score: must be a probability in (0, 1) for objective %s, "
+                              "got %g", obj_names[obj], bs);
+            base[0] = log(bs / (1 - bs)) * (obj == OBJ_EXPONENTIAL ? 0.5 : 1.0);
+        } else {
+            for (size_t g = 0; g < tr->G; g++) base[g] = bs;
+        }
+        return GROVE_OK;
+    }
+    if (obj == OBJ_ABSOLUTE || obj == OBJ_HUBER) return median_label(tr, base);
+    double sw = 0;
+    for (size_t i = 0; i < tr->n; i++) sw += tr->w ? tr->w[i] : 1.0;
+    if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
+    if (obj == OBJ_SOFTMAX) {
+        for (size_t g = 0; g < tr->G; g++) base[g] = 0;
+        for (size_t i = 0; i < tr->n; i++) base[(size_t)tr->y[i]] += tr->w ? tr->w[i] : 1.0;
+        for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
+        return GROVE_OK;
+    }
+    double swy = 0;
+    for (size_t i = 0; i < tr->n; i++) swy += (tr->w ? tr->w[i] : 1.0) * tr->y[i];
+    double mean = swy / sw;
+    if (obj == OBJ_SQUARED) {
+        base[0] = mean;
+    } else {
+        double q = fmin(fmax(mean, 1e-6), 1 - 1e-6);
+        base[0] = log(q / (1 - q)) * (obj == OBJ_EXPONENTIAL ? 0.5 : 1.0);
+    }
+    return GROVE_OK;
+}
+
+/* Draws the round's rows (subsample < 1: each row independently with that probability). */
+static void draw_rows(trainer *tr, double subsample, uint64_t seed, size_t t)
+{
+    if (!(subsample < 1)) {
+        tr->n_sampled = tr->n;
+        return;
+    }
+    gv_rng rng;
+    gv_rng_seed(&rng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096);
+    size_t m = 0;
+    for (size_t i = 0; i < tr->n; i++)
+        if (gv_rng_uniform(&rng) < subsample) tr->rows[m++] = i;
+    if (m == 0) tr->rows[m++] = (size_t)gv_rng_below(&rng, tr->n);
+    tr->n_sampled = m;
+}
+
+/* Draws the tree's features (colsample_bytree < 1): max(1, floor(c F)) of them. */
+static void draw_features(trainer *tr, double c, uint64_t seed, size_t t)
+{
+    const size_t F = tr->F_count;
+    size_t k = (size_t)(c * (double)F);
+    if (k < 1) k = 1;
+    gv_rng rng;
+    gv_rng_seed(&rng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 1);
+    for (size_t f = 0; f < F; f++) {
+        tr->perm[f] = f;
+        tr->mask[f] = 0;
+    }
+    for (size_t j = 0; j < k; j++) {
+        size_t r = j + (size_t)gv_rng_below(&rng, F - j);
+        size_t x = tr->perm[j];
+        tr->perm[j] = tr->perm[r];
+        tr->perm[r] = x;
+        tr->mask[tr->perm[j]] = 1;
+    }
+}
+
+/* Resolves objective "auto" and checks it against the task. */
+static grove_status resolve_objective(const grove_params *p, int K, int *out)
+{
+    int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
+    if (obj == OBJ_AUTO) obj = K == 0 ? OBJ_SQUARED : (K == 2 ? OBJ_LOGISTIC : OBJ_SOFTMAX);
+    int regression = obj == OBJ_SQUARED || obj == OBJ_ABSOLUTE || obj == OBJ_HUBER;
+    if (regression && K != 0)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for regression; this is a classification task (use "
+                      "logistic, softmax or exponential, or --set task=regression)",
+                      obj_names[obj]);
+    if (!regression && K == 0)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for classification; this is a regression task (use "
+                      "squared, absolute or huber)",
+                      obj_names[obj]);
+    if ((obj == OBJ_LOGISTIC || obj == OBJ_EXPONENTIAL) && K != 2)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for two classes, this task has %d (use softmax)",
+                      obj_names[obj], K);
+    *out = obj;
+    return GROVE_OK;
+}
+
+/* Resolves eval_metric "auto" and checks it against the objective. */
+static grove_status resolve_metric(const grove_params *p, int obj, int K, int *out)
+{
+    int m = (int)gv_param_int(p, GV_P_EVAL_METRIC);
+    if (m == MET_AUTO) {
+        switch (obj) {
+        case OBJ_SQUARED: m = MET_RMSE; break;
+        case OBJ_ABSOLUTE:
+        case OBJ_HUBER: m = MET_MAE; break;
+        case OBJ_LOGISTIC: m = MET_LOGLOSS; break;
+        case OBJ_EXPONENTIAL: m = MET_EXPLOSS; break;
+        default: m = MET_MLOGLOSS; break;
+        }
+    }
+    int ok;
+    switch (m) {
+    case MET_RMSE:
+    case MET_MAE: ok = K == 0; break;
+    case MET_LOGLOSS:
+    case MET_ERROR:
+    case MET_AUC:
+    case MET_EXPLOSS: ok = K == 2 && obj != OBJ_SOFTMAX; break;
+    default: ok = K >= 2; break; /* mlogloss, merror */
+    }
+    if (!ok)
+        return gv_err(GROVE_ERR_PARAM, "eval_metric: %s does not apply to objective %s",
+                      met_names[m], obj_names[obj]);
+    *out = m;
+    return GROVE_OK;
+}
+
+/* The tree configuration of gbdt from the parameters (XGBoost's defaults: depth 6). */
+static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cfg)
+{
+    gv_tree_config_default(cfg, GV_STATS_GRAD, 0);
+    cfg->lambda = gv_param_double(p, GV_P_LAMBDA);
+    cfg->alpha = gv_param_double(p, GV_P_ALPHA);
+    cfg->min_weight_leaf = gv_param_double(p, GV_P_MIN_CHILD_WEIGHT);
+    cfg->min_gain = 0; /* gamma prunes after growth, as in XGBoost */
+    cfg->max_leaves = (size_t)gv_param_int(p, GV_P_MAX_LEAVES);
+    int leafwise = cfg->max_leaves > 0;
+    if (gv_param_is_set(p, GV_P_GROWTH))
+        leafwise = gv_param_int(p, GV_P_GROWTH) == GV_GROWTH_BESTFIRST;
+    cfg->best_first = leafwise;
+    if (gv_param_is_set(p, GV_P_MAX_DEPTH))
+        cfg->max_depth = (int)gv_param_int(p, GV_P_MAX_DEPTH);
+    else
+        cfg->max_depth = cfg->max_leaves > 0 ? 0 : 6;
+    cfg->min_samples_leaf = (size_t)gv_param_int(p, GV_P_MIN_SAMPLES_LEAF);
+    cfg->multiway_categorical = 0;
+    cfg->n_threads = n_threads > 0 ? n_threads : 1;
+}
+
+grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_component *out)
+{
+    (void)rng_unused;
+    const grove_params *p = in->params;
+    const int K = in->n_classes;
+    if (in->rows) return gv_err(GROVE_ERR_INTERNAL, "gbdt: boosting a row view is not supported");
+    if (!in->binned) return gv_err(GROVE_ERR_INTERNAL, "gbdt: needs the binned training data");
+    const grove_dataset *valid = in->valid;
+    size_t patience = (size_t)gv_param_int(p, GV_P_EARLY_STOPPING_ROUNDS);
+    if (patience > 0 && !valid)
+        return gv_err(GROVE_ERR_PARAM, "early_stopping_rounds: needs validation data (--valid FILE)");
+    if (valid && !valid->labels)
+        return gv_err(GROVE_ERR_DATA, "%s: the validation data has no labels", valid->source);
+
+    trainer tr;
+    memset(&tr, 0, sizeof tr);
+    tr.in = in;
+    grove_status st = resolve_objective(p, K, &tr.obj);
+    if (st != GROVE_OK) return st;
+    int metric = MET_AUTO;
+    if ((st = resolve_metric(p, tr.obj, K, &metric)) != GROVE_OK) return st;
+    const size_t rounds = (size_t)gv_param_int(p, GV_P_ROUNDS);
+    const uint64_t seed = (uint64_t)gv_param_int(p, GV_P_SEED);
+    const double subsample = gv_param_double(p, GV_P_SUBSAMPLE);
+    const double col_tree = gv_param_double(p, GV_P_COLSAMPLE_BYTREE);
+    const double col_node = gv_param_double(p, GV_P_COLSAMPLE_BYNODE);
+    tr.n = in->data->n_rows;
+    tr.nv = valid ? valid->n_rows : 0;
+    tr.nt = in->n_threads > 0 ? in->n_threads : 1;
+    tr.eta = gv_param_double(p, GV_P_LEARNING_RATE);
+    tr.gamma = gv_param_double(p, GV_P_GAMMA);
+    tr.huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
+    tr.y = in->y;
+    tr.w = in->weight;
+    tr.F_count = in->binned->n_features;
+    gv_tree_config cfg;
+    tree_config(p, tr.nt, &cfg);
+
+    tr.b = gbdt_new(tr.obj, K, rounds, valid != NULL);
+    if (!tr.b) return gv_err_nomem("a gbdt model");
+    gv_gbdt *b = tr.b;
+    b->metric = metric;
+    b->learning_rate = tr.eta;
+    tr.G = b->n_groups;
+    const size_t n = tr.n, nv = tr.nv, G = tr.G;
+    size_t n_part = 2 * ((n > nv ? n : nv) / SUM_BLOCK + 1);
+    tr.F = gv_malloc_array(n, G * sizeof *tr.F);
+    tr.Fv = valid ? gv_malloc_array(nv ? nv : 1, G * sizeof *tr.Fv) : NULL;
+    tr.grad = gv_malloc_array(n, G * sizeof *tr.grad);
+    tr.hess = gv_malloc_array(n, G * sizeof *tr.hess);
+    tr.rows = subsample < 1 ? gv_malloc_array(n, sizeof *tr.rows) : NULL;
+    tr.mask = col_tree < 1 ? gv_malloc_array(tr.F_count, sizeof *tr.mask) : NULL;
+    tr.perm = col_tree < 1 ? gv_malloc_array(tr.F_count, sizeof *tr.perm) : NULL;
+    tr.leaf = gv_malloc_array(n, sizeof *tr.leaf);
+    tr.part = gv_malloc_array(n_part, sizeof *tr.part);
+    tr.tmp = tr.obj == OBJ_ABSOLUTE ? gv_malloc_array(n, sizeof *tr.tmp) : NULL;
+    if (!tr.F || (valid && !tr.Fv) || !tr.grad || !tr.hess || (subsample < 1 && !tr.rows) ||
+        (col_tree < 1 && (!tr.mask || !tr.perm)) || !tr.leaf || !tr.part ||
+        (tr.obj == OBJ_ABSOLUTE && !tr.tmp)) {
+        st = gv_err_nomem("gbdt training state");
+        goto fail;
+    }
+    if ((st = initial_scores(&tr, p, b->base)) != GROVE_OK) goto fail;
+    for (size_t i = 0; i < n; i++) memcpy(tr.F + i * G, b->base, G * sizeof *tr.F);
+    for (size_t i = 0; i < nv; i++) memcpy(tr.Fv + i * G, b->base, G * sizeof *tr.Fv);
+
+    size_t n_cand = tr.F_count;
+    if (col_tree < 1) {
+        n_cand = (size_t)(col_tree * (double)tr.F_count);
+        if (n_cand < 1) n_cand = 1;
+    }
+    if (col_node < 1) {
+        size_t mf = (size_t)(col_node * (double)n_cand);
+        cfg.max_features = mf < 1 ? 1 : mf;
+    }
+    cfg.feature_mask = tr.mask;
+
+    size_t best_t = 0;
+    double best_valid = NAN;
+    const int higher = metric_higher_better(metric);
+    for (size_t t = 0; t < rounds; t++) {
+        if (gv_progress(p, "round", t, rounds)) {
+            st = gv_err(GROVE_ERR_ARG, "cancelled");
+            goto fail;
+        }
+        compute_gradients(&tr);
+        draw_rows(&tr, subsample, seed, t);
+        if (col_tree < 1) draw_features(&tr, col_tree, seed, t);
+        for (size_t g = 0; g < G; g++) {
+            gv_tree_input ti = {
+                .X = in->binned,
+                .rows = subsample < 1 ? tr.rows : NULL,
+                .n_rows = tr.n_sampled,
+                .grad = tr.grad + g * n,
+                .hess = tr.hess + g * n,
+            };
+            gv_rng trng;
+            gv_rng_seed(&trng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
+            gv_tree *tree = NULL;
+            st = gv_tree_fit(&cfg, &ti, &trng, &tree);
+            if (st == GROVE_OK) st = prune_tree(tree, tr.gamma);
+            if (st != GROVE_OK) {
+                gv_tree_free(tree);
+                gv_err_prefix("round %zu", t + 1);
+                goto fail;
+            }
+            b->trees[t * G + g] = tree;
+            assign_leaves(&tr, tree);
+            if (tr.obj == OBJ_ABSOLUTE) refit_median(&tr, tree);
+            if (tr.obj == OBJ_EXPONENTIAL)
+                b->log_eps[t] = line_search_exp(&tr, tree, &b->log_alpha[t]);
+            for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr.eta;
+            /* scores: F += value of the row's leaf (binned walk done above) */
+            const double *val = tree->values;
+            const uint32_t *leaf = tr.leaf;
+            double *F = tr.F + g;
+            const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr.nt) schedule(static) if (N >= PAR_MIN_ROWS && tr.nt > 1)
+#endif
+            for (long i = 0; i < N; i++) F[(size_t)i * G] += val[leaf[i]];
+            if (valid) {
+                const long NV = (long)nv;
+                double *Fv = tr.Fv + g;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr.nt) schedule(static) if (NV >= PAR_MIN_ROWS && tr.nt > 1)
+#endif
+                for (long i = 0; i < NV; i++)
+                    Fv[(size_t)i * G] += val[gv_tree_leaf(tree, valid, (size_t)i)];
+            }
+        }
+        b->n_rounds = t + 1;
+        b->n_log = t + 1;
+        metric_in mi = {b, tr.F, tr.y, tr.w, n, metric};
+        if ((st = metric_value(&mi, tr.nt, tr.part, &b->log_train[t])) != GROVE_OK) goto fail;
+        if (valid) {
+            metric_in mv = {b, tr.Fv, valid->labels, valid->weights, nv, metric};
+            if ((st = metric_value(&mv, tr.nt, tr.part, &b->log_valid[t])) != GROVE_OK) goto fail;
+            double v = b->log_valid[t];
+            if (t == 0 || (higher ? v > best_valid : v < best_valid)) {
+                best_valid = v;
+                best_t = t;
+            }
+            if (patience && t - best_t >= patience) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "round %zu: no validation improvement for %zu rounds; kept the best "
+                         "round %zu", t + 1, patience, best_t + 1);
+                char *s = gv_strdup(msg);
+                if (!s) {
+                    st = gv_err_nomem("a stop reason");
+                    goto fail;
+                }
+                gv_free(b->stop);
+                b->stop = s;
+                break;
+            }
+        }
+    }
+    if (patience && valid && b->n_rounds > best_t + 1) {
+        for (size_t k = (best_t + 1) * G; k < b->n_rounds * G; k++) {
+            gv_tree_free(b->trees[k]);
+            b->trees[k] = NULL;
+        }
+        b->n_rounds = best_t + 1;
+    }
+    gv_progress(p, "round", rounds, rounds);
+    out->vt = &gv_gbdt_component;
+    out->impl = b;
+    tr.b = NULL;
+    trainer_free(&tr);
+    return GROVE_OK;
+fail:
+    if (tr.b) {
+        /* trees of an unfinished round are owned too */
+        size_t have = tr.b->n_rounds * G;
+        while (have < rounds * G && tr.b->trees[have]) have++;
+        for (size_t k = 0; k < have; k++) gv_tree_free(tr.b->trees[k]);
+        tr.b->n_rounds = 0;
+        gbdt_free(tr.b);
+    }
+    trainer_free(&tr);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The log
+ * ------------------------------------------------------------------------------------------ */
+
+grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
+{
+    if (c->vt != &gv_gbdt_component)
+        return gv_err(GROVE_ERR_ARG, "gv_gbdt_log_csv: the model is a %s, not gbdt", c->vt->kind);
+    const gv_gbdt *b = c->impl;
+    const char *m = met_names[b->metric];
+    int bad = gv_buf_printf(buf, "t,train_%s", m);
+    if (b->log_valid) bad |= gv_buf_printf(buf, ",valid_%s", m);
+    if (b->log_eps) bad |= gv_buf_printf(buf, ",epsilon,alpha");
+    bad |= gv_buf_printf(buf, "\n");
+    char v[32];
+    for (size_t t = 0; t < b->n_log && !bad; t++) {
+        gv_format_double(b->log_train[t], v);
+        bad |= gv_buf_printf(buf, "%zu,%s", t + 1, v);
+        if (b->log_valid) {
+            gv_format_double(b->log_valid[t], v);
+            bad |= gv_buf_printf(buf, ",%s", v);
+        }
+        if (b->log_eps) {
+            gv_format_double(b->log_eps[t], v);
+            bad |= gv_buf_printf(buf, ",%s", v);
+            gv_format_double(b->log_alpha[t], v);
+            bad |= gv_buf_printf(buf, ",%s", v);
+        }
+        bad |= gv_buf_printf(buf, "\n");
+    }
+    return bad ? gv_err_nomem("the training log") : GROVE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * The component: JSON, validation, summary
+ *
+ * {"objective", "n_classes", "learning_rate", "base": [G], "trees": [rounds * G tree objects,
+ *  round-major, as kind "tree" writes them], "metric", "log": {"train": [], "valid": [] | null,
+ *  "epsilon": [] | null, "alpha": [] | null}, "stop"}
+ * ------------------------------------------------------------------------------------------ */
+
+static json_t *real_array(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *real_array_or_null(const double *v, size_t n)
+{
+    return v ? real_array(v, n) : json_null();
+}
+
+static json_t *gbdt_to_json(const void *impl)
+{
+    const gv_gbdt *b = impl;
+    json_t *o = json_object(), *trees = json_array(), *log = json_object();
+    int bad = !o || !trees || !log;
+    for (size_t k = 0; !bad && k < b->n_rounds * b->n_groups; k++) {
+        json_t *t = gv_tree_component.to_json(b->trees[k]);
+        bad |= !t || json_array_append_new(trees, t) != 0;
+    }
+    if (!bad) {
+        bad |= json_object_set_new(log, "train", real_array(b->log_train, b->n_log)) != 0;
+        bad |= json_object_set_new(log, "valid", real_array_or_null(b->log_valid, b->n_log)) != 0;
+        bad |= json_object_set_new(log, "epsilon", real_array_or_null(b->log_eps, b->n_log)) != 0;
+        bad |= json_object_set_new(log, "alpha", real_array_or_null(b->log_alpha, b->n_log)) != 0;
+        bad |= json_object_set_new(o, "objective", json_string(obj_names[b->objective])) != 0;
+        bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
+        bad |= json_object_set_new(o, "learning_rate", json_real(b->learning_rate)) != 0;
+        bad |= json_object_set_new(o, "base", real_array(b->base, b->n_groups)) != 0;
+        bad |= json_object_set_new(o, "metric", json_string(met_names[b->metric])) != 0;
+        bad |= json_object_set_new(o, "trees", trees) != 0;
+        trees = NULL;
+        bad |= json_object_set_new(o, "log", log) != 0;
+        log = NULL;
+        bad |= json_object_set_new(o, "stop", json_string(b->stop)) != 0;
+    }
+    json_decref(trees);
+    json_decref(log);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Reads an array of exactly n finite reals (allow_null: a JSON null leaves out untouched). */
+static grove_status read_reals(const json_t *obj, const char *field, size_t n, double *out)
+{
+    const json_t *a = json_object_get(obj, field);
+    if (!json_is_array(a)) return gv_err(GROVE_ERR_MODEL, "%s: expected an array", field);
+    if (json_array_size(a) != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
+                      json_array_size(a));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_number(v) || !isfinite(json_number_value(v)))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
+        out[i] = json_number_value(v);
+    }
+    return GROVE_OK;
+}
+
+static int name_index(const char *const *names, int count, const char *s)
+{
+    for (int i = 1; i < count; i++) /* 0 is "auto", never stored */
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+
+static grove_status gbdt_validate(const void *impl, const grove_schema *schema);
+
+static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    *out = NULL;
+    static const char *const known[] = {"kind", "objective", "n_classes", "learning_rate", "base",
+                                        "metric", "trees", "log", "stop"};
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        size_t j = 0;
+        while (j < sizeof known / sizeof known[0] && strcmp(known[j], key)) j++;
+        if (j == sizeof known / sizeof known[0])
+            return gv_err(GROVE_ERR_MODEL, "gbdt: unknown field '%s'", key);
+    }
+    const char *oname, *mname, *stop;
+    int64_t K;
+    double eta;
+    grove_status st;
+    if ((st = gv_json_get_string(obj, "objective", &oname)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "metric", &mname)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_classes", 0, 1 << 20, &K)) != GROVE_OK ||
+        (st = gv_json_get_double(obj, "learning_rate", &eta)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
+        return st;
+    int objective = name_index(obj_names, OBJ_COUNT, oname);
+    if (objective < 0) return gv_err(GROVE_ERR_MODEL, "objective: unknown '%s'", oname);
+    int metric = name_index(met_names, MET_COUNT, mname);
+    if (metric < 0) return gv_err(GROVE_ERR_MODEL, "metric: unknown '%s'", mname);
+    int regression = objective == OBJ_SQUARED || objective == OBJ_ABSOLUTE || objective == OBJ_HUBER;
+    if (regression ? K != 0
+                   : (K < 2 || ((objective == OBJ_LOGISTIC || objective == OBJ_EXPONENTIAL) && K != 2)))
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %lld does not fit objective %s", (long long)K,
+                      oname);
+    if (!isfinite(eta) || !(eta > 0))
+        return gv_err(GROVE_ERR_MODEL, "learning_rate: must be finite and > 0, got %g", eta);
+    const json_t *trees = json_object_get(obj, "trees");
+    const json_t *log = json_object_get(obj, "log");
+    if (!json_is_array(trees)) return gv_err(GROVE_ERR_MODEL, "trees: expected an array");
+    if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
+    size_t G = objective == OBJ_SOFTMAX ? (size_t)K : 1;
+    size_t n_trees = json_array_size(trees);
+    if (n_trees == 0 || n_trees % G != 0)
+        return gv_err(GROVE_ERR_MODEL, "trees: expected a non-empty multiple of %zu trees, got %zu",
+                      G, n_trees);
+    size_t rounds = n_trees / G;
+    const json_t *ltrain = json_object_get(log, "train");
+    if (!json_is_array(ltrain)) return gv_err(GROVE_ERR_MODEL, "log.train: expected an array");
+    size_t n_log = json_array_size(ltrain);
+    if (n_log < rounds)
+        return gv_err(GROVE_ERR_MODEL, "log.train: %zu rounds logged, fewer than the %zu kept",
+                      n_log, rounds);
+    int with_valid = !json_is_null(json_object_get(log, "valid"));
+    gv_gbdt *b = gbdt_new(objective, (int)K, n_log, with_valid);
+    if (!b) return gv_err_nomem("a gbdt model");
+    b->metric = metric;
+    b->learning_rate = eta;
+    b->n_log = n_log;
+    gv_free(b->stop);
+    b->stop = gv_strdup(stop);
+    if (!b->stop) {
+        st = gv_err_nomem("a gbdt model");
+        goto fail;
+    }
+    if ((st = read_reals(obj, "base", G, b->base)) != GROVE_OK) goto fail;
+    if ((st = read_reals(log, "train", n_log, b->log_train)) != GROVE_OK ||
+        (with_valid && (st = read_reals(log, "valid", n_log, b->log_valid)) != GROVE_OK)) {
+        gv_err_prefix("log");
+        goto fail;
+    }
+    if (objective == OBJ_EXPONENTIAL) {
+        if ((st = read_reals(log, "epsilon", n_log, b->log_eps)) != GROVE_OK ||
+            (st = read_reals(log, "alpha", n_log, b->log_alpha)) != GROVE_OK) {
+            gv_err_prefix("log");
+            goto fail;
+        }
+    } else if (!json_is_null(json_object_get(log, "epsilon")) ||
+               !json_is_null(json_object_get(log, "alpha"))) {
+        st = gv_err(GROVE_ERR_MODEL, "log: epsilon and alpha must be null for objective %s", oname);
+        goto fail;
+    }
+    for (size_t k = 0; k < n_trees; k++) {
+        void *t = NULL;
+        st = gv_tree_component.from_json(json_array_get(trees, k), schema, &t);
+        if (st != GROVE_OK) {
+            gv_err_prefix("trees[%zu]", k);
+            b->n_rounds = (k + G - 1) / G; /* frees what was read (NULL entries are fine) */
+            goto fail;
+        }
+        b->trees[k] = t;
+    }
+    b->n_rounds = rounds;
+    if ((st = gbdt_validate(b, schema)) != GROVE_OK) goto fail;
+    *out = b;
+    return GROVE_OK;
+fail:
+    gbdt_free(b);
+    return st;
+}
+
+static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_gbdt *b = impl;
+    for (size_t g = 0; g < b->n_groups; g++)
+        if (!isfinite(b->base[g])) return gv_err(GROVE_ERR_MODEL, "base[%zu]: not finite", g);
+    if (b->n_rounds == 0 || b->n_rounds > b->n_log)
+        return gv_err(GROVE_ERR_MODEL, "trees: %zu rounds kept, %zu logged", b->n_rounds, b->n_log);
+    for (size_t k = 0; k < b->n_rounds * b->n_groups; k++) {
+        const gv_tree *t = b->trees[k];
+        if (!t) return gv_err(GROVE_ERR_MODEL, "trees[%zu]: missing", k);
+        if (t->n_outputs != 1)
+            return gv_err(GROVE_ERR_MODEL, "trees[%zu]: %d outputs, 1 expected", k, t->n_outputs);
+        for (size_t j = 0; j < t->n_nodes; j++)
+            if (t->nodes[j].type == GV_NODE_CAT_MULTI)
+                return gv_err(GROVE_ERR_MODEL, "trees[%zu]: node %zu: gbdt trees have binary "
+                              "splits only", k, j);
+        grove_status st = gv_tree_validate(t, schema);
+        if (st != GROVE_OK) {
+            gv_err_prefix("trees[%zu]", k);
+            return st;
+        }
+    }
+    for (size_t t = 0; t < b->n_log; t++)
+        if (!isfinite(b->log_train[t]) && !isnan(b->log_train[t]))
+            return gv_err(GROVE_ERR_MODEL, "log.train[%zu]: not finite", t);
+    return GROVE_OK;
+}
+
+static grove_status gbdt_check(const void *impl, const grove_model *m, size_t n_outputs)
+{
+    const gv_gbdt *b = impl;
+    if (gbdt_outputs(b) != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "model: a gbdt component has %zu outputs, %zu expected",
+                      gbdt_outputs(b), n_outputs);
+    for (size_t k = 0; k < b->n_rounds * b->n_groups; k++) {
+        grove_status st = gv_tree_component.check(b->trees[k], m, 1);
+        if (st != GROVE_OK) {
+            gv_err_prefix("trees[%zu]", k);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static json_t *gbdt_summary(const void *impl)
+{
+    const gv_gbdt *b = impl;
+    size_t leaves = 0;
+    int depth = 0;
+    for (size_t k = 0; k < b->n_rounds * b->n_groups; k++) {
+        leaves += gv_tree_n_leaves(b->trees[k]);
+        int d = gv_tree_depth(b->trees[k]);
+        if (d > depth) depth = d;
+    }
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:i, s:f, s:s, s:s}", "kind", "gbdt",
+                          "objective", obj_names[b->objective], "rounds", (json_int_t)b->n_rounds,
+                          "trees", (json_int_t)(b->n_rounds * b->n_groups), "total_leaves",
+                          (json_int_t)leaves, "max_tree_depth", depth, "learning_rate",
+                          b->learning_rate, "metric", met_names[b->metric], "stop", b->stop);
+    if (o && b->n_rounds) {
+        char key[64];
+        snprintf(key, sizeof key, "final_train_%s", met_names[b->metric]);
+        json_object_set_new(o, key, json_real(b->log_train[b->n_rounds - 1]));
+        if (b->log_valid) {
+            snprintf(key, sizeof key, "final_valid_%s", met_names[b->metric]);
+            json_object_set_new(o, key, json_real(b->log_valid[b->n_rounds - 1]));
+        }
+    }
+    return o;
+}
+
+const gv_component_vt gv_gbdt_component = {
+    .kind = "gbdt",
+    .predict_row = gbdt_predict_row,
+    .to_json = gbdt_to_json,
+    .from_json = gbdt_from_json,
+    .free = gbdt_free,
+    .validate = gbdt_validate,
+    .check = gbdt_check,
+    .summary = gbdt_summary,
+    .n_rounds = gbdt_n_rounds,
+    .predict_row_rounds = gbdt_predict_rounds,
+};

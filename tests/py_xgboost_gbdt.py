@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""grove's gbdt against XGBoost (tree_method=hist, max_bin=255), same parameters.
+
+1. The first tree on a simple case (integer features with few distinct values, so both
+   libraries bin every distinct value alone): same structure (split features and partitions),
+   leaf values and gains (XGBoost's gain is twice grove's Newton gain) to float precision.
+2. Public datasets (examples/data/*_train.csv / _test.csv): 50 rounds, learning rate 0.3,
+   depth 4, lambda 1, base_score 0.5 (regression: the training mean, for both): test accuracy
+   within max(2 points, 2 test rows) of XGBoost's, RMSE within 10 %.  Prints the table.
+Uses Debian's /usr/bin/python3 with python3-xgboost.
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import xgboost as xgb
+
+GROVE = os.environ.get("GROVE", "build/grove")
+DATA = os.path.join(os.environ.get("GROVE_SRC", "."), "examples", "data")
+failures = checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL:", what, file=sys.stderr)
+
+
+def grove(*args):
+    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"grove {' '.join(args)}: {r.stderr}")
+    return r.stdout
+
+
+def load(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))[1:]
+    X = np.array([[float(v) if v not in ("", "NA", "?") else np.nan for v in r[1:]] for r in rows])
+    return X, [r[0] for r in rows]
+
+
+tmp = tempfile.mkdtemp()
+
+# ---- 1. the first tree, node by node --------------------------------------------------------
+rng = np.random.RandomState(3)
+n = 600
+X = rng.randint(0, 8, size=(n, 4)).astype(float)
+y = ((X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 1.5, n)) > 5).astype(int)
+path = os.path.join(tmp, "simple.csv")
+with open(path, "w") as f:
+    f.write("label,a,b,c,d\n")
+    for i in range(n):
+        f.write(f"{y[i]}," + ",".join(str(int(v)) for v in X[i]) + "\n")
+model = os.path.join(tmp, "simple.model")
+grove("train", path, "-o", model, "--algo", "gbdt", "--rounds", "1", "--set", "max_depth=3",
+      "--set", "learning_rate=1", "--set", "lambda=1", "--set", "base_score=0.5",
+      "--set", "min_child_weight=1", "-q")
+with open(model) as f:
+    doc = json.load(f)
+
+
+def find_trees(o):
+    if isinstance(o, dict):
+        if o.get("kind") == "gbdt":
+            return o["trees"]
+        for v in o.values():
+            t = find_trees(v)
+            if t is not None:
+                return t
+    return None
+
+
+gt = find_trees(doc)[0]
+bst = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_bin": 255,
+                 "max_depth": 3, "eta": 1, "lambda": 1, "base_score": 0.5,
+                 "min_child_weight": 1, "nthread": 2},
+                xgb.DMatrix(X, label=y), num_boost_round=1)
+xt = json.loads(bst.get_dump(dump_format="json", with_stats=True)[0])
+
+
+def compare(g, x, path="root"):
+    """g: grove node index; x: XGBoost node dict."""
+    if "leaf" in x:
+        check(gt["type"][g] == "leaf", f"{path}: grove has a split, XGBoost a leaf")
+        if gt["type"][g] == "leaf":
+            check(abs(gt["values"][g] - x["leaf"]) <= 1e-5 * max(1, abs(x["leaf"])),
+                  f"{path}: leaf {gt['values'][g]} vs XGBoost {x['leaf']}")
+        return 1
+    check(gt["type"][g] == "num", f"{path}: grove has a leaf, XGBoost splits on {x['split']}")
+    if gt["type"][g] != "num":
+        return 0
+    f = int(x["split"][1:])
+    check(gt["feature"][g] == f, f"{path}: feature {gt['feature'][g]} vs XGBoost {f}")
+    # XGBoost: x < c goes left; grove: x <= t.  Integer values: same partition iff
+    # floor(t) == ceil(c) - 1.
+    c, t = x["split_condition"], gt["threshold"][g]
+    check(math.floor(t) == math.ceil(c) - 1, f"{path}: threshold {t} vs XGBoost x < {c}")
+    check(abs(2 * gt["gain"][g] - x["gain"]) <= 1e-4 * max(1, x["gain"]),
+          f"{path}: gain 2 x {gt['gain'][g]} vs XGBoost {x['gain']}")
+    kids = {k["nodeid"]: k for k in x["children"]}
+    return 1 + compare(gt["left"][g], kids[x["yes"]], path + "/L") + \
+        compare(gt["right"][g], kids[x["no"]], path + "/R")
+
+
+n_nodes = compare(0, xt)
+check(n_nodes == gt["n_nodes"] if isinstance(gt.get("n_nodes"), int) else True,
+      f"node count {n_nodes} vs grove {gt.get('n_nodes')}")
+print(f"first tree: {n_nodes} nodes compared with XGBoost")
+
+# ---- 2. accuracy / RMSE on public datasets --------------------------------------------------
+ROUNDS, ETA, DEPTH = 50, 0.3, 4
+print(f"{'dataset':<24}{'objective':<10}{'grove':>9}{'xgboost':>9}")
+for name in ("breast_cancer", "twonorm", "ionosphere", "sonar", "pima_indians_diabetes2",
+             "iris", "wine", "glass", "digits", "boston_housing", "diabetes"):
+    tr, te = os.path.join(DATA, name + "_train.csv"), os.path.join(DATA, name + "_test.csv")
+    Xtr, ytr_s = load(tr)
+    Xte, yte_s = load(te)
+    regression = name in ("boston_housing", "diabetes")
+    model = os.path.join(tmp, name + ".model")
+    args = ["train", tr, "-o", model, "--algo", "gbdt", "--rounds", str(ROUNDS), "--set",
+            f"learning_rate={ETA}", "--set", f"max_depth={DEPTH}", "--set", "lambda=1",
+            "--threads", "2", "-q"]
+    params = {"tree_method": "hist", "max_bin": 255, "max_depth": DEPTH, "eta": ETA,
+              "lambda": 1, "nthread": 2}
+    if regression:
+        ytr = np.array([float(v) for v in ytr_s])
+        yte = np.array([float(v) for v in yte_s])
+        base = float(np.mean(ytr))
+        args += ["--set", f"base_score={base!r}"]
+        params.update(objective="reg:squarederror", base_score=base)
+        bst = xgb.train(params, xgb.DMatrix(Xtr, label=ytr), ROUNDS)
+        xs = float(np.sqrt(np.mean((bst.predict(xgb.DMatrix(Xte)) - yte) ** 2)))
+        grove(*args)
+        gs = float(grove("eval", model, te, "--json").split('"rmse":')[1].split(",")[0].split("}")[0])
+        print(f"{name:<24}{'rmse':<10}{gs:>9.4f}{xs:>9.4f}")
+        check(gs <= 1.10 * xs, f"{name}: rmse {gs} vs XGBoost {xs}")
+        continue
+    classes = sorted(set(ytr_s), key=lambda v: (0, float(v)) if v.replace(".", "").isdigit() else (1, v))
+    code = {c: i for i, c in enumerate(classes)}
+    ytr = np.array([code[v] for v in ytr_s])
+    K = len(classes)
+    args += ["--set", "base_score=0.5"]
+    if K == 2:
+        params.update(objective="binary:logistic", base_score=0.5)
+    else:
+        params.update(objective="multi:softprob", num_class=K, base_score=0.5)
+    bst = xgb.train(params, xgb.DMatrix(Xtr, label=ytr), ROUNDS)
+    p = bst.predict(xgb.DMatrix(Xte))
+    pred = (p > 0.5).astype(int) if K == 2 else np.argmax(p, axis=1)
+    xs = float(np.mean([classes[k] == yte_s[i] for i, k in enumerate(pred)]))
+    grove(*args)
+    gs = float(grove("eval", model, te, "--json").split('"accuracy":')[1].split(",")[0])
+    print(f"{name:<24}{'accuracy':<10}{gs:>9.4f}{xs:>9.4f}")
+    tol = max(0.02, 2.0 / len(yte_s)) + 1e-9
+    check(gs >= xs - tol, f"{name}: accuracy {gs} vs XGBoost {xs} (tolerance {tol:.4f})")
+
+print(f"py_xgboost_gbdt: {checks} checks, {failures} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,446 @@
+/*
+ * test_gbdt.c -- gradient-boosted trees (algo gbdt) against known numbers and theory.
+ *
+ *  - exactness: XGBoost's classic mushroom demo (logistic, eta 1, gamma 1, min_child_weight 1,
+ *    max_depth 3, lambda 1, 2 rounds, base_score 0.5): training errors 94/6513 then 8/6513,
+ *    test errors 26/1611 then 0 -- from the per-round log and from staged predictions;
+ *  - exponential objective with stumps and lambda 0 is discrete AdaBoost: the same first
+ *    split as grove's adaboost, and eps_1, alpha_1 = 1/2 ln((1 - eps_1)/eps_1) equal to its log;
+ *  - the first tree of a squared-loss model by hand: root leaf value = -G/(H + lambda) * eta;
+ *  - staged prediction with r rounds equals a model trained with r rounds;
+ *  - save -> load -> predict is bit-identical (logistic, softmax, squared, absolute, huber,
+ *    exponential, with validation log); a model file with an unknown field is rejected;
+ *  - the same seed gives the same model for 1 and 2 threads (with row and column sampling);
+ *  - early stopping keeps the best validation round; objectives reduce their loss;
+ *  - parameter errors name the parameter.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "model/model.h"
+
+static grove_dataset *load(const char *rel, const grove_params *p)
+{
+    char path[512];
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), p, NULL, &d));
+    return d;
+}
+
+static grove_dataset *load_like(const char *rel, const grove_schema *s)
+{
+    char path[512];
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, s, &d));
+    return d;
+}
+
+static grove_params *params(const char *const *kv)
+{
+    grove_params *p = NULL;
+    CHECK_OK(grove_params_create(&p));
+    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
+    return p;
+}
+
+static grove_model *train(const grove_dataset *d, const grove_dataset *v, const char *const *kv)
+{
+    grove_params *p = params(kv);
+    grove_model *m = NULL;
+    CHECK_OK(grove_train(d, v, p, &m));
+    grove_params_free(p);
+    return m;
+}
+
+/* Number of rows whose predicted label differs from the true label, after `rounds` (0 = all). */
+static size_t n_errors(const grove_model *m, const grove_dataset *d, size_t rounds)
+{
+    size_t n = grove_dataset_n_rows(d), k = 2, errs = 0;
+    double *p = malloc(n * k * sizeof *p);
+    if (rounds)
+        CHECK_OK(grove_model_predict_rounds(m, d, rounds, 1, p, n * k));
+    else
+        CHECK_OK(grove_model_predict(m, d, 1, p, n * k));
+    for (size_t i = 0; i < n; i++) errs += (p[i * k + 1] > 0.5) != (grove_dataset_label(d, i) > 0.5);
+    free(p);
+    return errs;
+}
+
+/* Reads column `col` (0-based) of data row `row` (0-based) of the log CSV. */
+static double log_value(const grove_model *m, size_t row, int col)
+{
+    char *csv = NULL;
+    CHECK_OK(grove_model_log_csv(m, &csv));
+    double v = NAN;
+    const char *line = csv;
+    for (size_t r = 0; line && r <= row; r++) {
+        line = strchr(line, '\n');
+        if (line) line++;
+    }
+    for (int c = 0; line && c < col; c++) {
+        line = strchr(line, ',');
+        if (line) line++;
+    }
+    if (line) v = strtod(line, NULL);
+    grove_string_free(csv);
+    return v;
+}
+
+static void test_mushroom(void)
+{
+    grove_params *lp = params((const char *const[]){"format=libsvm", NULL});
+    grove_dataset *tr = load("examples/data/agaricus.txt.train", lp);
+    grove_dataset *te = load_like("examples/data/agaricus.txt.test", grove_dataset_schema(tr));
+    grove_model *m = train(tr, te,
+                           (const char *const[]){"algo=gbdt", "objective=logistic", "rounds=2",
+                                                 "learning_rate=1", "gamma=1",
+                                                 "min_child_weight=1", "max_depth=3", "lambda=1",
+                                                 "base_score=0.5", "eval_metric=error", NULL});
+    CHECK_EQ_INT(grove_dataset_n_rows(tr), 6513);
+    CHECK_EQ_INT(grove_dataset_n_rows(te), 1611);
+    CHECK_EQ_INT(n_errors(m, tr, 1), 94);
+    CHECK_EQ_INT(n_errors(m, tr, 2), 8);
+    CHECK_EQ_INT(n_errors(m, te, 1), 26);
+    CHECK_EQ_INT(n_errors(m, te, 2), 0);
+    CHECK_EQ_INT(lround(log_value(m, 0, 1) * 6513), 94);
+    CHECK_EQ_INT(lround(log_value(m, 1, 1) * 6513), 8);
+    CHECK_EQ_INT(lround(log_value(m, 0, 2) * 1611), 26);
+    CHECK_EQ_INT(lround(log_value(m, 1, 2) * 1611), 0);
+    grove_model_free(m);
+    grove_dataset_free(te);
+    grove_dataset_free(tr);
+    grove_params_free(lp);
+}
+
+/* Model info "model" object of a model (new JSON text parsed by hand: the first occurrence of
+ * `key` followed by a number). */
+static double info_number(const grove_model *m, const char *key)
+{
+    char *info = NULL;
+    CHECK_OK(grove_model_info_json(m, &info));
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *s = strstr(info, pat);
+    double v = s ? strtod(s + strlen(pat), NULL) : NAN;
+    grove_string_free(info);
+    return v;
+}
+
+static void test_exponential_is_adaboost(void)
+{
+    grove_dataset *d = load("examples/data/ionosphere_train.csv", NULL);
+    grove_model *ada = train(d, NULL, (const char *const[]){"algo=adaboost", "base=stump",
+                                                            "rounds=1", NULL});
+    grove_model *gb = train(d, NULL,
+                            (const char *const[]){"algo=gbdt", "objective=exponential",
+                                                  "rounds=1", "max_depth=1", "lambda=0",
+                                                  "min_child_weight=0", "learning_rate=1",
+                                                  "base_score=0.5", NULL});
+    /* adaboost log: t,epsilon,gamma,alpha,...; gbdt log: t,train_exploss,epsilon,alpha */
+    double eps_a = log_value(ada, 0, 1), alpha_a = log_value(ada, 0, 3);
+    double eps_g = log_value(gb, 0, 2), alpha_g = log_value(gb, 0, 3);
+    CHECK_NEAR(eps_g, eps_a, 1e-12);
+    CHECK_NEAR(alpha_g, alpha_a, 1e-9);
+    CHECK_NEAR(alpha_g, 0.5 * log((1 - eps_g) / eps_g), 1e-12);
+    /* same first split: both models predict the same labels on every training row */
+    size_t n = grove_dataset_n_rows(d);
+    double *pa = malloc(2 * n * sizeof *pa), *pg = malloc(2 * n * sizeof *pg);
+    CHECK_OK(grove_model_predict_label(ada, d, 1, pa, n));
+    CHECK_OK(grove_model_predict_label(gb, d, 1, pg, n));
+    size_t differ = 0;
+    for (size_t i = 0; i < n; i++) differ += pa[i] != pg[i];
+    CHECK_EQ_INT(differ, 0);
+    /* the split itself: the stump's feature and threshold (component JSON) */
+    json_t *ja = ada->root.vt->to_json(ada->root.impl), *jg = gb->root.vt->to_json(gb->root.impl);
+    json_t *sa = json_array_get(json_object_get(ja, "members"), 0);
+    json_t *sg = json_array_get(json_object_get(jg, "trees"), 0);
+    CHECK(sa && sg);
+    CHECK_EQ_INT(json_integer_value(json_array_get(json_object_get(sa, "feature"), 0)),
+                 json_integer_value(json_array_get(json_object_get(sg, "feature"), 0)));
+    CHECK(json_integer_value(json_array_get(json_object_get(sg, "feature"), 0)) >= 0);
+    CHECK_EQ_DBL(json_real_value(json_array_get(json_object_get(sa, "threshold"), 0)),
+                 json_real_value(json_array_get(json_object_get(sg, "threshold"), 0)));
+    json_decref(ja);
+    json_decref(jg);
+    free(pa);
+    free(pg);
+    grove_model_free(ada);
+    grove_model_free(gb);
+    grove_dataset_free(d);
+}
+
+/* A one-leaf tree (max_depth 0 is unlimited, so use a huge min_child_weight): the root value is
+ * -G/(H + lambda) * eta with G = sum(F0 - y), H = n. */
+static void test_root_leaf_by_hand(void)
+{
+    const double X[5] = {1, 2, 3, 4, 5}, y[5] = {1, 2, 2, 4, 9};
+    grove_params *p = params((const char *const[]){"task=regression", NULL});
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT64, 5, 1, y, NULL, NULL, p, NULL, &d));
+    grove_model *m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=1",
+                                                          "learning_rate=0.5", "lambda=2",
+                                                          "base_score=1", "min_child_weight=100",
+                                                          NULL});
+    double out[5];
+    CHECK_OK(grove_model_predict(m, d, 1, out, 5));
+    /* G = sum(1 - y) = 5 - 18 = -13, H = 5: value = 13 / 7 * 0.5 */
+    for (int i = 0; i < 5; i++) CHECK_NEAR(out[i], 1 + 0.5 * 13.0 / 7.0, 1e-12);
+    grove_model_free(m);
+    /* default base score: the mean (3.6); one split at depth 1 with lambda 0 and eta 1 makes
+     * the two leaves the means of their rows */
+    m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=1", "learning_rate=1",
+                                             "lambda=0", "max_depth=1", "min_child_weight=0",
+                                             NULL});
+    CHECK_OK(grove_model_predict(m, d, 1, out, 5));
+    CHECK_NEAR(out[4], 9, 1e-12); /* the best split isolates the 9 */
+    CHECK_NEAR(out[0], 9.0 / 4.0, 1e-12);
+    grove_model_free(m);
+    grove_dataset_free(d);
+    grove_params_free(p);
+}
+
+static int same_predictions(const grove_model *a, const grove_model *b, const grove_dataset *d,
+                            size_t k)
+{
+    size_t n = grove_dataset_n_rows(d);
+    double *pa = malloc(n * k * sizeof *pa), *pb = malloc(n * k * sizeof *pb);
+    CHECK_OK(grove_model_predict(a, d, 1, pa, n * k));
+    CHECK_OK(grove_model_predict(b, d, 2, pb, n * k));
+    int same = memcmp(pa, pb, n * k * sizeof *pa) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
+static void round_trip(const char *train_rel, const char *test_rel, const char *const *kv,
+                       size_t k)
+{
+    grove_dataset *d = load(train_rel, NULL);
+    grove_dataset *v = load_like(test_rel, grove_dataset_schema(d));
+    grove_model *m = train(d, v, kv);
+    char path[] = "/tmp/grove_gbdt_rt_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(grove_model_save(m, path));
+    grove_model *l = NULL;
+    CHECK_OK(grove_model_load(path, &l));
+    if (l) {
+        CHECK(same_predictions(m, l, v, k));
+        CHECK_EQ_INT(grove_model_n_rounds(l), grove_model_n_rounds(m));
+        char *a = NULL, *b = NULL;
+        CHECK_OK(grove_model_log_csv(m, &a));
+        CHECK_OK(grove_model_log_csv(l, &b));
+        if (a && b) CHECK_STR(a, b);
+        grove_string_free(a);
+        grove_string_free(b);
+    }
+    /* the component reader rejects a foreign field, a wrong-length base, a bad objective */
+    const gv_component_vt *vt = m->root.vt;
+    for (int j = 0; j < 3; j++) {
+        json_t *o = vt->to_json(m->root.impl);
+        const char *want = j == 0 ? "objectivX" : j == 1 ? "base" : "objective";
+        if (j == 0) json_object_set_new(o, "objectivX", json_true());
+        if (j == 1) json_array_append_new(json_object_get(o, "base"), json_real(1));
+        if (j == 2) json_object_set_new(o, "objective", json_string("poisson"));
+        void *impl = NULL;
+        CHECK_EQ_INT(vt->from_json(o, grove_model_schema(m), &impl), GROVE_ERR_MODEL);
+        CHECK_CONTAINS(grove_last_error(), want);
+        CHECK(impl == NULL);
+        json_decref(o);
+    }
+    unlink(path);
+    grove_model_free(l);
+    grove_model_free(m);
+    grove_dataset_free(v);
+    grove_dataset_free(d);
+}
+
+static void test_round_trips(void)
+{
+    round_trip("examples/data/breast_cancer_train.csv", "examples/data/breast_cancer_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=20", "subsample=0.8",
+                                     "colsample_bytree=0.7", "colsample_bynode=0.5", NULL},
+               2);
+    round_trip("examples/data/iris_train.csv", "examples/data/iris_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=10", "max_leaves=4", NULL}, 3);
+    round_trip("examples/data/boston_housing_train.csv", "examples/data/boston_housing_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=15", "alpha=0.5", "gamma=0.1", NULL},
+               1);
+    round_trip("examples/data/boston_housing_train.csv", "examples/data/boston_housing_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=10", "objective=absolute", NULL}, 1);
+    round_trip("examples/data/boston_housing_train.csv", "examples/data/boston_housing_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=10", "objective=huber",
+                                     "huber_delta=2", NULL},
+               1);
+    round_trip("examples/data/sonar_train.csv", "examples/data/sonar_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=10", "objective=exponential",
+                                     "eval_metric=auc", NULL},
+               2);
+}
+
+static void test_staged(void)
+{
+    grove_dataset *d = load("examples/data/twonorm_train.csv", NULL);
+    grove_model *m20 = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=20",
+                                                            "max_depth=3", NULL});
+    grove_model *m7 = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=7",
+                                                           "max_depth=3", NULL});
+    size_t n = grove_dataset_n_rows(d);
+    double *a = malloc(2 * n * sizeof *a), *b = malloc(2 * n * sizeof *b);
+    CHECK_OK(grove_model_predict_rounds(m20, d, 7, 1, a, 2 * n));
+    CHECK_OK(grove_model_predict(m7, d, 1, b, 2 * n));
+    CHECK(memcmp(a, b, 2 * n * sizeof *a) == 0);
+    CHECK_EQ_INT(grove_model_n_rounds(m20), 20);
+    /* the training loss falls round after round */
+    for (size_t t = 1; t < 20; t++) CHECK(log_value(m20, t, 1) <= log_value(m20, t - 1, 1));
+    free(a);
+    free(b);
+    grove_model_free(m20);
+    grove_model_free(m7);
+    grove_dataset_free(d);
+}
+
+/* A synthetic set big enough for the parallel paths (row loops, histograms). */
+static grove_dataset *synthetic(size_t n, size_t F, unsigned seed)
+{
+    float *X = malloc(n * F * sizeof *X);
+    double *y = malloc(n * sizeof *y);
+    uint64_t s = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        double z = 0;
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            float x = (float)((double)(s >> 11) / 9007199254740992.0);
+            if ((s >> 3) % 53 == 0) x = NAN; /* some missing values */
+            X[i * F + f] = x;
+            if (!isnan(x)) z += (f % 3 == 0 ? 1.0 : -0.5) * x * (f < 4 ? 3 : 1);
+        }
+        y[i] = z + 0.3 * sin(7.0 * i) > 0.2 ? 1 : 0;
+    }
+    grove_params *p = params((const char *const[]){"task=classification", NULL});
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
+    grove_params_free(p);
+    free(X);
+    free(y);
+    return d;
+}
+
+static void test_threads(void)
+{
+    grove_dataset *d = synthetic(60000, 12, 1);
+    const char *kv1[] = {"algo=gbdt", "rounds=8", "subsample=0.7", "colsample_bytree=0.8",
+                         "colsample_bynode=0.7", "seed=5", "threads=1", NULL};
+    const char *kv2[] = {"algo=gbdt", "rounds=8", "subsample=0.7", "colsample_bytree=0.8",
+                         "colsample_bynode=0.7", "seed=5", "threads=2", NULL};
+    grove_model *a = train(d, NULL, kv1), *b = train(d, NULL, kv2);
+    CHECK(same_predictions(a, b, d, 2));
+    char *la = NULL, *lb = NULL;
+    CHECK_OK(grove_model_log_csv(a, &la));
+    CHECK_OK(grove_model_log_csv(b, &lb));
+    if (la && lb) CHECK_STR(la, lb);
+    grove_string_free(la);
+    grove_string_free(lb);
+    /* another seed gives another model */
+    const char *kv3[] = {"algo=gbdt", "rounds=8", "subsample=0.7", "colsample_bytree=0.8",
+                         "colsample_bynode=0.7", "seed=6", "threads=2", NULL};
+    grove_model *c = train(d, NULL, kv3);
+    CHECK(!same_predictions(a, c, d, 2));
+    grove_model_free(a);
+    grove_model_free(b);
+    grove_model_free(c);
+    /* leaf-wise growth too */
+    const char *kv4[] = {"algo=gbdt", "rounds=4", "max_leaves=31", "threads=1", NULL};
+    const char *kv5[] = {"algo=gbdt", "rounds=4", "max_leaves=31", "threads=2", NULL};
+    a = train(d, NULL, kv4);
+    b = train(d, NULL, kv5);
+    CHECK(same_predictions(a, b, d, 2));
+    CHECK(info_number(a, "total_leaves") <= 4 * 31);
+    grove_model_free(a);
+    grove_model_free(b);
+    grove_dataset_free(d);
+}
+
+static void test_early_stopping(void)
+{
+    grove_dataset *d = load("examples/data/sonar_train.csv", NULL);
+    grove_dataset *v = load_like("examples/data/sonar_test.csv", grove_dataset_schema(d));
+    grove_model *m = train(d, v, (const char *const[]){"algo=gbdt", "rounds=300",
+                                                       "learning_rate=0.5", "max_depth=4",
+                                                       "early_stopping_rounds=10", NULL});
+    size_t kept = grove_model_n_rounds(m);
+    CHECK(kept >= 1 && kept < 300);
+    /* the kept round has the smallest validation logloss of all logged rounds */
+    double best = log_value(m, kept - 1, 2);
+    for (size_t t = 0; t < kept + 10; t++) CHECK(log_value(m, t, 2) >= best);
+    CHECK(!isnan(log_value(m, kept + 9, 2)));
+    grove_model_free(m);
+    grove_dataset_free(v);
+    grove_dataset_free(d);
+}
+
+static void test_objectives(void)
+{
+    grove_dataset *d = load("examples/data/boston_housing_train.csv", NULL);
+    const char *objs[] = {"objective=squared", "objective=absolute", "objective=huber"};
+    for (int k = 0; k < 3; k++) {
+        grove_model *m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=30",
+                                                              "learning_rate=0.3", objs[k],
+                                                              NULL});
+        CHECK(log_value(m, 29, 1) < 0.5 * log_value(m, 0, 1));
+        grove_model_free(m);
+    }
+    grove_dataset *iris = load("examples/data/iris_train.csv", NULL);
+    grove_model *m = train(iris, NULL, (const char *const[]){"algo=gbdt", "rounds=20",
+                                                             "eval_metric=merror", NULL});
+    CHECK(log_value(m, 19, 1) < 0.05);
+    grove_model_free(m);
+
+    /* parameter errors name the parameter */
+    grove_params *p = params((const char *const[]){"algo=gbdt", "objective=squared", NULL});
+    grove_model *bad = NULL;
+    CHECK_EQ_INT(grove_train(iris, NULL, p, &bad), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "objective");
+    grove_params_free(p);
+    p = params((const char *const[]){"algo=gbdt", "eval_metric=auc", NULL});
+    CHECK_EQ_INT(grove_train(iris, NULL, p, &bad), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "eval_metric");
+    grove_params_free(p);
+    p = params((const char *const[]){"algo=gbdt", "early_stopping_rounds=3", NULL});
+    CHECK_EQ_INT(grove_train(iris, NULL, p, &bad), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "early_stopping_rounds");
+    grove_params_free(p);
+    p = params(NULL);
+    CHECK_EQ_INT(grove_params_set(p, "subsample", "0"), GROVE_ERR_PARAM);
+    CHECK_EQ_INT(grove_params_set(p, "objective", "poisson"), GROVE_ERR_PARAM);
+    grove_params_free(p);
+    grove_dataset *bc = load("examples/data/breast_cancer_train.csv", NULL);
+    p = params((const char *const[]){"algo=gbdt", "base_score=1.5", NULL});
+    CHECK_EQ_INT(grove_train(bc, NULL, p, &bad), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "base_score");
+    grove_params_free(p);
+    CHECK(bad == NULL);
+    grove_dataset_free(bc);
+    grove_dataset_free(iris);
+    grove_dataset_free(d);
+}
+
+int main(void)
+{
+    test_mushroom();
+    test_exponential_is_adaboost();
+    test_root_leaf_by_hand();
+    test_round_trips();
+    test_staged();
+    test_threads();
+    test_early_stopping();
+    test_objectives();
+    TEST_MAIN_END();
+}
