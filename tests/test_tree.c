@@ -441,17 +441,20 @@ static void test_differential(void)
     struct {
         int stats, criterion, n_classes, max_depth, msl, max_bins;
         double mwl, min_gain, lambda, alpha;
+        int big; /* >= 5000 rows: the interleaved class histograms of hist.c */
     } cases[] = {
-        {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 255, 0, 0, 0, 0},
-        {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 0, 1, 255, 0, 0, 0, 0},
-        {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 3, 4, 3, 255, 0, 0, 0, 0},
-        {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 2, 0, 1, 255, 0, 0.5, 0, 0},
-        {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 3, 2, 255, 1.5, 0, 0, 0},
-        {GV_STATS_REG, GV_SPLIT_VARIANCE, 0, 0, 1, 255, 0, 0, 0, 0},
-        {GV_STATS_REG, GV_SPLIT_VARIANCE, 0, 3, 5, 255, 0, 0, 0, 0},
-        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 5, 1, 255, 0, 0, 1.0, 0.5},
-        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 0, 1, 255, 2.0, 0.1, 0.5, 0},
-        {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 1000, 0, 0, 0, 0}, /* 16-bit bins */
+        {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 255, 0, 0, 0, 0, 0},
+        {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 0, 1, 255, 0, 0, 0, 0, 0},
+        {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 3, 4, 3, 255, 0, 0, 0, 0, 0},
+        {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 2, 0, 1, 255, 0, 0.5, 0, 0, 0},
+        {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 3, 2, 255, 1.5, 0, 0, 0, 0},
+        {GV_STATS_REG, GV_SPLIT_VARIANCE, 0, 0, 1, 255, 0, 0, 0, 0, 0},
+        {GV_STATS_REG, GV_SPLIT_VARIANCE, 0, 3, 5, 255, 0, 0, 0, 0, 0},
+        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 5, 1, 255, 0, 0, 1.0, 0.5, 0},
+        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 0, 1, 255, 2.0, 0.1, 0.5, 0, 0},
+        {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 1000, 0, 0, 0, 0, 0}, /* 16-bit bins */
+        {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 4, 1, 255, 0, 0, 0, 0, 1},
+        {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 2, 3, 1, 1000, 0, 0, 0, 0, 1},
     };
     size_t n_cases = sizeof cases / sizeof cases[0];
     size_t total_nodes = 0, total_mismatch = 0;
@@ -459,7 +462,10 @@ static void test_differential(void)
         for (int seed = 1; seed <= 6; seed++) {
             rng_state = (uint64_t)seed * 1000003u + ci;
             tdata td;
-            size_t n = cases[ci].max_bins > 255 ? 700 + rnd() % 300 : 150 + rnd() % 350, F = 5;
+            size_t n = cases[ci].big            ? 5000 + rnd() % 1500
+                       : cases[ci].max_bins > 255 ? 700 + rnd() % 300
+                                                  : 150 + rnd() % 350,
+                   F = 5;
             size_t levels = cases[ci].max_bins > 255 ? 600 : 255;
             make_random(&td, n, F, cases[ci].stats, cases[ci].n_classes, seed % 2 == 0, levels);
             tdata_bin(&td, cases[ci].max_bins);

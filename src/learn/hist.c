@@ -14,6 +14,10 @@
 
 #include <string.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 /* Nodes smaller than this many row-feature visits are built by the calling thread alone. */
 #define PARALLEL_MIN_WORK 65536
 
@@ -58,6 +62,61 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
         hb[1 + ncls[i]] += ns[i];                                                                  \
     }
 
+/* CLASS statistics over many rows: rows go round-robin to four histograms (the feature's and
+ * three per-thread ones), so that runs of rows in the same bin (the zeros of a sparse feature)
+ * do not chain every addition on the previous one's store; they are summed at the end, in the
+ * same order for any number of threads.  At the root of a tree over all rows the row index is the
+ * identity and the column is read in order. */
+#define HIST_LOOP_CLASS2(COL, ROW)                                                                 \
+    {                                                                                              \
+        size_t i = begin;                                                                          \
+        for (; i + 3 < end; i += 4) {                                                              \
+            double *ha = hf + S * (size_t)(COL)[ROW(i)];                                           \
+            double *hb = sub + S * (size_t)(COL)[ROW(i + 1)];                                      \
+            double *hc = sub2 + S * (size_t)(COL)[ROW(i + 2)];                                     \
+            double *hd = sub3 + S * (size_t)(COL)[ROW(i + 3)];                                     \
+            ha[0] += 1.0;                                                                          \
+            hb[0] += 1.0;                                                                          \
+            hc[0] += 1.0;                                                                          \
+            hd[0] += 1.0;                                                                          \
+            ha[1 + ncls[i]] += ns[i];                                                              \
+            hb[1 + ncls[i + 1]] += ns[i + 1];                                                      \
+            hc[1 + ncls[i + 2]] += ns[i + 2];                                                      \
+            hd[1 + ncls[i + 3]] += ns[i + 3];                                                      \
+        }                                                                                          \
+        for (; i < end; i++) {                                                                     \
+            double *ha = hf + S * (size_t)(COL)[ROW(i)];                                           \
+            ha[0] += 1.0;                                                                          \
+            ha[1 + ncls[i]] += ns[i];                                                              \
+        }                                                                                          \
+    }
+#define ROW_IDENTITY(i) (i)
+#define ROW_INDEXED(i) idx[i]
+enum { CLASS2_MIN_ROWS = 4096 };
+
+static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, size_t f,
+                                 double *hf, double *sub)
+{
+    const gv_binned *X = e->X;
+    const size_t S = e->S, nb = (size_t)X->mappers[f].n_bins;
+    const size_t *idx = e->idx;
+    const double *ns = e->ns;
+    const int32_t *ncls = e->ncls;
+    const int identity = begin == 0 && end == e->n && !e->in->rows;
+    double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
+    memset(sub, 0, 3 * nb * S * sizeof *sub);
+    if (X->wide) {
+        const uint16_t *col = X->bins16 + f * X->n_rows;
+        if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
+        else HIST_LOOP_CLASS2(col, ROW_INDEXED)
+    } else {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
+        else HIST_LOOP_CLASS2(col, ROW_INDEXED)
+    }
+    for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
+}
+
 static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
 {
     const gv_binned *X = e->X;
@@ -67,6 +126,15 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     const int32_t *ncls = e->ncls;
     double *hf = h + e->hist_off[f];
     memset(hf, 0, (size_t)X->mappers[f].n_bins * S * sizeof *hf);
+    if (e->cfg->stats == GV_STATS_CLASS && end - begin >= CLASS2_MIN_ROWS) {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        build_feature_class2(e, begin, end, f, hf, e->scratch[tid].sub);
+        return;
+    }
     if (X->wide) {
         const uint16_t *col = X->bins16 + f * X->n_rows;
         switch (e->cfg->stats) {

@@ -756,6 +756,7 @@ static void engine_free(gv_engine *e)
     if (e->scratch) {
         for (int t = 0; t < e->nt; t++) {
             gv_free(e->scratch[t].acc);
+            gv_free(e->scratch[t].sub);
             gv_free(e->scratch[t].keys);
         }
     }
@@ -811,6 +812,14 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     if (!e->free_hists || !e->fbits || !e->scratch) return gv_err_nomem("tree engine");
     for (int t = 0; t < e->nt; t++) {
         e->scratch[t].acc = gv_malloc_array(4 * e->S, sizeof(double));
+        if (cfg->stats == GV_STATS_CLASS) {
+            size_t mb = 0;
+            for (size_t f = 0; f < e->n_features; f++)
+                if (e->X->mappers[f].n_bins > mb) mb = e->X->mappers[f].n_bins;
+            e->max_feature_bins = mb;
+            e->scratch[t].sub = gv_malloc_array(3 * mb * e->S, sizeof(double));
+            if (!e->scratch[t].sub) return gv_err_nomem("tree engine");
+        }
         e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
         if (!e->scratch[t].acc || !e->scratch[t].keys) return gv_err_nomem("tree engine");
     }

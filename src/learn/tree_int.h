@@ -55,6 +55,7 @@ typedef struct gv_catkey {
 /* Per-thread scratch of the split search. */
 typedef struct gv_split_scratch {
     double *acc;          /* 4 * S doubles */
+    double *sub;          /* CLASS: a second histogram of one feature (max_bins_any * S) */
     gv_catkey *keys;      /* [max_categories] */
 } gv_split_scratch;
 
@@ -71,6 +72,7 @@ typedef struct gv_engine {
 
     size_t *hist_off;       /* [n_features] */
     size_t hist_len;        /* doubles per node histogram */
+    size_t max_feature_bins; /* the largest n_bins of any feature */
 
     /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
      * positions, the gathered statistics of those rows while a histogram is built. */
