@@ -468,7 +468,15 @@ static void test_differential(void)
                    F = 5;
             size_t levels = cases[ci].max_bins > 255 ? 600 : 255;
             make_random(&td, n, F, cases[ci].stats, cases[ci].n_classes, seed % 2 == 0, levels);
+            if (cases[ci].big) {
+                /* sparse features (bin.h): mostly zero, and mostly missing */
+                for (size_t i = 0; i < n; i++) {
+                    if (rnd_unit() < 0.7) tset(&td, 2, i, 0.0f);
+                    if (rnd_unit() < 0.6) tset(&td, 3, i, NAN);
+                }
+            }
             tdata_bin(&td, cases[ci].max_bins);
+            if (cases[ci].big) CHECK(td.b->sparse_rows && td.b->sparse_rows[2] && td.b->sparse_rows[3]);
             gv_tree_config cfg;
             gv_tree_config_default(&cfg, (gv_stats_kind)cases[ci].stats, cases[ci].n_classes);
             cfg.criterion = (gv_split_criterion)cases[ci].criterion;

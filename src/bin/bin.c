@@ -35,6 +35,20 @@
 /* The rng stream component of the binning sample ("bin"). */
 #define BIN_RNG_COMPONENT 0x62696eu
 
+/* The number of cut points < x (x not NaN), without data-dependent branches: the bulk binning
+ * loop runs it once per value of the training matrix. */
+static inline uint32_t count_below(const float *cuts, uint32_t n, float x)
+{
+    if (n == 0) return 0;
+    const float *base = cuts;
+    while (n > 1) {
+        uint32_t half = n / 2;
+        base = base[half] < x ? base + half : base;
+        n -= half;
+    }
+    return (uint32_t)(base - cuts) + (*base < x);
+}
+
 uint32_t gv_bin_value(const gv_bin_mapper *m, float x)
 {
     if (isnan(x)) return 0;
@@ -324,9 +338,38 @@ done:
 void gv_binned_free(gv_binned *b)
 {
     if (!b) return;
+    if (b->sparse_rows)
+        for (size_t f = 0; f < b->n_features; f++) gv_free(b->sparse_rows[f]);
+    gv_free(b->sparse_rows);
+    gv_free(b->n_sparse);
+    gv_free(b->mode_bin);
     gv_free(b->bins8);
     gv_free(b->bins16);
     gv_free(b);
+}
+
+/* The sparse row list of feature f when its most frequent bin holds at least half of the rows
+ * (bin.h); leaves the feature dense when it does not or memory is short. */
+static void find_sparse(gv_binned *b, size_t f)
+{
+    size_t n = b->n_rows, nb = b->mappers[f].n_bins;
+    size_t *count = gv_calloc(nb, sizeof *count);
+    if (!count) return;
+    for (size_t i = 0; i < n; i++) count[gv_bin_at(b, f, i)]++;
+    size_t mode = 0;
+    for (size_t k = 1; k < nb; k++)
+        if (count[k] > count[mode]) mode = k;
+    size_t other = n - count[mode];
+    gv_free(count);
+    if (2 * other > n) return;
+    uint32_t *rows = gv_malloc_array(other ? other : 1, sizeof *rows);
+    if (!rows) return;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (gv_bin_at(b, f, i) != mode) rows[j++] = (uint32_t)i;
+    b->mode_bin[f] = (uint32_t)mode;
+    b->n_sparse[f] = other;
+    b->sparse_rows[f] = rows;
 }
 
 grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mappers,
@@ -364,9 +407,31 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
         if (b->wide) {
             uint16_t *dst = b->bins16 + f * n;
             for (size_t i = 0; i < n; i++) dst[i] = (uint16_t)gv_bin_value(m, col[i]);
-        } else {
+        } else if (m->is_categorical) {
             uint8_t *dst = b->bins8 + f * n;
             for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)gv_bin_value(m, col[i]);
+        } else {
+            uint8_t *dst = b->bins8 + f * n;
+            for (size_t i = 0; i < n; i++)
+                dst[i] = isnan(col[i]) ? 0 : (uint8_t)(1 + count_below(m->cuts, m->n_cuts, col[i]));
+        }
+    }
+    if (n >= GV_SPARSE_MIN_ROWS && n <= UINT32_MAX) {
+        b->mode_bin = gv_calloc(F, sizeof *b->mode_bin);
+        b->n_sparse = gv_calloc(F, sizeof *b->n_sparse);
+        b->sparse_rows = gv_calloc(F, sizeof *b->sparse_rows);
+        if (b->mode_bin && b->n_sparse && b->sparse_rows) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1 && F > 1)
+#endif
+            for (size_t f = 0; f < F; f++) find_sparse(b, f);
+        } else {
+            gv_free(b->mode_bin);
+            gv_free(b->n_sparse);
+            gv_free(b->sparse_rows);
+            b->mode_bin = NULL;
+            b->n_sparse = NULL;
+            b->sparse_rows = NULL;
         }
     }
     *out = b;

@@ -44,7 +44,18 @@ typedef struct gv_binned {
     int wide;                     /* 0: bins8, 1: bins16 */
     uint8_t *bins8;               /* owned */
     uint16_t *bins16;             /* owned */
+    /* Sparse features: where one bin holds at least half of the rows (the zeros of pixels or
+     * one-hot columns) and there are at least GV_SPARSE_MIN_ROWS rows, the rows outside that
+     * bin, ascending.  A histogram over all rows then reads only these and derives the frequent
+     * bin from the totals (the sparse bins of LightGBM; Ke et al. 2017).  sparse_rows[f] is NULL
+     * for dense features (and all are NULL when memory was short: it is only an optimization).
+     * Owned; NULL arrays when no feature is sparse. */
+    uint32_t *mode_bin;           /* [n_features] */
+    size_t *n_sparse;             /* [n_features] */
+    uint32_t **sparse_rows;       /* [n_features] */
 } gv_binned;
+
+#define GV_SPARSE_MIN_ROWS 4096
 
 static inline uint32_t gv_bin_at(const gv_binned *b, size_t f, size_t i)
 {

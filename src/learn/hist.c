@@ -117,6 +117,43 @@ static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, s
     for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
 }
 
+/* CLASS statistics of all rows for a sparse feature (bin.h): only the rows outside its most
+ * frequent bin are read; that bin is the root's totals minus the other bins. */
+static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
+{
+    const gv_binned *X = e->X;
+    const size_t S = e->S, nb = (size_t)X->mappers[f].n_bins, mode = X->mode_bin[f];
+    const uint32_t *rows = X->sparse_rows[f];
+    const size_t m = X->n_sparse[f];
+    const double *ns = e->ns;
+    const int32_t *ncls = e->ncls;
+    if (X->wide) {
+        const uint16_t *col = X->bins16 + f * X->n_rows;
+        for (size_t j = 0; j < m; j++) {
+            uint32_t r = rows[j];
+            double *hb = hf + S * (size_t)col[r];
+            hb[0] += 1.0;
+            hb[1 + ncls[r]] += ns[r];
+        }
+    } else {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        for (size_t j = 0; j < m; j++) {
+            uint32_t r = rows[j];
+            double *hb = hf + S * (size_t)col[r];
+            hb[0] += 1.0;
+            hb[1 + ncls[r]] += ns[r];
+        }
+    }
+    /* the frequent bin: total - sum of the other bins, in bin order */
+    double *hm = hf + S * mode;
+    for (size_t s = 0; s < S; s++) {
+        double other = 0;
+        for (size_t k = 0; k < nb; k++)
+            if (k != mode) other += hf[S * k + s];
+        hm[s] = e->root_total[s] - other;
+    }
+}
+
 static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
 {
     const gv_binned *X = e->X;
@@ -126,6 +163,11 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     const int32_t *ncls = e->ncls;
     double *hf = h + e->hist_off[f];
     memset(hf, 0, (size_t)X->mappers[f].n_bins * S * sizeof *hf);
+    if (e->cfg->stats == GV_STATS_CLASS && X->sparse_rows && X->sparse_rows[f] && begin == 0 &&
+        end == e->n && !e->in->rows) {
+        build_feature_class_sparse(e, f, hf);
+        return;
+    }
     if (e->cfg->stats == GV_STATS_CLASS && end - begin >= CLASS2_MIN_ROWS) {
 #ifdef _OPENMP
         int tid = omp_get_thread_num();
@@ -156,6 +198,15 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h)
 {
     gv_hist_gather(e, begin, end);
+    if (e->cfg->stats == GV_STATS_CLASS && e->X->sparse_rows && begin == 0 && end == e->n &&
+        !e->in->rows) {
+        /* the root's totals, in row order, for the sparse features' frequent bins */
+        memset(e->root_total, 0, e->S * sizeof *e->root_total);
+        for (size_t i = 0; i < e->n; i++) {
+            e->root_total[0] += 1.0;
+            e->root_total[1 + e->ncls[i]] += e->ns[i];
+        }
+    }
     size_t work = (end - begin) * n_feats;
     (void)work;
 #ifdef _OPENMP

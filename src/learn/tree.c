@@ -761,6 +761,7 @@ static void engine_free(gv_engine *e)
         }
     }
     gv_free(e->scratch);
+    gv_free(e->root_total);
     gv_free(e->cat_pool);
     gv_free(e->rand_u);
     gv_free(e->part);
@@ -817,6 +818,8 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
             for (size_t f = 0; f < e->n_features; f++)
                 if (e->X->mappers[f].n_bins > mb) mb = e->X->mappers[f].n_bins;
             e->max_feature_bins = mb;
+            if (!e->root_total) e->root_total = gv_calloc(e->S, sizeof(double));
+            if (!e->root_total) return gv_err_nomem("tree engine");
             e->scratch[t].sub = gv_malloc_array(3 * mb * e->S, sizeof(double));
             if (!e->scratch[t].sub) return gv_err_nomem("tree engine");
         }

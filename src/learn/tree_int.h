@@ -73,6 +73,8 @@ typedef struct gv_engine {
     size_t *hist_off;       /* [n_features] */
     size_t hist_len;        /* doubles per node histogram */
     size_t max_feature_bins; /* the largest n_bins of any feature */
+    double *root_total;     /* CLASS: [S] the statistics of all rows, while the root's
+                               histograms are built (sparse features derive a bin from it) */
 
     /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
      * positions, the gathered statistics of those rows while a histogram is built. */
