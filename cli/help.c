@@ -23,6 +23,8 @@ static const char algos_text[] =
     "              perceptron.variant classic, averaged or pocket; hard votes.\n"
     "  logistic    L2-regularized logistic regression (binary or multinomial, L-BFGS), with\n"
     "              scikit-learn's C (logistic.C).\n"
+    "  mlp         neural network, one hidden layer (mlp.hidden, relu|tanh), softmax or linear\n"
+    "              output, weighted loss with L2 (mlp.alpha), minibatch Adam or SGD; seeded.\n"
     "Tree limits: max_depth, max_leaves, min_samples_leaf, min_samples_split, min_weight_leaf,\n"
     "min_gain; growth depthwise or bestfirst; max_features for random feature subsets per node.\n"
     "\n"
@@ -44,7 +46,12 @@ static const char algos_text[] =
     "  confidence-boost  boosting the confidence: k = ceil(log2(2/delta)) runs, the best on a\n"
     "                    held-out selection sample (confidence.epsilon, confidence.delta).\n"
     "AdaBoost family: boost.mode reweight|resample, boost.learning_rate, early_stopping_rounds\n"
-    "with --valid; --log FILE.csv (per-round log), `grove margins`, `grove predict --rounds T`.\n";
+    "with --valid; --log FILE.csv (per-round log), `grove margins`, `grove predict --rounds T`.\n"
+    "  stacking          stacked generalization: stack.learners (base.KEY for their parameters),\n"
+    "                    stack.folds out-of-fold predictions, stack.meta (logistic; regression:\n"
+    "                    non-negative least squares), stack.passthrough for the raw features.\n"
+    "  voting            hard or soft weighted majority (voting.mode, voting.weights) of\n"
+    "                    voting.learners.\n";
 
 static const char formats_text[] =
     "Input formats (gzip-compressed files are read transparently):\n"

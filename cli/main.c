@@ -18,6 +18,7 @@ static const struct {
     {"margins", cmd_margins, "normalized margins of a boosting model and their distribution"},
     {"help", cmd_help, "parameters, algorithms, file formats"},
     {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
+    {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
 };
 
 static void usage(FILE *fp)

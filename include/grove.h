@@ -289,6 +289,21 @@ grove_status grove_eval_json(const grove_eval *eval, char **out);
  * borrowed row-major array of counts, and K.  NULL for regression. */
 const double *grove_eval_confusion(const grove_eval *eval, size_t *n_classes);
 
+/* Bias-variance decomposition of the algorithm named by `params` (borrowed; NULL = defaults):
+ * trains it on `replicates` (>= 2) bootstrap replicates of `train` (n rows drawn with
+ * replacement from the seed; replicate r trains with seed + r) and predicts `test` (same
+ * schema, labelled; NULL: 30 % of train's rows, shuffled by the seed, are held out and the
+ * rest is the pool the replicates are drawn from).  The test labels are the noise-free targets.
+ * Regression, squared loss: bias2 = mean_x (mean_r f_r(x) - y)^2, variance = mean_x var_r
+ * f_r(x), mse = bias2 + variance.  Classification, zero-one loss (Domingos 2000, "A unified
+ * bias-variance decomposition"): main prediction y_m = the mode of the f_r(x); bias =
+ * mean_x [y_m != y]; variance = mean_x P_r(f_r != y_m); unbiased/biased variance; net variance
+ * = unbiased - biased (two classes; the exact multiclass weights otherwise); error = bias + net
+ * variance.  *out: a new JSON object as text (those numbers, "definition", "reference"), free
+ * with grove_string_free.  Since 0.1. */
+grove_status grove_biasvar(const grove_dataset *train, const grove_dataset *test,
+                           const grove_params *params, size_t replicates, char **out);
+
 #ifdef __cplusplus
 }
 #endif

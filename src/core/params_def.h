@@ -10,7 +10,7 @@
  */
 /* clang-format off */
 #define GV_PARAM_TABLE(X) \
-  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump|adaboost|adaboost.m1|samme|samme.r|adaboost.m2|adaboost.r2|filter-boost|confidence-boost|perceptron|logistic|bagging|forest|extra-trees|gbdt", \
+  X(ALGO, "algo", ENUM, "tree", 0, 0, "tree|id3|stump|adaboost|adaboost.m1|samme|samme.r|adaboost.m2|adaboost.r2|filter-boost|confidence-boost|perceptron|logistic|bagging|forest|extra-trees|gbdt|mlp|stacking|voting", \
     "learning algorithm (see `grove help algos`)") \
   X(TASK, "task", ENUM, "auto", 0, 0, "auto|classification|regression", \
     "task; auto: classification if a label is non-numeric or all labels are integers with at most 50 distinct values") \
@@ -120,5 +120,39 @@
   X(HUBER_DELTA, "huber_delta", FLOAT, "1", 1e-300, 1e300, "", \
     "gbdt, objective huber: residuals beyond delta are penalized linearly") \
   X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss", \
-    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential)")
+    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential)") \
+  /* ---- neural network (learn/mlp.c) ---- */ \
+  X(MLP_HIDDEN, "mlp.hidden", INT, "32", 1, 65536, "", \
+    "mlp: units in the one hidden layer") \
+  X(MLP_ACTIVATION, "mlp.activation", ENUM, "relu", 0, 0, "relu|tanh", \
+    "mlp: activation of the hidden layer") \
+  X(MLP_ALPHA, "mlp.alpha", FLOAT, "1e-4", 0, 1e300, "", \
+    "mlp: L2 penalty: minimizes sum_i w_i * loss_i + alpha/2 * ||weights||^2 (biases not penalized), divided by sum_i w_i (scikit-learn's alpha for unit weights)") \
+  X(MLP_EPOCHS, "mlp.epochs", INT, "200", 1, 100000000, "", \
+    "mlp: most passes over the training rows (each in a fresh order drawn from the seed)") \
+  X(MLP_LEARNING_RATE, "mlp.learning_rate", FLOAT, "1e-3", 1e-12, 1000, "", \
+    "mlp: step size of Adam or SGD") \
+  X(MLP_BATCH_SIZE, "mlp.batch_size", INT, "32", 1, 2147483647, "", \
+    "mlp: rows per minibatch (at most the number of training rows)") \
+  X(MLP_SOLVER, "mlp.solver", ENUM, "adam", 0, 0, "adam|sgd", \
+    "mlp: Adam (Kingma & Ba 2015) or minibatch SGD with momentum mlp.momentum") \
+  X(MLP_MOMENTUM, "mlp.momentum", FLOAT, "0.9", 0, 0.999999, "", \
+    "mlp, solver sgd: momentum of the updates") \
+  X(MLP_TOL, "mlp.tol", FLOAT, "1e-4", 0, 1e300, "", \
+    "mlp: stop once the epoch's mean training loss has not improved by tol for 10 epochs in a row; 0 = always run mlp.epochs") \
+  /* ---- stacking and voting (ensemble/stacking.c) ---- */ \
+  X(STACK_LEARNERS, "stack.learners", STRING, "auto", 0, 0, "auto|comma-separated learners (tree,forest,logistic,mlp,...)", \
+    "stacking: the base learners (their parameters: base.KEY); auto: tree,forest,logistic (classification), tree,forest,mlp (regression)") \
+  X(STACK_META, "stack.meta", STRING, "auto", 0, 0, "auto|linear|a learner", \
+    "stacking: the meta-learner, fitted on the out-of-fold predictions with this model's own parameters (e.g. logistic.C); linear: least squares with non-negative weights on the base predictions (Breiman 1996; regression); auto: logistic (classification), linear (regression)") \
+  X(STACK_FOLDS, "stack.folds", INT, "5", 2, 1000, "", \
+    "stacking: folds of the out-of-fold predictions (stratified by class)") \
+  X(STACK_PASSTHROUGH, "stack.passthrough", BOOL, "false", 0, 0, "true|false", \
+    "stacking: give the meta-learner the raw features as well as the base predictions") \
+  X(VOTING_LEARNERS, "voting.learners", STRING, "auto", 0, 0, "auto|comma-separated learners", \
+    "voting: the learners (their parameters: base.KEY); auto: as stack.learners") \
+  X(VOTING_MODE, "voting.mode", ENUM, "hard", 0, 0, "hard|soft", \
+    "voting: weighted plurality of the predicted labels (ties to the lowest class), or weighted mean of the class probabilities; regression: weighted mean") \
+  X(VOTING_WEIGHTS, "voting.weights", STRING, "", 0, 0, "comma-separated non-negative numbers, one per learner", \
+    "voting: the learners' weights (default: all equal)")
 /* clang-format on */

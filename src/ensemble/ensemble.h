@@ -95,4 +95,14 @@ extern const gv_component_vt gv_gbdt_component;
  * alpha]) into `b`; GROVE_ERR_ARG for other components. */
 grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *b);
 
+/* Stacking and voting over a list of learners (stacking.c): algo stacking (component kind
+ * "stacking"; stack.* parameters) and voting (kind "voting"; voting.* parameters).  Random
+ * streams (seed, GV_STREAM_STACK, l * (folds + 1) + j) for learner l on fold j (j = folds: all
+ * rows), (seed, GV_STREAM_VOTING, l) for voting's learner l. */
+enum { GV_STREAM_STACK = 41, GV_STREAM_VOTING = 42 };
+grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+extern const gv_component_vt gv_stacking_component;
+extern const gv_component_vt gv_voting_component;
+
 #endif /* GV_ENSEMBLE_H */

@@ -125,6 +125,9 @@ static const gv_learner learners[] = {
     {"forest", gv_fit_forest},         /* ensemble.h, bagging.c */
     {"extra-trees", gv_fit_extra_trees}, /* ensemble.h, bagging.c */
     {"gbdt", gv_fit_gbdt},               /* ensemble.h, gbdt.c */
+    {"mlp", gv_mlp_fit},                 /* linear.h, mlp.c */
+    {"stacking", gv_fit_stacking},       /* ensemble.h, stacking.c */
+    {"voting", gv_fit_voting},           /* ensemble.h, stacking.c */
 };
 
 const gv_learner *gv_learner_find(const char *name)

@@ -131,6 +131,13 @@ static void fit_numeric(gv_linear_map *m, size_t f, const grove_dataset *d, cons
     if (sd > 0 && isfinite(sd)) m->std[f] = sd;
 }
 
+void gv_linear_map_fit(gv_linear_map *m, const grove_dataset *d, const size_t *rows, size_t n,
+                       const double *q)
+{
+    for (size_t f = 0; f < m->n_features; f++)
+        if (!m->is_categorical[f]) fit_numeric(m, f, d, rows, n, q);
+}
+
 void gv_linear_data_free(gv_linear_data *ld)
 {
     if (!ld) return;

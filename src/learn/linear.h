@@ -56,6 +56,12 @@ grove_status gv_linear_map_identity(gv_linear_map *m, size_t n_features);
 /* Frees the map's arrays and zeroes it (an all-zero map is accepted). */
 void gv_linear_map_free(gv_linear_map *m);
 
+/* Fits the mean and std of every numeric feature of a map laid out by gv_linear_map_init on
+ * the view rows[0..n) of d (rows NULL: rows 0..n-1) with per-position weights q[n] >= 0 (any
+ * common scale), as gv_linear_data_build does; for learners of any task (mlp.c). */
+void gv_linear_map_fit(gv_linear_map *m, const grove_dataset *d, const size_t *rows, size_t n,
+                       const double *q);
+
 /* The encoded entry of raw value x of feature f (see the file comment). */
 static inline double gv_linear_encode(const gv_linear_map *m, size_t f, float x)
 {
@@ -157,6 +163,11 @@ grove_status gv_logistic_fit(const gv_fit_input *in, gv_rng *rng, gv_component *
 
 extern const gv_component_vt gv_perceptron_component; /* impl: gv_perceptron */
 extern const gv_component_vt gv_logistic_component;   /* impl: gv_logistic */
+
+/* The one-hidden-layer neural network (mlp.c), classification and regression, on the same
+ * feature map; parameters mlp.* (params_def.h).  Component kind "mlp". */
+grove_status gv_mlp_fit(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+extern const gv_component_vt gv_mlp_component; /* impl: gv_mlp */
 
 /* Rosenblatt's classic perceptron on raw vectors, for tests of the theory: X is n x d
  * row-major (borrowed), y[i] = +1 or -1 (y > 0 counts as +1); no standardization and no bias

@@ -350,6 +350,9 @@ static const gv_component_vt *const component_kinds[] = {
     &gv_confidence_component, /* ensemble.h */
     &gv_bagging_component,    /* ensemble.h: bagging, forest, extra-trees */
     &gv_gbdt_component,       /* ensemble.h */
+    &gv_mlp_component,        /* linear.h */
+    &gv_stacking_component,   /* ensemble.h */
+    &gv_voting_component,     /* ensemble.h */
 };
 
 const gv_component_vt *gv_component_kind(const char *kind)

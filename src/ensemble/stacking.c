@@ -1,0 +1,1172 @@
+/*
+ * stacking.c -- stacked generalization ("stacking", component kind "stacking") and weighted
+ * voting ("voting", kind "voting") over a list of any base learners.
+ *
+ * Pipeline position: ensemble/, written against the base-learner interface (learn/learner.h).
+ *
+ * Stacking (Wolpert 1992; Breiman 1996, "Stacked regressions"):
+ *  1. The view's distinct rows are dealt into stack.folds folds: stratified by class (each
+ *     class's rows, in row order, shuffled by the stream (seed, GV_STREAM_STACK, STREAM_FOLDS)
+ *     and dealt round-robin, classes in class order, continuing the count), plain shuffled for
+ *     regression.  A row repeated in the view (bagging of stacking) stays in one fold.
+ *  2. For every learner l and fold j, l is fitted on the other folds and predicts fold j: the
+ *     out-of-fold predictions are the meta-features -- per learner the class probabilities
+ *     (two classes: P(class 1) only, as scikit-learn's StackingClassifier) or the value.
+ *  3. The meta-learner (stack.meta) is fitted on the meta-features (and, with
+ *     stack.passthrough, the raw features before them), with the view's labels and weights,
+ *     as an in-memory dataset whose schema is the raw schema's features (passthrough) then one
+ *     numeric column per meta-feature, named "stack<l>.<learner>.p<k>" (regression: ".value").
+ *     The meta dataset stores floats, as every dataset does; prediction builds the same float
+ *     row, so training and prediction see identical meta-features.
+ *  4. Every base learner is refitted on all rows of the view: these are the model's members.
+ * Prediction: the members predict the row, the meta row is assembled as in 3, and the
+ * meta-learner predicts it.
+ * Parameters: the base learners get the "base.KEY" parameters (all of them the same set; the
+ * user's seed unless base.seed is set); the meta-learner gets this model's own parameters, so
+ * `--set logistic.C=0.1` tunes a logistic meta-learner.  stack.meta=auto is logistic for
+ * classification and "linear" for regression: the combiner of Breiman (1996), least squares
+ *     min_{b, beta} sum_i w_i (y_i - b - sum_c beta_c x_ic)^2,   beta_c >= 0 for base columns
+ * (raw passthrough columns unconstrained, categorical ones ignored; a missing raw value takes
+ * the column's training mean), solved by cyclic coordinate descent on centred columns.
+ * Random streams: task t = l * (folds + 1) + j (j = folds: the refit on all rows) fits with
+ * (seed, GV_STREAM_STACK, t); the meta-learner with (seed, GV_STREAM_STACK, L * (folds + 1)).
+ * The fits run in parallel (one thread each, the rest of the threads inside the learners);
+ * each depends only on its stream, so the model is the same for any thread count.
+ *
+ * Voting: every learner is fitted on all rows with (seed, GV_STREAM_VOTING, l); prediction is
+ * the weighted plurality of the members' labels (voting.mode=hard; ties to the lowest class;
+ * the output "probabilities" are the normalized vote shares) or the weighted mean of their class
+ * probabilities (soft), or of their values (regression).
+ *
+ * File forms (docs/model-format.md): stacking: n_classes, learners (names), folds, passthrough
+ * (0/1), members (components), meta_name, and either meta (a component over the meta schema)
+ * or, for "linear", coef, fill (one per meta column) and intercept.  voting: n_classes,
+ * learners, soft (0/1), weights, members.
+ */
+#include "ensemble.h"
+
+#include "../core/params.h"
+#include "../data/dataset.h"
+#include "../model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STREAM_FOLDS UINT64_C(0xF01D5)
+#define MAX_LEARNERS 256
+#define STACK_BUF 512
+
+/* ---------------------------------------------------------------------------------------------
+ * Shared: learner lists, base parameters, parallel fits
+ * ------------------------------------------------------------------------------------------ */
+
+static void free_names(char **names, size_t n)
+{
+    if (!names) return;
+    for (size_t i = 0; i < n; i++) gv_free(names[i]);
+    gv_free(names);
+}
+
+/* Splits the comma-separated list `text` (blanks around names ignored) into new names, each a
+ * known learner.  `param` names the parameter in messages. */
+static grove_status parse_learners(const char *text, const char *param, char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char **names = gv_calloc(MAX_LEARNERS, sizeof *names);
+    if (!names) return gv_err_nomem("a list of learners");
+    size_t k = 0;
+    const char *s = text;
+    for (;;) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        while (len && (*s == ' ' || *s == '\t')) s++, len--;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+        if (!len) {
+            free_names(names, k);
+            return gv_err(GROVE_ERR_PARAM, "%s: an empty learner name in '%s'", param, text);
+        }
+        if (k == MAX_LEARNERS) {
+            free_names(names, k);
+            return gv_err(GROVE_ERR_PARAM, "%s: more than %d learners", param, MAX_LEARNERS);
+        }
+        names[k] = gv_strndup(s, len);
+        if (!names[k]) {
+            free_names(names, k);
+            return gv_err_nomem("a list of learners");
+        }
+        if (!gv_learner_find(names[k])) {
+            grove_status st = gv_err(GROVE_ERR_PARAM,
+                                     "%s: unknown learner '%s' (see `grove help algos`)", param,
+                                     names[k]);
+            free_names(names, k + 1);
+            return st;
+        }
+        k++;
+        if (!e) break;
+        s = e + 1;
+    }
+    *out = names;
+    *n = k;
+    return GROVE_OK;
+}
+
+/* The learner list of parameter `id` ("auto": tree,forest,logistic for classification,
+ * tree,forest,mlp for regression). */
+static grove_status learners_param(const grove_params *p, gv_param_id id, int classification,
+                                   char ***out, size_t *n)
+{
+    const char *text = gv_param_str(p, id);
+    if (!strcmp(text, "auto")) text = classification ? "tree,forest,logistic" : "tree,forest,mlp";
+    return parse_learners(text, gv_param_name(id), out, n);
+}
+
+/* New parameters for the base learners: base.KEY, with the model's seed unless base.seed. */
+static grove_status base_params(const grove_params *p, grove_params **out)
+{
+    const grove_params *b = gv_params_base(p);
+    grove_status st = b ? grove_params_copy(b, out) : grove_params_create(out);
+    if (st != GROVE_OK) return st;
+    if (!gv_param_is_set(*out, GV_P_SEED)) {
+        st = grove_params_set(*out, "seed", gv_param_str(p, GV_P_SEED));
+        if (st != GROVE_OK) {
+            grove_params_free(*out);
+            *out = NULL;
+        }
+    }
+    return st;
+}
+
+typedef struct fit_task {
+    const gv_learner *learner;
+    gv_fit_input in;
+    uint64_t stream;
+    gv_component comp;
+    grove_status st;
+    char msg[512];
+} fit_task;
+
+/* Fits every task in parallel; inner learners get the threads left over.  On failure returns
+ * the first failed task's status with "what <index>: message" (components of every task stay
+ * in the tasks, for the caller to free). */
+static grove_status run_tasks(fit_task *tasks, size_t n, int n_threads, uint64_t seed,
+                              uint64_t component, const char *const *names, size_t per_name)
+{
+    int nt = n_threads > 0 ? n_threads : 1;
+    int inner = n == 0 || (size_t)nt <= n ? 1 : (int)((size_t)nt / n);
+    const long nl = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#endif
+    for (long t = 0; t < nl; t++) {
+        fit_task *k = &tasks[t];
+        gv_rng rng;
+        gv_rng_seed(&rng, seed, component, k->stream);
+        k->in.n_threads = inner;
+        k->st = k->learner->fit(&k->in, &rng, &k->comp);
+        if (k->st != GROVE_OK) snprintf(k->msg, sizeof k->msg, "%s", grove_last_error());
+    }
+    for (size_t t = 0; t < n; t++)
+        if (tasks[t].st != GROVE_OK)
+            return gv_err(tasks[t].st, "learner %zu (%s): %s", t / per_name + 1,
+                          names[t / per_name], tasks[t].msg);
+    return GROVE_OK;
+}
+
+static size_t argmax(const double *v, size_t k)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < k; c++)
+        if (v[c] > v[best]) best = c;
+    return best;
+}
+
+static json_t *names_json(char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_string(names[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *members_json(const gv_component *m, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, gv_component_to_json(&m[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *reals_json(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(x[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Reads "learners" (names of known learners) and "members" (as many components) of obj. */
+static grove_status read_members(const json_t *obj, const grove_schema *schema, char ***names,
+                                 gv_component **members, size_t *n)
+{
+    *names = NULL;
+    *members = NULL;
+    *n = 0;
+    const json_t *ln = json_object_get(obj, "learners"), *mb = json_object_get(obj, "members");
+    if (!json_is_array(ln) || json_array_size(ln) == 0 || json_array_size(ln) > MAX_LEARNERS)
+        return gv_err(GROVE_ERR_MODEL, "learners: must be an array of 1 to %d names",
+                      MAX_LEARNERS);
+    size_t L = json_array_size(ln);
+    if (!json_is_array(mb) || json_array_size(mb) != L)
+        return gv_err(GROVE_ERR_MODEL, "members: must be an array of %zu components", L);
+    char **nm = gv_calloc(L, sizeof *nm);
+    gv_component *m = gv_calloc(L, sizeof *m);
+    grove_status st = GROVE_OK;
+    if (!nm || !m) {
+        st = gv_err_nomem("a model's members");
+        goto fail;
+    }
+    for (size_t l = 0; l < L && st == GROVE_OK; l++) {
+        const char *s = json_string_value(json_array_get(ln, l));
+        if (!s || !gv_learner_find(s)) {
+            st = gv_err(GROVE_ERR_MODEL, "learners[%zu]: not a known learner", l);
+            break;
+        }
+        if (!(nm[l] = gv_strdup(s))) {
+            st = gv_err_nomem("a model's members");
+            break;
+        }
+        st = gv_component_from_json(json_array_get(mb, l), schema, &m[l]);
+        if (st != GROVE_OK) gv_err_prefix("members[%zu]", l);
+    }
+    if (st == GROVE_OK) {
+        *names = nm;
+        *members = m;
+        *n = L;
+        return GROVE_OK;
+    }
+fail:
+    if (m)
+        for (size_t l = 0; l < L; l++) gv_component_free(&m[l]);
+    gv_free(m);
+    free_names(nm, L);
+    return st;
+}
+
+static grove_status check_fields(const json_t *obj, const char *const *fields, size_t n,
+                                 const char *what)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        int known = 0;
+        for (size_t j = 0; j < n; j++) known |= !strcmp(key, fields[j]);
+        if (!known) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in a %s", key, what);
+    }
+    return GROVE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Stacking
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct gv_stacking {
+    int n_classes;          /* K >= 2, or 0 for regression */
+    size_t n_learners;      /* L */
+    char **names;           /* [L] learner names, owned */
+    gv_component *members;  /* [L] refitted on all rows, owned */
+    int64_t folds;
+    int passthrough;
+    size_t n_raw;           /* raw features */
+    size_t per;             /* meta columns per learner: 1 (two classes, regression) or K */
+    size_t n_meta;          /* passthrough * n_raw + L * per */
+    grove_schema *meta_schema; /* owned */
+    char *meta_name;        /* "linear" or a learner name, owned */
+    gv_component meta;      /* the meta-learner (not "linear"), owned */
+    double *coef, *fill;    /* "linear": [n_meta] each, owned */
+    double intercept;
+} gv_stacking;
+
+static void stacking_free(void *impl)
+{
+    gv_stacking *s = impl;
+    if (!s) return;
+    if (s->members)
+        for (size_t l = 0; l < s->n_learners; l++) gv_component_free(&s->members[l]);
+    gv_free(s->members);
+    free_names(s->names, s->n_learners);
+    gv_schema_free(s->meta_schema);
+    gv_free(s->meta_name);
+    gv_component_free(&s->meta);
+    gv_free(s->coef);
+    gv_free(s->fill);
+    gv_free(s);
+}
+
+static int is_linear(const gv_stacking *s) { return !strcmp(s->meta_name, "linear"); }
+
+/* The meta schema: the raw features (passthrough) then the meta columns; task and classes of
+ * `raw`.  Sets s->per and s->n_meta.  NULL when out of memory. */
+static grove_schema *meta_schema_new(gv_stacking *s, const grove_schema *raw)
+{
+    s->n_raw = raw->n_features;
+    s->per = s->n_classes > 2 ? (size_t)s->n_classes : 1;
+    s->n_meta = (s->passthrough ? s->n_raw : 0) + s->n_learners * s->per;
+    grove_schema *m = gv_schema_new(s->n_meta);
+    if (!m) return NULL;
+    int bad = 0;
+    size_t c = 0;
+    if (s->passthrough)
+        for (; c < s->n_raw && !bad; c++) {
+            gv_free(m->feature_names[c]);
+            m->feature_names[c] = gv_strdup(raw->feature_names[c]);
+            m->is_categorical[c] = raw->is_categorical[c];
+            bad |= !m->feature_names[c] || gv_dict_copy(&m->categories[c], &raw->categories[c]);
+        }
+    for (size_t l = 0; l < s->n_learners && !bad; l++)
+        for (size_t k = 0; k < s->per && !bad; k++, c++) {
+            char name[320];
+            if (!s->n_classes)
+                snprintf(name, sizeof name, "stack%zu.%s.value", l, s->names[l]);
+            else
+                snprintf(name, sizeof name, "stack%zu.%s.p%zu", l, s->names[l],
+                         s->n_classes == 2 ? (size_t)1 : k);
+            gv_free(m->feature_names[c]);
+            bad |= !(m->feature_names[c] = gv_strdup(name));
+        }
+    gv_free(m->label_name);
+    bad |= !(m->label_name = gv_strdup(raw->label_name));
+    m->task = raw->task;
+    bad |= gv_dict_copy(&m->classes, &raw->classes) != 0;
+    if (bad) {
+        gv_schema_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Writes learner l's prediction p (K probabilities or a value) as its meta columns. */
+static void put_meta(const gv_stacking *s, size_t l, const double *p, float *row)
+{
+    float *dst = row + (s->passthrough ? s->n_raw : 0) + l * s->per;
+    if (s->n_classes == 2)
+        dst[0] = (float)p[1];
+    else
+        for (size_t k = 0; k < s->per; k++) dst[k] = (float)p[k];
+}
+
+/* The linear combiner's value on a meta row. */
+static double linear_value(const gv_stacking *s, const float *row)
+{
+    double v = s->intercept;
+    for (size_t c = 0; c < s->n_meta; c++) {
+        if (s->coef[c] == 0) continue;
+        double x = (double)row[c];
+        v += s->coef[c] * (isfinite(x) ? x : s->fill[c]);
+    }
+    return v;
+}
+
+static void stacking_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    const gv_stacking *s = impl;
+    size_t K = s->n_classes ? (size_t)s->n_classes : 1;
+    float fbuf[STACK_BUF];
+    double pbuf[STACK_BUF];
+    float *row = s->n_meta <= STACK_BUF ? fbuf : gv_malloc_array(s->n_meta, sizeof *row);
+    double *p = K <= STACK_BUF ? pbuf : gv_malloc_array(K, sizeof *p);
+    if (!row || !p) { /* no memory for the scratch: a prediction that says so */
+        for (size_t k = 0; k < K; k++) out[k] = s->n_classes ? 1.0 / (double)K : NAN;
+        goto done;
+    }
+    if (s->passthrough)
+        for (size_t f = 0; f < s->n_raw; f++) row[f] = gv_value(d, f, i);
+    for (size_t l = 0; l < s->n_learners; l++) {
+        s->members[l].vt->predict_row(s->members[l].impl, d, i, p);
+        put_meta(s, l, p, row);
+    }
+    if (is_linear(s)) {
+        out[0] = linear_value(s, row);
+    } else {
+        /* a one-row dataset over the caller's stack buffer (values are read-only here) */
+        grove_dataset one;
+        memset(&one, 0, sizeof one);
+        one.schema = s->meta_schema;
+        one.n_rows = 1;
+        one.values = row;
+        s->meta.vt->predict_row(s->meta.impl, &one, 0, out);
+    }
+done:
+    if (row != fbuf) gv_free(row);
+    if (p != pbuf) gv_free(p);
+}
+
+/* Deals the distinct rows of the view into folds (see the file comment): fold_of[r] for every
+ * row r of the view (others untouched).  Returns the number of distinct rows. */
+static size_t assign_folds(const gv_fit_input *in, size_t folds, uint64_t seed, size_t *fold_of,
+                           uint8_t *seen, size_t *order)
+{
+    size_t N = in->data->n_rows, n_distinct = 0;
+    memset(seen, 0, N);
+    for (size_t p = 0; p < in->n_rows; p++) {
+        size_t r = in->rows ? in->rows[p] : p;
+        if (!seen[r]) n_distinct++;
+        seen[r] = 1;
+    }
+    gv_rng rng;
+    gv_rng_seed(&rng, seed, GV_STREAM_STACK, STREAM_FOLDS);
+    size_t groups = in->n_classes >= 2 ? (size_t)in->n_classes : 1, dealt = 0;
+    for (size_t g = 0; g < groups; g++) {
+        size_t m = 0;
+        for (size_t r = 0; r < N; r++)
+            if (seen[r] && (groups == 1 || (size_t)in->y[r] == g)) order[m++] = r;
+        gv_rng_shuffle(&rng, order, m);
+        for (size_t j = 0; j < m; j++) fold_of[order[j]] = (dealt++) % folds;
+    }
+    return n_distinct;
+}
+
+/* Breiman's combiner (file comment) on the n x n_meta meta matrix X (column-major floats,
+ * `cat` marks categorical columns, `lo0` columns >= 0 constrained), targets y, weights w. */
+static grove_status fit_linear(gv_stacking *s, const grove_dataset *X, const double *y,
+                               const double *w)
+{
+    size_t n = X->n_rows, C = s->n_meta;
+    s->coef = gv_calloc(C, sizeof *s->coef);
+    s->fill = gv_calloc(C, sizeof *s->fill);
+    double *xc = gv_malloc_array(n, C * sizeof(double)); /* centred columns */
+    double *r = gv_malloc_array(n, sizeof *r), *ss = gv_calloc(C, sizeof *ss);
+    grove_status st = GROVE_OK;
+    if (!s->coef || !s->fill || !xc || !r || !ss) {
+        st = gv_err_nomem("the linear meta-learner");
+        goto done;
+    }
+    size_t first_meta = s->passthrough ? s->n_raw : 0;
+    double W = 0, ym = 0;
+    for (size_t i = 0; i < n; i++) {
+        W += w[i];
+        ym += w[i] * y[i];
+    }
+    if (!(W > 0)) {
+        st = gv_err(GROVE_ERR_DATA, "stacking: every training row has sample weight 0");
+        goto done;
+    }
+    ym /= W;
+    for (size_t c = 0; c < C; c++) {
+        double *col = xc + c * n, sw = 0, sx = 0;
+        if (X->schema->is_categorical[c]) {
+            for (size_t i = 0; i < n; i++) col[i] = 0;
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double v = (double)gv_value(X, c, i);
+            if (isfinite(v)) {
+                sw += w[i];
+                sx += w[i] * v;
+            }
+        }
+        s->fill[c] = sw > 0 ? sx / sw : 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = (double)gv_value(X, c, i);
+            col[i] = (isfinite(v) ? v : s->fill[c]) - s->fill[c];
+            ss[c] += w[i] * col[i] * col[i];
+        }
+    }
+    for (size_t i = 0; i < n; i++) r[i] = y[i] - ym;
+    /* cyclic coordinate descent: beta_c <- argmin over the line (clipped at 0 for base
+     * columns); residuals r = y - ym - sum_c beta_c xc_c kept up to date */
+    double scale = 0;
+    for (size_t i = 0; i < n; i++) scale += w[i] * r[i] * r[i];
+    for (int sweep = 0; sweep < 10000; sweep++) {
+        double change = 0;
+        for (size_t c = 0; c < C; c++) {
+            if (!(ss[c] > 1e-300)) continue;
+            const double *col = xc + c * n;
+            double g = 0;
+            for (size_t i = 0; i < n; i++) g += w[i] * col[i] * r[i];
+            double b = s->coef[c] + g / ss[c];
+            if (c >= first_meta && b < 0) b = 0;
+            double delta = b - s->coef[c];
+            if (delta == 0) continue;
+            for (size_t i = 0; i < n; i++) r[i] -= delta * col[i];
+            s->coef[c] = b;
+            /* the decrease of the weighted squared error from this step */
+            double dec = delta * delta * ss[c];
+            if (dec > change) change = dec;
+        }
+        if (!(change > 1e-14 * (scale > 0 ? scale : 1))) break;
+    }
+    s->intercept = ym;
+    for (size_t c = 0; c < C; c++) s->intercept -= s->coef[c] * s->fill[c];
+    for (size_t c = 0; c < C; c++)
+        if (!isfinite(s->coef[c]) || !isfinite(s->fill[c])) {
+            st = gv_err(GROVE_ERR_DATA, "stacking: the linear meta-learner is not finite");
+            break;
+        }
+    if (!isfinite(s->intercept) && st == GROVE_OK)
+        st = gv_err(GROVE_ERR_DATA, "stacking: the linear meta-learner is not finite");
+done:
+    gv_free(xc);
+    gv_free(r);
+    gv_free(ss);
+    return st;
+}
+
+grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng; /* every fit has its own stream (file comment) */
+    out->vt = NULL;
+    out->impl = NULL;
+    const grove_params *p = in->params;
+    const grove_dataset *d = in->data;
+    const int classification = in->n_classes >= 2;
+    const uint64_t seed = (uint64_t)gv_param_int(p, GV_P_SEED);
+    const size_t folds = (size_t)gv_param_int(p, GV_P_STACK_FOLDS);
+    const size_t n = in->n_rows, N = d->n_rows, K = classification ? (size_t)in->n_classes : 1;
+    grove_params *bp = NULL;
+    fit_task *tasks = NULL;
+    size_t *fold_of = NULL, *order = NULL, *train_rows = NULL, n_tasks = 0;
+    uint8_t *seen = NULL;
+    size_t n_meta_cols = 0;
+    double *pbuf = NULL, *meta_w = NULL;
+    grove_dataset *meta_ds = NULL;
+    gv_bin_mapper *mappers = NULL;
+    gv_binned *binned = NULL;
+    grove_status st;
+
+    gv_stacking *s = gv_calloc(1, sizeof *s);
+    if (!s) return gv_err_nomem("a stacking model");
+    s->n_classes = classification ? in->n_classes : 0;
+    s->folds = (int64_t)folds;
+    s->passthrough = (int)gv_param_int(p, GV_P_STACK_PASSTHROUGH);
+    if ((st = learners_param(p, GV_P_STACK_LEARNERS, classification, &s->names,
+                             &s->n_learners)) != GROVE_OK)
+        goto done;
+    const char *meta = gv_param_str(p, GV_P_STACK_META);
+    if (!strcmp(meta, "auto")) meta = classification ? "logistic" : "linear";
+    const gv_learner *meta_learner = NULL;
+    if (!strcmp(meta, "linear")) {
+        if (classification) {
+            st = gv_err(GROVE_ERR_PARAM, "stack.meta: linear is a regression combiner; this is "
+                                         "a classification task (use logistic or any learner)");
+            goto done;
+        }
+    } else if (!strcmp(meta, "stacking")) {
+        /* it would read these same stack.* parameters and recurse without end */
+        st = gv_err(GROVE_ERR_PARAM, "stack.meta: stacking cannot be its own meta-learner");
+        goto done;
+    } else if (!(meta_learner = gv_learner_find(meta))) {
+        st = gv_err(GROVE_ERR_PARAM, "stack.meta: unknown learner '%s' (see `grove help algos`)",
+                    meta);
+        goto done;
+    }
+    if (!(s->meta_name = gv_strdup(meta)) || !(s->meta_schema = meta_schema_new(s, d->schema))) {
+        st = gv_err_nomem("a stacking model");
+        goto done;
+    }
+    n_meta_cols = s->n_meta;
+    if (n == 0) {
+        st = gv_err(GROVE_ERR_DATA, "stacking: no rows to train on");
+        goto done;
+    }
+    if ((st = base_params(p, &bp)) != GROVE_OK) goto done;
+
+    /* folds over the distinct rows */
+    fold_of = gv_malloc_array(N, sizeof *fold_of);
+    order = gv_malloc_array(N, sizeof *order);
+    seen = gv_malloc(N ? N : 1);
+    size_t L = s->n_learners, n_train_all;
+    n_tasks = L * (folds + 1);
+    if (gv_mul_size(folds, n, &n_train_all) != 0) n_train_all = SIZE_MAX;
+    train_rows = gv_malloc_array(n_train_all, sizeof *train_rows);
+    tasks = gv_calloc(n_tasks, sizeof *tasks);
+    s->members = gv_calloc(L, sizeof *s->members);
+    pbuf = gv_malloc_array(K, sizeof *pbuf);
+    meta_w = gv_malloc_array(n, sizeof *meta_w);
+    if (!fold_of || !order || !seen || !train_rows || !tasks || !s->members || !pbuf || !meta_w) {
+        st = gv_err_nomem("stacking");
+        goto done;
+    }
+    size_t n_distinct = assign_folds(in, folds, seed, fold_of, seen, order);
+    if (n_distinct < folds) {
+        st = gv_err(GROVE_ERR_DATA, "stacking: %zu distinct training rows, fewer than "
+                                    "stack.folds = %zu", n_distinct, folds);
+        goto done;
+    }
+    /* fold j's training rows: the view's positions outside fold j, in view order */
+    size_t n_train[1001];
+    for (size_t j = 0; j < folds; j++) {
+        size_t *tr = train_rows + j * n, m = 0;
+        for (size_t q = 0; q < n; q++) {
+            size_t r = in->rows ? in->rows[q] : q;
+            if (fold_of[r] != j) tr[m++] = r;
+        }
+        n_train[j] = m;
+    }
+    for (size_t l = 0; l < L; l++)
+        for (size_t j = 0; j <= folds; j++) {
+            fit_task *k = &tasks[l * (folds + 1) + j];
+            k->learner = gv_learner_find(s->names[l]);
+            k->in = *in;
+            k->in.params = bp;
+            k->in.valid = NULL;
+            k->stream = l * (folds + 1) + j;
+            if (j < folds) {
+                k->in.rows = train_rows + j * n;
+                k->in.n_rows = n_train[j];
+            }
+        }
+    if ((st = run_tasks(tasks, n_tasks, in->n_threads, seed, GV_STREAM_STACK,
+                        (const char *const *)s->names, folds + 1)) != GROVE_OK)
+        goto done;
+
+    /* the meta dataset: out-of-fold predictions (and raw values), labels, weights */
+    grove_schema *ms = gv_schema_copy(s->meta_schema);
+    meta_ds = ms ? gv_dataset_new(ms, n, 1) : NULL;
+    if (meta_ds) {
+        gv_free(meta_ds->source);
+        meta_ds->source = gv_strdup("<stacking meta-features>");
+    }
+    if (!meta_ds || !meta_ds->source) {
+        st = gv_err_nomem("the stacking meta-features");
+        goto done;
+    }
+    float *row = gv_malloc_array(s->n_meta ? s->n_meta : 1, sizeof *row);
+    if (!row) {
+        st = gv_err_nomem("the stacking meta-features");
+        goto done;
+    }
+    for (size_t q = 0; q < n; q++) {
+        size_t r = in->rows ? in->rows[q] : q;
+        if (s->passthrough)
+            for (size_t f = 0; f < s->n_raw; f++) row[f] = gv_value(d, f, r);
+        for (size_t l = 0; l < L; l++) {
+            const gv_component *c = &tasks[l * (folds + 1) + fold_of[r]].comp;
+            c->vt->predict_row(c->impl, d, r, pbuf);
+            put_meta(s, l, pbuf, row);
+        }
+        for (size_t c = 0; c < s->n_meta; c++) meta_ds->values[c * n + q] = row[c];
+        meta_ds->labels[q] = in->y[r];
+        meta_w[q] = in->weight ? in->weight[r] : 1;
+    }
+    gv_free(row);
+    /* the members: the fits on all rows; the fold models are done */
+    for (size_t l = 0; l < L; l++) {
+        s->members[l] = tasks[l * (folds + 1) + folds].comp;
+        memset(&tasks[l * (folds + 1) + folds].comp, 0, sizeof(gv_component));
+    }
+    for (size_t t = 0; t < n_tasks; t++) gv_component_free(&tasks[t].comp);
+
+    if (!meta_learner) {
+        st = fit_linear(s, meta_ds, meta_ds->labels, meta_w);
+        if (st != GROVE_OK) goto done;
+    } else {
+        int nt = in->n_threads > 0 ? in->n_threads : 1;
+        st = gv_bin_mappers_build(meta_ds, (int)gv_param_int(p, GV_P_MAX_BINS),
+                                  (size_t)gv_param_int(p, GV_P_BIN_SAMPLE), seed, nt, &mappers);
+        if (st == GROVE_OK) st = gv_binned_build(meta_ds, mappers, nt, &binned);
+        if (st != GROVE_OK) goto done;
+        gv_fit_input mi = {
+            .data = meta_ds,
+            .binned = binned,
+            .rows = NULL,
+            .n_rows = n,
+            .weight = meta_w,
+            .y = meta_ds->labels,
+            .n_classes = in->n_classes,
+            .params = p,
+            .n_threads = nt,
+            .valid = NULL,
+        };
+        gv_rng mrng;
+        gv_rng_seed(&mrng, seed, GV_STREAM_STACK, n_tasks);
+        st = meta_learner->fit(&mi, &mrng, &s->meta);
+        if (st != GROVE_OK) {
+            gv_err_prefix("stack.meta (%s)", meta);
+            goto done;
+        }
+    }
+    out->vt = &gv_stacking_component;
+    out->impl = s;
+    s = NULL;
+done:
+    if (tasks)
+        for (size_t t = 0; t < n_tasks; t++) gv_component_free(&tasks[t].comp);
+    gv_free(tasks);
+    stacking_free(s);
+    grove_params_free(bp);
+    gv_free(fold_of);
+    gv_free(order);
+    gv_free(seen);
+    gv_free(train_rows);
+    gv_free(pbuf);
+    gv_free(meta_w);
+    grove_dataset_free(meta_ds);
+    gv_binned_free(binned);
+    if (mappers) gv_bin_mappers_free(mappers, n_meta_cols);
+    return st;
+}
+
+static json_t *stacking_to_json(const void *impl)
+{
+    const gv_stacking *s = impl;
+    json_t *obj = json_object();
+    if (!obj) return NULL;
+    int bad = json_object_set_new(obj, "n_classes", json_integer(s->n_classes));
+    bad |= json_object_set_new(obj, "learners", names_json(s->names, s->n_learners));
+    bad |= json_object_set_new(obj, "folds", json_integer((json_int_t)s->folds));
+    bad |= json_object_set_new(obj, "passthrough", json_integer(s->passthrough));
+    bad |= json_object_set_new(obj, "members", members_json(s->members, s->n_learners));
+    bad |= json_object_set_new(obj, "meta_name", json_string(s->meta_name));
+    if (is_linear(s)) {
+        bad |= json_object_set_new(obj, "coef", reals_json(s->coef, s->n_meta));
+        bad |= json_object_set_new(obj, "fill", reals_json(s->fill, s->n_meta));
+        bad |= json_object_set_new(obj, "intercept", json_real(s->intercept));
+    } else {
+        bad |= json_object_set_new(obj, "meta", gv_component_to_json(&s->meta));
+    }
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static grove_status stacking_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_stacking *s = impl;
+    if ((schema->task == GROVE_CLASSIFICATION) != (s->n_classes >= 2) ||
+        (s->n_classes && (size_t)s->n_classes != schema->classes.n))
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the schema", s->n_classes);
+    if (s->n_raw != schema->n_features)
+        return gv_err(GROVE_ERR_MODEL, "stacking: built for %zu features, the schema has %zu",
+                      s->n_raw, schema->n_features);
+    grove_status st;
+    for (size_t l = 0; l < s->n_learners; l++)
+        if (s->members[l].vt->validate &&
+            (st = s->members[l].vt->validate(s->members[l].impl, schema)) != GROVE_OK) {
+            gv_err_prefix("members[%zu]", l);
+            return st;
+        }
+    if (is_linear(s)) {
+        if (s->n_classes) return gv_err(GROVE_ERR_MODEL, "meta_name: linear in a classifier");
+        size_t first_meta = s->passthrough ? s->n_raw : 0;
+        for (size_t c = 0; c < s->n_meta; c++) {
+            if (!isfinite(s->coef[c]) || !isfinite(s->fill[c]))
+                return gv_err(GROVE_ERR_MODEL, "coef/fill[%zu]: must be finite", c);
+            if (c >= first_meta && s->coef[c] < 0)
+                return gv_err(GROVE_ERR_MODEL, "coef[%zu]: a base learner's weight must be >= 0",
+                              c);
+            if (s->meta_schema->is_categorical[c] && s->coef[c] != 0)
+                return gv_err(GROVE_ERR_MODEL, "coef[%zu]: must be 0 for a categorical column",
+                              c);
+        }
+        if (!isfinite(s->intercept)) return gv_err(GROVE_ERR_MODEL, "intercept: must be finite");
+    } else if (s->meta.vt->validate &&
+               (st = s->meta.vt->validate(s->meta.impl, s->meta_schema)) != GROVE_OK) {
+        gv_err_prefix("meta");
+        return st;
+    }
+    return GROVE_OK;
+}
+
+static grove_status stacking_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    static const char *const fields[] = {"kind",      "n_classes", "learners", "folds",
+                                         "passthrough", "members", "meta_name", "meta",
+                                         "coef",      "fill",      "intercept"};
+    *out = NULL;
+    grove_status st = check_fields(obj, fields, sizeof fields / sizeof fields[0], "stacking");
+    if (st != GROVE_OK) return st;
+    gv_stacking *s = gv_calloc(1, sizeof *s);
+    if (!s) return gv_err_nomem("a stacking model");
+    int64_t nc, pt;
+    const char *meta_name;
+    const json_t *a;
+    if ((st = gv_json_get_int(obj, "n_classes", 0, 65536, &nc)) != GROVE_OK) goto fail;
+    if (nc == 1) {
+        st = gv_err(GROVE_ERR_MODEL, "n_classes: must be 0 or >= 2");
+        goto fail;
+    }
+    s->n_classes = (int)nc;
+    if ((st = gv_json_get_int(obj, "folds", 2, 1000, &s->folds)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "passthrough", 0, 1, &pt)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "meta_name", &meta_name)) != GROVE_OK)
+        goto fail;
+    s->passthrough = (int)pt;
+    if (strcmp(meta_name, "linear") && !gv_learner_find(meta_name)) {
+        st = gv_err(GROVE_ERR_MODEL, "meta_name: unknown learner '%s'", meta_name);
+        goto fail;
+    }
+    if (!(s->meta_name = gv_strdup(meta_name))) {
+        st = gv_err_nomem("a stacking model");
+        goto fail;
+    }
+    if ((st = read_members(obj, schema, &s->names, &s->members, &s->n_learners)) != GROVE_OK)
+        goto fail;
+    if ((schema->task == GROVE_CLASSIFICATION) != (nc >= 2)) {
+        st = gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the schema's task", (int)nc);
+        goto fail;
+    }
+    if (!(s->meta_schema = meta_schema_new(s, schema))) {
+        st = gv_err_nomem("a stacking model");
+        goto fail;
+    }
+    if (is_linear(s)) {
+        if (json_object_get(obj, "meta")) {
+            st = gv_err(GROVE_ERR_MODEL, "meta: not expected with meta_name linear");
+            goto fail;
+        }
+        s->coef = gv_malloc_array(s->n_meta, sizeof *s->coef);
+        s->fill = gv_malloc_array(s->n_meta, sizeof *s->fill);
+        if (!s->coef || !s->fill) {
+            st = gv_err_nomem("a stacking model");
+            goto fail;
+        }
+        if ((st = gv_json_get_array(obj, "coef", s->n_meta, &a)) != GROVE_OK) goto fail;
+        for (size_t c = 0; c < s->n_meta; c++) s->coef[c] = json_number_value(json_array_get(a, c));
+        if ((st = gv_json_get_array(obj, "fill", s->n_meta, &a)) != GROVE_OK) goto fail;
+        for (size_t c = 0; c < s->n_meta; c++) s->fill[c] = json_number_value(json_array_get(a, c));
+        if ((st = gv_json_get_double(obj, "intercept", &s->intercept)) != GROVE_OK) goto fail;
+    } else {
+        if (json_object_get(obj, "coef") || json_object_get(obj, "fill") ||
+            json_object_get(obj, "intercept")) {
+            st = gv_err(GROVE_ERR_MODEL, "coef/fill/intercept: only with meta_name linear");
+            goto fail;
+        }
+        const json_t *m = json_object_get(obj, "meta");
+        if (!m) {
+            st = gv_err(GROVE_ERR_MODEL, "meta: missing");
+            goto fail;
+        }
+        if ((st = gv_component_from_json(m, s->meta_schema, &s->meta)) != GROVE_OK) {
+            gv_err_prefix("meta");
+            goto fail;
+        }
+    }
+    if ((st = stacking_validate(s, schema)) != GROVE_OK) goto fail;
+    *out = s;
+    return GROVE_OK;
+fail:
+    stacking_free(s);
+    return st;
+}
+
+static grove_status stacking_check(const void *impl, const struct grove_model *m, size_t n_outputs)
+{
+    const gv_stacking *s = impl;
+    size_t K = s->n_classes ? (size_t)s->n_classes : 1;
+    if (K != n_outputs)
+        return gv_err(GROVE_ERR_MODEL, "stacking with %zu outputs where %zu are expected", K,
+                      n_outputs);
+    /* the members read the model's features (and bins); the meta-learner reads the meta
+     * schema, which has no bin mappers in the model: validate() covered it */
+    for (size_t l = 0; l < s->n_learners; l++) {
+        grove_status st = gv_component_check(&s->members[l], m, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("members[%zu]", l);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static json_t *stacking_summary(const void *impl)
+{
+    const gv_stacking *s = impl;
+    json_t *obj = json_pack("{s:s, s:I, s:b, s:s}", "kind", "stacking", "folds",
+                            (json_int_t)s->folds, "passthrough", s->passthrough, "meta_learner",
+                            s->meta_name);
+    if (!obj) return NULL;
+    json_t *ms = json_array();
+    int bad = !ms;
+    for (size_t l = 0; l < s->n_learners && !bad; l++)
+        bad |= json_array_append_new(ms, gv_component_summary(&s->members[l]));
+    bad |= json_object_set_new(obj, "members", ms);
+    if (!bad && !is_linear(s)) bad |= json_object_set_new(obj, "meta", gv_component_summary(&s->meta));
+    if (!bad && is_linear(s)) bad |= json_object_set_new(obj, "meta_coef", reals_json(s->coef, s->n_meta));
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+const gv_component_vt gv_stacking_component = {
+    .kind = "stacking",
+    .predict_row = stacking_predict_row,
+    .to_json = stacking_to_json,
+    .from_json = stacking_from_json,
+    .free = stacking_free,
+    .validate = stacking_validate,
+    .check = stacking_check,
+    .summary = stacking_summary,
+};
+
+/* ---------------------------------------------------------------------------------------------
+ * Voting
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct gv_voting {
+    int n_classes;         /* K >= 2, or 0 */
+    int soft;
+    size_t n_learners;
+    char **names;          /* owned */
+    gv_component *members; /* owned */
+    double *weights;       /* [n_learners], >= 0, sum > 0, owned */
+} gv_voting;
+
+static void voting_free(void *impl)
+{
+    gv_voting *v = impl;
+    if (!v) return;
+    if (v->members)
+        for (size_t l = 0; l < v->n_learners; l++) gv_component_free(&v->members[l]);
+    gv_free(v->members);
+    free_names(v->names, v->n_learners);
+    gv_free(v->weights);
+    gv_free(v);
+}
+
+/* The weights of voting.weights ("" = all 1) for L learners. */
+static grove_status parse_weights(const char *text, size_t L, double *w)
+{
+    if (!*text) {
+        for (size_t l = 0; l < L; l++) w[l] = 1;
+        return GROVE_OK;
+    }
+    size_t k = 0;
+    double sum = 0;
+    const char *s = text;
+    for (;;) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        while (len && (*s == ' ' || *s == '\t')) s++, len--;
+        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+        double x;
+        if (k == L)
+            return gv_err(GROVE_ERR_PARAM, "voting.weights: more weights than the %zu learners",
+                          L);
+        if (gv_parse_double(s, len, &x) != 0 || !(x >= 0) || !isfinite(x))
+            return gv_err(GROVE_ERR_PARAM,
+                          "voting.weights: weight %zu must be a finite number >= 0 in '%s'",
+                          k + 1, text);
+        w[k++] = x;
+        sum += x;
+        if (!e) break;
+        s = e + 1;
+    }
+    if (k != L)
+        return gv_err(GROVE_ERR_PARAM, "voting.weights: %zu weights for %zu learners", k, L);
+    if (!(sum > 0)) return gv_err(GROVE_ERR_PARAM, "voting.weights: all weights are 0");
+    return GROVE_OK;
+}
+
+grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+{
+    (void)rng; /* member l has its own stream (seed, GV_STREAM_VOTING, l) */
+    out->vt = NULL;
+    out->impl = NULL;
+    const grove_params *p = in->params;
+    grove_params *bp = NULL;
+    fit_task *tasks = NULL;
+    grove_status st;
+    gv_voting *v = gv_calloc(1, sizeof *v);
+    if (!v) return gv_err_nomem("a voting model");
+    v->n_classes = in->n_classes >= 2 ? in->n_classes : 0;
+    v->soft = gv_param_int(p, GV_P_VOTING_MODE) == 1;
+    if ((st = learners_param(p, GV_P_VOTING_LEARNERS, v->n_classes != 0, &v->names,
+                             &v->n_learners)) != GROVE_OK)
+        goto done;
+    size_t L = v->n_learners;
+    v->weights = gv_malloc_array(L, sizeof *v->weights);
+    v->members = gv_calloc(L, sizeof *v->members);
+    tasks = gv_calloc(L, sizeof *tasks);
+    if (!v->weights || !v->members || !tasks) {
+        st = gv_err_nomem("a voting model");
+        goto done;
+    }
+    if ((st = parse_weights(gv_param_str(p, GV_P_VOTING_WEIGHTS), L, v->weights)) != GROVE_OK)
+        goto done;
+    if ((st = base_params(p, &bp)) != GROVE_OK) goto done;
+    for (size_t l = 0; l < L; l++) {
+        tasks[l].learner = gv_learner_find(v->names[l]);
+        tasks[l].in = *in;
+        tasks[l].in.params = bp;
+        tasks[l].in.valid = NULL;
+        tasks[l].stream = l;
+    }
+    st = run_tasks(tasks, L, in->n_threads, (uint64_t)gv_param_int(p, GV_P_SEED),
+                   GV_STREAM_VOTING, (const char *const *)v->names, 1);
+    for (size_t l = 0; l < L; l++) v->members[l] = tasks[l].comp;
+    if (st != GROVE_OK) goto done;
+    out->vt = &gv_voting_component;
+    out->impl = v;
+    v = NULL;
+done:
+    gv_free(tasks);
+    voting_free(v);
+    grove_params_free(bp);
+    return st;
+}
+
+static void voting_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
+{
+    const gv_voting *v = impl;
+    size_t K = v->n_classes ? (size_t)v->n_classes : 1;
+    double pbuf[STACK_BUF];
+    double *p = K <= STACK_BUF ? pbuf : gv_malloc_array(K, sizeof *p);
+    for (size_t k = 0; k < K; k++) out[k] = 0;
+    if (!p) {
+        for (size_t k = 0; k < K; k++) out[k] = v->n_classes ? 1.0 / (double)K : NAN;
+        return;
+    }
+    double wsum = 0;
+    for (size_t l = 0; l < v->n_learners; l++) {
+        double w = v->weights[l];
+        v->members[l].vt->predict_row(v->members[l].impl, d, i, p);
+        wsum += w;
+        if (!v->n_classes)
+            out[0] += w * p[0];
+        else if (v->soft)
+            for (size_t k = 0; k < K; k++) out[k] += w * p[k];
+        else
+            out[argmax(p, K)] += w;
+    }
+    for (size_t k = 0; k < K; k++) out[k] /= wsum;
+    if (p != pbuf) gv_free(p);
+}
+
+static json_t *voting_to_json(const void *impl)
+{
+    const gv_voting *v = impl;
+    json_t *obj = json_object();
+    if (!obj) return NULL;
+    int bad = json_object_set_new(obj, "n_classes", json_integer(v->n_classes));
+    bad |= json_object_set_new(obj, "learners", names_json(v->names, v->n_learners));
+    bad |= json_object_set_new(obj, "soft", json_integer(v->soft));
+    bad |= json_object_set_new(obj, "weights", reals_json(v->weights, v->n_learners));
+    bad |= json_object_set_new(obj, "members", members_json(v->members, v->n_learners));
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static grove_status voting_validate(const void *impl, const grove_schema *schema)
+{
+    const gv_voting *v = impl;
+    if ((schema->task == GROVE_CLASSIFICATION) != (v->n_classes >= 2) ||
+        (v->n_classes && (size_t)v->n_classes != schema->classes.n))
+        return gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the schema", v->n_classes);
+    double sum = 0;
+    for (size_t l = 0; l < v->n_learners; l++) {
+        if (!(v->weights[l] >= 0) || !isfinite(v->weights[l]))
+            return gv_err(GROVE_ERR_MODEL, "weights[%zu]: must be finite and >= 0", l);
+        sum += v->weights[l];
+    }
+    if (!(sum > 0) || !isfinite(sum))
+        return gv_err(GROVE_ERR_MODEL, "weights: must have a positive finite sum");
+    for (size_t l = 0; l < v->n_learners; l++) {
+        grove_status st;
+        if (v->members[l].vt->validate &&
+            (st = v->members[l].vt->validate(v->members[l].impl, schema)) != GROVE_OK) {
+            gv_err_prefix("members[%zu]", l);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status voting_from_json(const json_t *obj, const grove_schema *schema, void **out)
+{
+    static const char *const fields[] = {"kind", "n_classes", "learners", "soft", "weights",
+                                         "members"};
+    *out = NULL;
+    grove_status st = check_fields(obj, fields, sizeof fields / sizeof fields[0], "voting");
+    if (st != GROVE_OK) return st;
+    gv_voting *v = gv_calloc(1, sizeof *v);
+    if (!v) return gv_err_nomem("a voting model");
+    int64_t nc, soft;
+    const json_t *a;
+    if ((st = gv_json_get_int(obj, "n_classes", 0, 65536, &nc)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "soft", 0, 1, &soft)) != GROVE_OK)
+        goto fail;
+    if (nc == 1) {
+        st = gv_err(GROVE_ERR_MODEL, "n_classes: must be 0 or >= 2");
+        goto fail;
+    }
+    v->n_classes = (int)nc;
+    v->soft = (int)soft;
+    if ((st = read_members(obj, schema, &v->names, &v->members, &v->n_learners)) != GROVE_OK)
+        goto fail;
+    if (!(v->weights = gv_malloc_array(v->n_learners, sizeof *v->weights))) {
+        st = gv_err_nomem("a voting model");
+        goto fail;
+    }
+    if ((st = gv_json_get_array(obj, "weights", v->n_learners, &a)) != GROVE_OK) goto fail;
+    for (size_t l = 0; l < v->n_learners; l++)
+        v->weights[l] = json_number_value(json_array_get(a, l));
+    if ((st = voting_validate(v, schema)) != GROVE_OK) goto fail;
+    *out = v;
+    return GROVE_OK;
+fail:
+    voting_free(v);
+    return st;
+}
+
+static grove_status voting_check(const void *impl, const struct grove_model *m, size_t n_outputs)
+{
+    const gv_voting *v = impl;
+    for (size_t l = 0; l < v->n_learners; l++) {
+        grove_status st = gv_component_check(&v->members[l], m, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("members[%zu]", l);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+static json_t *voting_summary(const void *impl)
+{
+    const gv_voting *v = impl;
+    json_t *obj = json_pack("{s:s, s:s}", "kind", "voting", "mode", v->soft ? "soft" : "hard");
+    json_t *ms = json_array();
+    int bad = !obj || !ms;
+    for (size_t l = 0; l < v->n_learners && !bad; l++)
+        bad |= json_array_append_new(ms, gv_component_summary(&v->members[l]));
+    if (!bad) {
+        bad |= json_object_set_new(obj, "members", ms);
+        ms = NULL;
+    }
+    if (!bad) bad |= json_object_set_new(obj, "weights", reals_json(v->weights, v->n_learners));
+    if (bad) {
+        json_decref(obj);
+        json_decref(ms);
+        return NULL;
+    }
+    return obj;
+}
+
+const gv_component_vt gv_voting_component = {
+    .kind = "voting",
+    .predict_row = voting_predict_row,
+    .to_json = voting_to_json,
+    .from_json = voting_from_json,
+    .free = voting_free,
+    .validate = voting_validate,
+    .check = voting_check,
+    .summary = voting_summary,
+};
