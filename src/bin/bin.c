@@ -420,12 +420,15 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
         b->mode_bin = gv_calloc(F, sizeof *b->mode_bin);
         b->n_sparse = gv_calloc(F, sizeof *b->n_sparse);
         b->sparse_rows = gv_calloc(F, sizeof *b->sparse_rows);
+        size_t any = 0;
         if (b->mode_bin && b->n_sparse && b->sparse_rows) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1 && F > 1)
 #endif
             for (size_t f = 0; f < F; f++) find_sparse(b, f);
-        } else {
+            for (size_t f = 0; f < F; f++) any += b->sparse_rows[f] != NULL;
+        }
+        if (!any) { /* no sparse feature (or no memory for the lists): NULL arrays, bin.h */
             gv_free(b->mode_bin);
             gv_free(b->n_sparse);
             gv_free(b->sparse_rows);

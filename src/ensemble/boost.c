@@ -335,6 +335,7 @@ typedef struct trainer {
     double *cum;             /* [n] cumulative D (resample) */
     double *h;               /* [n * k] this round's member outputs on the training rows */
     uint32_t *pred;          /* [n] argmax of h per row (discrete variants) */
+    uint32_t *yc;            /* [n] class labels (classification) */
     double *F, *Fv;          /* [n * k], [nv * k] running scores (not r2) */
     double *hv;              /* [nv * k] member outputs on the validation rows */
     double *mw;              /* adaboost.m2: [n * k] mislabel weights w_{i,y} */
@@ -353,6 +354,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->cum);
     gv_free(tr->h);
     gv_free(tr->pred);
+    gv_free(tr->yc);
     gv_free(tr->F);
     gv_free(tr->Fv);
     gv_free(tr->hv);
@@ -476,16 +478,18 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
         }
         return sqrt(se / (double)n);
     }
-    double wrong = 0;
+    double wrong = 0, unit = 1.0 / (double)n;
     const int vote = b->variant == BV_ADABOOST || b->variant == BV_M1 || b->variant == BV_SAMME;
     const double a = b->alpha[t];
+    const uint32_t *pred = d == tr->in->data ? tr->pred : NULL; /* argmax of h, when known */
     for (size_t i = 0; i < n; i++) {
         double *f = F + i * k;
         if (vote)
-            f[argmax(h + i * k, k)] += a; /* = add_member_score for voting variants */
+            f[pred ? pred[i] : argmax(h + i * k, k)] += a; /* = add_member_score for votes */
         else
             add_member_score(b, t, h + i * k, f);
-        if (argmax(f, k) != (size_t)d->labels[i]) wrong += w ? w[i] : 1.0 / (double)n;
+        size_t best = k == 2 ? (size_t)(f[1] > f[0]) : argmax(f, k);
+        wrong += (double)(best != (size_t)d->labels[i]) * (w ? w[i] : unit);
     }
     return wrong;
 }
@@ -508,9 +512,9 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     case BV_ADABOOST:
     case BV_M1:
     case BV_SAMME: {
-        const uint32_t *pred = tr->pred;
+        const uint32_t *pred = tr->pred, *yc = tr->yc;
         for (size_t i = 0; i < n; i++)
-            if (pred[i] != (uint32_t)tr->y[i]) eps += tr->D[i];
+            eps += tr->D[i] * (double)(pred[i] != yc[i]);
         double limit = b->variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
         if (eps <= 0) {
             perfect = 1;
@@ -521,21 +525,21 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
             /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
             const double down = exp(-alpha), up = exp(alpha);
             for (size_t i = 0; i < n; i++)
-                z += tr->D[i] *= pred[i] == (uint32_t)tr->y[i] ? down : up;
+                z += tr->D[i] *= pred[i] == yc[i] ? down : up;
         } else if (b->variant == BV_M1) {
             double beta = eps / (1 - eps);
             alpha = nu * log(1 / beta);
             /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
             double bnu = exp(-alpha);
             for (size_t i = 0; i < n; i++)
-                if (pred[i] == (uint32_t)tr->y[i]) tr->D[i] *= bnu;
+                tr->D[i] *= pred[i] == yc[i] ? bnu : 1.0;
             z = 2 * sqrt(eps * (1 - eps));
         } else {
             alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
             /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
             double up = exp(alpha);
             for (size_t i = 0; i < n; i++)
-                if (pred[i] != (uint32_t)tr->y[i]) tr->D[i] *= up;
+                tr->D[i] *= pred[i] != yc[i] ? up : 1.0;
             z = 2 * sqrt(eps * (1 - eps));
         }
         break;
@@ -718,6 +722,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.w_round = gv_malloc_array(n, sizeof *tr.w_round);
     tr.h = gv_malloc_array(n, k * sizeof *tr.h);
     tr.pred = gv_malloc_array(n, sizeof *tr.pred);
+    tr.yc = gv_malloc_array(n, sizeof *tr.yc);
     tr.hv = valid ? gv_malloc_array(nv ? nv : 1, k * sizeof *tr.hv) : NULL;
     if (variant == BV_R2) {
         tr.r2_pred = gv_malloc_array(tr.rounds, n * sizeof *tr.r2_pred);
@@ -732,7 +737,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         tr.cum = gv_malloc_array(n, sizeof *tr.cum);
     }
     if (variant == BV_M2) tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
-    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || (valid && !tr.hv) ||
+    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || !tr.yc || (valid && !tr.hv) ||
         (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
         (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && !tr.mw)) {
@@ -747,6 +752,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         goto fail;
     }
     for (size_t i = 0; i < n; i++) tr.D1[i] = tr.D[i] /= tot;
+    for (size_t i = 0; i < n; i++) tr.yc[i] = variant == BV_R2 ? 0 : (uint32_t)tr.y[i];
     if (variant == BV_M2) {
         /* w_{i,y} = D(i) / (K - 1) for every mislabel y != y_i */
         for (size_t i = 0; i < n; i++)
@@ -778,8 +784,12 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         } else {
             gv_component_predict_all(&c, in->data, k, in->n_threads, tr.h);
         }
-        if (variant != BV_R2)
-            for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)argmax(tr.h + i * k, k);
+        if (variant != BV_R2) {
+            if (k == 2)
+                for (size_t i = 0; i < n; i++) tr.pred[i] = tr.h[2 * i + 1] > tr.h[2 * i];
+            else
+                for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)argmax(tr.h + i * k, k);
+        }
         int stop = round_update(&tr, t, &c, plaus, &st);
         if (st != GROVE_OK) goto fail;
         size_t added = tr.b->n_members;
