@@ -343,6 +343,8 @@ void gv_binned_free(gv_binned *b)
     gv_free(b->sparse_rows);
     gv_free(b->n_sparse);
     gv_free(b->mode_bin);
+    gv_free(b->root_count);
+    gv_free(b->root_count_off);
     gv_free(b->bins8);
     gv_free(b->bins16);
     gv_free(b);
@@ -354,8 +356,13 @@ static void find_sparse(gv_binned *b, size_t f)
 {
     size_t n = b->n_rows, nb = b->mappers[f].n_bins;
     size_t *count = gv_calloc(nb, sizeof *count);
-    if (!count) return;
+    if (!count) {
+        b->mode_bin[f] = UINT32_MAX; /* marks root_count[f] as not filled */
+        return;
+    }
     for (size_t i = 0; i < n; i++) count[gv_bin_at(b, f, i)]++;
+    if (b->root_count)
+        for (size_t k = 0; k < nb; k++) b->root_count[b->root_count_off[f] + k] = (double)count[k];
     size_t mode = 0;
     for (size_t k = 1; k < nb; k++)
         if (count[k] > count[mode]) mode = k;
@@ -420,13 +427,40 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
         b->mode_bin = gv_calloc(F, sizeof *b->mode_bin);
         b->n_sparse = gv_calloc(F, sizeof *b->n_sparse);
         b->sparse_rows = gv_calloc(F, sizeof *b->sparse_rows);
-        size_t any = 0;
+        size_t any = 0, total_bins = 0;
+        b->root_count_off = gv_malloc_array(F ? F : 1, sizeof *b->root_count_off);
+        if (b->root_count_off) {
+            for (size_t f = 0; f < F; f++) {
+                b->root_count_off[f] = total_bins;
+                total_bins += mappers[f].n_bins;
+            }
+            b->root_count = gv_malloc_array(total_bins ? total_bins : 1, sizeof *b->root_count);
+        }
+        if (!b->root_count) { /* an optimization only: without memory, count as before */
+            gv_free(b->root_count_off);
+            b->root_count_off = NULL;
+        }
         if (b->mode_bin && b->n_sparse && b->sparse_rows) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1 && F > 1)
 #endif
             for (size_t f = 0; f < F; f++) find_sparse(b, f);
-            for (size_t f = 0; f < F; f++) any += b->sparse_rows[f] != NULL;
+            int filled = 1;
+            for (size_t f = 0; f < F; f++) {
+                any += b->sparse_rows[f] != NULL;
+                filled &= b->mode_bin[f] != UINT32_MAX;
+            }
+            if (!filled) {
+                gv_free(b->root_count);
+                gv_free(b->root_count_off);
+                b->root_count = NULL;
+                b->root_count_off = NULL;
+            }
+        } else {
+            gv_free(b->root_count); /* its counts are filled by find_sparse */
+            gv_free(b->root_count_off);
+            b->root_count = NULL;
+            b->root_count_off = NULL;
         }
         if (!any) { /* no sparse feature (or no memory for the lists): NULL arrays, bin.h */
             gv_free(b->mode_bin);

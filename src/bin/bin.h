@@ -53,6 +53,11 @@ typedef struct gv_binned {
     uint32_t *mode_bin;           /* [n_features] */
     size_t *n_sparse;             /* [n_features] */
     uint32_t **sparse_rows;       /* [n_features] */
+    /* Rows per bin over all rows (when n_rows >= GV_SPARSE_MIN_ROWS, else NULL): feature f's
+     * counts at root_count + root_count_off[f].  A histogram over all rows takes its row counts
+     * from here instead of counting again (they do not depend on weights).  Owned. */
+    double *root_count;
+    size_t *root_count_off;       /* [n_features] */
 } gv_binned;
 
 #define GV_SPARSE_MIN_ROWS 4096

@@ -478,7 +478,7 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
         }
         return sqrt(se / (double)n);
     }
-    double wrong = 0, unit = 1.0 / (double)n;
+    double wrong = 0; /* weighted: sum of w over wrong rows; unweighted: their count */
     const int vote = b->variant == BV_ADABOOST || b->variant == BV_M1 || b->variant == BV_SAMME;
     const double a = b->alpha[t];
     const uint32_t *pred = d == tr->in->data ? tr->pred : NULL; /* argmax of h, when known */
@@ -489,9 +489,9 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
         else
             add_member_score(b, t, h + i * k, f);
         size_t best = k == 2 ? (size_t)(f[1] > f[0]) : argmax(f, k);
-        wrong += (double)(best != (size_t)d->labels[i]) * (w ? w[i] : unit);
+        wrong += (double)(best != (size_t)d->labels[i]) * (w ? w[i] : 1.0);
     }
-    return wrong;
+    return w ? wrong : wrong / (double)n;
 }
 
 /* A perfect hypothesis decides alone: alpha above the sum of all earlier alphas. */

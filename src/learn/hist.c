@@ -90,6 +90,19 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
             ha[1 + ncls[i]] += ns[i];                                                              \
         }                                                                                          \
     }
+/* The same over all rows (identity index), without the row counts: they come from the binned
+ * matrix's root_count (bin.h), so each row costs one addition instead of two. */
+#define HIST_LOOP_CLASS2_ROOT(COL)                                                                 \
+    {                                                                                              \
+        size_t i = begin;                                                                          \
+        for (; i + 3 < end; i += 4) {                                                              \
+            hf[S * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];                               \
+            sub[S * (size_t)(COL)[i + 1] + 1 + (size_t)ncls[i + 1]] += ns[i + 1];                  \
+            sub2[S * (size_t)(COL)[i + 2] + 1 + (size_t)ncls[i + 2]] += ns[i + 2];                 \
+            sub3[S * (size_t)(COL)[i + 3] + 1 + (size_t)ncls[i + 3]] += ns[i + 3];                 \
+        }                                                                                          \
+        for (; i < end; i++) hf[S * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];              \
+    }
 #define ROW_IDENTITY(i) (i)
 #define ROW_INDEXED(i) idx[i]
 enum { CLASS2_MIN_ROWS = 4096 };
@@ -105,16 +118,21 @@ static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, s
     const int identity = begin == 0 && end == e->n && !e->in->rows;
     double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
     memset(sub, 0, 3 * nb * S * sizeof *sub);
+    const double *counts = identity && X->root_count ? X->root_count + X->root_count_off[f] : NULL;
     if (X->wide) {
         const uint16_t *col = X->bins16 + f * X->n_rows;
-        if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
+        if (counts) HIST_LOOP_CLASS2_ROOT(col)
+        else if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
         else HIST_LOOP_CLASS2(col, ROW_INDEXED)
     } else {
         const uint8_t *col = X->bins8 + f * X->n_rows;
-        if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
+        if (counts) HIST_LOOP_CLASS2_ROOT(col)
+        else if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
         else HIST_LOOP_CLASS2(col, ROW_INDEXED)
     }
     for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
+    if (counts)
+        for (size_t b = 0; b < nb; b++) hf[S * b] = counts[b];
 }
 
 /* CLASS statistics of all rows for a sparse feature (bin.h): only the rows outside its most
@@ -135,6 +153,16 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
             hb[0] += 1.0;
             hb[1 + ncls[r]] += ns[r];
         }
+    } else if (X->root_count) {
+        /* counts from the binned matrix (bin.h), one addition per row */
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        for (size_t j = 0; j < m; j++) {
+            uint32_t r = rows[j];
+            hf[S * (size_t)col[r] + 1 + (size_t)ncls[r]] += ns[r];
+        }
+        const double *counts = X->root_count + X->root_count_off[f];
+        for (size_t b = 0; b < nb; b++)
+            if (b != mode) hf[S * b] = counts[b];
     } else {
         const uint8_t *col = X->bins8 + f * X->n_rows;
         for (size_t j = 0; j < m; j++) {
@@ -210,7 +238,7 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     size_t work = (end - begin) * n_feats;
     (void)work;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK)
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 4) if (e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK)
 #endif
     for (size_t k = 0; k < n_feats; k++) build_feature(e, begin, end, (size_t)feats[k], h);
 }
