@@ -952,17 +952,6 @@ grove_status gv_boost_log_csv(const gv_component *c, gv_buf *buf)
  * The component: JSON, validation, summary
  * ------------------------------------------------------------------------------------------ */
 
-static json_t *real_array(const double *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real(v[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 static json_t *boost_to_json(const void *impl)
 {
     const gv_boost *b = impl;
@@ -979,7 +968,7 @@ static json_t *boost_to_json(const void *impl)
             json_t *p = json_null();
             if (b->plaus[t]) {
                 const gv_tree *tree = b->members[t].impl;
-                p = real_array(b->plaus[t], tree->n_nodes * (size_t)b->n_classes);
+                p = gv_json_real_array(b->plaus[t], tree->n_nodes * (size_t)b->n_classes);
             }
             bad |= json_array_append_new(plaus, p) != 0;
         }
@@ -987,15 +976,15 @@ static json_t *boost_to_json(const void *impl)
     json_t *log = json_object();
     bad |= !log;
     if (!bad) {
-        bad |= json_object_set_new(log, "epsilon", real_array(b->log_eps, b->n_members)) != 0;
-        bad |= json_object_set_new(log, "Z", real_array(b->log_z, b->n_members)) != 0;
-        bad |= json_object_set_new(log, "train_error", real_array(b->log_train, b->n_members)) != 0;
-        bad |= json_object_set_new(log, "valid_error", b->log_valid ? real_array(b->log_valid, b->n_members) : json_null()) != 0;
+        bad |= json_object_set_new(log, "epsilon", gv_json_real_array(b->log_eps, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "Z", gv_json_real_array(b->log_z, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "train_error", gv_json_real_array(b->log_train, b->n_members)) != 0;
+        bad |= json_object_set_new(log, "valid_error", b->log_valid ? gv_json_real_array(b->log_valid, b->n_members) : json_null()) != 0;
     }
     if (!bad) {
         bad |= json_object_set_new(o, "variant", json_string(variant_names[b->variant])) != 0;
         bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
-        bad |= json_object_set_new(o, "alpha", real_array(b->alpha, b->n_members)) != 0;
+        bad |= json_object_set_new(o, "alpha", gv_json_real_array(b->alpha, b->n_members)) != 0;
         bad |= json_object_set_new(o, "members", members) != 0;
         members = NULL;
         if (plaus) {
@@ -1014,26 +1003,6 @@ static json_t *boost_to_json(const void *impl)
         return NULL;
     }
     return o;
-}
-
-/* Reads an array of exactly n finite reals (n = -1: its length is *n_out). */
-static grove_status read_reals(const json_t *obj, const char *field, size_t n, double *out,
-                               int allow_null)
-{
-    const json_t *a = json_object_get(obj, field);
-    if (allow_null && json_is_null(a)) return GROVE_OK;
-    if (!json_is_array(a))
-        return gv_err(GROVE_ERR_MODEL, "%s: expected an array", field);
-    if (json_array_size(a) != n)
-        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
-                      json_array_size(a));
-    for (size_t i = 0; i < n; i++) {
-        const json_t *v = json_array_get(a, i);
-        if (!json_is_number(v) || !isfinite(json_number_value(v)))
-            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
-        out[i] = json_number_value(v);
-    }
-    return GROVE_OK;
 }
 
 static grove_status boost_validate(const void *impl, const grove_schema *schema);
@@ -1082,13 +1051,13 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
     gv_boost *b = boost_new(variant, (int)K, n, with_valid);
     if (!b) return gv_err_nomem("a boosting model");
     const char *stop;
-    if ((st = read_reals(obj, "alpha", n, b->alpha, 0)) != GROVE_OK ||
+    if ((st = gv_json_get_reals(obj, "alpha", n, b->alpha)) != GROVE_OK ||
         (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
         goto fail;
-    if ((st = read_reals(log, "epsilon", n, b->log_eps, 0)) != GROVE_OK ||
-        (st = read_reals(log, "Z", n, b->log_z, 0)) != GROVE_OK ||
-        (st = read_reals(log, "train_error", n, b->log_train, 0)) != GROVE_OK ||
-        (with_valid && (st = read_reals(log, "valid_error", n, b->log_valid, 0)) != GROVE_OK)) {
+    if ((st = gv_json_get_reals(log, "epsilon", n, b->log_eps)) != GROVE_OK ||
+        (st = gv_json_get_reals(log, "Z", n, b->log_z)) != GROVE_OK ||
+        (st = gv_json_get_reals(log, "train_error", n, b->log_train)) != GROVE_OK ||
+        (with_valid && (st = gv_json_get_reals(log, "valid_error", n, b->log_valid)) != GROVE_OK)) {
         gv_err_prefix("log");
         goto fail;
     }
@@ -1130,7 +1099,7 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
                 goto fail;
             }
             json_t *wrap = json_pack("{s:O}", "p", p);
-            st = wrap ? read_reals(wrap, "p", len, b->plaus[t], 0) : gv_err_nomem("JSON");
+            st = wrap ? gv_json_get_reals(wrap, "p", len, b->plaus[t]) : gv_err_nomem("JSON");
             json_decref(wrap);
             if (st != GROVE_OK) {
                 gv_err_prefix("plausibilities[%zu]", t);

@@ -965,20 +965,9 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
  *  "epsilon": [] | null, "alpha": [] | null}, "stop"}
  * ------------------------------------------------------------------------------------------ */
 
-static json_t *real_array(const double *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real(v[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 static json_t *real_array_or_null(const double *v, size_t n)
 {
-    return v ? real_array(v, n) : json_null();
+    return v ? gv_json_real_array(v, n) : json_null();
 }
 
 static json_t *gbdt_to_json(const void *impl)
@@ -991,14 +980,14 @@ static json_t *gbdt_to_json(const void *impl)
         bad |= !t || json_array_append_new(trees, t) != 0;
     }
     if (!bad) {
-        bad |= json_object_set_new(log, "train", real_array(b->log_train, b->n_log)) != 0;
+        bad |= json_object_set_new(log, "train", gv_json_real_array(b->log_train, b->n_log)) != 0;
         bad |= json_object_set_new(log, "valid", real_array_or_null(b->log_valid, b->n_log)) != 0;
         bad |= json_object_set_new(log, "epsilon", real_array_or_null(b->log_eps, b->n_log)) != 0;
         bad |= json_object_set_new(log, "alpha", real_array_or_null(b->log_alpha, b->n_log)) != 0;
         bad |= json_object_set_new(o, "objective", json_string(obj_names[b->objective])) != 0;
         bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
         bad |= json_object_set_new(o, "learning_rate", json_real(b->learning_rate)) != 0;
-        bad |= json_object_set_new(o, "base", real_array(b->base, b->n_groups)) != 0;
+        bad |= json_object_set_new(o, "base", gv_json_real_array(b->base, b->n_groups)) != 0;
         bad |= json_object_set_new(o, "metric", json_string(met_names[b->metric])) != 0;
         bad |= json_object_set_new(o, "trees", trees) != 0;
         trees = NULL;
@@ -1013,23 +1002,6 @@ static json_t *gbdt_to_json(const void *impl)
         return NULL;
     }
     return o;
-}
-
-/* Reads an array of exactly n finite reals (allow_null: a JSON null leaves out untouched). */
-static grove_status read_reals(const json_t *obj, const char *field, size_t n, double *out)
-{
-    const json_t *a = json_object_get(obj, field);
-    if (!json_is_array(a)) return gv_err(GROVE_ERR_MODEL, "%s: expected an array", field);
-    if (json_array_size(a) != n)
-        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
-                      json_array_size(a));
-    for (size_t i = 0; i < n; i++) {
-        const json_t *v = json_array_get(a, i);
-        if (!json_is_number(v) || !isfinite(json_number_value(v)))
-            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
-        out[i] = json_number_value(v);
-    }
-    return GROVE_OK;
 }
 
 static int name_index(const char *const *names, int count, const char *s)
@@ -1103,15 +1075,15 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
         st = gv_err_nomem("a gbdt model");
         goto fail;
     }
-    if ((st = read_reals(obj, "base", G, b->base)) != GROVE_OK) goto fail;
-    if ((st = read_reals(log, "train", n_log, b->log_train)) != GROVE_OK ||
-        (with_valid && (st = read_reals(log, "valid", n_log, b->log_valid)) != GROVE_OK)) {
+    if ((st = gv_json_get_reals(obj, "base", G, b->base)) != GROVE_OK) goto fail;
+    if ((st = gv_json_get_reals(log, "train", n_log, b->log_train)) != GROVE_OK ||
+        (with_valid && (st = gv_json_get_reals(log, "valid", n_log, b->log_valid)) != GROVE_OK)) {
         gv_err_prefix("log");
         goto fail;
     }
     if (objective == OBJ_EXPONENTIAL) {
-        if ((st = read_reals(log, "epsilon", n_log, b->log_eps)) != GROVE_OK ||
-            (st = read_reals(log, "alpha", n_log, b->log_alpha)) != GROVE_OK) {
+        if ((st = gv_json_get_reals(log, "epsilon", n_log, b->log_eps)) != GROVE_OK ||
+            (st = gv_json_get_reals(log, "alpha", n_log, b->log_alpha)) != GROVE_OK) {
             gv_err_prefix("log");
             goto fail;
         }

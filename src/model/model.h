@@ -40,6 +40,10 @@ grove_status gv_json_get_int(const json_t *obj, const char *field, int64_t lo, i
                              int64_t *out);
 grove_status gv_json_get_double(const json_t *obj, const char *field, double *out);
 grove_status gv_json_get_string(const json_t *obj, const char *field, const char **out);
+/* A new JSON array of the n doubles (written with 17 digits: exact); NULL when out of memory. */
+json_t *gv_json_real_array(const double *v, size_t n);
+/* The array field `field` of exactly n finite numbers into out[n]. */
+grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, double *out);
 /* An array field of exactly n numbers (n = (size_t)-1: any length, returned in *n_out). */
 grove_status gv_json_get_array(const json_t *obj, const char *field, size_t n, const json_t **out);
 

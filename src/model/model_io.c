@@ -1022,3 +1022,31 @@ grove_status grove_model_info_json(const grove_model *model, char **out)
     *out = text.data; /* gv_buf memory is gv_malloc'ed: grove_string_free frees it */
     return GROVE_OK;
 }
+
+json_t *gv_json_real_array(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, double *out)
+{
+    const json_t *a = json_object_get(obj, field);
+    if (!json_is_array(a))
+        return gv_err(GROVE_ERR_MODEL, "%s: %s", field, a ? "expected an array" : "missing");
+    if (json_array_size(a) != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
+                      json_array_size(a));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_number(v) || !isfinite(json_number_value(v)))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
+        out[i] = json_number_value(v);
+    }
+    return GROVE_OK;
+}
