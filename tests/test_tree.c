@@ -441,7 +441,7 @@ static void test_differential(void)
     struct {
         int stats, criterion, n_classes, max_depth, msl, max_bins;
         double mwl, min_gain, lambda, alpha;
-        int big; /* >= 5000 rows: the interleaved class histograms of hist.c */
+        int big; /* >= 5000 rows: the interleaved histograms and root counts of hist.c */
     } cases[] = {
         {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 255, 0, 0, 0, 0, 0},
         {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 0, 1, 255, 0, 0, 0, 0, 0},
@@ -455,6 +455,8 @@ static void test_differential(void)
         {GV_STATS_CLASS, GV_SPLIT_GINI, 2, 0, 1, 1000, 0, 0, 0, 0, 0}, /* 16-bit bins */
         {GV_STATS_CLASS, GV_SPLIT_GINI, 3, 4, 1, 255, 0, 0, 0, 0, 1},
         {GV_STATS_CLASS, GV_SPLIT_ENTROPY, 2, 3, 1, 1000, 0, 0, 0, 0, 1},
+        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 4, 1, 255, 0, 0, 1.0, 0, 1},
+        {GV_STATS_GRAD, GV_SPLIT_NEWTON, 0, 3, 1, 1000, 1.0, 0, 0.5, 0.2, 1},
     };
     size_t n_cases = sizeof cases / sizeof cases[0];
     size_t total_nodes = 0, total_mismatch = 0;

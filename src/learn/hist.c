@@ -182,6 +182,66 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
     }
 }
 
+/* GRAD statistics over many rows: four interleaved histograms as for CLASS above; at the root
+ * over all rows, the row counts come from the binned matrix and the column is read in order. */
+#define HIST_LOOP_GRAD4(COL, ROW, COUNT)                                                           \
+    {                                                                                              \
+        size_t i = begin;                                                                          \
+        for (; i + 3 < end; i += 4) {                                                              \
+            double *ha = hf + 3 * (size_t)(COL)[ROW(i)];                                           \
+            double *hb = sub + 3 * (size_t)(COL)[ROW(i + 1)];                                      \
+            double *hc = sub2 + 3 * (size_t)(COL)[ROW(i + 2)];                                     \
+            double *hd = sub3 + 3 * (size_t)(COL)[ROW(i + 3)];                                     \
+            if (COUNT) {                                                                           \
+                ha[0] += 1.0;                                                                      \
+                hb[0] += 1.0;                                                                      \
+                hc[0] += 1.0;                                                                      \
+                hd[0] += 1.0;                                                                      \
+            }                                                                                      \
+            ha[1] += ns[2 * i];                                                                    \
+            ha[2] += ns[2 * i + 1];                                                                \
+            hb[1] += ns[2 * i + 2];                                                                \
+            hb[2] += ns[2 * i + 3];                                                                \
+            hc[1] += ns[2 * i + 4];                                                                \
+            hc[2] += ns[2 * i + 5];                                                                \
+            hd[1] += ns[2 * i + 6];                                                                \
+            hd[2] += ns[2 * i + 7];                                                                \
+        }                                                                                          \
+        for (; i < end; i++) {                                                                     \
+            double *ha = hf + 3 * (size_t)(COL)[ROW(i)];                                           \
+            if (COUNT) ha[0] += 1.0;                                                               \
+            ha[1] += ns[2 * i];                                                                    \
+            ha[2] += ns[2 * i + 1];                                                                \
+        }                                                                                          \
+    }
+
+static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f,
+                                double *hf, double *sub)
+{
+    const gv_binned *X = e->X;
+    const size_t S = 3, nb = (size_t)X->mappers[f].n_bins;
+    const size_t *idx = e->idx;
+    const double *ns = e->ns;
+    const int identity = begin == 0 && end == e->n && !e->in->rows;
+    const double *counts = identity && X->root_count ? X->root_count + X->root_count_off[f] : NULL;
+    double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
+    memset(sub, 0, 3 * nb * S * sizeof *sub);
+    if (X->wide) {
+        const uint16_t *col = X->bins16 + f * X->n_rows;
+        if (counts) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 0)
+        else if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 1)
+        else HIST_LOOP_GRAD4(col, ROW_INDEXED, 1)
+    } else {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        if (counts) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 0)
+        else if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 1)
+        else HIST_LOOP_GRAD4(col, ROW_INDEXED, 1)
+    }
+    for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
+    if (counts)
+        for (size_t b = 0; b < nb; b++) hf[S * b] = counts[b];
+}
+
 static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
 {
     const gv_binned *X = e->X;
@@ -194,6 +254,15 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     if (e->cfg->stats == GV_STATS_CLASS && X->sparse_rows && X->sparse_rows[f] && begin == 0 &&
         end == e->n && !e->in->rows) {
         build_feature_class_sparse(e, f, hf);
+        return;
+    }
+    if (e->cfg->stats == GV_STATS_GRAD && end - begin >= CLASS2_MIN_ROWS) {
+#ifdef _OPENMP
+        int tid = omp_get_thread_num();
+#else
+        int tid = 0;
+#endif
+        build_feature_grad4(e, begin, end, f, hf, e->scratch[tid].sub);
         return;
     }
     if (e->cfg->stats == GV_STATS_CLASS && end - begin >= CLASS2_MIN_ROWS) {

@@ -813,7 +813,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     if (!e->free_hists || !e->fbits || !e->scratch) return gv_err_nomem("tree engine");
     for (int t = 0; t < e->nt; t++) {
         e->scratch[t].acc = gv_malloc_array(4 * e->S, sizeof(double));
-        if (cfg->stats == GV_STATS_CLASS) {
+        if (cfg->stats == GV_STATS_CLASS || cfg->stats == GV_STATS_GRAD) {
             size_t mb = 0;
             for (size_t f = 0; f < e->n_features; f++)
                 if (e->X->mappers[f].n_bins > mb) mb = e->X->mappers[f].n_bins;

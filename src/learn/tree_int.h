@@ -55,7 +55,7 @@ typedef struct gv_catkey {
 /* Per-thread scratch of the split search. */
 typedef struct gv_split_scratch {
     double *acc;          /* 4 * S doubles */
-    double *sub;          /* CLASS: a second histogram of one feature (max_bins_any * S) */
+    double *sub;          /* CLASS, GRAD: three more histograms of one feature (3 * max_bins * S) */
     gv_catkey *keys;      /* [max_categories] */
 } gv_split_scratch;
 
@@ -73,7 +73,7 @@ typedef struct gv_engine {
     size_t *hist_off;       /* [n_features] */
     size_t hist_len;        /* doubles per node histogram */
     size_t max_feature_bins; /* the largest n_bins of any feature */
-    double *root_total;     /* CLASS: [S] the statistics of all rows, while the root's
+    double *root_total;     /* CLASS, GRAD: [S] the statistics of all rows, while the root's
                                histograms are built (sparse features derive a bin from it) */
 
     /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
