@@ -432,8 +432,50 @@ static void test_objectives(void)
     grove_dataset_free(d);
 }
 
+/* Blocked prediction (predict_block, used by grove_model_predict) equals the row-by-row walk
+ * bit for bit: all rounds and staged, several objectives, a last block shorter than the others. */
+static void test_block_prediction(void)
+{
+    static const char *objectives[] = {"objective=logistic", "objective=softmax", "objective=squared"};
+    static const char *files[] = {"examples/data/breast_cancer_train.csv",
+                                  "examples/data/iris_train.csv",
+                                  "examples/data/boston_housing_train.csv"};
+    for (int o = 0; o < 3; o++) {
+        grove_dataset *d = load(files[o], NULL);
+        grove_params *p = NULL;
+        CHECK_OK(grove_params_create(&p));
+        CHECK_OK(grove_params_set(p, "algo", "gbdt"));
+        CHECK_OK(grove_params_set(p, "rounds", "15"));
+        CHECK_OK(grove_params_set_pair(p, objectives[o]));
+        grove_model *m = NULL;
+        CHECK_OK(grove_train(d, NULL, p, &m));
+        size_t n = grove_dataset_n_rows(d), k = grove_model_n_outputs(m);
+        CHECK(n % GV_PREDICT_BLOCK != 0);
+        double *a = malloc(n * k * sizeof *a), *b = malloc(n * k * sizeof *b);
+        for (size_t rounds = 0; rounds <= 15; rounds += 5) {
+            if (rounds)
+                CHECK_OK(grove_model_predict_rounds(m, d, rounds, 2, a, n * k));
+            else
+                CHECK_OK(grove_model_predict(m, d, 2, a, n * k));
+            for (size_t i = 0; i < n; i++) {
+                if (rounds)
+                    m->root.vt->predict_row_rounds(m->root.impl, d, i, rounds, b + i * k);
+                else
+                    m->root.vt->predict_row(m->root.impl, d, i, b + i * k);
+            }
+            CHECK(memcmp(a, b, n * k * sizeof *a) == 0);
+        }
+        free(a);
+        free(b);
+        grove_model_free(m);
+        grove_params_free(p);
+        grove_dataset_free(d);
+    }
+}
+
 int main(void)
 {
+    test_block_prediction();
     test_mushroom();
     test_exponential_is_adaboost();
     test_root_leaf_by_hand();

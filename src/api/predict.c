@@ -45,9 +45,23 @@ static grove_status predict_rows(const grove_model *m, const grove_dataset *d, s
     const long n = (long)d->n_rows;
 #ifdef _OPENMP
     int nt = gv_threads(n_threads);
-#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
 #else
     (void)n_threads;
+#endif
+    if (m->root.vt->predict_block) {
+        const long n_blocks = (n + GV_PREDICT_BLOCK - 1) / GV_PREDICT_BLOCK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
+#endif
+        for (long b = 0; b < n_blocks; b++) {
+            size_t begin = (size_t)b * GV_PREDICT_BLOCK, end = begin + GV_PREDICT_BLOCK;
+            if (end > (size_t)n) end = (size_t)n;
+            m->root.vt->predict_block(m->root.impl, d, begin, end, rounds, out + begin * k);
+        }
+        return GROVE_OK;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (n > 2048)
 #endif
     for (long i = 0; i < n; i++) {
         if (rounds)

@@ -164,6 +164,10 @@ static void scores_to_outputs(const gv_gbdt *b, double *out)
 
 /* Rows with at most this many features are copied to the stack before the trees are walked. */
 #define ROW_BUF 1024
+/* Blocked prediction copies up to this many features per row (more: row by row). */
+#define BLOCK_FEATURES 256
+/* Rows walked through a tree together in blocked prediction. */
+#define LANES 16
 
 /* The leaf of tree t for a row whose raw values are x[] (gathered from d's row i): numeric
  * splits are walked here (gv_tree_leaf's semantics: NaN -> default side, x <= threshold ->
@@ -172,14 +176,16 @@ static size_t leaf_of_row(const gv_tree *t, const float *x, const grove_dataset 
 {
     const gv_tree_node *nodes = t->nodes;
     size_t k = 0;
-    for (;;) {
+    /* the side is computed without a branch (the compiler selects the child with a
+     * conditional move): left/right is unpredictable, the loop exit is not */
+    while (nodes[k].type == GV_NODE_NUM) {
         const gv_tree_node *n = &nodes[k];
-        if (n->type == GV_NODE_LEAF) return k;
-        if (n->type != GV_NODE_NUM) return gv_tree_leaf(t, d, i);
         float v = x[n->feature];
-        int left = isnan(v) ? n->default_left : v <= n->threshold;
-        k = (size_t)(left ? n->left : n->right);
+        int left = (v <= n->threshold) | (isnan(v) & n->default_left);
+        int32_t next = left ? n->left : n->right;
+        k = (size_t)next;
     }
+    return nodes[k].type == GV_NODE_LEAF ? k : gv_tree_leaf(t, d, i);
 }
 
 static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t i, size_t rounds,
@@ -210,6 +216,68 @@ static void gbdt_predict_row(const void *impl, const grove_dataset *d, size_t i,
 }
 
 static size_t gbdt_n_rounds(const void *impl) { return ((const gv_gbdt *)impl)->n_rounds; }
+
+/* Rows [begin, end) tree by tree (learner.h's predict_block): the block's rows are first
+ * copied row-major (each column read once, in order), then each tree is walked for the whole
+ * block while its nodes are in cache (as XGBoost's blocked predictor does).  The sums run over the trees in the same order as gbdt_predict_rounds', so the
+ * results are identical. */
+static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t begin,
+                               size_t end, size_t rounds, double *out)
+{
+    const gv_gbdt *b = impl;
+    const size_t G = b->n_groups, B = end - begin;
+    const size_t k = b->n_classes >= 2 ? (size_t)b->n_classes : 1;
+    if (rounds == 0 || rounds > b->n_rounds) rounds = b->n_rounds;
+    const size_t F = d->schema->n_features;
+    double s[GV_PREDICT_BLOCK * 64];
+    float xs[GV_PREDICT_BLOCK * BLOCK_FEATURES];
+    if (G > 64 || F > BLOCK_FEATURES) { /* many classes or features: one row at a time */
+        for (size_t r = 0; r < B; r++) gbdt_predict_rounds(impl, d, begin + r, rounds, out + r * k);
+        return;
+    }
+    /* the block's rows, row-major: each column is read once, in order */
+    for (size_t j = 0; j < F; j++)
+        for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, begin + r);
+    for (size_t r = 0; r < B; r++)
+        for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
+    for (size_t t = 0; t < rounds; t++)
+        for (size_t g = 0; g < G; g++) {
+            const gv_tree *tr = b->trees[t * G + g];
+            const gv_tree_node *nodes = tr->nodes;
+            size_t r = 0;
+            /* LANES rows walk the tree together: their dependent loads overlap */
+            for (; r + LANES <= B; r += LANES) {
+                size_t at[LANES] = {0};
+                int active = 1;
+                while (active) {
+                    active = 0;
+                    for (int q = 0; q < LANES; q++) {
+                        const gv_tree_node *n = &nodes[at[q]];
+                        if (n->type != GV_NODE_NUM) continue;
+                        float v = xs[(r + (size_t)q) * F + (size_t)n->feature];
+                        int left = (v <= n->threshold) | (isnan(v) & n->default_left);
+                        int32_t next = left ? n->left : n->right;
+                        at[q] = (size_t)next;
+                        active = 1;
+                    }
+                }
+                for (int q = 0; q < LANES; q++) {
+                    size_t leaf = nodes[at[q]].type == GV_NODE_LEAF
+                                      ? at[q]
+                                      : gv_tree_leaf(tr, d, begin + r + (size_t)q);
+                    s[(r + (size_t)q) * G + g] += tr->values[leaf];
+                }
+            }
+            for (; r < B; r++)
+                s[r * G + g] += tr->values[leaf_of_row(tr, xs + r * F, d, begin + r)];
+        }
+    for (size_t r = 0; r < B; r++) {
+        double *o = out + r * k;
+        double *f = b->n_classes == 2 && G == 1 ? o + 1 : o; /* binary: F lives in out[1] */
+        for (size_t g = 0; g < G; g++) f[g] = s[r * G + g];
+        scores_to_outputs(b, o);
+    }
+}
 
 /* ---------------------------------------------------------------------------------------------
  * Metrics (on scores F [n * G]; y class index or target; w weights or NULL)
@@ -1193,4 +1261,5 @@ const gv_component_vt gv_gbdt_component = {
     .summary = gbdt_summary,
     .n_rounds = gbdt_n_rounds,
     .predict_row_rounds = gbdt_predict_rounds,
+    .predict_block = gbdt_predict_block,
 };

@@ -39,7 +39,15 @@ typedef struct gv_component_vt {
     size_t (*n_rounds)(const void *impl);
     void (*predict_row_rounds)(const void *impl, const grove_dataset *d, size_t i, size_t rounds,
                                double *out);
+    /* Optional batch prediction of rows [begin, end) (at most GV_PREDICT_BLOCK rows) with the
+     * first `rounds` rounds (0 = all) into out[(end - begin) * n_outputs]; results equal
+     * predict_row's bit for bit.  Lets a component walk each of its trees over a block of rows
+     * while the tree is in cache.  NULL: rows are predicted one by one. */
+    void (*predict_block)(const void *impl, const grove_dataset *d, size_t begin, size_t end,
+                          size_t rounds, double *out);
 } gv_component_vt;
+
+#define GV_PREDICT_BLOCK 64
 
 typedef struct gv_component {
     const gv_component_vt *vt; /* static */
