@@ -97,6 +97,8 @@ int cmd_importance(int argc, char **argv)
     st = grove_model_importance(model, "impurity", NULL, 0, atoi(threads), v[0], F);
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);
+        /* a model without trees: the command does not apply to it (usage), as for margins */
+        if (st == GROVE_ERR_ARG) rc = EXIT_USAGE;
         goto done;
     }
     have[0] = 1;
