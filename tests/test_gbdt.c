@@ -473,8 +473,46 @@ static void test_block_prediction(void)
     }
 }
 
+/* The training scores (updated from each tree's leaf of every binned row) equal the model's
+ * predictions on the training data (raw-value walk): the last round's training loss in the log
+ * equals grove_model_evaluate's, on data with categorical features and missing values. */
+static void test_training_scores_match(void)
+{
+    static const char *files[] = {"examples/data/penguins_train.csv",
+                                  "examples/data/breast_cancer_train.csv"};
+    for (int f = 0; f < 2; f++) {
+        grove_dataset *d = load(files[f], NULL);
+        grove_params *p = NULL;
+        CHECK_OK(grove_params_create(&p));
+        CHECK_OK(grove_params_set(p, "algo", "gbdt"));
+        CHECK_OK(grove_params_set(p, "rounds", "20"));
+        grove_model *m = NULL;
+        CHECK_OK(grove_train(d, NULL, p, &m));
+        char *log = NULL;
+        CHECK_OK(grove_model_log_csv(m, &log));
+        const char *last = log ? strrchr(log, '\n') : NULL;
+        while (last && last > log && last[-1] != '\n') last--; /* the start of the last row */
+        double logged = NAN;
+        if (last) {
+            const char *comma = strchr(last, ',');
+            logged = comma ? strtod(comma + 1, NULL) : NAN;
+        }
+        grove_eval *e = NULL;
+        double loss = NAN;
+        CHECK_OK(grove_model_evaluate(m, d, 2, &e));
+        if (e) grove_eval_get(e, "logloss", &loss);
+        CHECK_NEAR(logged, loss, 1e-9 * (1 + fabs(loss)));
+        grove_eval_free(e);
+        grove_string_free(log);
+        grove_model_free(m);
+        grove_params_free(p);
+        grove_dataset_free(d);
+    }
+}
+
 int main(void)
 {
+    test_training_scores_match();
     test_block_prediction();
     test_mushroom();
     test_exponential_is_adaboost();
