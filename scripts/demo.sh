@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on bundled data: installs dependencies, builds grove, trains a depth-5 CART tree
 # on the Wisconsin breast-cancer training split and evaluates it on the test split; then ID3 on
-# the house-votes data (categorical features with missing values, no encoding needed).
+# the house-votes data (categorical features with missing values, no encoding needed); then
+# AdaBoost with stumps on twonorm with its per-round bound log and margins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -13,3 +14,12 @@ build/grove train examples/data/breast_cancer_train.csv -o build/demo/breast_can
 build/grove eval build/demo/breast_cancer.model examples/data/breast_cancer_test.csv
 build/grove train examples/data/house_votes84_train.csv -o build/demo/votes.model --algo id3 --set max_depth=4
 build/grove eval build/demo/votes.model examples/data/house_votes84_test.csv
+# AdaBoost with stumps: the per-round log (training error <= prod Z <= exp(-2 sum gamma^2)),
+# the test error, and the margins' distribution
+build/grove train examples/data/twonorm_train.csv -o build/demo/ada.model --algo adaboost --rounds 100 \
+  --log build/demo/ada_log.csv --valid examples/data/twonorm_test.csv -q
+head -3 build/demo/ada_log.csv
+tail -1 build/demo/ada_log.csv
+build/grove eval build/demo/ada.model examples/data/twonorm_test.csv
+build/grove margins build/demo/ada.model examples/data/twonorm_train.csv --cdf-only >build/demo/margins.csv
+head -4 build/demo/margins.csv
