@@ -83,6 +83,7 @@ typedef struct filter_ctx {
     double *cum;        /* [n] cumulative sample weights */
     gv_rng rng;
     size_t learners;    /* base learners trained so far (names the step in messages) */
+    size_t total;       /* 3^depth base learners in all (progress) */
     size_t *rows;       /* scratch [m] */
 } filter_ctx;
 
@@ -164,7 +165,8 @@ static grove_status learn_base(filter_ctx *f, const oracle *ex, gv_component *ou
     if (st != GROVE_OK) gv_err_prefix("filter-boost: base learner %zu ('%s')", f->learners + 1,
                                       f->base->name);
     f->learners++;
-    if (gv_progress(f->in->params, "learner", f->learners, 0)) return gv_err(GROVE_ERR_ARG, "cancelled");
+    if (gv_progress(f->in->params, "learner", f->learners, f->total))
+        return gv_err(GROVE_ERR_ARG, "cancelled");
     return st;
 }
 
@@ -226,7 +228,10 @@ grove_status gv_fit_filter_boost(const gv_fit_input *in, gv_rng *rng, gv_compone
         goto done;
     }
     oracle ex = {EX_DATA, NULL, NULL, NULL};
-    st = learn(&f, (int)gv_param_int(in->params, GV_P_FILTER_DEPTH), &ex, out);
+    int depth = (int)gv_param_int(in->params, GV_P_FILTER_DEPTH);
+    f.total = 1;
+    for (int k = 0; k < depth; k++) f.total *= 3;
+    st = learn(&f, depth, &ex, out);
 done:
     gv_free(f.cum);
     gv_free(f.rows);
