@@ -124,6 +124,11 @@ static int progress_shown;
 static int progress_cb(void *ctx, const char *stage, size_t done, size_t total)
 {
     (void)ctx;
+    /* at most ten redraws a second, and the last one */
+    static double last;
+    double now = cli_now();
+    if (done != total && now - last < 0.1) return 0;
+    last = now;
     fprintf(stderr, "\r\033[Kgrove: %s %zu/%zu", stage, done, total);
     fflush(stderr);
     progress_shown = 1;
