@@ -757,14 +757,7 @@ static grove_status bagging_check(const void *impl, const grove_model *m, size_t
     if (n_out(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a bagging component has %zu outputs, %zu expected",
                       n_out(b), n_outputs);
-    for (size_t t = 0; t < b->n_members; t++) {
-        grove_status st = gv_component_check(&b->members[t], m, n_outputs);
-        if (st != GROVE_OK) {
-            gv_err_prefix("members[%zu]", t);
-            return st;
-        }
-    }
-    return GROVE_OK;
+    return gv_components_check(b->members, b->n_members, m, n_outputs, "members");
 }
 
 static json_t *bagging_summary(const void *impl)

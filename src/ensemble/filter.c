@@ -327,14 +327,7 @@ static grove_status maj_check(const void *impl, const grove_model *model, size_t
     if ((size_t)m->n_classes != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "majority3: %d classes, %zu outputs expected",
                       m->n_classes, n_outputs);
-    for (int j = 0; j < 3; j++) {
-        grove_status st = gv_component_check(&m->child[j], model, n_outputs);
-        if (st != GROVE_OK) {
-            gv_err_prefix("children[%d]", j);
-            return st;
-        }
-    }
-    return GROVE_OK;
+    return gv_components_check(m->child, 3, model, n_outputs, "children");
 }
 
 static size_t count_base(const gv_component *c)

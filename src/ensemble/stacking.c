@@ -871,14 +871,7 @@ static grove_status stacking_check(const void *impl, const struct grove_model *m
                       n_outputs);
     /* the members read the model's features (and bins); the meta-learner reads the meta
      * schema, which has no bin mappers in the model: validate() covered it */
-    for (size_t l = 0; l < s->n_learners; l++) {
-        grove_status st = gv_component_check(&s->members[l], m, n_outputs);
-        if (st != GROVE_OK) {
-            gv_err_prefix("members[%zu]", l);
-            return st;
-        }
-    }
-    return GROVE_OK;
+    return gv_components_check(s->members, s->n_learners, m, n_outputs, "members");
 }
 
 static json_t *stacking_summary(const void *impl)
@@ -1129,14 +1122,7 @@ fail:
 static grove_status voting_check(const void *impl, const struct grove_model *m, size_t n_outputs)
 {
     const gv_voting *v = impl;
-    for (size_t l = 0; l < v->n_learners; l++) {
-        grove_status st = gv_component_check(&v->members[l], m, n_outputs);
-        if (st != GROVE_OK) {
-            gv_err_prefix("members[%zu]", l);
-            return st;
-        }
-    }
-    return GROVE_OK;
+    return gv_components_check(v->members, v->n_learners, m, n_outputs, "members");
 }
 
 static json_t *voting_summary(const void *impl)

@@ -63,6 +63,9 @@ void gv_component_free(gv_component *c);
 grove_status gv_component_check(const gv_component *c, const struct grove_model *m,
                                 size_t n_outputs);
 json_t *gv_component_summary(const gv_component *c);
+/* gv_component_check of each of c[0..n), with "<what>[i]" prefixed to the first failure. */
+grove_status gv_components_check(const gv_component *c, size_t n, const struct grove_model *m,
+                                 size_t n_outputs, const char *what);
 /* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
 json_t *gv_component_to_json(const gv_component *c);
 /* Reads such an object: looks up its "kind" and calls that kind's from_json.  *out is cleared

@@ -375,6 +375,19 @@ grove_status gv_component_check(const gv_component *c, const grove_model *m, siz
     return c->vt->check ? c->vt->check(c->impl, m, n_outputs) : GROVE_OK;
 }
 
+grove_status gv_components_check(const gv_component *c, size_t n, const grove_model *m,
+                                 size_t n_outputs, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        grove_status st = gv_component_check(&c[i], m, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("%s[%zu]", what, i);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
 json_t *gv_component_summary(const gv_component *c)
 {
     return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
