@@ -479,8 +479,22 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
         size_t w = partition_binary(e, &s, bits, begin, end);
         size_t n_right = end - w;
-        sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
-        sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+        if (e->cfg->stats == GV_STATS_GRAD) {
+            /* gradient sums: the smaller child's from its rows, the larger's as parent minus
+             * smaller (counts stay exact; nothing depends on the thread count).  Class and
+             * regression totals are summed from rows: subtraction could leave a class weight
+             * of -1e-15 where a class has no row, or cancel in the variance. */
+            size_t small = w - begin <= n_right ? first : first + 1, large = 2 * first + 1 - small;
+            if (small == first)
+                sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
+            else
+                sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+            for (size_t q = 0; q < S; q++)
+                gr->tot[large * S + q] = gr->tot[id * S + q] - gr->tot[small * S + q];
+        } else {
+            sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
+            sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+        }
         gr->g[first].begin = begin;
         gr->g[first].end = w;
         gr->g[first + 1].begin = w;
