@@ -204,17 +204,6 @@ static json_t *members_json(const gv_component *m, size_t n)
     return a;
 }
 
-static json_t *reals_json(const double *x, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_real(x[i]))) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 /* Reads "learners" (names of known learners) and "members" (as many components) of obj. */
 static grove_status read_members(const json_t *obj, const grove_schema *schema, char ***names,
                                  gv_component **members, size_t *n)
@@ -729,8 +718,8 @@ static json_t *stacking_to_json(const void *impl)
     bad |= json_object_set_new(obj, "members", members_json(s->members, s->n_learners));
     bad |= json_object_set_new(obj, "meta_name", json_string(s->meta_name));
     if (is_linear(s)) {
-        bad |= json_object_set_new(obj, "coef", reals_json(s->coef, s->n_meta));
-        bad |= json_object_set_new(obj, "fill", reals_json(s->fill, s->n_meta));
+        bad |= json_object_set_new(obj, "coef", gv_json_real_array(s->coef, s->n_meta));
+        bad |= json_object_set_new(obj, "fill", gv_json_real_array(s->fill, s->n_meta));
         bad |= json_object_set_new(obj, "intercept", json_real(s->intercept));
     } else {
         bad |= json_object_set_new(obj, "meta", gv_component_to_json(&s->meta));
@@ -887,7 +876,7 @@ static json_t *stacking_summary(const void *impl)
         bad |= json_array_append_new(ms, gv_component_summary(&s->members[l]));
     bad |= json_object_set_new(obj, "members", ms);
     if (!bad && !is_linear(s)) bad |= json_object_set_new(obj, "meta", gv_component_summary(&s->meta));
-    if (!bad && is_linear(s)) bad |= json_object_set_new(obj, "meta_coef", reals_json(s->coef, s->n_meta));
+    if (!bad && is_linear(s)) bad |= json_object_set_new(obj, "meta_coef", gv_json_real_array(s->coef, s->n_meta));
     if (bad) {
         json_decref(obj);
         return NULL;
@@ -1048,7 +1037,7 @@ static json_t *voting_to_json(const void *impl)
     int bad = json_object_set_new(obj, "n_classes", json_integer(v->n_classes));
     bad |= json_object_set_new(obj, "learners", names_json(v->names, v->n_learners));
     bad |= json_object_set_new(obj, "soft", json_integer(v->soft));
-    bad |= json_object_set_new(obj, "weights", reals_json(v->weights, v->n_learners));
+    bad |= json_object_set_new(obj, "weights", gv_json_real_array(v->weights, v->n_learners));
     bad |= json_object_set_new(obj, "members", members_json(v->members, v->n_learners));
     if (bad) {
         json_decref(obj);
@@ -1137,7 +1126,7 @@ static json_t *voting_summary(const void *impl)
         bad |= json_object_set_new(obj, "members", ms);
         ms = NULL;
     }
-    if (!bad) bad |= json_object_set_new(obj, "weights", reals_json(v->weights, v->n_learners));
+    if (!bad) bad |= json_object_set_new(obj, "weights", gv_json_real_array(v->weights, v->n_learners));
     if (bad) {
         json_decref(obj);
         json_decref(ms);

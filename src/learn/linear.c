@@ -265,26 +265,14 @@ void gv_linear_scores(const gv_linear_model *lm, const grove_dataset *d, size_t 
 
 /* ---- JSON ---- */
 
-static json_t *reals_to_json(const double *x, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++) {
-        if (json_array_append_new(a, json_real(x[i]))) {
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
-}
-
 int gv_linear_model_to_json(const gv_linear_model *lm, json_t *obj)
 {
     const gv_linear_map *m = &lm->map;
     int bad = json_object_set_new(obj, "n_classes", json_integer(lm->n_classes));
-    bad |= json_object_set_new(obj, "mean", reals_to_json(m->mean, m->n_features));
-    bad |= json_object_set_new(obj, "std", reals_to_json(m->std, m->n_features));
-    bad |= json_object_set_new(obj, "coef", reals_to_json(lm->coef, lm->n_vec * m->dim));
-    bad |= json_object_set_new(obj, "intercept", reals_to_json(lm->intercept, lm->n_vec));
+    bad |= json_object_set_new(obj, "mean", gv_json_real_array(m->mean, m->n_features));
+    bad |= json_object_set_new(obj, "std", gv_json_real_array(m->std, m->n_features));
+    bad |= json_object_set_new(obj, "coef", gv_json_real_array(lm->coef, lm->n_vec * m->dim));
+    bad |= json_object_set_new(obj, "intercept", gv_json_real_array(lm->intercept, lm->n_vec));
     return bad ? -1 : 0;
 }
 
@@ -303,12 +291,6 @@ static grove_status check_fields(const json_t *obj, const char *const *extra, si
         if (!known) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in a linear model", key);
     }
     return GROVE_OK;
-}
-
-/* Reads number array `a` (checked by gv_json_get_array) into x[0..n). */
-static void read_reals(const json_t *a, double *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(a, i));
 }
 
 grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *schema,
@@ -340,11 +322,11 @@ grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *sc
         (st = gv_json_get_array(obj, "coef", n_coef, &coef)) != GROVE_OK ||
         (st = gv_json_get_array(obj, "intercept", n_vec, &intercept)) != GROVE_OK)
         return st;
-    read_reals(mean, m->mean, m->n_features);
-    read_reals(sd, m->std, m->n_features);
+    gv_json_array_values(mean, m->mean, m->n_features);
+    gv_json_array_values(sd, m->std, m->n_features);
     if ((st = gv_linear_model_alloc(lm, (int)n_classes)) != GROVE_OK) return st;
-    read_reals(coef, lm->coef, n_coef);
-    read_reals(intercept, lm->intercept, n_vec);
+    gv_json_array_values(coef, lm->coef, n_coef);
+    gv_json_array_values(intercept, lm->intercept, n_vec);
     /* the same checks as the writer's (the statistics' values; JSON numbers are finite) */
     return gv_linear_model_validate(lm, schema);
 }

@@ -444,17 +444,6 @@ static void mlp_predict_row(const void *impl, const grove_dataset *d, size_t i, 
     if (a != stack_a) gv_free(a);
 }
 
-static json_t *reals(const double *x, size_t n)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; arr && i < n; i++)
-        if (json_array_append_new(arr, json_real(x[i]))) {
-            json_decref(arr);
-            return NULL;
-        }
-    return arr;
-}
-
 static json_t *mlp_to_json(const void *impl)
 {
     const gv_mlp *m = impl;
@@ -465,12 +454,12 @@ static json_t *mlp_to_json(const void *impl)
     int bad = json_object_set_new(obj, "n_classes", json_integer(m->n_classes));
     bad |= json_object_set_new(obj, "hidden", json_integer((json_int_t)m->hidden));
     bad |= json_object_set_new(obj, "activation", json_string(act_names[m->activation]));
-    bad |= json_object_set_new(obj, "mean", reals(m->map.mean, m->map.n_features));
-    bad |= json_object_set_new(obj, "std", reals(m->map.std, m->map.n_features));
-    bad |= json_object_set_new(obj, "w1", reals(m->theta + l.w1, l.b1 - l.w1));
-    bad |= json_object_set_new(obj, "b1", reals(m->theta + l.b1, l.w2 - l.b1));
-    bad |= json_object_set_new(obj, "w2", reals(m->theta + l.w2, l.b2 - l.w2));
-    bad |= json_object_set_new(obj, "b2", reals(m->theta + l.b2, l.P - l.b2));
+    bad |= json_object_set_new(obj, "mean", gv_json_real_array(m->map.mean, m->map.n_features));
+    bad |= json_object_set_new(obj, "std", gv_json_real_array(m->map.std, m->map.n_features));
+    bad |= json_object_set_new(obj, "w1", gv_json_real_array(m->theta + l.w1, l.b1 - l.w1));
+    bad |= json_object_set_new(obj, "b1", gv_json_real_array(m->theta + l.b1, l.w2 - l.b1));
+    bad |= json_object_set_new(obj, "w2", gv_json_real_array(m->theta + l.w2, l.b2 - l.w2));
+    bad |= json_object_set_new(obj, "b2", gv_json_real_array(m->theta + l.b2, l.P - l.b2));
     bad |= json_object_set_new(obj, "y_mean", json_real(m->y_mean));
     bad |= json_object_set_new(obj, "y_std", json_real(m->y_std));
     bad |= json_object_set_new(obj, "epochs", json_integer((json_int_t)m->epochs));
@@ -519,11 +508,6 @@ static grove_status mlp_validate(const void *impl, const grove_schema *schema)
 static const char *const mlp_fields[] = {"kind", "n_classes", "hidden", "activation", "mean",
                                          "std", "w1", "b1", "w2", "b2", "y_mean", "y_std",
                                          "epochs"};
-
-static void read_reals(const json_t *arr, double *x, size_t n)
-{
-    for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
-}
 
 static grove_status mlp_from_json(const json_t *obj, const grove_schema *schema, void **out)
 {
@@ -580,11 +564,11 @@ static grove_status mlp_from_json(const json_t *obj, const grove_schema *schema,
     size_t start[5] = {l.w1, l.b1, l.w2, l.b2, l.P};
     for (int b = 0; b < 4 && st == GROVE_OK; b++)
         if ((st = gv_json_get_array(obj, blocks[b], start[b + 1] - start[b], &a)) == GROVE_OK)
-            read_reals(a, m->theta + start[b], start[b + 1] - start[b]);
+            gv_json_array_values(a, m->theta + start[b], start[b + 1] - start[b]);
     if (st == GROVE_OK && (st = gv_json_get_array(obj, "mean", m->map.n_features, &a)) == GROVE_OK)
-        read_reals(a, m->map.mean, m->map.n_features);
+        gv_json_array_values(a, m->map.mean, m->map.n_features);
     if (st == GROVE_OK && (st = gv_json_get_array(obj, "std", m->map.n_features, &a)) == GROVE_OK)
-        read_reals(a, m->map.std, m->map.n_features);
+        gv_json_array_values(a, m->map.std, m->map.n_features);
     if (st == GROVE_OK) st = mlp_validate(m, schema);
     if (st == GROVE_OK) {
         *out = m;

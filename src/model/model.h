@@ -42,6 +42,8 @@ grove_status gv_json_get_double(const json_t *obj, const char *field, double *ou
 grove_status gv_json_get_string(const json_t *obj, const char *field, const char **out);
 /* A new JSON array of the n doubles (written with 17 digits: exact); NULL when out of memory. */
 json_t *gv_json_real_array(const double *v, size_t n);
+/* The numbers of array `a` into x[0..n) (a was checked first, e.g. by gv_json_get_array). */
+void gv_json_array_values(const json_t *a, double *x, size_t n);
 /* The array field `field` of exactly n finite numbers into out[n]. */
 grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, double *out);
 /* An array field of exactly n numbers (n = (size_t)-1: any length, returned in *n_out). */

@@ -1050,3 +1050,8 @@ grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, d
     }
     return GROVE_OK;
 }
+
+void gv_json_array_values(const json_t *a, double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(a, i));
+}
