@@ -474,3 +474,28 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     *out = b;
     return GROVE_OK;
 }
+
+grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **out)
+{
+    *out = NULL;
+    if (b->wide || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
+    size_t F = b->n_features, n = b->n_rows, len;
+    if (gv_mul_size(n, F, &len) != 0) return gv_err_nomem("row-major bins (size overflow)");
+    uint8_t *r = gv_malloc(len);
+    if (!r) return gv_err_nomem("row-major bins");
+    /* tiles of 64 rows x all features: each column read is one cache line */
+    const long n_tiles = (long)((n + 63) / 64);
+    (void)n_threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 65536)
+#endif
+    for (long t = 0; t < n_tiles; t++) {
+        size_t lo = (size_t)t * 64, hi = lo + 64 < n ? lo + 64 : n;
+        for (size_t f = 0; f < F; f++) {
+            const uint8_t *col = b->bins8 + f * n;
+            for (size_t i = lo; i < hi; i++) r[i * F + f] = col[i];
+        }
+    }
+    *out = r;
+    return GROVE_OK;
+}

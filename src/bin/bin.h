@@ -72,4 +72,9 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
                              int n_threads, gv_binned **out);
 void gv_binned_free(gv_binned *b);
 
+/* The 8-bit bins of `b` row-major, [n_rows * n_features] (row i at i * n_features), for
+ * learners that read whole rows (gradient-boosted trees' histograms).  NULL when the bins are
+ * 16-bit; GROVE_ERR_NOMEM possible.  Free with gv_free. */
+grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **out);
+
 #endif /* GV_BIN_H */

@@ -408,8 +408,9 @@ static int metric_higher_better(int metric) { return metric == MET_AUC; }
 /* XGBoost's pruner: bottom-up, a binary split whose children are both leaves and whose loss
  * reduction 2 * gain (XGBoost's units) is below gamma becomes a leaf; then the tree is
  * compacted (reachable nodes keep their order, so children still follow their parents). */
-static grove_status prune_tree(gv_tree *t, double gamma)
+static grove_status prune_tree(gv_tree *t, double gamma, int *changed_out)
 {
+    *changed_out = 0;
     if (!(gamma > 0)) return GROVE_OK;
     int changed = 0;
     for (size_t k = t->n_nodes; k-- > 0;) {
@@ -429,6 +430,7 @@ static grove_status prune_tree(gv_tree *t, double gamma)
         changed = 1;
     }
     if (!changed) return GROVE_OK;
+    *changed_out = 1;
     int32_t *map = gv_malloc_array(t->n_nodes, sizeof *map);
     if (!map) return gv_err_nomem("tree pruning");
     for (size_t k = 0; k < t->n_nodes; k++) map[k] = -1;
@@ -478,6 +480,7 @@ typedef struct trainer {
     uint8_t *mask;           /* [F_count] per-tree feature mask */
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
+    uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
     double *part;            /* [2 * (max(n, nv) / SUM_BLOCK + 1)] */
     scored *tmp;             /* absolute: [n] residuals by leaf */
 } trainer;
@@ -494,6 +497,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->leaf);
     gv_free(tr->part);
     gv_free(tr->tmp);
+    gv_free(tr->row_bins);
 }
 
 /* Gradients and hessians of every group at the current scores (one row per iteration). */
@@ -870,6 +874,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         st = gv_err_nomem("gbdt training state");
         goto fail;
     }
+    if ((st = gv_binned_row_major(in->binned, tr.nt, &tr.row_bins)) != GROVE_OK) goto fail;
     if ((st = initial_scores(&tr, p, b->base)) != GROVE_OK) goto fail;
     for (size_t i = 0; i < n; i++) memcpy(tr.F + i * G, b->base, G * sizeof *tr.F);
     for (size_t i = 0; i < nv; i++) memcpy(tr.Fv + i * G, b->base, G * sizeof *tr.Fv);
@@ -903,19 +908,23 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
                 .n_rows = tr.n_sampled,
                 .grad = tr.grad + g * n,
                 .hess = tr.hess + g * n,
+                .row_bins = tr.row_bins,
+                .leaf_of_row = subsample < 1 ? NULL : tr.leaf,
             };
             gv_rng trng;
             gv_rng_seed(&trng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
             gv_tree *tree = NULL;
             st = gv_tree_fit(&cfg, &ti, &trng, &tree);
-            if (st == GROVE_OK) st = prune_tree(tree, tr.gamma);
+            int pruned = 0;
+            if (st == GROVE_OK) st = prune_tree(tree, tr.gamma, &pruned);
             if (st != GROVE_OK) {
                 gv_tree_free(tree);
                 gv_err_prefix("round %zu", t + 1);
                 goto fail;
             }
             b->trees[t * G + g] = tree;
-            assign_leaves(&tr, tree);
+            /* the grower filled tr.leaf when it saw every row and nothing was pruned since */
+            if (subsample < 1 || pruned) assign_leaves(&tr, tree);
             if (tr.obj == OBJ_ABSOLUTE) refit_median(&tr, tree);
             if (tr.obj == OBJ_EXPONENTIAL)
                 b->log_eps[t] = line_search_exp(&tr, tree, &b->log_alpha[t]);

@@ -23,8 +23,7 @@
 
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
 {
-    /* CLASS keeps the weight in ns and the class in ncls; REG and GRAD keep S - 1 values. */
-    size_t stride = e->cfg->stats == GV_STATS_CLASS ? 1 : e->S - 1;
+    size_t stride = gv_ns_stride(e);
     double *ns = e->ns;
     int32_t *ncls = e->ncls;
     const size_t *idx = e->idx;
@@ -40,13 +39,6 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
 
 /* The loops over rows, one per statistics kind and bin width.  COL is the feature's column,
  * HF its histogram. */
-#define HIST_LOOP_GRAD(COL)                                                                       \
-    for (size_t i = begin; i < end; i++) {                                                         \
-        double *hb = hf + 3 * (size_t)(COL)[idx[i]];                                               \
-        hb[0] += 1.0;                                                                              \
-        hb[1] += ns[2 * i];                                                                        \
-        hb[2] += ns[2 * i + 1];                                                                    \
-    }
 #define HIST_LOOP_REG(COL)                                                                        \
     for (size_t i = begin; i < end; i++) {                                                         \
         double *hb = hf + 4 * (size_t)(COL)[idx[i]];                                               \
@@ -182,64 +174,122 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
     }
 }
 
-/* GRAD statistics over many rows: four interleaved histograms as for CLASS above; at the root
- * over all rows, the row counts come from the binned matrix and the column is read in order. */
-#define HIST_LOOP_GRAD4(COL, ROW, COUNT)                                                           \
+/* GRAD statistics: a bin record is (count, g, h, 0), four doubles, so adding a row to a bin is
+ * one vector addition of (1, g, h, 0).  The vector type aliases the histogram's doubles. */
+typedef double gv_v4d __attribute__((vector_size(32), aligned(8), may_alias));
+#define V4D_AT(p) (*(gv_v4d *)(p))
+#define GRAD_ROW(i) ((gv_v4d){1.0, ns[2 * (i)], ns[2 * (i) + 1], 0.0})
+#define HIST_LOOP_GRAD(COL)                                                                       \
+    for (size_t i = begin; i < end; i++) V4D_AT(hf + 4 * (size_t)(COL)[idx[i]]) += GRAD_ROW(i);
+
+/* Column-major GRAD over many rows: rows go round-robin to four histograms (the feature's and
+ * three per-thread ones), so that runs of rows in the same bin do not chain every addition on
+ * the previous one's store; they are summed at the end, in the same order for any number of
+ * threads. */
+#define HIST_LOOP_GRAD4(COL, ROW)                                                                  \
     {                                                                                              \
         size_t i = begin;                                                                          \
         for (; i + 3 < end; i += 4) {                                                              \
-            double *ha = hf + 3 * (size_t)(COL)[ROW(i)];                                           \
-            double *hb = sub + 3 * (size_t)(COL)[ROW(i + 1)];                                      \
-            double *hc = sub2 + 3 * (size_t)(COL)[ROW(i + 2)];                                     \
-            double *hd = sub3 + 3 * (size_t)(COL)[ROW(i + 3)];                                     \
-            if (COUNT) {                                                                           \
-                ha[0] += 1.0;                                                                      \
-                hb[0] += 1.0;                                                                      \
-                hc[0] += 1.0;                                                                      \
-                hd[0] += 1.0;                                                                      \
-            }                                                                                      \
-            ha[1] += ns[2 * i];                                                                    \
-            ha[2] += ns[2 * i + 1];                                                                \
-            hb[1] += ns[2 * i + 2];                                                                \
-            hb[2] += ns[2 * i + 3];                                                                \
-            hc[1] += ns[2 * i + 4];                                                                \
-            hc[2] += ns[2 * i + 5];                                                                \
-            hd[1] += ns[2 * i + 6];                                                                \
-            hd[2] += ns[2 * i + 7];                                                                \
+            V4D_AT(hf + 4 * (size_t)(COL)[ROW(i)]) += GRAD_ROW(i);                                 \
+            V4D_AT(sub + 4 * (size_t)(COL)[ROW(i + 1)]) += GRAD_ROW(i + 1);                        \
+            V4D_AT(sub2 + 4 * (size_t)(COL)[ROW(i + 2)]) += GRAD_ROW(i + 2);                       \
+            V4D_AT(sub3 + 4 * (size_t)(COL)[ROW(i + 3)]) += GRAD_ROW(i + 3);                       \
         }                                                                                          \
-        for (; i < end; i++) {                                                                     \
-            double *ha = hf + 3 * (size_t)(COL)[ROW(i)];                                           \
-            if (COUNT) ha[0] += 1.0;                                                               \
-            ha[1] += ns[2 * i];                                                                    \
-            ha[2] += ns[2 * i + 1];                                                                \
-        }                                                                                          \
+        for (; i < end; i++) V4D_AT(hf + 4 * (size_t)(COL)[ROW(i)]) += GRAD_ROW(i);                \
     }
 
 static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f,
                                 double *hf, double *sub)
 {
     const gv_binned *X = e->X;
-    const size_t S = 3, nb = (size_t)X->mappers[f].n_bins;
+    const size_t S = 4, nb = (size_t)X->mappers[f].n_bins;
     const size_t *idx = e->idx;
     const double *ns = e->ns;
     const int identity = begin == 0 && end == e->n && !e->in->rows;
-    const double *counts = identity && X->root_count ? X->root_count + X->root_count_off[f] : NULL;
     double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
     memset(sub, 0, 3 * nb * S * sizeof *sub);
     if (X->wide) {
         const uint16_t *col = X->bins16 + f * X->n_rows;
-        if (counts) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 0)
-        else if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 1)
-        else HIST_LOOP_GRAD4(col, ROW_INDEXED, 1)
+        if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY)
+        else HIST_LOOP_GRAD4(col, ROW_INDEXED)
     } else {
         const uint8_t *col = X->bins8 + f * X->n_rows;
-        if (counts) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 0)
-        else if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY, 1)
-        else HIST_LOOP_GRAD4(col, ROW_INDEXED, 1)
+        if (identity) HIST_LOOP_GRAD4(col, ROW_IDENTITY)
+        else HIST_LOOP_GRAD4(col, ROW_INDEXED)
     }
     for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
-    if (counts)
-        for (size_t b = 0; b < nb; b++) hf[S * b] = counts[b];
+}
+
+/* Row-major GRAD (gv_tree_input.row_bins): the features feats[k0, k1) of each row are one
+ * contiguous read, and each row adds its (1, g, h, 0) to every feature's histogram in turn; the
+ * block's histograms stay in cache (GRAD_BLOCK_BYTES).  Each feature is still summed in row
+ * order, by one thread, whatever the blocks are: the same sums for any number of threads. */
+enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16 };
+#define GRAD_BLOCK_BYTES ((size_t)192 << 10)
+
+/* Built twice, for AVX2 (one 256-bit addition per row and feature) and for the baseline; the
+ * loader picks by the CPU.  Both add the same doubles in the same order. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
+#define GV_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GV_TARGET_CLONES
+#endif
+
+GV_TARGET_CLONES
+static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                            size_t k0, size_t k1, double *h)
+{
+    const gv_binned *X = e->X;
+    const gv_tree_input *in = e->in;
+    const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
+    const size_t *idx = e->idx;
+    const double *ns = e->ns;
+    double *hp[GRAD_BLOCK_MAX];
+    uint32_t pos[GRAD_BLOCK_MAX];
+    for (size_t k = 0; k < nk; k++) {
+        size_t f = (size_t)feats[k0 + k];
+        hp[k] = h + e->hist_off[f];
+        pos[k] = (uint32_t)(f - f0);
+        memset(hp[k], 0, (size_t)X->mappers[f].n_bins * 4 * sizeof(double));
+    }
+    const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
+    const uint8_t *base = in->row_bins + f0;
+    if (contiguous) {
+        for (size_t i = begin; i < end; i++) {
+            if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);
+            const uint8_t *row = base + idx[i] * F;
+            const gv_v4d v = GRAD_ROW(i);
+            for (size_t k = 0; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[k]) += v;
+        }
+    } else {
+        for (size_t i = begin; i < end; i++) {
+            if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);
+            const uint8_t *row = base + idx[i] * F;
+            const gv_v4d v = GRAD_ROW(i);
+            for (size_t k = 0; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[pos[k]]) += v;
+        }
+    }
+}
+
+/* Splits feats[0, n_feats) into consecutive blocks for build_rows_grad: each block's
+ * histograms within GRAD_BLOCK_BYTES and GRAD_BLOCK_MAX features, and at least `min_blocks`
+ * blocks when there are that many features.  bounds[0..n] gets the block starts and the end;
+ * returns n. */
+static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_feats,
+                          size_t min_blocks, size_t *bounds, size_t cap)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * 32;
+    size_t nb = (total + GRAD_BLOCK_BYTES - 1) / GRAD_BLOCK_BYTES;
+    size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
+    if (nb < by_count) nb = by_count;
+    if (nb < min_blocks) nb = min_blocks;
+    if (nb > n_feats) nb = n_feats;
+    if (nb > cap) nb = cap;
+    if (nb < 1) nb = 1;
+    /* equal feature counts; a block never exceeds GRAD_BLOCK_MAX since nb >= by_count */
+    for (size_t b = 0; b <= nb; b++) bounds[b] = b * n_feats / nb;
+    return nb;
 }
 
 static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
@@ -305,9 +355,20 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
         }
     }
     size_t work = (end - begin) * n_feats;
-    (void)work;
+    int parallel = e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK;
+    (void)parallel;
+    if (e->cfg->stats == GV_STATS_GRAD && e->in->row_bins && n_feats > 0 &&
+        n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX) {
+        size_t bounds[1025];
+        size_t nb = grad_blocks(e, feats, n_feats, parallel ? 2 * (size_t)e->nt : 1, bounds, 1024);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 4) if (e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK)
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && nb > 1)
+#endif
+        for (size_t b = 0; b < nb; b++) build_rows_grad(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 4) if (parallel)
 #endif
     for (size_t k = 0; k < n_feats; k++) build_feature(e, begin, end, (size_t)feats[k], h);
 }

@@ -793,7 +793,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     e->n_features = F;
     e->nt = cfg->n_threads;
     e->K = cfg->stats == GV_STATS_CLASS ? (size_t)cfg->n_classes : 0;
-    e->S = cfg->stats == GV_STATS_CLASS ? 1 + e->K : cfg->stats == GV_STATS_REG ? 4 : 3;
+    e->S = cfg->stats == GV_STATS_CLASS ? 1 + e->K : 4; /* REG: count + 3; GRAD: count, g, h, 0 */
     e->n = in->rows ? in->n_rows : X->n_rows;
 
     e->hist_off = gv_malloc_array(F ? F : 1, sizeof *e->hist_off);
@@ -840,7 +840,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
         e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
         if (!e->scratch[t].acc || !e->scratch[t].keys) return gv_err_nomem("tree engine");
     }
-    size_t stride = cfg->stats == GV_STATS_CLASS ? 1 : e->S - 1;
+    size_t stride = gv_ns_stride(e);
     e->idx = gv_malloc_array(e->n, sizeof *e->idx);
     e->tmp = gv_malloc_array(e->n, sizeof *e->tmp);
     size_t n_ns;
@@ -978,6 +978,13 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     }
 
     if ((st = grow(&gr)) != GROVE_OK) goto fail;
+    if (in->leaf_of_row) {
+        /* every leaf's rows are its range of idx */
+        for (size_t id = 0; id < t->n_nodes; id++) {
+            if (t->nodes[id].type != GV_NODE_LEAF) continue;
+            for (size_t i = gr.g[id].begin; i < gr.g[id].end; i++) in->leaf_of_row[e->idx[i]] = (uint32_t)id;
+        }
+    }
     /* Give back the unused capacity (a failed shrink keeps the larger arrays). */
     gv_tree_node *nodes = gv_realloc_array(t->nodes, t->n_nodes, sizeof *nodes);
     if (nodes) t->nodes = nodes;

@@ -73,6 +73,11 @@ typedef struct gv_tree_input {
     const double *y;       /* [X->n_rows]: class index (CLASS) or target (REG) */
     const double *grad;    /* [X->n_rows] GRAD */
     const double *hess;    /* [X->n_rows] GRAD */
+    const uint8_t *row_bins; /* optional, GRAD with 8-bit bins: X's bins row-major
+                                ([X->n_rows * X->n_features], gv_binned_row_major); the
+                                histograms then read whole rows (faster, same sums) */
+    uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
+                              id of the leaf it fell in (other entries are left alone) */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };

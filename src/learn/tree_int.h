@@ -8,7 +8,8 @@
  *   CLASS  w_0 .. w_{K-1}         (weighted class counts)
  *   REG    w, w (y - c), w (y - c)^2   (c = the root's weighted mean: centring keeps the
  *                                  variance terms accurate; gains do not depend on c)
- *   GRAD   g, h
+ *   GRAD   g, h, 0        (the fourth double pads the record to one 32-byte vector:
+ *                          hist.c adds a row to a bin with one vector addition)
  * A node's totals use the same record layout and are summed over its rows in row order.
  *
  * Tie-breaking (mirrored by the naive tree of tests/test_tree.c):
@@ -80,7 +81,7 @@ typedef struct gv_engine {
      * positions, the gathered statistics of those rows while a histogram is built. */
     size_t n;               /* rows in the view */
     size_t *idx, *tmp;
-    double *ns;             /* [n * (S - 1)]: CLASS w; REG w, wy, wyy; GRAD g, h */
+    double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
     size_t *block_left;     /* [3 * (n / ROW_BLOCK + 1)] per-block partition bookkeeping */
@@ -106,7 +107,7 @@ typedef struct gv_engine {
     size_t n_cat_pool, cap_cat_pool;
 } gv_engine;
 
-/* The statistics of original row r (S - 1 doubles, CLASS: its weight) and, for CLASS, its
+/* The statistics of original row r (gv_ns_stride() doubles, CLASS: its weight) and, for CLASS, its
  * class.  Histograms read rows through this, and node totals (tree.c, sum_rows) add the very
  * same numbers. */
 static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32_t *cls)
@@ -130,6 +131,18 @@ static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32
         out[1] = in->hess[r];
         break;
     }
+}
+
+/* Doubles per row in gv_engine.ns: CLASS the weight (the class is in ncls); REG w, wy, wyy;
+ * GRAD g, h. */
+static inline size_t gv_ns_stride(const gv_engine *e)
+{
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS: return 1;
+    case GV_STATS_REG: return 3;
+    case GV_STATS_GRAD: return 2;
+    }
+    return 1;
 }
 
 /* ---- hist.c ---- */
