@@ -98,6 +98,11 @@ int cmd_train(int argc, char **argv)
         fputs(train_usage, stderr);
         goto done;
     }
+    /* gbdt records its training metric per round only when asked: a log wants it */
+    if (log_path && (st = grove_params_set(params, "train_metric", "true")) != GROVE_OK) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
     cli_enable_progress(params, quiet);
 
     double t0 = cli_now();

@@ -45,6 +45,7 @@ static grove_params *params(const char *const *kv)
 {
     grove_params *p = NULL;
     CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "train_metric", "true")); /* the tests read the log's train column */
     for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
     return p;
 }
@@ -283,6 +284,17 @@ static void test_round_trips(void)
                (const char *const[]){"algo=gbdt", "rounds=10", "objective=exponential",
                                      "eval_metric=auc", NULL},
                2);
+    /* without the per-round training metric (the default): the log has no train column */
+    round_trip("examples/data/breast_cancer_train.csv", "examples/data/breast_cancer_test.csv",
+               (const char *const[]){"algo=gbdt", "rounds=8", "train_metric=false", NULL}, 2);
+    grove_dataset *d = load("examples/data/breast_cancer_train.csv", NULL);
+    grove_model *m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=3", "train_metric=false", NULL});
+    char *log = NULL;
+    CHECK_OK(grove_model_log_csv(m, &log));
+    if (log) CHECK_STR(log, "t\n1\n2\n3\n");
+    grove_string_free(log);
+    grove_model_free(m);
+    grove_dataset_free(d);
 }
 
 static void test_staged(void)
@@ -445,6 +457,7 @@ static void test_block_prediction(void)
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "algo", "gbdt"));
+        CHECK_OK(grove_params_set(p, "train_metric", "true"));
         CHECK_OK(grove_params_set(p, "rounds", "15"));
         CHECK_OK(grove_params_set_pair(p, objectives[o]));
         grove_model *m = NULL;
@@ -485,6 +498,7 @@ static void test_training_scores_match(void)
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "algo", "gbdt"));
+        CHECK_OK(grove_params_set(p, "train_metric", "true"));
         CHECK_OK(grove_params_set(p, "rounds", "20"));
         grove_model *m = NULL;
         CHECK_OK(grove_train(d, NULL, p, &m));

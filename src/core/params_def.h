@@ -121,6 +121,8 @@
     "gbdt, objective huber: residuals beyond delta are penalized linearly") \
   X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss", \
     "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential)") \
+  X(TRAIN_METRIC, "train_metric", BOOL, "false", 0, 0, "true|false", \
+    "gbdt: also evaluate eval_metric on the training rows after every round (the log's train column; one more pass over the rows per round); grove train --log turns it on") \
   /* ---- neural network (learn/mlp.c) ---- */ \
   X(MLP_HIDDEN, "mlp.hidden", INT, "32", 1, 65536, "", \
     "mlp: units in the one hidden layer") \

@@ -80,7 +80,7 @@ typedef struct gv_gbdt {
     gv_tree **trees;        /* [n_rounds * n_groups], round-major; owned */
     int metric;             /* MET_* of the log */
     size_t n_log;           /* rounds logged (>= n_rounds: early stopping drops the tail) */
-    double *log_train;      /* [n_log] */
+    double *log_train;      /* [n_log], NULL unless train_metric was set */
     double *log_valid;      /* [n_log], NULL without validation data */
     double *log_eps, *log_alpha; /* exponential: [n_log]; NULL otherwise */
     char *stop;             /* why training stopped early ("" if it did not) */
@@ -103,7 +103,7 @@ static void gbdt_free(void *impl)
 }
 
 /* A new model with room for `cap` rounds (trees NULL, n_rounds 0). */
-static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_valid)
+static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_train, int with_valid)
 {
     gv_gbdt *b = gv_calloc(1, sizeof *b);
     if (!b) return NULL;
@@ -113,14 +113,14 @@ static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_vali
     if (cap == 0) cap = 1;
     b->base = gv_calloc(b->n_groups, sizeof *b->base);
     b->trees = gv_calloc(cap, b->n_groups * sizeof *b->trees);
-    b->log_train = gv_calloc(cap, sizeof(double));
+    b->log_train = with_train ? gv_calloc(cap, sizeof(double)) : NULL;
     b->log_valid = with_valid ? gv_calloc(cap, sizeof(double)) : NULL;
     if (objective == OBJ_EXPONENTIAL) {
         b->log_eps = gv_calloc(cap, sizeof(double));
         b->log_alpha = gv_calloc(cap, sizeof(double));
     }
     b->stop = gv_strdup("");
-    if (!b->base || !b->trees || !b->log_train || (with_valid && !b->log_valid) || !b->stop ||
+    if (!b->base || !b->trees || (with_train && !b->log_train) || (with_valid && !b->log_valid) || !b->stop ||
         (objective == OBJ_EXPONENTIAL && (!b->log_eps || !b->log_alpha))) {
         gbdt_free(b);
         return NULL;
@@ -850,7 +850,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
     gv_tree_config cfg;
     tree_config(p, tr.nt, &cfg);
 
-    tr.b = gbdt_new(tr.obj, K, rounds, valid != NULL);
+    tr.b = gbdt_new(tr.obj, K, rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC), valid != NULL);
     if (!tr.b) return gv_err_nomem("a gbdt model");
     gv_gbdt *b = tr.b;
     b->metric = metric;
@@ -951,7 +951,8 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         b->n_rounds = t + 1;
         b->n_log = t + 1;
         metric_in mi = {b, tr.F, tr.y, tr.w, n, metric};
-        if ((st = metric_value(&mi, tr.nt, tr.part, &b->log_train[t])) != GROVE_OK) goto fail;
+        if (b->log_train && (st = metric_value(&mi, tr.nt, tr.part, &b->log_train[t])) != GROVE_OK)
+            goto fail;
         if (valid) {
             metric_in mv = {b, tr.Fv, valid->labels, valid->weights, nv, metric};
             if ((st = metric_value(&mv, tr.nt, tr.part, &b->log_valid[t])) != GROVE_OK) goto fail;
@@ -1012,14 +1013,18 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
         return gv_err(GROVE_ERR_ARG, "gv_gbdt_log_csv: the model is a %s, not gbdt", c->vt->kind);
     const gv_gbdt *b = c->impl;
     const char *m = met_names[b->metric];
-    int bad = gv_buf_printf(buf, "t,train_%s", m);
+    int bad = gv_buf_printf(buf, "t");
+    if (b->log_train) bad |= gv_buf_printf(buf, ",train_%s", m);
     if (b->log_valid) bad |= gv_buf_printf(buf, ",valid_%s", m);
     if (b->log_eps) bad |= gv_buf_printf(buf, ",epsilon,alpha");
     bad |= gv_buf_printf(buf, "\n");
     char v[32];
     for (size_t t = 0; t < b->n_log && !bad; t++) {
-        gv_format_double(b->log_train[t], v);
-        bad |= gv_buf_printf(buf, "%zu,%s", t + 1, v);
+        bad |= gv_buf_printf(buf, "%zu", t + 1);
+        if (b->log_train) {
+            gv_format_double(b->log_train[t], v);
+            bad |= gv_buf_printf(buf, ",%s", v);
+        }
         if (b->log_valid) {
             gv_format_double(b->log_valid[t], v);
             bad |= gv_buf_printf(buf, ",%s", v);
@@ -1039,7 +1044,7 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
  * The component: JSON, validation, summary
  *
  * {"objective", "n_classes", "learning_rate", "base": [G], "trees": [rounds * G tree objects,
- *  round-major, as kind "tree" writes them], "metric", "log": {"train": [], "valid": [] | null,
+ *  round-major, as kind "tree" writes them], "metric", "log": {"train": [] | null, "valid": [] | null,
  *  "epsilon": [] | null, "alpha": [] | null}, "stop"}
  * ------------------------------------------------------------------------------------------ */
 
@@ -1058,7 +1063,7 @@ static json_t *gbdt_to_json(const void *impl)
         bad |= !t || json_array_append_new(trees, t) != 0;
     }
     if (!bad) {
-        bad |= json_object_set_new(log, "train", gv_json_real_array(b->log_train, b->n_log)) != 0;
+        bad |= json_object_set_new(log, "train", real_array_or_null(b->log_train, b->n_log)) != 0;
         bad |= json_object_set_new(log, "valid", real_array_or_null(b->log_valid, b->n_log)) != 0;
         bad |= json_object_set_new(log, "epsilon", real_array_or_null(b->log_eps, b->n_log)) != 0;
         bad |= json_object_set_new(log, "alpha", real_array_or_null(b->log_alpha, b->n_log)) != 0;
@@ -1135,14 +1140,22 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
         return gv_err(GROVE_ERR_MODEL, "trees: expected a non-empty multiple of %zu trees, got %zu",
                       G, n_trees);
     size_t rounds = n_trees / G;
-    const json_t *ltrain = json_object_get(log, "train");
-    if (!json_is_array(ltrain)) return gv_err(GROVE_ERR_MODEL, "log.train: expected an array");
-    size_t n_log = json_array_size(ltrain);
+    /* the rounds logged: the train or valid arrays' length (more than the rounds kept after
+     * early stopping), or the rounds kept when neither was recorded */
+    const json_t *ltrain = json_object_get(log, "train"), *lvalid = json_object_get(log, "valid");
+    if (!json_is_array(ltrain) && !json_is_null(ltrain))
+        return gv_err(GROVE_ERR_MODEL, "log.train: expected an array or null");
+    if (!json_is_array(lvalid) && !json_is_null(lvalid))
+        return gv_err(GROVE_ERR_MODEL, "log.valid: expected an array or null");
+    size_t n_log = json_is_array(ltrain)   ? json_array_size(ltrain)
+                   : json_is_array(lvalid) ? json_array_size(lvalid)
+                                           : rounds;
     if (n_log < rounds)
-        return gv_err(GROVE_ERR_MODEL, "log.train: %zu rounds logged, fewer than the %zu kept",
-                      n_log, rounds);
-    int with_valid = !json_is_null(json_object_get(log, "valid"));
-    gv_gbdt *b = gbdt_new(objective, (int)K, n_log, with_valid);
+        return gv_err(GROVE_ERR_MODEL, "log: %zu rounds logged, fewer than the %zu kept", n_log,
+                      rounds);
+    int with_train = json_is_array(ltrain);
+    int with_valid = json_is_array(lvalid);
+    gv_gbdt *b = gbdt_new(objective, (int)K, n_log, with_train, with_valid);
     if (!b) return gv_err_nomem("a gbdt model");
     b->metric = metric;
     b->learning_rate = eta;
@@ -1154,7 +1167,7 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
         goto fail;
     }
     if ((st = gv_json_get_reals(obj, "base", G, b->base)) != GROVE_OK) goto fail;
-    if ((st = gv_json_get_reals(log, "train", n_log, b->log_train)) != GROVE_OK ||
+    if ((with_train && (st = gv_json_get_reals(log, "train", n_log, b->log_train)) != GROVE_OK) ||
         (with_valid && (st = gv_json_get_reals(log, "valid", n_log, b->log_valid)) != GROVE_OK)) {
         gv_err_prefix("log");
         goto fail;
@@ -1211,7 +1224,7 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
             return st;
         }
     }
-    for (size_t t = 0; t < b->n_log; t++)
+    for (size_t t = 0; b->log_train && t < b->n_log; t++)
         if (!isfinite(b->log_train[t]) && !isnan(b->log_train[t]))
             return gv_err(GROVE_ERR_MODEL, "log.train[%zu]: not finite", t);
     return GROVE_OK;
@@ -1251,7 +1264,7 @@ static json_t *gbdt_summary(const void *impl)
     if (o && b->n_rounds) {
         char key[64];
         snprintf(key, sizeof key, "final_train_%s", met_names[b->metric]);
-        json_object_set_new(o, key, json_real(b->log_train[b->n_rounds - 1]));
+        if (b->log_train) json_object_set_new(o, key, json_real(b->log_train[b->n_rounds - 1]));
         if (b->log_valid) {
             snprintf(key, sizeof key, "final_valid_%s", met_names[b->metric]);
             json_object_set_new(o, key, json_real(b->log_valid[b->n_rounds - 1]));
