@@ -481,6 +481,7 @@ typedef struct trainer {
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
+    gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
     double *part;            /* [2 * (max(n, nv) / SUM_BLOCK + 1)] */
     scored *tmp;             /* absolute: [n] residuals by leaf */
 } trainer;
@@ -498,6 +499,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->part);
     gv_free(tr->tmp);
     gv_free(tr->row_bins);
+    gv_tree_scratch_free(&tr->scratch);
 }
 
 /* Gradients and hessians of every group at the current scores (one row per iteration). */
@@ -910,6 +912,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
                 .hess = tr.hess + g * n,
                 .row_bins = tr.row_bins,
                 .leaf_of_row = subsample < 1 ? NULL : tr.leaf,
+                .scratch = &tr.scratch,
             };
             gv_rng trng;
             gv_rng_seed(&trng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);

@@ -72,6 +72,16 @@ void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_clas
     cfg->n_threads = 1;
 }
 
+void gv_tree_scratch_free(gv_tree_scratch *s)
+{
+    if (!s) return;
+    gv_free(s->idx);
+    gv_free(s->tmp);
+    gv_free(s->ns);
+    gv_free(s->ncls);
+    memset(s, 0, sizeof *s);
+}
+
 void gv_tree_free(gv_tree *t)
 {
     if (!t) return;
@@ -387,13 +397,18 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
         const uint8_t *col = X->bins8 + f * X->n_rows;
         uint32_t split = s->bin;
         int dl = s->default_left;
+        /* Without a branch (the side is unpredictable): the row is written to both cursors
+         * and only its side's advances.  The other write lands on a slot that a later row of
+         * that side overwrites, or, once that side is complete, on the slot where the two
+         * sides meet, which holds this same row by the end. */
         for (size_t i = lo; i < hi; i++) {
             size_t r = idx[i];
             uint32_t b = col[r];
-            if (b == 0 ? dl : b <= split)
-                tmp[lo + nl++] = r;
-            else
-                tmp[hi - 1 - nr++] = r;
+            size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
+            tmp[lo + nl] = r;
+            tmp[hi - 1 - nr] = r;
+            nl += left;
+            nr += 1 - left;
         }
         return nl;
     }
@@ -758,10 +773,12 @@ static grove_status check_rows(const gv_engine *e)
 static void engine_free(gv_engine *e)
 {
     gv_free(e->hist_off);
-    gv_free(e->idx);
-    gv_free(e->tmp);
-    gv_free(e->ns);
-    gv_free(e->ncls);
+    if (!e->in || !e->in->scratch) {
+        gv_free(e->idx);
+        gv_free(e->tmp);
+        gv_free(e->ns);
+        gv_free(e->ncls);
+    }
     gv_hist_pool_free(e);
     gv_free(e->free_hists);
     gv_free(e->fbest);
@@ -840,15 +857,42 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
         e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
         if (!e->scratch[t].acc || !e->scratch[t].keys) return gv_err_nomem("tree engine");
     }
-    size_t stride = gv_ns_stride(e);
-    e->idx = gv_malloc_array(e->n, sizeof *e->idx);
-    e->tmp = gv_malloc_array(e->n, sizeof *e->tmp);
-    size_t n_ns;
+    size_t stride = gv_ns_stride(e), n_ns;
     if (gv_mul_size(e->n, stride, &n_ns) != 0) return gv_err_nomem("tree rows (size overflow)");
-    e->ns = gv_malloc_array(n_ns, sizeof *e->ns);
-    if (cfg->stats == GV_STATS_CLASS) e->ncls = gv_malloc_array(e->n, sizeof *e->ncls);
-    if (!e->idx || !e->tmp || !e->ns || (cfg->stats == GV_STATS_CLASS && !e->ncls))
-        return gv_err_nomem("tree rows");
+    size_t n_cls = cfg->stats == GV_STATS_CLASS ? e->n : 0;
+    gv_tree_scratch *sc = in->scratch;
+    if (sc) {
+        /* grow the caller's buffers as needed (contents are not kept) */
+        if (sc->cap < e->n) {
+            gv_free(sc->idx);
+            gv_free(sc->tmp);
+            sc->idx = gv_malloc_array(e->n, sizeof *sc->idx);
+            sc->tmp = gv_malloc_array(e->n, sizeof *sc->tmp);
+            sc->cap = sc->idx && sc->tmp ? e->n : 0;
+        }
+        if (sc->cap_ns < n_ns) {
+            gv_free(sc->ns);
+            sc->ns = gv_malloc_array(n_ns, sizeof *sc->ns);
+            sc->cap_ns = sc->ns ? n_ns : 0;
+        }
+        if (sc->cap_ncls < n_cls) {
+            gv_free(sc->ncls);
+            sc->ncls = gv_malloc_array(n_cls, sizeof *sc->ncls);
+            sc->cap_ncls = sc->ncls ? n_cls : 0;
+        }
+        if (sc->cap < e->n || sc->cap_ns < n_ns || sc->cap_ncls < n_cls)
+            return gv_err_nomem("tree rows");
+        e->idx = sc->idx;
+        e->tmp = sc->tmp;
+        e->ns = sc->ns;
+        e->ncls = n_cls ? sc->ncls : NULL;
+    } else {
+        e->idx = gv_malloc_array(e->n, sizeof *e->idx);
+        e->tmp = gv_malloc_array(e->n, sizeof *e->tmp);
+        e->ns = gv_malloc_array(n_ns, sizeof *e->ns);
+        if (n_cls) e->ncls = gv_malloc_array(n_cls, sizeof *e->ncls);
+        if (!e->idx || !e->tmp || !e->ns || (n_cls && !e->ncls)) return gv_err_nomem("tree rows");
+    }
     size_t max_blocks = e->n / ROW_BLOCK + 1;
     e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
     e->block_left = gv_malloc_array(3 * max_blocks, sizeof *e->block_left);

@@ -63,6 +63,18 @@ typedef struct gv_tree_config {
 /* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */
 void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes);
 
+/* Row buffers a caller keeps across gv_tree_fit calls on the same rows (gradient boosting grows
+ * hundreds of trees: without it every tree allocates, and the kernel zeroes, tens of MB).
+ * Zero-initialize, pass as gv_tree_input.scratch (one fit at a time), free with
+ * gv_tree_scratch_free. */
+typedef struct gv_tree_scratch {
+    size_t *idx, *tmp;     /* [cap] */
+    double *ns;            /* [cap_ns] */
+    int32_t *ncls;         /* [cap] or NULL */
+    size_t cap, cap_ns, cap_ncls;
+} gv_tree_scratch;
+void gv_tree_scratch_free(gv_tree_scratch *s);
+
 /* What a tree is grown on: a view of rows of a binned matrix, and per-row statistics indexed by
  * the ORIGINAL row number (so ensembles pass index views, not copies). */
 typedef struct gv_tree_input {
@@ -78,6 +90,7 @@ typedef struct gv_tree_input {
                                 histograms then read whole rows (faster, same sums) */
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
+    gv_tree_scratch *scratch; /* optional: row buffers reused across fits */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };

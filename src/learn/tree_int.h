@@ -80,7 +80,7 @@ typedef struct gv_engine {
     /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
      * positions, the gathered statistics of those rows while a histogram is built. */
     size_t n;               /* rows in the view */
-    size_t *idx, *tmp;
+    size_t *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
     double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
