@@ -84,6 +84,10 @@ typedef struct gv_gbdt {
     double *log_valid;      /* [n_log], NULL without validation data */
     double *log_eps, *log_alpha; /* exponential: [n_log]; NULL otherwise */
     char *stop;             /* why training stopped early ("" if it did not) */
+    /* The trees compiled for prediction (gbdt_compile): tree k's nodes start at
+     * flat + flat_off[k], or flat_off[k] == SIZE_MAX when it cannot be (a categorical split). */
+    struct flat_node *flat;
+    size_t *flat_off;
 } gv_gbdt;
 
 static void gbdt_free(void *impl)
@@ -99,6 +103,8 @@ static void gbdt_free(void *impl)
     gv_free(b->log_eps);
     gv_free(b->log_alpha);
     gv_free(b->stop);
+    gv_free(b->flat);
+    gv_free(b->flat_off);
     gv_free(b);
 }
 
@@ -164,10 +170,80 @@ static void scores_to_outputs(const gv_gbdt *b, double *out)
 
 /* Rows with at most this many features are copied to the stack before the trees are walked. */
 #define ROW_BUF 1024
-/* Blocked prediction copies up to this many features per row (more: row by row). */
-#define BLOCK_FEATURES 256
 /* Rows walked through a tree together in blocked prediction. */
 #define LANES 16
+
+/* A tree node compiled for prediction, 16 bytes (a gv_tree_node is 56): the walk touches a
+ * quarter of the cache lines.  A split's children are adjacent (left, left + 1), as the grower
+ * and the pruner leave them, so one index is kept; a leaf holds its value. */
+#define FLAT_LEAF 0x80000000u
+#define FLAT_DEFAULT_LEFT 0x40000000u
+#define FLAT_FEATURE 0x3FFFFFFFu
+typedef struct flat_node {
+    uint32_t info;          /* FLAT_LEAF, or the feature | FLAT_DEFAULT_LEFT */
+    float threshold;        /* left iff x <= threshold (NaN: the default side) */
+    union {
+        int64_t left;       /* a split: the left child's index in the tree */
+        double value;       /* a leaf: its value */
+    } u;
+} flat_node;
+
+/* Compiles the trees into b->flat (replacing what was there).  A tree with a categorical split,
+ * or whose children are not adjacent, is left to gv_tree_leaf. */
+static grove_status gbdt_compile(gv_gbdt *b)
+{
+    size_t n_trees = b->n_rounds * b->n_groups, total = 0;
+    gv_free(b->flat);
+    gv_free(b->flat_off);
+    b->flat = NULL;
+    b->flat_off = gv_malloc_array(n_trees ? n_trees : 1, sizeof *b->flat_off);
+    if (!b->flat_off) return gv_err_nomem("compiled trees");
+    for (size_t k = 0; k < n_trees; k++) {
+        const gv_tree *t = b->trees[k];
+        int ok = 1;
+        for (size_t j = 0; j < t->n_nodes && ok; j++) {
+            const gv_tree_node *n = &t->nodes[j];
+            if (n->type == GV_NODE_LEAF) continue;
+            ok = n->type == GV_NODE_NUM && n->right == n->left + 1 &&
+                 (uint32_t)n->feature <= FLAT_FEATURE;
+        }
+        b->flat_off[k] = ok ? total : SIZE_MAX;
+        if (ok) total += t->n_nodes;
+    }
+    b->flat = gv_malloc_array(total ? total : 1, sizeof *b->flat);
+    if (!b->flat) return gv_err_nomem("compiled trees");
+    for (size_t k = 0; k < n_trees; k++) {
+        if (b->flat_off[k] == SIZE_MAX) continue;
+        const gv_tree *t = b->trees[k];
+        flat_node *f = b->flat + b->flat_off[k];
+        for (size_t j = 0; j < t->n_nodes; j++) {
+            const gv_tree_node *n = &t->nodes[j];
+            memset(&f[j], 0, sizeof f[j]);
+            if (n->type == GV_NODE_LEAF) {
+                f[j].info = FLAT_LEAF;
+                f[j].u.value = t->values[j];
+            } else {
+                f[j].info = (uint32_t)n->feature | (n->default_left ? FLAT_DEFAULT_LEFT : 0);
+                f[j].threshold = n->threshold;
+                f[j].u.left = n->left;
+            }
+        }
+    }
+    return GROVE_OK;
+}
+
+/* The value of the leaf a row with raw values x[] reaches in compiled tree `nodes`: the side is
+ * computed without a branch (left/right is unpredictable, the loop exit is not). */
+static inline double flat_value(const flat_node *nodes, const float *x)
+{
+    const flat_node *n = nodes;
+    while (!(n->info & FLAT_LEAF)) {
+        float v = x[n->info & FLAT_FEATURE];
+        int left = (v <= n->threshold) | (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
+        n = nodes + n->u.left + (1 - left);
+    }
+    return n->u.value;
+}
 
 /* The leaf of tree t for a row whose raw values are x[] (gathered from d's row i): numeric
  * splits are walked here (gv_tree_leaf's semantics: NaN -> default side, x <= threshold ->
@@ -203,7 +279,11 @@ static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t
         double s = b->base[g];
         for (size_t t = 0; t < rounds; t++) {
             const gv_tree *tr = b->trees[t * G + g];
-            s += tr->values[gathered ? leaf_of_row(tr, x, d, i) : gv_tree_leaf(tr, d, i)];
+            size_t off = b->flat ? b->flat_off[t * G + g] : SIZE_MAX;
+            if (gathered && off != SIZE_MAX)
+                s += flat_value(b->flat + off, x);
+            else
+                s += tr->values[gathered ? leaf_of_row(tr, x, d, i) : gv_tree_leaf(tr, d, i)];
         }
         f[g] = s;
     }
@@ -217,66 +297,73 @@ static void gbdt_predict_row(const void *impl, const grove_dataset *d, size_t i,
 
 static size_t gbdt_n_rounds(const void *impl) { return ((const gv_gbdt *)impl)->n_rounds; }
 
-/* Rows [begin, end) tree by tree (learner.h's predict_block): the block's rows are first
- * copied row-major (each column read once, in order), then each tree is walked for the whole
- * block while its nodes are in cache (as XGBoost's blocked predictor does).  The sums run over the trees in the same order as gbdt_predict_rounds', so the
- * results are identical. */
+/* Rows [begin, end) tree by tree (learner.h's predict_block): the rows are copied row-major
+ * (each column read once, in order), R rows at a time (R * F floats, at most ~64 KiB), then each
+ * tree is walked by LANES rows together while its nodes are in cache (as XGBoost's blocked
+ * predictor does), their dependent loads overlapping.  The sums run over the trees in the same
+ * order as gbdt_predict_rounds', so the results are identical. */
 static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t begin,
                                size_t end, size_t rounds, double *out)
 {
     const gv_gbdt *b = impl;
-    const size_t G = b->n_groups, B = end - begin;
+    const size_t G = b->n_groups;
     const size_t k = b->n_classes >= 2 ? (size_t)b->n_classes : 1;
     if (rounds == 0 || rounds > b->n_rounds) rounds = b->n_rounds;
-    const size_t F = d->schema->n_features;
+    const size_t F = d->schema->n_features ? d->schema->n_features : 1;
+    size_t R = (16384 / F) / LANES * LANES;
+    if (R < LANES) R = LANES;
+    if (R > GV_PREDICT_BLOCK) R = GV_PREDICT_BLOCK;
     double s[GV_PREDICT_BLOCK * 64];
-    float xs[GV_PREDICT_BLOCK * BLOCK_FEATURES];
-    if (G > 64 || F > BLOCK_FEATURES) { /* many classes or features: one row at a time */
-        for (size_t r = 0; r < B; r++) gbdt_predict_rounds(impl, d, begin + r, rounds, out + r * k);
+    float *xs = G <= 64 && b->flat ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    if (!xs) { /* many classes, or no memory: one row at a time */
+        for (size_t i = begin; i < end; i++) gbdt_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }
-    /* the block's rows, row-major: each column is read once, in order */
-    for (size_t j = 0; j < F; j++)
-        for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, begin + r);
-    for (size_t r = 0; r < B; r++)
-        for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
-    for (size_t t = 0; t < rounds; t++)
-        for (size_t g = 0; g < G; g++) {
-            const gv_tree *tr = b->trees[t * G + g];
-            const gv_tree_node *nodes = tr->nodes;
-            size_t r = 0;
-            /* LANES rows walk the tree together: their dependent loads overlap */
-            for (; r + LANES <= B; r += LANES) {
-                size_t at[LANES] = {0};
-                int active = 1;
-                while (active) {
-                    active = 0;
-                    for (int q = 0; q < LANES; q++) {
-                        const gv_tree_node *n = &nodes[at[q]];
-                        if (n->type != GV_NODE_NUM) continue;
-                        float v = xs[(r + (size_t)q) * F + (size_t)n->feature];
-                        int left = (v <= n->threshold) | (isnan(v) & n->default_left);
-                        int32_t next = left ? n->left : n->right;
-                        at[q] = (size_t)next;
-                        active = 1;
+    for (size_t r0 = begin; r0 < end; r0 += R) {
+        const size_t B = end - r0 < R ? end - r0 : R;
+        for (size_t j = 0; j < d->schema->n_features; j++)
+            for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, r0 + r);
+        for (size_t r = 0; r < B; r++)
+            for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
+        for (size_t t = 0; t < rounds; t++)
+            for (size_t g = 0; g < G; g++) {
+                const size_t off = b->flat_off[t * G + g];
+                if (off == SIZE_MAX) { /* not compiled: row by row */
+                    const gv_tree *tr = b->trees[t * G + g];
+                    for (size_t r = 0; r < B; r++)
+                        s[r * G + g] += tr->values[leaf_of_row(tr, xs + r * F, d, r0 + r)];
+                    continue;
+                }
+                const flat_node *nodes = b->flat + off;
+                size_t r = 0;
+                for (; r + LANES <= B; r += LANES) {
+                    const flat_node *at[LANES];
+                    for (int q = 0; q < LANES; q++) at[q] = nodes;
+                    int active = 1;
+                    while (active) {
+                        active = 0;
+                        for (int q = 0; q < LANES; q++) {
+                            const flat_node *n = at[q];
+                            if (n->info & FLAT_LEAF) continue;
+                            float v = xs[(r + (size_t)q) * F + (n->info & FLAT_FEATURE)];
+                            int left = (v <= n->threshold) |
+                                       (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
+                            at[q] = nodes + n->u.left + (1 - left);
+                            active = 1;
+                        }
                     }
+                    for (int q = 0; q < LANES; q++) s[(r + (size_t)q) * G + g] += at[q]->u.value;
                 }
-                for (int q = 0; q < LANES; q++) {
-                    size_t leaf = nodes[at[q]].type == GV_NODE_LEAF
-                                      ? at[q]
-                                      : gv_tree_leaf(tr, d, begin + r + (size_t)q);
-                    s[(r + (size_t)q) * G + g] += tr->values[leaf];
-                }
+                for (; r < B; r++) s[r * G + g] += flat_value(nodes, xs + r * F);
             }
-            for (; r < B; r++)
-                s[r * G + g] += tr->values[leaf_of_row(tr, xs + r * F, d, begin + r)];
+        for (size_t r = 0; r < B; r++) {
+            double *o = out + (r0 - begin + r) * k;
+            double *f = b->n_classes == 2 && G == 1 ? o + 1 : o; /* binary: F lives in out[1] */
+            for (size_t g = 0; g < G; g++) f[g] = s[r * G + g];
+            scores_to_outputs(b, o);
         }
-    for (size_t r = 0; r < B; r++) {
-        double *o = out + r * k;
-        double *f = b->n_classes == 2 && G == 1 ? o + 1 : o; /* binary: F lives in out[1] */
-        for (size_t g = 0; g < G; g++) f[g] = s[r * G + g];
-        scores_to_outputs(b, o);
     }
+    gv_free(xs);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -987,6 +1074,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         }
         b->n_rounds = best_t + 1;
     }
+    if ((st = gbdt_compile(b)) != GROVE_OK) goto fail;
     gv_progress(p, "round", rounds, rounds);
     out->vt = &gv_gbdt_component;
     out->impl = b;
@@ -1197,7 +1285,7 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
         b->trees[k] = t;
     }
     b->n_rounds = rounds;
-    if ((st = gbdt_validate(b, schema)) != GROVE_OK) goto fail;
+    if ((st = gbdt_validate(b, schema)) != GROVE_OK || (st = gbdt_compile(b)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:
