@@ -851,7 +851,11 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
             e->max_feature_bins = mb;
             if (!e->root_total) e->root_total = gv_calloc(e->S, sizeof(double));
             if (!e->root_total) return gv_err_nomem("tree engine");
-            e->scratch[t].sub = gv_malloc_array(3 * mb * e->S, sizeof(double));
+            /* CLASS, GRAD histograms: three more of one feature; GRAD also the Newton split
+             * scan's candidate arrays (split.c, 14 arrays of mb + 4) */
+            size_t n_sub = 3 * mb * e->S;
+            if (cfg->stats == GV_STATS_GRAD && n_sub < 14 * (mb + 4)) n_sub = 14 * (mb + 4);
+            e->scratch[t].sub = gv_malloc_array(n_sub, sizeof(double));
             if (!e->scratch[t].sub) return gv_err_nomem("tree engine");
         }
         e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
