@@ -78,7 +78,18 @@ def find_trees(o):
     return None
 
 
-gt = find_trees(doc)[0]
+PACKED = {"type", "feature", "depth", "default_left", "threshold", "bin_split", "left", "right",
+          "cat_begin", "cat_len", "gain", "weight", "count", "values", "cat_data"}
+
+
+def unpack(tree):
+    """A tree object with its packed arrays (format 1.1: one string of space-separated JSON
+    numbers per field, node types as words) turned into lists."""
+    return {k: ([t if k == "type" else json.loads(t) for t in v.split(" ")] if v else [])
+            if k in PACKED else v for k, v in tree.items()}
+
+
+gt = unpack(find_trees(doc)[0])
 bst = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_bin": 255,
                  "max_depth": 3, "eta": 1, "lambda": 1, "base_score": 0.5,
                  "min_child_weight": 1, "nthread": 2},

@@ -10,7 +10,8 @@
  * m / 10^-e) is correctly rounded -- the same double strtod() returns.  Everything else (more
  * than 19 significant digits, large exponents, m > 2^53) goes to strtod() on a NUL-terminated
  * copy.  The grammar is checked here first, so strtod never sees hex floats, "inf" or "nan",
- * and the host's locale cannot change what a number is on the fast path.
+ * and the host's locale cannot change what a number is (the slow path hands strtod the
+ * locale's radix character in place of '.').
  * Invariant: the result is bit-identical to strtod() for every accepted string (tested against
  * random strings in tests/test_data.c).  Requires FLT_EVAL_METHOD 0 (SSE2 and every 64-bit
  * target grove builds on), checked below.
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <langinfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +34,35 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* The slow path: strtod on a NUL-terminated copy (the grammar is already checked). */
+/* The slow path: strtod on a NUL-terminated copy (the grammar is already checked).  strtod
+ * reads the locale's radix character, which a host program may have made "," (grove never calls
+ * setlocale): the copy has that radix in place of the literal's '.' (as jansson does). */
 static int parse_slow(const char *s, size_t len, double *out)
 {
+    const char *radix = nl_langinfo(RADIXCHAR); /* thread-safe, unlike localeconv() */
+    if (!radix || !*radix || !strcmp(radix, ".")) radix = NULL; /* the "C" locale's */
+    size_t radix_len = radix ? strlen(radix) : 1;
     char small[128];
     char *tmp = small;
-    if (len >= sizeof small) {
-        tmp = gv_malloc(len + 1);
-        if (!tmp) return GV_NUM_NOMEM; /* only literals of 128+ characters get here */
+    size_t cap = len + radix_len; /* one '.' at most becomes radix_len bytes, plus the NUL */
+    if (cap > sizeof small) {
+        tmp = gv_malloc(cap);
+        if (!tmp) return GV_NUM_NOMEM; /* only literals of ~128+ characters get here */
     }
-    memcpy(tmp, s, len);
-    tmp[len] = '\0';
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '.' && radix) {
+            memcpy(tmp + n, radix, radix_len);
+            n += radix_len;
+        } else {
+            tmp[n++] = s[i];
+        }
+    }
+    tmp[n] = '\0';
     char *end;
     errno = 0;
     double v = strtod(tmp, &end);
-    int ok = end == tmp + len;
+    int ok = end == tmp + n;
     int range = errno == ERANGE && isinf(v); /* underflow to 0 or a subnormal is fine */
     if (tmp != small) gv_free(tmp);
     if (!ok) return GV_NUM_BAD;

@@ -11,10 +11,13 @@
  *   n_nodes, n_outputs, type ("leaf" | "num" | "cat_set" | "cat_multi"), feature, depth,
  *   default_left (0/1), threshold, bin_split, left, right, cat_begin, cat_len, gain, weight,
  *   count; values (n_nodes * n_outputs, node-major); cat_data (uint32 words).
+ * Each array is a packed array (format 1.1: one string, "num leaf leaf", "0 -1 -1"; model.h),
+ * so a tree is a handful of JSON values rather than ~16 per node; a format 1.0 file has JSON
+ * arrays there, and the same reader reads both (gv_packed_* take either form).
  * Fields a node type does not use are written in one canonical form (0, or -1 for children and
  * a leaf's feature) whatever the grower left in memory, and the reader insists on that form:
  * the same tree always gives the same bytes, and stray numbers in a file are an error.
- * Reading checks JSON types and ranges field by field, then gv_tree_validate() checks the
+ * Reading checks types and ranges entry by entry, then gv_tree_validate() checks the
  * structure, so a tree that loads can be walked safely with any input.
  */
 #include "learner.h"
@@ -30,9 +33,6 @@
 static const char *const type_names[] = {"leaf", "num", "cat_set", "cat_multi"};
 
 /* ---- writing ---- */
-
-static int append_int(json_t *a, json_int_t v) { return json_array_append_new(a, json_integer(v)); }
-static int append_real(json_t *a, double v) { return json_array_append_new(a, json_real(v)); }
 
 /* The node as written: unused fields in canonical form. */
 static gv_tree_node canonical_node(const gv_tree_node *n)
@@ -52,48 +52,52 @@ static gv_tree_node canonical_node(const gv_tree_node *n)
     return c;
 }
 
-/* The tree must satisfy gv_tree_validate() (the model writer checks it first): json_real()
- * refuses non-finite numbers, and that would read as out of memory here. */
+/* The per-node fields, in file order (docs/model-format.md); "values" and "cat_data" follow. */
+enum { F_TYPE, F_FEATURE, F_DEPTH, F_DEFAULT_LEFT, F_THRESHOLD, F_BIN_SPLIT, F_LEFT, F_RIGHT,
+       F_CAT_BEGIN, F_CAT_LEN, F_GAIN, F_WEIGHT, F_COUNT, N_NODE_FIELDS };
+static const char *const node_fields[N_NODE_FIELDS] = {
+    "type",  "feature",   "depth",   "default_left", "threshold", "bin_split", "left",
+    "right", "cat_begin", "cat_len", "gain",         "weight",    "count"};
+
+/* Every array field is a packed array (format 1.1): the text of each is built in a buffer and
+ * becomes one JSON string.  The tree must satisfy gv_tree_validate() (the model writer checks it
+ * first): a packed array refuses non-finite reals, and that would read as out of memory here. */
 static json_t *tree_to_json(const void *impl)
 {
     const gv_tree *t = impl;
-    enum { F_TYPE, F_FEATURE, F_DEPTH, F_DEFAULT_LEFT, F_THRESHOLD, F_BIN_SPLIT, F_LEFT, F_RIGHT,
-           F_CAT_BEGIN, F_CAT_LEN, F_GAIN, F_WEIGHT, F_COUNT, F_VALUES, F_CAT_DATA, N_FIELDS };
-    static const char *const names[N_FIELDS] = {
-        "type",    "feature",   "depth",   "default_left", "threshold", "bin_split",
-        "left",    "right",     "cat_begin", "cat_len",    "gain",      "weight",
-        "count",   "values",    "cat_data"};
     json_t *obj = json_object();
-    json_t *a[N_FIELDS] = {0};
+    gv_buf b[N_NODE_FIELDS] = {{0}};
     int bad = !obj;
     bad |= json_object_set_new(obj, "n_nodes", json_integer((json_int_t)t->n_nodes));
     bad |= json_object_set_new(obj, "n_outputs", json_integer(t->n_outputs));
-    for (int j = 0; j < N_FIELDS && !bad; j++) {
-        a[j] = json_array();
-        /* json_object_set (not _new): the object and a[j] each hold a reference. */
-        bad |= !a[j] || json_object_set(obj, names[j], a[j]);
-    }
     for (size_t k = 0; k < t->n_nodes && !bad; k++) {
         gv_tree_node n = canonical_node(&t->nodes[k]);
-        bad |= json_array_append_new(a[F_TYPE], json_string(type_names[n.type]));
-        bad |= append_int(a[F_FEATURE], n.feature);
-        bad |= append_int(a[F_DEPTH], n.depth);
-        bad |= append_int(a[F_DEFAULT_LEFT], n.default_left);
-        bad |= append_real(a[F_THRESHOLD], (double)n.threshold);
-        bad |= append_int(a[F_BIN_SPLIT], n.bin_split);
-        bad |= append_int(a[F_LEFT], n.left);
-        bad |= append_int(a[F_RIGHT], n.right);
-        bad |= append_int(a[F_CAT_BEGIN], n.cat_begin);
-        bad |= append_int(a[F_CAT_LEN], n.cat_len);
-        bad |= append_real(a[F_GAIN], n.gain);
-        bad |= append_real(a[F_WEIGHT], n.weight);
-        bad |= append_real(a[F_COUNT], n.count);
-        for (int j = 0; j < t->n_outputs && !bad; j++)
-            bad |= append_real(a[F_VALUES], t->values[k * (size_t)t->n_outputs + (size_t)j]);
+        bad |= gv_packed_add_word(&b[F_TYPE], type_names[n.type]);
+        bad |= gv_packed_add_int(&b[F_FEATURE], n.feature);
+        bad |= gv_packed_add_int(&b[F_DEPTH], n.depth);
+        bad |= gv_packed_add_int(&b[F_DEFAULT_LEFT], n.default_left);
+        bad |= gv_packed_add_real(&b[F_THRESHOLD], (double)n.threshold);
+        bad |= gv_packed_add_int(&b[F_BIN_SPLIT], n.bin_split);
+        bad |= gv_packed_add_int(&b[F_LEFT], n.left);
+        bad |= gv_packed_add_int(&b[F_RIGHT], n.right);
+        bad |= gv_packed_add_int(&b[F_CAT_BEGIN], n.cat_begin);
+        bad |= gv_packed_add_int(&b[F_CAT_LEN], n.cat_len);
+        bad |= gv_packed_add_real(&b[F_GAIN], n.gain);
+        bad |= gv_packed_add_real(&b[F_WEIGHT], n.weight);
+        bad |= gv_packed_add_real(&b[F_COUNT], n.count);
     }
-    for (size_t c = 0; c < t->n_cat_data && !bad; c++)
-        bad |= append_int(a[F_CAT_DATA], t->cat_data[c]);
-    for (int j = 0; j < N_FIELDS; j++) json_decref(a[j]);
+    /* each buffer is freed as soon as its string exists: at most one field's text is copied */
+    for (int j = 0; j < N_NODE_FIELDS; j++) {
+        bad |= json_object_set_new(obj, node_fields[j], bad ? NULL : gv_packed_json(&b[j]));
+        gv_buf_free(&b[j]);
+    }
+    size_t n_values = t->n_nodes * (size_t)t->n_outputs; /* allocated: does not overflow */
+    bad |= json_object_set_new(obj, "values",
+                               bad ? NULL : gv_json_packed_reals(t->values, n_values));
+    gv_buf cat = {0};
+    for (size_t c = 0; c < t->n_cat_data && !bad; c++) bad |= gv_packed_add_int(&cat, t->cat_data[c]);
+    bad |= json_object_set_new(obj, "cat_data", bad ? NULL : gv_packed_json(&cat));
+    gv_buf_free(&cat);
     if (bad) {
         json_decref(obj);
         return NULL;
@@ -108,29 +112,6 @@ static const char *const tree_fields[] = {
     "threshold", "bin_split", "left",    "right",  "cat_begin", "cat_len", "gain",
     "weight",    "count",   "values",    "cat_data"};
 
-/* Element k of number array `a` (field `name`) as an integer in [lo, hi]. */
-static grove_status elem_int(const json_t *a, const char *name, size_t k, int64_t lo, int64_t hi,
-                             int64_t *out)
-{
-    const json_t *v = json_array_get(a, k);
-    if (!json_is_integer(v))
-        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got %s", name, k,
-                      json_is_real(v) ? "a real number" : "a non-number");
-    int64_t x = (int64_t)json_integer_value(v);
-    if (x < lo || x > hi)
-        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %lld", name, k,
-                      (long long)lo, (long long)hi, (long long)x);
-    *out = x;
-    return GROVE_OK;
-}
-
-/* Element k of number array `a` as a double (gv_json_get_array checked it is a number; JSON
- * cannot hold NaN or infinities, and jansson rejects numbers that overflow a double). */
-static double elem_double(const json_t *a, size_t k)
-{
-    return json_number_value(json_array_get(a, k));
-}
-
 /* A node field that must hold its canonical value `want` for this node type. */
 static grove_status expect_unused(size_t k, const char *type, const char *field, double got,
                                   double want)
@@ -140,30 +121,28 @@ static grove_status expect_unused(size_t k, const char *type, const char *field,
                   field, want, got);
 }
 
-/* Reads node k's fields from the arrays (all of length n_nodes, numbers, checked). */
-static grove_status read_node(const json_t *const *a, size_t k, gv_tree_node *n)
+/* Reads node k's fields, the next entry of each per-node array (opened with n_nodes entries). */
+static grove_status read_node(gv_packed *a, size_t k, gv_tree_node *n)
 {
-    const json_t *type = json_array_get(a[0], k);
-    const char *ts = json_string_value(type);
-    int ti = -1;
-    for (int j = 0; ts && j < 4; j++)
-        if (!strcmp(ts, type_names[j])) ti = j;
-    if (ti < 0)
-        return gv_err(GROVE_ERR_MODEL,
-                      "type[%zu]: expected \"leaf\", \"num\", \"cat_set\" or \"cat_multi\"%s%s%s",
-                      k, ts ? ", got \"" : "", ts ? ts : "", ts ? "\"" : "");
-    n->type = (uint8_t)ti;
+    int ti;
     int64_t v[9];
     grove_status st;
-    if ((st = elem_int(a[1], "feature", k, -1, INT32_MAX, &v[0])) != GROVE_OK ||
-        (st = elem_int(a[2], "depth", k, 0, UINT16_MAX, &v[1])) != GROVE_OK ||
-        (st = elem_int(a[3], "default_left", k, 0, 1, &v[2])) != GROVE_OK ||
-        (st = elem_int(a[5], "bin_split", k, 0, UINT32_MAX, &v[3])) != GROVE_OK ||
-        (st = elem_int(a[6], "left", k, -1, INT32_MAX, &v[4])) != GROVE_OK ||
-        (st = elem_int(a[7], "right", k, -1, INT32_MAX, &v[5])) != GROVE_OK ||
-        (st = elem_int(a[8], "cat_begin", k, 0, UINT32_MAX, &v[6])) != GROVE_OK ||
-        (st = elem_int(a[9], "cat_len", k, 0, UINT32_MAX, &v[7])) != GROVE_OK)
+    if ((st = gv_packed_word(&a[F_TYPE], type_names, 4, &ti)) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_FEATURE], -1, INT32_MAX, &v[0])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_DEPTH], 0, UINT16_MAX, &v[1])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_DEFAULT_LEFT], 0, 1, &v[2])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_BIN_SPLIT], 0, UINT32_MAX, &v[3])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_LEFT], -1, INT32_MAX, &v[4])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_RIGHT], -1, INT32_MAX, &v[5])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_CAT_BEGIN], 0, UINT32_MAX, &v[6])) != GROVE_OK ||
+        (st = gv_packed_int(&a[F_CAT_LEN], 0, UINT32_MAX, &v[7])) != GROVE_OK ||
+        /* thresholds are floats: only a number that is exactly a float is accepted */
+        (st = gv_packed_float(&a[F_THRESHOLD], &n->threshold)) != GROVE_OK ||
+        (st = gv_packed_real(&a[F_GAIN], &n->gain)) != GROVE_OK ||
+        (st = gv_packed_real(&a[F_WEIGHT], &n->weight)) != GROVE_OK ||
+        (st = gv_packed_real(&a[F_COUNT], &n->count)) != GROVE_OK)
         return st;
+    n->type = (uint8_t)ti;
     n->feature = (int32_t)v[0];
     n->depth = (uint16_t)v[1];
     n->default_left = (uint8_t)v[2];
@@ -172,15 +151,6 @@ static grove_status read_node(const json_t *const *a, size_t k, gv_tree_node *n)
     n->right = (int32_t)v[5];
     n->cat_begin = (uint32_t)v[6];
     n->cat_len = (uint32_t)v[7];
-    /* Thresholds are floats: only a double that is exactly a float is accepted (the range test
-     * first, since converting an out-of-range double to float is undefined). */
-    double th = elem_double(a[4], k);
-    if (!(fabs(th) <= FLT_MAX) || (double)(float)th != th)
-        return gv_err(GROVE_ERR_MODEL, "threshold[%zu]: %.17g is not a float value", k, th);
-    n->threshold = (float)th;
-    n->gain = elem_double(a[10], k);
-    n->weight = elem_double(a[11], k);
-    n->count = elem_double(a[12], k);
 
     const char *tn = type_names[ti];
     if (ti == GV_NODE_LEAF &&
@@ -204,7 +174,9 @@ static grove_status read_node(const json_t *const *a, size_t k, gv_tree_node *n)
     return GROVE_OK;
 }
 
-/* Reads the fields of a tree object into `t` (allocated, zeroed, freed by the caller). */
+/* Reads the fields of a tree object into `t` (allocated, zeroed, freed by the caller).  The
+ * arrays are packed strings, or JSON arrays in a format 1.0 file; every array's length (and a
+ * packed array's separators) is checked before any entry is read or any node allocated. */
 static grove_status read_tree(const json_t *obj, gv_tree *t)
 {
     const char *key;
@@ -224,41 +196,31 @@ static grove_status read_tree(const json_t *obj, gv_tree *t)
         return st;
     t->n_outputs = (int)n_outputs;
 
-    /* Same order as read_node's a[]. */
-    static const char *const node_fields[] = {
-        "type",  "feature", "depth",     "default_left", "threshold", "bin_split", "left",
-        "right", "cat_begin", "cat_len", "gain",         "weight",    "count"};
-    enum { N_NODE_FIELDS = sizeof node_fields / sizeof node_fields[0] };
-    const json_t *a[N_NODE_FIELDS];
-    a[0] = json_object_get(obj, "type");
-    if (!json_is_array(a[0]))
-        return gv_err(GROVE_ERR_MODEL, "type: %s", a[0] ? "expected an array" : "missing");
-    if (json_array_size(a[0]) != (size_t)n_nodes)
-        return gv_err(GROVE_ERR_MODEL, "type: expected %lld entries (n_nodes), got %zu",
-                      (long long)n_nodes, json_array_size(a[0]));
-    for (int j = 1; j < N_NODE_FIELDS; j++)
-        if ((st = gv_json_get_array(obj, node_fields[j], (size_t)n_nodes, &a[j])) != GROVE_OK)
+    int packed = gv_model_reading_minor() >= 1;
+    gv_packed a[N_NODE_FIELDS], values, cat_data;
+    for (int j = 0; j < N_NODE_FIELDS; j++)
+        if ((st = gv_packed_open(obj, node_fields[j], (size_t)n_nodes, packed, &a[j])) != GROVE_OK)
             return st;
     size_t n_values;
-    const json_t *values, *cat_data;
     if (gv_mul_size((size_t)n_nodes, (size_t)n_outputs, &n_values) != 0)
         return gv_err(GROVE_ERR_MODEL, "values: n_nodes x n_outputs overflows");
-    if ((st = gv_json_get_array(obj, "values", n_values, &values)) != GROVE_OK ||
-        (st = gv_json_get_array(obj, "cat_data", (size_t)-1, &cat_data)) != GROVE_OK)
+    if ((st = gv_packed_open(obj, "values", n_values, packed, &values)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "cat_data", (size_t)-1, packed, &cat_data)) != GROVE_OK)
         return st;
 
     t->n_nodes = (size_t)n_nodes;
-    t->n_cat_data = json_array_size(cat_data);
+    t->n_cat_data = cat_data.n;
     t->nodes = gv_calloc(t->n_nodes, sizeof *t->nodes);
     t->values = gv_malloc_array(n_values, sizeof *t->values);
     t->cat_data = gv_malloc_array(t->n_cat_data, sizeof *t->cat_data);
     if (!t->nodes || !t->values || !t->cat_data) return gv_err_nomem("a tree");
     for (size_t k = 0; k < t->n_nodes; k++)
         if ((st = read_node(a, k, &t->nodes[k])) != GROVE_OK) return st;
-    for (size_t k = 0; k < n_values; k++) t->values[k] = elem_double(values, k);
+    for (size_t k = 0; k < n_values; k++)
+        if ((st = gv_packed_real(&values, &t->values[k])) != GROVE_OK) return st;
     for (size_t k = 0; k < t->n_cat_data; k++) {
         int64_t w;
-        if ((st = elem_int(cat_data, "cat_data", k, 0, UINT32_MAX, &w)) != GROVE_OK) return st;
+        if ((st = gv_packed_int(&cat_data, 0, UINT32_MAX, &w)) != GROVE_OK) return st;
         t->cat_data[k] = (uint32_t)w;
     }
     return GROVE_OK;

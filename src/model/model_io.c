@@ -5,12 +5,17 @@
  * Pipeline position: model/ (after ensemble/, before api/).  The format is a JSON document
  * (jansson), specified in docs/model-format.md; in short:
  *
- *   {"format": "grove-model", "version": [1, 0], "grove_version", "algo", "n_outputs",
+ *   {"format": "grove-model", "version": [1, 1], "grove_version", "algo", "n_outputs",
  *    "n_train_rows", "params": {name: text}, "schema": {...}, "bins": [...],
  *    "model": {"kind": "tree", ...component...}, "crc32": "8 hex digits"}
  *
  * Exactness: reals are written with 17 significant digits (%.17g), which reads back to the same
  * double, so every double -- and every float, widened to double -- round-trips bit for bit.
+ * Packed arrays (format 1.1): a tree's per-node arrays are each one JSON string of numbers
+ * separated by single spaces ("0 -1 3"), which keeps the document small (one string per field,
+ * not one JSON value per number); the gv_packed_* helpers at the end of this file write and
+ * read them as strictly as JSON numbers.  Format 1.0 files, with JSON arrays there, still load:
+ * the reader tells the components which form to expect (gv_model_reading_minor).
  * Checksum: the CRC-32 (zlib) of the canonical text of the document without "crc32":
  * json_dumps(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)).  The reader parses the
  * file, removes "crc32" and recomputes the same text, so the checksum covers every value but
@@ -24,6 +29,9 @@
  * Atomic save: the text goes to a temporary file made with mkstemp() in the target's folder,
  * is flushed and fsync()ed, and rename()d over the target; on any failure the temporary file is
  * removed and the old target is untouched.
+ * Memory: saving holds the model and its document, and streams both the checksum's canonical
+ * text and the file text (json_dump_callback); loading parses the file as it reads it
+ * (json_load_callback), so it holds the document and the model, never the whole text.
  */
 #include "model.h"
 
@@ -42,7 +50,7 @@
 
 #define FORMAT_NAME "grove-model"
 #define FORMAT_MAJOR 1
-#define FORMAT_MINOR 0
+#define FORMAT_MINOR 1
 /* The canonical text the checksum is computed on, and the text written to files. */
 #define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
 #define DUMP_FILE (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
@@ -499,9 +507,10 @@ static int buf_callback(const char *buffer, size_t size, void *data)
     return gv_buf_append(data, buffer, size);
 }
 
-grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
+/* The checked model as its complete document, "crc32" included (a new reference in *out). */
+static grove_status model_to_doc(const grove_model *m, json_t **out)
 {
-    memset(out, 0, sizeof *out);
+    *out = NULL;
     grove_status st;
     if ((st = check_model_head(m)) != GROVE_OK || (st = check_strings(m)) != GROVE_OK ||
         (st = check_model_root(m, 1)) != GROVE_OK) {
@@ -516,8 +525,22 @@ grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
     st = doc_checksum(doc, hex);
     if (st == GROVE_OK && set_new(doc, "crc32", json_string(hex)) != 0)
         st = gv_err_nomem("the model's JSON");
-    if (st == GROVE_OK && (json_dump_callback(doc, buf_callback, out, DUMP_FILE) != 0 ||
-                           gv_buf_append(out, "\n", 1) != 0))
+    if (st != GROVE_OK) {
+        json_decref(doc);
+        return st;
+    }
+    *out = doc;
+    return GROVE_OK;
+}
+
+grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc;
+    grove_status st = model_to_doc(m, &doc);
+    if (st != GROVE_OK) return st;
+    if (json_dump_callback(doc, buf_callback, out, DUMP_FILE) != 0 ||
+        gv_buf_append(out, "\n", 1) != 0)
         st = gv_err_nomem("the model text");
     json_decref(doc);
     if (st != GROVE_OK) gv_buf_free(out);
@@ -698,7 +721,7 @@ static grove_status parse_params(const json_t *obj, grove_params **out)
 }
 
 /* "format" and "version": is this a grove model that this build can read? */
-static grove_status check_format(const json_t *doc)
+static grove_status check_format(const json_t *doc, long long *minor_out)
 {
     if (!json_is_object(doc))
         return gv_err(GROVE_ERR_MODEL, "not a grove model file (the JSON value is %s, not an "
@@ -720,9 +743,17 @@ static grove_status check_format(const json_t *doc)
         return gv_err(GROVE_ERR_MODEL, "format %lld.%lld is not supported; this build reads "
                       "format %d.x", ma, mi, FORMAT_MAJOR);
     /* A newer minor version adds only optional fields: it is read when every field in it is
-     * known here (check_fields below refuses the others by name). */
+     * known here (check_fields below refuses the others by name).  The minor version also says
+     * how the tree's arrays are spelled (JSON arrays in 1.0, packed arrays from 1.1 on). */
+    *minor_out = mi;
     return GROVE_OK;
 }
+
+/* The minor version of the file whose root component is being read on this thread (see
+ * gv_model_reading_minor in model.h); the newest when none is. */
+static _Thread_local int reading_minor = FORMAT_MINOR;
+
+int gv_model_reading_minor(void) { return reading_minor; }
 
 static grove_status check_checksum(json_t *doc)
 {
@@ -747,7 +778,8 @@ static grove_status check_checksum(json_t *doc)
 static grove_status model_from_doc(json_t *doc, grove_model **out)
 {
     grove_status st;
-    if ((st = check_format(doc)) != GROVE_OK || (st = check_checksum(doc)) != GROVE_OK ||
+    long long minor = 0;
+    if ((st = check_format(doc, &minor)) != GROVE_OK || (st = check_checksum(doc)) != GROVE_OK ||
         (st = check_fields(doc, top_fields, COUNT(top_fields), "the model file")) != GROVE_OK)
         return st;
     const char *grove_version, *algo, *kind;
@@ -796,7 +828,12 @@ static grove_status model_from_doc(json_t *doc, grove_model **out)
         (st = check_model_head(m)) != GROVE_OK)
         goto fail;
     void *impl = NULL;
-    if ((st = vt->from_json(model, m->schema, &impl)) != GROVE_OK) {
+    /* the components read the file's form of their fields (gv_model_reading_minor) */
+    int outer_minor = reading_minor;
+    reading_minor = minor < FORMAT_MINOR ? (int)minor : FORMAT_MINOR;
+    st = vt->from_json(model, m->schema, &impl);
+    reading_minor = outer_minor;
+    if (st != GROVE_OK) {
         gv_err_prefix("model");
         goto fail;
     }
@@ -810,23 +847,37 @@ fail:
     return st;
 }
 
-grove_status gv_model_from_text(const char *text, size_t len, const char *source,
-                                grove_model **out)
+/* Duplicate keys would let two readers see different models in one file. */
+#define LOAD_FLAGS JSON_REJECT_DUPLICATES
+
+/* The model of a parsed document (doc: what jansson returned for `len` bytes of text, NULL on a
+ * parse error described by jerr; taken over). */
+static grove_status model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
+                                      const char *source, grove_model **out)
 {
-    *out = NULL;
-    if (len == 0) return gv_err(GROVE_ERR_MODEL, "%s: empty file, not a grove model", source);
-    json_error_t jerr;
-    /* Duplicate keys would let two readers see different models in one file. */
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (len == 0) {
+        json_decref(doc);
+        return gv_err(GROVE_ERR_MODEL, "%s: empty file, not a grove model", source);
+    }
     if (!doc) {
-        if (json_error_code(&jerr) == json_error_out_of_memory)
+        if (json_error_code(jerr) == json_error_out_of_memory)
             return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source);
-        return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr.line, jerr.column, jerr.text);
+        return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr->line, jerr->column,
+                      jerr->text);
     }
     grove_status st = model_from_doc(doc, out);
     json_decref(doc);
     if (st != GROVE_OK) gv_err_prefix("%s", source);
     return st;
+}
+
+grove_status gv_model_from_text(const char *text, size_t len, const char *source,
+                                grove_model **out)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *doc = len ? json_loadb(text, len, LOAD_FLAGS, &jerr) : NULL;
+    return model_from_parsed(doc, &jerr, len, source, out);
 }
 
 /* ---- files ---- */
@@ -855,8 +906,24 @@ static mode_t current_umask(void)
     return mask;
 }
 
-/* Writes data to `path` through a temporary file in the same folder (see the top of the file). */
-static grove_status write_atomic(const char *path, const char *data, size_t len)
+/* json_dump_callback's sink for a file: a failed fwrite ends the dump, with its errno kept. */
+typedef struct file_sink {
+    FILE *f;
+    int err; /* errno of the failed write, 0 while none failed */
+} file_sink;
+
+static int file_callback(const char *buffer, size_t size, void *data)
+{
+    file_sink *sink = data;
+    if (fwrite(buffer, 1, size, sink->f) == size) return 0;
+    sink->err = errno ? errno : EIO;
+    return -1;
+}
+
+/* Writes the document's file text (DUMP_FILE and a final newline) to `path` through a temporary
+ * file in the same folder (see the top of the file).  The text is streamed: no copy of the
+ * whole file is held in memory. */
+static grove_status write_atomic(const char *path, const json_t *doc)
 {
     static const char pattern[] = ".grove-save-XXXXXX";
     const char *slash = strrchr(path, '/');
@@ -873,6 +940,7 @@ static grove_status write_atomic(const char *path, const char *data, size_t len)
 
     const char *what = "cannot create a temporary file in its folder";
     FILE *f = NULL;
+    int nomem = 0;
     int fd = mkstemp(tmp);
     if (fd < 0) goto fail;
     what = "cannot write";
@@ -884,7 +952,16 @@ static grove_status write_atomic(const char *path, const char *data, size_t len)
     }
     /* A failing fchmod leaves a private (0600) but complete file: not worth failing for. */
     (void)fchmod(fd, mode);
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
+    file_sink sink = {f, 0};
+    if (json_dump_callback(doc, file_callback, &sink, DUMP_FILE) != 0) {
+        if (sink.err) {
+            errno = sink.err;
+            goto fail;
+        }
+        nomem = 1; /* jansson's own allocations while dumping */
+        goto fail;
+    }
+    if (fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
     int rc = fclose(f);
     f = NULL;
     if (rc != 0) goto fail;
@@ -911,6 +988,7 @@ fail:;
     if (f) fclose(f);
     if (fd >= 0) unlink(tmp);
     gv_free(tmp);
+    if (nomem) return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
     return gv_err(GROVE_ERR_IO, "%s: %s: %s", path, what, errno_text(e, msg, sizeof msg));
 }
 
@@ -918,45 +996,34 @@ grove_status grove_model_save(const grove_model *model, const char *path)
 {
     gv_err_clear();
     if (!model || !path) return gv_err(GROVE_ERR_ARG, "grove_model_save: NULL argument");
-    gv_buf text;
-    grove_status st = gv_model_to_text(model, &text);
+    json_t *doc;
+    grove_status st = model_to_doc(model, &doc);
     if (st != GROVE_OK) {
         gv_err_prefix("%s", path);
         return st;
     }
-    st = write_atomic(path, text.data, text.len);
-    gv_buf_free(&text);
+    st = write_atomic(path, doc);
+    json_decref(doc);
     return st;
 }
 
-/* Reads a whole file into `out` (NUL-terminated). */
-static grove_status read_file(const char *path, gv_buf *out)
+/* json_load_callback's source for a file: the bytes read, and the errno of a failed read. */
+typedef struct file_source {
+    FILE *f;
+    size_t n_read;
+    int err;
+} file_source;
+
+static size_t read_callback(void *buffer, size_t size, void *data)
 {
-    char msg[128];
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path,
-                      errno_text(errno, msg, sizeof msg));
-    grove_status st = GROVE_OK;
-    for (;;) {
-        if (gv_buf_reserve(out, 65536) != 0) {
-            st = gv_err_nomem("the model file");
-            break;
-        }
-        size_t n = fread(out->data + out->len, 1, out->cap - out->len - 1, f);
-        out->len += n;
-        out->data[out->len] = '\0';
-        if (n == 0) {
-            if (ferror(f))
-                st = gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
-                            errno_text(errno, msg, sizeof msg));
-            break;
-        }
+    file_source *src = data;
+    size_t n = fread(buffer, 1, size, src->f);
+    src->n_read += n;
+    if (n == 0 && ferror(src->f)) {
+        src->err = errno ? errno : EIO;
+        return (size_t)-1;
     }
-    fclose(f);
-    if (st != GROVE_OK) gv_buf_free(out);
-    return st;
+    return n;
 }
 
 grove_status grove_model_load(const char *path, grove_model **out)
@@ -965,12 +1032,23 @@ grove_status grove_model_load(const char *path, grove_model **out)
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_load: out is NULL");
     *out = NULL;
     if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
-    gv_buf text;
-    grove_status st = read_file(path, &text);
-    if (st != GROVE_OK) return st;
-    st = gv_model_from_text(text.data, text.len, path, out);
-    gv_buf_free(&text);
-    return st;
+    char msg[128];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path,
+                      errno_text(errno, msg, sizeof msg));
+    /* parsed as it is read: the text is never held whole, only the document */
+    file_source src = {f, 0, 0};
+    json_error_t jerr;
+    errno = 0;
+    json_t *doc = json_load_callback(read_callback, &src, LOAD_FLAGS, &jerr);
+    fclose(f);
+    if (src.err) {
+        json_decref(doc);
+        return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
+                      errno_text(src.err, msg, sizeof msg));
+    }
+    return model_from_parsed(doc, &jerr, src.n_read, path, out);
 }
 
 /* ---- description ---- */
@@ -1054,4 +1132,309 @@ grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, d
 void gv_json_array_values(const json_t *a, double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(a, i));
+}
+
+/* ---- packed arrays (model.h) ----
+ * The writer's half turns numbers into text and the reader's half checks every entry against
+ * JSON's number grammar (RFC 8259, section 6) before converting it, so a packed array accepts
+ * exactly the numbers a JSON array would: no "+1", "01", ".5", "1.", "0x10", "nan" or "inf",
+ * and reals that overflow a double are refused (as jansson refuses them).  Reals are parsed by
+ * gv_parse_decimal (data/numparse.c): strtod's value, without its locale dependence. */
+
+/* How many bytes of a bad entry a message quotes. */
+#define SHOWN_MAX 40
+
+/* Appends " token" (just "token" to an empty buffer). */
+static int add_token(gv_buf *b, const char *s, size_t n)
+{
+    if (gv_buf_reserve(b, n + 1) != 0) return -1;
+    if (b->len) b->data[b->len++] = ' ';
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int gv_packed_add_int(gv_buf *b, int64_t v)
+{
+    char text[24], *p = text + sizeof text;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN included */
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    return add_token(b, p, (size_t)(text + sizeof text - p));
+}
+
+int gv_packed_add_real(gv_buf *b, double v)
+{
+    if (!isfinite(v)) return -1;
+    /* Whole numbers below 2^53 (counts, weights, the zeros of unused fields) are written as
+     * integers, the same text %.17g gives them ("150", "0"), without printf's cost; -0 is
+     * left to printf ("-0"). */
+    if (v == trunc(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v)))
+        return gv_packed_add_int(b, (int64_t)v);
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.17g", v);
+    if (n <= 0 || (size_t)n >= sizeof text) return -1; /* at most 24 characters */
+    /* printf writes the locale's radix character, which a host program may have made ",":
+     * the file's is always "." (every other character of %.17g is a digit, '-', '+' or 'e'). */
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        char c = text[i];
+        if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e')
+            text[len++] = c;
+        else if (len == 0 || text[len - 1] != '.')
+            text[len++] = '.'; /* a multibyte radix becomes one '.' */
+    }
+    return add_token(b, text, len);
+}
+
+int gv_packed_add_word(gv_buf *b, const char *word) { return add_token(b, word, strlen(word)); }
+
+json_t *gv_packed_json(const gv_buf *b)
+{
+    /* the text is ASCII by construction: no UTF-8 check needed */
+    return json_stringn_nocheck(b->data ? b->data : "", b->len);
+}
+
+json_t *gv_json_packed_reals(const double *v, size_t n)
+{
+    gv_buf b = {0};
+    json_t *s = NULL;
+    size_t i = 0;
+    while (i < n && gv_packed_add_real(&b, v[i]) == 0) i++;
+    if (i == n) s = gv_packed_json(&b);
+    gv_buf_free(&b);
+    return s;
+}
+
+grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
+                            gv_packed *r)
+{
+    memset(r, 0, sizeof *r);
+    r->field = field;
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    size_t count = 0;
+    if (!packed) {
+        if (!json_is_array(v))
+            return gv_err(GROVE_ERR_MODEL, "%s: expected an array, got %s%s", field, json_kind(v),
+                          json_is_string(v) ? " (a packed array: format 1.1 and later)" : "");
+        r->array = v;
+        count = json_array_size(v);
+    } else {
+        if (!json_is_string(v))
+            return gv_err(GROVE_ERR_MODEL, "%s: expected a packed array (a string of numbers), "
+                          "got %s%s", field, json_kind(v),
+                          json_is_array(v) ? " (the format 1.0 form)" : "");
+        const char *s = json_string_value(v), *e = s + json_string_length(v);
+        /* entries are the runs between single spaces: an empty run is an error */
+        for (const char *p = s; p < e;) {
+            const char *q = memchr(p, ' ', (size_t)(e - p));
+            if (q == p || (q && q + 1 == e))
+                return gv_err(GROVE_ERR_MODEL, "%s[%zu]: empty entry (entries are separated by "
+                              "single spaces)", field, count + (q != p));
+            count++;
+            p = q ? q + 1 : e;
+        }
+        r->p = s;
+        r->end = e;
+    }
+    if (n != (size_t)-1 && count != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu entries, got %zu", field, n, count);
+    r->n = count;
+    return GROVE_OK;
+}
+
+/* The next entry of a packed (string) array: s[0..*len), non-empty (gv_packed_open checked). */
+static const char *next_token(const gv_packed *r, size_t *len)
+{
+    const char *q = memchr(r->p, ' ', (size_t)(r->end - r->p));
+    *len = (size_t)((q ? q : r->end) - r->p);
+    return r->p;
+}
+
+static void skip_token(gv_packed *r, size_t len)
+{
+    r->p += len;
+    if (r->p < r->end) r->p++; /* the space */
+    r->next++;
+}
+
+/* An entry as a message shows it: at most SHOWN_MAX bytes, other than printable ASCII as '?'. */
+static const char *shown(const char *s, size_t len, char buf[SHOWN_MAX + 4])
+{
+    size_t n = len > SHOWN_MAX ? SHOWN_MAX : len;
+    for (size_t i = 0; i < n; i++) buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    strcpy(buf + n, len > SHOWN_MAX ? "..." : "");
+    return buf;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* 1 when s[0..len) is a JSON number; *is_int: without fraction and exponent. */
+static int json_number_text(const char *s, size_t len, int *is_int)
+{
+    const char *p = s, *e = s + len;
+    if (p < e && *p == '-') p++;
+    if (p == e || !is_digit(*p)) return 0;
+    if (*p == '0')
+        p++;
+    else
+        while (p < e && is_digit(*p)) p++;
+    *is_int = 1;
+    if (p < e && *p == '.') {
+        if (++p == e || !is_digit(*p)) return 0;
+        while (p < e && is_digit(*p)) p++;
+        *is_int = 0;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-')) p++;
+        if (p == e || !is_digit(*p)) return 0;
+        while (p < e && is_digit(*p)) p++;
+        *is_int = 0;
+    }
+    return p == e;
+}
+
+static grove_status past_end(const gv_packed *r)
+{
+    return gv_err(GROVE_ERR_INTERNAL, "%s: reading entry %zu of %zu", r->field, r->next, r->n);
+}
+
+grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next, len = 0;
+    char buf[SHOWN_MAX + 4];
+    int64_t x;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        if (!json_is_integer(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got %s", r->field, k,
+                          json_kind(v));
+        x = (int64_t)json_integer_value(v);
+        if (x < lo || x > hi)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %lld", r->field,
+                          k, (long long)lo, (long long)hi, (long long)x);
+    } else {
+        const char *s = next_token(r, &len);
+        int is_int = 0;
+        if (!json_number_text(s, len, &is_int) || !is_int)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got \"%s\"", r->field, k,
+                          shown(s, len, buf));
+        /* the magnitude, saturating: beyond 2^63 is out of any range anyway */
+        int negative = s[0] == '-';
+        uint64_t u = 0, limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+        int over = 0;
+        for (size_t i = (size_t)negative; i < len && !over; i++) {
+            uint64_t d = (uint64_t)(s[i] - '0');
+            if (u > (limit - d) / 10)
+                over = 1;
+            else
+                u = u * 10 + d;
+        }
+        x = negative ? (u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u) : (int64_t)u;
+        if (over || x < lo || x > hi)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %s", r->field, k,
+                          (long long)lo, (long long)hi, shown(s, len, buf));
+    }
+    *out = x;
+    if (r->array)
+        r->next++;
+    else
+        skip_token(r, len);
+    return GROVE_OK;
+}
+
+grove_status gv_packed_real(gv_packed *r, double *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        if (!json_is_number(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got %s", r->field, k,
+                          json_kind(v));
+        *out = json_number_value(v); /* finite: JSON has no NaN, jansson rejects overflow */
+        r->next++;
+        return GROVE_OK;
+    }
+    size_t len;
+    const char *s = next_token(r, &len);
+    char buf[SHOWN_MAX + 4];
+    int is_int;
+    double x = 0;
+    int rc = json_number_text(s, len, &is_int) ? gv_parse_decimal(s, len, &x) : GV_NUM_BAD;
+    if (rc == GV_NUM_NOMEM) return gv_err_nomem("a number");
+    if (rc == GV_NUM_RANGE || (rc == GV_NUM_OK && !isfinite(x)))
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number, got \"%s\"", r->field,
+                      k, shown(s, len, buf));
+    if (rc != GV_NUM_OK)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got \"%s\"", r->field, k,
+                      shown(s, len, buf));
+    *out = x;
+    skip_token(r, len);
+    return GROVE_OK;
+}
+
+grove_status gv_packed_float(gv_packed *r, float *out)
+{
+    size_t k = r->next;
+    double x;
+    grove_status st = gv_packed_real(r, &x);
+    if (st != GROVE_OK) return st;
+    /* the range first: converting an out-of-range double to float is undefined */
+    if (!(fabs(x) <= FLT_MAX) || (double)(float)x != x)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: %.17g is not a float value", r->field, k, x);
+    *out = (float)x;
+    return GROVE_OK;
+}
+
+grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words, int *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next, len;
+    const char *s;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        s = json_string_value(v);
+        len = s ? json_string_length(v) : 0;
+    } else {
+        s = next_token(r, &len);
+    }
+    for (int j = 0; s && j < n_words; j++)
+        if (strlen(words[j]) == len && !memcmp(words[j], s, len)) {
+            *out = j;
+            if (r->array)
+                r->next++;
+            else
+                skip_token(r, len);
+            return GROVE_OK;
+        }
+    /* expected "a", "b" or "c", got "x" (or: got an integer) */
+    char list[256] = "", buf[SHOWN_MAX + 4];
+    size_t used = 0;
+    for (int j = 0; j < n_words && used < sizeof list; j++) {
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                         j == 0 ? "" : j + 1 < n_words ? ", " : " or ", words[j]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (!s)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got %s", r->field, k, list,
+                      json_kind(json_array_get(r->array, k)));
+    return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got \"%s\"", r->field, k, list,
+                  shown(s, len, buf));
+}
+
+grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size_t n, int packed,
+                                      double *out)
+{
+    gv_packed r;
+    grove_status st = gv_packed_open(obj, field, n, packed, &r);
+    for (size_t i = 0; st == GROVE_OK && i < n; i++) st = gv_packed_real(&r, &out[i]);
+    return st;
 }
