@@ -159,8 +159,16 @@ int cmd_train(int argc, char **argv)
     printf("%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
            out_path);
     if (grove_model_n_rounds(model)) printf("rounds: %zu\n", grove_model_n_rounds(model));
-    if (grove_model_evaluate(model, data, 0, &e) == GROVE_OK)
+    double oob;
+    size_t oob_n;
+    if (grove_model_oob(model, &oob, &oob_n) == GROVE_OK) {
+        /* a bagged model's error on its own training rows says little (and costs a pass of
+         * every member over every row); its out-of-bag estimate is the honest one */
+        printf("out-of-bag error %.6g over %zu rows (grove eval MODEL DATA for other data)\n", oob,
+               oob_n);
+    } else if (grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
         cli_print_metrics(stdout, e, s, "training data", 0);
+    }
     grove_eval_free(e);
     e = NULL;
     if (valid && grove_model_evaluate(model, valid, 0, &e) == GROVE_OK) {

@@ -235,6 +235,11 @@ grove_status grove_model_margins(const grove_model *model, const grove_dataset *
  * rounds, prod_{s<=t} Z_s and exp(-2 sum_{s<=t} gamma_s^2).  GROVE_ERR_ARG for other models. */
 grove_status grove_model_log_csv(const grove_model *model, char **out);
 
+/* The out-of-bag estimate of a bagged model (bagging, forest, extra-trees): the error (0-1 loss,
+ * or squared error for regression) over the rows that were out of bag for at least one member,
+ * and their number.  GROVE_ERR_ARG for other models.  Either pointer may be NULL. */
+grove_status grove_model_oob(const grove_model *model, double *error, size_t *n_rows);
+
 /* Saves to `path` atomically (a temporary file in the same folder, then rename): on failure
  * the old file is intact.  Format: docs/model-format.md. */
 grove_status grove_model_save(const grove_model *model, const char *path);

@@ -141,6 +141,20 @@ grove_status grove_model_margins(const grove_model *m, const grove_dataset *d, i
     return gv_boost_margins(&m->root, d, gv_threads(n_threads), out);
 }
 
+grove_status grove_model_oob(const grove_model *m, double *error, size_t *n_rows)
+{
+    gv_err_clear();
+    if (!m) return gv_err(GROVE_ERR_ARG, "grove_model_oob: model is NULL");
+    if (m->root.vt != &gv_bagging_component)
+        return gv_err(GROVE_ERR_ARG, "a %s model has no out-of-bag estimate", m->algo);
+    double e;
+    size_t n;
+    gv_bagging_oob(&m->root, &e, &n);
+    if (error) *error = e;
+    if (n_rows) *n_rows = n;
+    return GROVE_OK;
+}
+
 grove_status grove_model_log_csv(const grove_model *m, char **out)
 {
     gv_err_clear();

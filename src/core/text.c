@@ -1,18 +1,40 @@
 /*
  * text.c -- numbers as text, independent of the locale.
  *
- * grove never calls setlocale(), so printf/strtod use the "C" locale of the library's callers
- * unless a host program changed it; model files and reports are written by gv_format_double,
- * which tries increasing precision until the text reads back to the same double (shortest
- * round-trip form, at most 17 significant digits).
+ * grove never calls setlocale(), but a host program may have (a comma as the decimal point
+ * would make "0.1" unreadable and write "0,1" into model files), so these functions run printf
+ * and strtod in the "C" numeric locale, switched for the calling thread only (POSIX
+ * uselocale).  Model files and reports are written by gv_format_double, which tries increasing
+ * precision until the text reads back to the same double (shortest round-trip form, at most 17
+ * significant digits).
  */
 #include "core.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static locale_t c_numeric;
+static pthread_once_t c_numeric_once = PTHREAD_ONCE_INIT;
+
+static void c_numeric_init(void) { c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
+
+/* Switches the calling thread to the "C" numeric locale; returns what to restore (0 when the
+ * switch could not be made: then the global locale applies, as before). */
+static locale_t c_numeric_begin(void)
+{
+    pthread_once(&c_numeric_once, c_numeric_init);
+    return c_numeric ? uselocale(c_numeric) : (locale_t)0;
+}
+
+static void c_numeric_end(locale_t old)
+{
+    if (old) uselocale(old);
+}
 
 void gv_format_double(double x, char *buf)
 {
@@ -24,15 +46,17 @@ void gv_format_double(double x, char *buf)
         strcpy(buf, x > 0 ? "inf" : "-inf");
         return;
     }
+    locale_t old = c_numeric_begin();
     /* integers print as integers ("10", not "1e+01") while they are exact in a double */
     if (x == floor(x) && fabs(x) < 1e15) {
         snprintf(buf, 32, "%.0f", x);
-        return;
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, 32, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x) break;
+        }
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, 32, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) return;
-    }
+    c_numeric_end(old);
 }
 
 int gv_parse_double(const char *s, size_t len, double *out)
@@ -43,8 +67,12 @@ int gv_parse_double(const char *s, size_t len, double *out)
     tmp[len] = '\0';
     if (tmp[0] == ' ' || tmp[0] == '\t') return -1;
     char *end;
+    locale_t old = c_numeric_begin();
     errno = 0;
     double v = strtod(tmp, &end);
+    int err = errno;
+    c_numeric_end(old);
+    errno = err;
     if (end != tmp + len) return -1;
     /* strtod accepts hex floats and "infinity"; ERANGE on underflow is fine (denormal/0). */
     if (errno == ERANGE && isinf(v)) return -1;
