@@ -11,7 +11,10 @@
 #
 #   bench/forest/run.sh
 #   N_TRAIN=1000000 N_TEST=200000 DATASETS=binary bench/forest/run.sh
-#   FASHION_DIR=/work/data bench/forest/run.sh
+#   FASHION_DIR=/work/data bench/forest/run.sh      # where fashion_mnist_{train,test}.csv.gz are
+#                                                  # (default bench/out/datasets, fetched by
+#                                                  # ../shared/data/get-datasets.sh when missing)
+#   PEERS=ranger DATASETS=binary bench/forest/run.sh     # peers: "sklearn ranger" (default)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/bench/out
@@ -20,6 +23,7 @@ TREES=${TREES:-100}
 N_TRAIN=${N_TRAIN:-100000}
 N_TEST=${N_TEST:-20000}
 DATASETS=${DATASETS:-"binary fashion"}
+PEERS=${PEERS:-"sklearn ranger"}
 BUILD=${BUILD:-$ROOT/build}
 mkdir -p "$OUT"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -39,7 +43,10 @@ fi
 if [[ $DATASETS == *binary* && ! -s $bin_test ]]; then
   "$PY" "$ROOT/bench/common/gen_binary.py" "$bin_test" "$N_TEST" 2
 fi
-FASHION_DIR=${FASHION_DIR:-/work/data}
+FASHION_DIR=${FASHION_DIR:-$OUT/datasets}
+if [[ $DATASETS == *fashion* && ! -s $FASHION_DIR/fashion_mnist_train.csv.gz ]]; then
+  bash "$ROOT/../shared/data/get-datasets.sh" "$FASHION_DIR"
+fi
 
 row() { printf '%-9s %-13s %9.2f %9.2f %9.0f %8.4f\n' "$@"; }
 printf '%-9s %-13s %9s %9s %9s %8s\n' dataset tool train_s total_s peak_MB accuracy
@@ -54,18 +61,20 @@ for ds in $DATASETS; do
   g_train=$(sed -n 's/.*train \([0-9.]*\) s;.*/\1/p' "$OUT/grove.txt")
   read -r g_total g_kb <"$OUT/time.txt"
   g_acc=$("$G" eval "$OUT/forest.model" "$te" --threads 2 --json | sed 's/.*"accuracy":\([0-9.]*\).*/\1/')
-  g_oob=$("$G" info "$OUT/forest.model" --json | sed 's/.*"oob_error":\([0-9.e-]*\).*/\1/')
+  g_oob=$(sed -n 's/^out-of-bag error \([0-9.e-]*\) .*/\1/p' "$OUT/grove.txt")
   rm -f "$OUT/forest.model"
   row "$ds" grove "$g_train" "$g_total" "$((g_kb / 1024))" "$g_acc"
   echo "          (grove OOB error $g_oob, test error $("$PY" -c "print(round(1 - $g_acc, 4))"))"
+  if [[ $PEERS == *sklearn* ]]; then
   /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$PY" "$ROOT/bench/forest/sk_forest.py" "$tr" "$te" "$TREES" >"$OUT/sk.txt"
   read -r s_load s_train s_acc <"$OUT/sk.txt"
   read -r s_total s_kb <"$OUT/time.txt"
   row "$ds" scikit-learn "$s_train" "$s_total" "$((s_kb / 1024))" "$s_acc"
   "$PY" -c "print('%-9s %-13s %8.1fx %8.1fx %8.2fx %+8.4f' % ('$ds', 'sklearn/grove', $s_train / $g_train, $s_total / $g_total, $s_kb / $g_kb, $g_acc - $s_acc))"
-  if [[ $HAVE_RANGER == 1 ]]; then
+  fi
+  if [[ $HAVE_RANGER == 1 && $PEERS == *ranger* ]]; then
     /usr/bin/time -f "%e %M" -o "$OUT/time.txt" Rscript "$ROOT/bench/forest/ranger_forest.R" "$tr" "$te" "$TREES" >"$OUT/ranger.txt"
-    read -r r_load r_train r_acc <"$OUT/ranger.txt"
+    read -r r_load r_train r_acc < <(tail -n 1 "$OUT/ranger.txt")
     read -r r_total r_kb <"$OUT/time.txt"
     row "$ds" ranger "$r_train" "$r_total" "$((r_kb / 1024))" "$r_acc"
     "$PY" -c "print('%-9s %-13s %8.1fx %8.1fx %8.2fx %+8.4f' % ('$ds', 'ranger/grove', $r_train / $g_train, $r_total / $g_total, $r_kb / $g_kb, $g_acc - $r_acc))"
