@@ -87,7 +87,9 @@ typedef struct gv_gbdt {
     /* The trees compiled for prediction (gbdt_compile): tree k's nodes start at
      * flat + flat_off[k], or flat_off[k] == SIZE_MAX when it cannot be (a categorical split). */
     struct flat_node *flat;
+    double *flat_value;     /* [nodes of flat]: a leaf's value (0 for splits) */
     size_t *flat_off;
+    int *flat_depth;        /* [trees]: the depth of the deepest leaf */
 } gv_gbdt;
 
 static void gbdt_free(void *impl)
@@ -104,7 +106,9 @@ static void gbdt_free(void *impl)
     gv_free(b->log_alpha);
     gv_free(b->stop);
     gv_free(b->flat);
+    gv_free(b->flat_value);
     gv_free(b->flat_off);
+    gv_free(b->flat_depth);
     gv_free(b);
 }
 
@@ -175,18 +179,21 @@ static void scores_to_outputs(const gv_gbdt *b, double *out)
 
 /* A tree node compiled for prediction, 16 bytes (a gv_tree_node is 56): the walk touches a
  * quarter of the cache lines.  A split's children are adjacent (left, left + 1), as the grower
- * and the pruner leave them, so one index is kept; a leaf holds its value. */
+ * and the pruner leave them, so one index is kept.  A leaf points to itself through a
+ * threshold every value passes (missing values go left too): a walk may take more steps than
+ * the leaf's depth and stay there, so a block of rows walks a tree's full depth without a
+ * branch per row. */
 #define FLAT_LEAF 0x80000000u
 #define FLAT_DEFAULT_LEFT 0x40000000u
 #define FLAT_FEATURE 0x3FFFFFFFu
 typedef struct flat_node {
-    uint32_t info;          /* FLAT_LEAF, or the feature | FLAT_DEFAULT_LEFT */
-    float threshold;        /* left iff x <= threshold (NaN: the default side) */
-    union {
-        int64_t left;       /* a split: the left child's index in the tree */
-        double value;       /* a leaf: its value */
-    } u;
+    uint32_t info;          /* the feature | FLAT_DEFAULT_LEFT, | FLAT_LEAF for a leaf */
+    float threshold;        /* left iff x <= threshold (NaN: the default side); leaf: +inf */
+    int32_t left;           /* the left child's index in the tree; a leaf: its own */
+    int32_t unused;         /* 0 */
 } flat_node;
+/* Trees at most this deep are walked a fixed number of steps in blocked prediction. */
+#define FLAT_FIXED_DEPTH 12
 
 /* Compiles the trees into b->flat (replacing what was there).  A tree with a categorical split,
  * or whose children are not adjacent, is left to gv_tree_leaf. */
@@ -194,13 +201,18 @@ static grove_status gbdt_compile(gv_gbdt *b)
 {
     size_t n_trees = b->n_rounds * b->n_groups, total = 0;
     gv_free(b->flat);
+    gv_free(b->flat_value);
     gv_free(b->flat_off);
+    gv_free(b->flat_depth);
     b->flat = NULL;
+    b->flat_value = NULL;
+    b->flat_depth = NULL;
     b->flat_off = gv_malloc_array(n_trees ? n_trees : 1, sizeof *b->flat_off);
-    if (!b->flat_off) return gv_err_nomem("compiled trees");
+    b->flat_depth = gv_malloc_array(n_trees ? n_trees : 1, sizeof *b->flat_depth);
+    if (!b->flat_off || !b->flat_depth) return gv_err_nomem("compiled trees");
     for (size_t k = 0; k < n_trees; k++) {
         const gv_tree *t = b->trees[k];
-        int ok = 1;
+        int ok = t->n_nodes <= INT32_MAX;
         for (size_t j = 0; j < t->n_nodes && ok; j++) {
             const gv_tree_node *n = &t->nodes[j];
             if (n->type == GV_NODE_LEAF) continue;
@@ -208,41 +220,51 @@ static grove_status gbdt_compile(gv_gbdt *b)
                  (uint32_t)n->feature <= FLAT_FEATURE;
         }
         b->flat_off[k] = ok ? total : SIZE_MAX;
+        b->flat_depth[k] = gv_tree_depth(t);
         if (ok) total += t->n_nodes;
     }
     b->flat = gv_malloc_array(total ? total : 1, sizeof *b->flat);
-    if (!b->flat) return gv_err_nomem("compiled trees");
+    b->flat_value = gv_malloc_array(total ? total : 1, sizeof *b->flat_value);
+    if (!b->flat || !b->flat_value) return gv_err_nomem("compiled trees");
     for (size_t k = 0; k < n_trees; k++) {
         if (b->flat_off[k] == SIZE_MAX) continue;
         const gv_tree *t = b->trees[k];
         flat_node *f = b->flat + b->flat_off[k];
+        double *fv = b->flat_value + b->flat_off[k];
         for (size_t j = 0; j < t->n_nodes; j++) {
             const gv_tree_node *n = &t->nodes[j];
             memset(&f[j], 0, sizeof f[j]);
             if (n->type == GV_NODE_LEAF) {
-                f[j].info = FLAT_LEAF;
-                f[j].u.value = t->values[j];
+                f[j].info = FLAT_LEAF | FLAT_DEFAULT_LEFT;
+                f[j].threshold = INFINITY;
+                f[j].left = (int32_t)j;
+                fv[j] = t->values[j];
             } else {
                 f[j].info = (uint32_t)n->feature | (n->default_left ? FLAT_DEFAULT_LEFT : 0);
                 f[j].threshold = n->threshold;
-                f[j].u.left = n->left;
+                f[j].left = n->left;
+                fv[j] = 0;
             }
         }
     }
     return GROVE_OK;
 }
 
-/* The value of the leaf a row with raw values x[] reaches in compiled tree `nodes`: the side is
- * computed without a branch (left/right is unpredictable, the loop exit is not). */
-static inline double flat_value(const flat_node *nodes, const float *x)
+/* One step of a walk: the child of node n for a row with raw values x[] (a leaf: itself).  The
+ * side is computed without a branch (left/right is unpredictable). */
+static inline int32_t flat_step(const flat_node *n, const float *x)
 {
-    const flat_node *n = nodes;
-    while (!(n->info & FLAT_LEAF)) {
-        float v = x[n->info & FLAT_FEATURE];
-        int left = (v <= n->threshold) | (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
-        n = nodes + n->u.left + (1 - left);
-    }
-    return n->u.value;
+    float v = x[n->info & FLAT_FEATURE];
+    int left = (v <= n->threshold) | (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
+    return n->left + (1 - left);
+}
+
+/* The leaf a row with raw values x[] reaches in compiled tree `nodes`. */
+static inline int32_t flat_leaf(const flat_node *nodes, const float *x)
+{
+    int32_t k = 0;
+    while (!(nodes[k].info & FLAT_LEAF)) k = flat_step(&nodes[k], x);
+    return k;
 }
 
 /* The leaf of tree t for a row whose raw values are x[] (gathered from d's row i): numeric
@@ -281,7 +303,7 @@ static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t
             const gv_tree *tr = b->trees[t * G + g];
             size_t off = b->flat ? b->flat_off[t * G + g] : SIZE_MAX;
             if (gathered && off != SIZE_MAX)
-                s += flat_value(b->flat + off, x);
+                s += b->flat_value[off + (size_t)flat_leaf(b->flat + off, x)];
             else
                 s += tr->values[gathered ? leaf_of_row(tr, x, d, i) : gv_tree_leaf(tr, d, i)];
         }
@@ -335,26 +357,31 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
                     continue;
                 }
                 const flat_node *nodes = b->flat + off;
+                const double *fv = b->flat_value + off;
+                const int depth = b->flat_depth[t * G + g];
                 size_t r = 0;
                 for (; r + LANES <= B; r += LANES) {
-                    const flat_node *at[LANES];
-                    for (int q = 0; q < LANES; q++) at[q] = nodes;
-                    int active = 1;
-                    while (active) {
-                        active = 0;
-                        for (int q = 0; q < LANES; q++) {
-                            const flat_node *n = at[q];
-                            if (n->info & FLAT_LEAF) continue;
-                            float v = xs[(r + (size_t)q) * F + (n->info & FLAT_FEATURE)];
-                            int left = (v <= n->threshold) |
-                                       (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
-                            at[q] = nodes + n->u.left + (1 - left);
-                            active = 1;
+                    const float *xr = xs + r * F;
+                    int32_t at[LANES] = {0};
+                    if (depth <= FLAT_FIXED_DEPTH) {
+                        /* every lane takes `depth` steps: no branch, lanes overlap */
+                        for (int dd = 0; dd < depth; dd++)
+                            for (int q = 0; q < LANES; q++)
+                                at[q] = flat_step(&nodes[at[q]], xr + (size_t)q * F);
+                    } else {
+                        int active = 1;
+                        while (active) {
+                            active = 0;
+                            for (int q = 0; q < LANES; q++) {
+                                if (nodes[at[q]].info & FLAT_LEAF) continue;
+                                at[q] = flat_step(&nodes[at[q]], xr + (size_t)q * F);
+                                active = 1;
+                            }
                         }
                     }
-                    for (int q = 0; q < LANES; q++) s[(r + (size_t)q) * G + g] += at[q]->u.value;
+                    for (int q = 0; q < LANES; q++) s[(r + (size_t)q) * G + g] += fv[at[q]];
                 }
-                for (; r < B; r++) s[r * G + g] += flat_value(nodes, xs + r * F);
+                for (; r < B; r++) s[r * G + g] += fv[flat_leaf(nodes, xs + r * F)];
             }
         for (size_t r = 0; r < B; r++) {
             double *o = out + (r0 - begin + r) * k;
