@@ -1043,9 +1043,39 @@ static void test_load_rejects(void)
     CHECK_EQ_INT(count_temp_files(tmpdir), 0);
 }
 
-/* Property: random small-integer edits of the tree's structural fields (checksum recomputed)
- * either load or fail with GROVE_ERR_MODEL; a tree that loads walks every row to a leaf (under
- * ASan/valgrind this is the proof that validation guards every read of the walk). */
+/* Loads an edited document (checksum recomputed; doc is freed): it either loads, and then every
+ * row of d walks to a leaf (under ASan/valgrind the proof that validation guards every read of
+ * the walk), or fails with GROVE_ERR_MODEL, leaving no model and a message that starts with
+ * "fuzz: model: ".  Counts the outcome. */
+static void load_edited(json_t *doc, const grove_dataset *d, int *loaded, int *rejected)
+{
+    set_checksum(doc);
+    char *text = json_dumps(doc, FILE_FLAGS);
+    json_decref(doc);
+    grove_model *m = NULL;
+    grove_status st = gv_model_from_text(text, strlen(text), "fuzz", &m);
+    free(text);
+    if (st == GROVE_OK) {
+        (*loaded)++;
+        const gv_tree *t = m->root.impl;
+        for (size_t i = 0; i < d->n_rows; i++) {
+            size_t leaf = gv_tree_leaf(t, d, i);
+            if (leaf >= t->n_nodes || t->nodes[leaf].type != GV_NODE_LEAF) {
+                CHECK_EQ_INT(leaf, -1);
+                break;
+            }
+        }
+        grove_model_free(m);
+    } else {
+        (*rejected)++;
+        CHECK_EQ_INT(st, GROVE_ERR_MODEL);
+        CHECK(m == NULL);
+        CHECK_CONTAINS(grove_last_error(), "fuzz: model: ");
+    }
+}
+
+/* Property: random small-integer edits of the tree's structural fields either load or fail
+ * cleanly (load_edited). */
 static void test_random_edits(void)
 {
     static const char *const fields[] = {"feature",   "left",    "right",     "cat_begin",
@@ -1070,28 +1100,7 @@ static void test_random_edits(void)
             snprintf(token, sizeof token, "%lld", v);
             json_object_set_new(tree, f, packed_edit(a, k, token));
         }
-        set_checksum(doc);
-        char *text = json_dumps(doc, FILE_FLAGS);
-        json_decref(doc);
-        grove_model *m = NULL;
-        grove_status st = gv_model_from_text(text, strlen(text), "fuzz", &m);
-        free(text);
-        if (st == GROVE_OK) {
-            loaded++;
-            const gv_tree *t = m->root.impl;
-            for (size_t i = 0; i < d->n_rows; i++) {
-                size_t leaf = gv_tree_leaf(t, d, i);
-                if (leaf >= t->n_nodes || t->nodes[leaf].type != GV_NODE_LEAF) {
-                    CHECK_EQ_INT(leaf, -1);
-                    break;
-                }
-            }
-            grove_model_free(m);
-        } else {
-            rejected++;
-            CHECK_EQ_INT(st, GROVE_ERR_MODEL);
-            CHECK(m == NULL);
-        }
+        load_edited(doc, d, &loaded, &rejected);
     }
     CHECK(loaded > 10 && rejected > 100);
     grove_dataset_free(d);
@@ -1526,38 +1535,15 @@ static void test_packed_fuzz(void)
         }
         free(t);
         if (edited) json_object_set_new(tree, f, edited);
-        set_checksum(doc);
-        char *text = json_dumps(doc, FILE_FLAGS);
-        json_decref(doc);
-        grove_model *m = NULL;
-        grove_status st = gv_model_from_text(text, strlen(text), "fuzz", &m);
-        free(text);
-        if (st == GROVE_OK) {
-            loaded++;
-            const gv_tree *tr = m->root.impl;
-            for (size_t i = 0; i < d->n_rows; i++) {
-                size_t leaf = gv_tree_leaf(tr, d, i);
-                if (leaf >= tr->n_nodes || tr->nodes[leaf].type != GV_NODE_LEAF) {
-                    CHECK_EQ_INT(leaf, -1);
-                    break;
-                }
-            }
-            grove_model_free(m);
-        } else {
-            rejected++;
-            CHECK_EQ_INT(st, GROVE_ERR_MODEL);
-            CHECK(m == NULL);
-            /* every message names a field of the tree, or a node */
-            CHECK_CONTAINS(grove_last_error(), "fuzz: model: ");
-        }
+        load_edited(doc, d, &loaded, &rejected);
     }
     CHECK(loaded > 100 && rejected > 1500); /* 341 and 2659 when written */
     grove_dataset_free(d);
 }
 
 /* A host program's locale (a comma as the radix character) changes neither the text of a packed
- * array nor what is read from it.  Needs a comma locale installed; skipped without one.  (Only
- * the packed arrays: grove's parameter parsing, core/text.c, still follows the locale.) */
+ * array, nor parameters, nor what is read from them.  Needs a comma locale installed; skipped
+ * without one (LOCPATH may point to one made with localedef). */
 static void test_locale(void)
 {
     static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
@@ -1581,6 +1567,15 @@ static void test_locale(void)
     json_object_set_new(obj, "w", json_string("0,5"));
     CHECK_STATUS(gv_json_get_packed_reals(obj, "w", 1, 1, back), GROVE_ERR_MODEL);
     json_decref(obj);
+    /* parameters (core/text.c): "0.1" reads and "0.25" writes as in the C locale */
+    grove_params *p = NULL;
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "learning_rate", "0.25"));
+    CHECK_STATUS(grove_params_set(p, "learning_rate", "0,25"), GROVE_ERR_PARAM);
+    char buf[64];
+    CHECK_OK(grove_params_get(p, "learning_rate", buf, sizeof buf));
+    CHECK_STR(buf, "0.25");
+    grove_params_free(p);
     setlocale(LC_NUMERIC, "C");
 }
 

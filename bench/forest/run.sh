@@ -25,6 +25,7 @@ N_TEST=${N_TEST:-20000}
 DATASETS=${DATASETS:-"binary fashion"}
 PEERS=${PEERS:-"sklearn ranger"}
 BUILD=${BUILD:-$ROOT/build}
+"$ROOT/scripts/deps.sh" --bench
 mkdir -p "$OUT"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null

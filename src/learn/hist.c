@@ -255,35 +255,30 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     }
     const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
     const uint8_t *base = in->row_bins + f0;
-    if (contiguous) {
-        for (size_t i = begin; i < end; i++) {
-            if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);
-            const uint8_t *row = base + idx[i] * F;
-            const gv_v4d v = GRAD_ROW(i);
-            size_t k = 0;
-            for (; k + 4 <= nk; k += 4) {
-                V4D_AT(hp[k] + 4 * (size_t)row[k]) += v;
-                V4D_AT(hp[k + 1] + 4 * (size_t)row[k + 1]) += v;
-                V4D_AT(hp[k + 2] + 4 * (size_t)row[k + 2]) += v;
-                V4D_AT(hp[k + 3] + 4 * (size_t)row[k + 3]) += v;
-            }
-            for (; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[k]) += v;
-        }
-    } else {
-        for (size_t i = begin; i < end; i++) {
-            if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);
-            const uint8_t *row = base + idx[i] * F;
-            const gv_v4d v = GRAD_ROW(i);
-            size_t k = 0;
-            for (; k + 4 <= nk; k += 4) {
-                V4D_AT(hp[k] + 4 * (size_t)row[pos[k]]) += v;
-                V4D_AT(hp[k + 1] + 4 * (size_t)row[pos[k + 1]]) += v;
-                V4D_AT(hp[k + 2] + 4 * (size_t)row[pos[k + 2]]) += v;
-                V4D_AT(hp[k + 3] + 4 * (size_t)row[pos[k + 3]]) += v;
-            }
-            for (; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[pos[k]]) += v;
-        }
+    /* the row's byte of block feature k: row[k] when the features are contiguous */
+#define AT_SAME(k) (k)
+#define AT_LISTED(k) pos[k]
+#define ROWS_GRAD_LOOP(AT)                                                                         \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);         \
+        const uint8_t *row = base + idx[i] * F;                                                    \
+        const gv_v4d v = GRAD_ROW(i);                                                              \
+        size_t k = 0;                                                                              \
+        for (; k + 4 <= nk; k += 4) {                                                              \
+            V4D_AT(hp[k] + 4 * (size_t)row[AT(k)]) += v;                                           \
+            V4D_AT(hp[k + 1] + 4 * (size_t)row[AT(k + 1)]) += v;                                   \
+            V4D_AT(hp[k + 2] + 4 * (size_t)row[AT(k + 2)]) += v;                                   \
+            V4D_AT(hp[k + 3] + 4 * (size_t)row[AT(k + 3)]) += v;                                   \
+        }                                                                                          \
+        for (; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[AT(k)]) += v;                           \
     }
+    if (contiguous)
+        ROWS_GRAD_LOOP(AT_SAME)
+    else
+        ROWS_GRAD_LOOP(AT_LISTED)
+#undef ROWS_GRAD_LOOP
+#undef AT_LISTED
+#undef AT_SAME
 }
 
 /* Splits feats[0, n_feats) into consecutive blocks for build_rows_grad: each block's
