@@ -16,7 +16,7 @@ static const char train_usage[] =
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
     "\n"
-    "  -o, --output MODEL   model file to write (required)\n"
+    "  -o, --output MODEL   model file to write (required; a name ending in .gz is gzip'd)\n"
     "  -a, --algo NAME      tree, id3, stump, perceptron, logistic, mlp, adaboost,\n"
     "                       adaboost.m1, samme, samme.r, adaboost.m2, adaboost.r2,\n"
     "                       filter-boost, confidence-boost, bagging, forest, extra-trees,\n"

@@ -1591,6 +1591,63 @@ static void remove_tmpdir(void)
     rmdir(tmpdir);
 }
 
+/* A path ending in ".gz" is written gzip'd (the same text inside); loading reads gzip and plain
+ * files alike; a cut or corrupt gzip file is a model error that says so. */
+static void test_gzip(void)
+{
+    grove_model *m = make_model();
+    const char *plain = tmp_path("z.json"), *gz = tmp_path("z.json.gz");
+    CHECK_OK(grove_model_save(m, plain));
+    CHECK_OK(grove_model_save(m, gz));
+    CHECK_EQ_INT(count_temp_files(tmpdir), 0);
+    size_t n_plain, n_gz;
+    char *t_plain = read_all(plain, &n_plain), *t_gz = read_all(gz, &n_gz);
+    CHECK(n_gz > 18 && (unsigned char)t_gz[0] == 0x1f && (unsigned char)t_gz[1] == 0x8b);
+    CHECK(n_gz < n_plain);
+    /* the text inside is the plain file's, byte for byte */
+    gzFile z = gzopen(gz, "rb");
+    char *inflated = malloc(n_plain + 16);
+    int got = z ? gzread(z, inflated, (unsigned)n_plain + 16) : -1;
+    if (z) gzclose(z);
+    CHECK(got == (int)n_plain && memcmp(inflated, t_plain, n_plain) == 0);
+    free(inflated);
+    grove_model *a = NULL, *b = NULL;
+    CHECK_OK(grove_model_load(plain, &a));
+    CHECK_OK(grove_model_load(gz, &b));
+    if (a && b) {
+        gv_buf ta = {0}, tb = {0};
+        CHECK_OK(gv_model_to_text(a, &ta));
+        CHECK_OK(gv_model_to_text(b, &tb));
+        CHECK(ta.len == tb.len && memcmp(ta.data, tb.data, ta.len) == 0);
+        gv_buf_free(&ta);
+        gv_buf_free(&tb);
+    }
+    grove_model_free(a);
+    grove_model_free(b);
+    /* cut short at several lengths, and a corrupt stream */
+    const char *cut = tmp_path("cut.json.gz");
+    size_t cuts[] = {n_gz / 4, n_gz / 2, n_gz - 9};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        write_all(cut, t_gz, cuts[i]);
+        grove_model *c = NULL;
+        CHECK_STATUS(grove_model_load(cut, &c), GROVE_ERR_MODEL);
+        CHECK(c == NULL);
+        CHECK_CONTAINS(grove_last_error(), cut);
+    }
+    write_all(cut, t_gz, n_gz / 2);
+    grove_model *c = NULL;
+    CHECK_STATUS(grove_model_load(cut, &c), GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "truncated");
+    t_gz[n_gz / 2] ^= 0x55;
+    t_gz[n_gz / 2 + 1] ^= 0x55;
+    write_all(cut, t_gz, n_gz);
+    CHECK_STATUS(grove_model_load(cut, &c), GROVE_ERR_MODEL);
+    CHECK(c == NULL);
+    free(t_plain);
+    free(t_gz);
+    grove_model_free(m);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-model-XXXXXX");
@@ -1604,6 +1661,7 @@ int main(void)
     test_round_trip();
     test_save_refuses_invalid();
     test_atomic_save();
+    test_gzip();
     test_load_rejects();
     test_packed_helpers();
     test_packed_rejects();

@@ -908,16 +908,39 @@ static mode_t current_umask(void)
 
 /* json_dump_callback's sink for a file: a failed fwrite ends the dump, with its errno kept. */
 typedef struct file_sink {
-    FILE *f;
-    int err; /* errno of the failed write, 0 while none failed */
+    FILE *f;          /* a plain file, or */
+    gzFile gz;        /* a gzip stream (a path ending in ".gz") */
+    int err;          /* errno of the failed write, 0 while none failed */
 } file_sink;
 
 static int file_callback(const char *buffer, size_t size, void *data)
 {
     file_sink *sink = data;
-    if (fwrite(buffer, 1, size, sink->f) == size) return 0;
-    sink->err = errno ? errno : EIO;
-    return -1;
+    if (!sink->gz) {
+        if (fwrite(buffer, 1, size, sink->f) == size) return 0;
+        sink->err = errno ? errno : EIO;
+        return -1;
+    }
+    while (size > 0) {
+        unsigned n = size > (1u << 30) ? 1u << 30 : (unsigned)size;
+        int w = gzwrite(sink->gz, buffer, n);
+        if (w <= 0) {
+            int zerr;
+            gzerror(sink->gz, &zerr);
+            sink->err = zerr == Z_ERRNO && errno ? errno : EIO;
+            return -1;
+        }
+        buffer += w;
+        size -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Whether a model path asks for gzip ("model.json.gz"). */
+static int gz_path(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
 /* Writes the document's file text (DUMP_FILE and a final newline) to `path` through a temporary
@@ -952,8 +975,24 @@ static grove_status write_atomic(const char *path, const json_t *doc)
     }
     /* A failing fchmod leaves a private (0600) but complete file: not worth failing for. */
     (void)fchmod(fd, mode);
-    file_sink sink = {f, 0};
-    if (json_dump_callback(doc, file_callback, &sink, DUMP_FILE) != 0) {
+    /* gzip: a stream on a second descriptor of the same file, closed (finished) before the
+     * file is synced through the first; level 1, the fast one (forests make big files) */
+    file_sink sink = {f, NULL, 0};
+    if (gz_path(path)) {
+        int fd2 = dup(fd);
+        if (fd2 < 0 || !(sink.gz = gzdopen(fd2, "wb1"))) {
+            if (fd2 >= 0) close(fd2);
+            nomem = fd2 >= 0; /* gzdopen fails only for memory */
+            goto fail;
+        }
+    }
+    int dumped = json_dump_callback(doc, file_callback, &sink, DUMP_FILE) == 0 &&
+                 file_callback("\n", 1, &sink) == 0;
+    if (sink.gz && gzclose(sink.gz) != Z_OK && dumped) {
+        dumped = 0;
+        sink.err = errno ? errno : EIO;
+    }
+    if (!dumped) {
         if (sink.err) {
             errno = sink.err;
             goto fail;
@@ -961,7 +1000,7 @@ static grove_status write_atomic(const char *path, const json_t *doc)
         nomem = 1; /* jansson's own allocations while dumping */
         goto fail;
     }
-    if (fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
     int rc = fclose(f);
     f = NULL;
     if (rc != 0) goto fail;
@@ -1007,23 +1046,31 @@ grove_status grove_model_save(const grove_model *model, const char *path)
     return st;
 }
 
-/* json_load_callback's source for a file: the bytes read, and the errno of a failed read. */
+/* json_load_callback's source for a file, plain or gzip (zlib's gzread reads both): the bytes
+ * read, and what failed. */
 typedef struct file_source {
-    FILE *f;
+    gzFile f;
     size_t n_read;
-    int err;
+    int err;              /* errno of a failed read */
+    const char *zmsg;     /* or zlib's message for bad compressed data */
 } file_source;
 
 static size_t read_callback(void *buffer, size_t size, void *data)
 {
     file_source *src = data;
-    size_t n = fread(buffer, 1, size, src->f);
-    src->n_read += n;
-    if (n == 0 && ferror(src->f)) {
-        src->err = errno ? errno : EIO;
+    unsigned want = size > (1u << 30) ? 1u << 30 : (unsigned)size;
+    int n = gzread(src->f, buffer, want);
+    if (n < 0) {
+        int zerr;
+        const char *m = gzerror(src->f, &zerr);
+        if (zerr == Z_ERRNO)
+            src->err = errno ? errno : EIO;
+        else
+            src->zmsg = m;
         return (size_t)-1;
     }
-    return n;
+    src->n_read += (size_t)n;
+    return (size_t)n;
 }
 
 grove_status grove_model_load(const char *path, grove_model **out)
@@ -1033,20 +1080,35 @@ grove_status grove_model_load(const char *path, grove_model **out)
     *out = NULL;
     if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
     char msg[128];
-    FILE *f = fopen(path, "rb");
+    errno = 0;
+    gzFile f = gzopen(path, "rb");
     if (!f)
-        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path,
-                      errno_text(errno, msg, sizeof msg));
+        return gv_err(errno ? GROVE_ERR_IO : GROVE_ERR_NOMEM, "%s: cannot open: %s", path,
+                      errno ? errno_text(errno, msg, sizeof msg) : "out of memory");
+    gzbuffer(f, 1u << 17);
     /* parsed as it is read: the text is never held whole, only the document */
-    file_source src = {f, 0, 0};
+    file_source src = {f, 0, 0, NULL};
     json_error_t jerr;
     errno = 0;
     json_t *doc = json_load_callback(read_callback, &src, LOAD_FLAGS, &jerr);
-    fclose(f);
+    /* a gzip file cut short reads as a short text; zlib says so at the end */
+    int zend;
+    gzerror(f, &zend);
+    char zmsg[128];
+    const char *zm = src.zmsg ? src.zmsg : "";
+    size_t pl = strlen(path);
+    if (strncmp(zm, path, pl) == 0 && zm[pl] == ':' && zm[pl + 1] == ' ') zm += pl + 2; /* "path: " */
+    snprintf(zmsg, sizeof zmsg, "%s", zm);
+    gzclose(f);
     if (src.err) {
         json_decref(doc);
         return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
                       errno_text(src.err, msg, sizeof msg));
+    }
+    if (src.zmsg || zend == Z_BUF_ERROR) {
+        json_decref(doc);
+        return gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
+                      src.zmsg ? zmsg : "the compressed stream ends early (truncated file)");
     }
     return model_from_parsed(doc, &jerr, src.n_read, path, out);
 }
