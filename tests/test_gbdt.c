@@ -502,13 +502,17 @@ static void test_training_scores_match(void)
 {
     static const char *files[] = {"examples/data/penguins_train.csv",
                                   "examples/data/breast_cancer_train.csv"};
-    for (int f = 0; f < 2; f++) {
-        grove_dataset *d = load(files[f], NULL);
+    /* the training rows' leaves come from the grower, from walks of the rows out of the
+     * sample (subsample), or from walks of all rows after pruning (gamma) */
+    static const char *extra[] = {"seed=1", "subsample=0.7", "gamma=0.5"};
+    for (int f = 0; f < 6; f++) {
+        grove_dataset *d = load(files[f % 2], NULL);
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "algo", "gbdt"));
         CHECK_OK(grove_params_set(p, "train_metric", "true"));
         CHECK_OK(grove_params_set(p, "rounds", "20"));
+        CHECK_OK(grove_params_set_pair(p, extra[f / 2]));
         grove_model *m = NULL;
         CHECK_OK(grove_train(d, NULL, p, &m));
         char *log = NULL;

@@ -679,9 +679,10 @@ static void compute_gradients(trainer *tr)
     }
 }
 
-/* Leaf of every training row (binned walk), into tr->leaf.  (Walking LANES rows together, as
- * gbdt_predict_block does, measured no faster here: the binned column reads dominate.) */
-static void assign_leaves(trainer *tr, const gv_tree *t)
+/* Leaf of every training row (binned walk), into tr->leaf; with only_unset, of the rows whose
+ * entry is still UINT32_MAX.  (Walking LANES rows together, as gbdt_predict_block does,
+ * measured no faster here: the binned column reads dominate.) */
+static void assign_leaves(trainer *tr, const gv_tree *t, int only_unset)
 {
     const gv_binned *X = tr->in->binned;
     uint32_t *leaf = tr->leaf;
@@ -689,7 +690,9 @@ static void assign_leaves(trainer *tr, const gv_tree *t)
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
 #endif
-    for (long i = 0; i < N; i++) leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
+    for (long i = 0; i < N; i++)
+        if (!only_unset || leaf[i] == UINT32_MAX)
+            leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
 }
 
 /* absolute: every leaf's value becomes the weighted median of y - F over its sampled rows. */
@@ -1025,12 +1028,14 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
                 .grad = tr.grad + g * n,
                 .hess = tr.hess + g * n,
                 .row_bins = tr.row_bins,
-                .leaf_of_row = subsample < 1 ? NULL : tr.leaf,
+                .leaf_of_row = tr.leaf,
                 .scratch = &tr.scratch,
             };
             gv_rng trng;
             gv_rng_seed(&trng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
             gv_tree *tree = NULL;
+            if (subsample < 1) /* the rows out of the sample stay unset: walked below */
+                memset(tr.leaf, 0xFF, n * sizeof *tr.leaf);
             st = gv_tree_fit(&cfg, &ti, &trng, &tree);
             int pruned = 0;
             if (st == GROVE_OK) st = prune_tree(tree, tr.gamma, &pruned);
@@ -1040,8 +1045,9 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
                 goto fail;
             }
             b->trees[t * G + g] = tree;
-            /* the grower filled tr.leaf when it saw every row and nothing was pruned since */
-            if (subsample < 1 || pruned) assign_leaves(&tr, tree);
+            /* the grower set the leaves of the rows it grew on; the others (subsample) are
+             * walked, and all are after pruning renumbered the nodes */
+            if (pruned || subsample < 1) assign_leaves(&tr, tree, !pruned);
             if (tr.obj == OBJ_ABSOLUTE) refit_median(&tr, tree);
             if (tr.obj == OBJ_EXPONENTIAL)
                 b->log_eps[t] = line_search_exp(&tr, tree, &b->log_alpha[t]);
