@@ -124,6 +124,36 @@ static inline void rec_sub(double *c, const double *a, const double *b, size_t S
     for (size_t k = 0; k < S; k++) c[k] = a[k] - b[k];
 }
 
+/* Records the numeric split "bin <= b" of feature f as the best. */
+static inline void take_numeric(gv_split *best, size_t f, uint32_t b, int default_left)
+{
+    best->feature = (int32_t)f;
+    best->type = GV_NODE_NUM;
+    best->bin = b;
+    best->default_left = (uint8_t)default_left;
+}
+
+/* Offers the split point "bin <= b" of feature f, whose left record (missing rows excluded) is
+ * L: missing right, then, when the node has missing rows (record M), missing left.  R, L2, R2
+ * are scratch records. */
+static void offer_point(const gv_engine *e, gv_split *best, size_t f, uint32_t b, const double *L,
+                        const double *M, int has_missing, const double *tot, double sp, double *R,
+                        double *L2, double *R2)
+{
+    const size_t S = e->S;
+    rec_sub(R, tot, L, S);
+    if (offer2(e, best, L, R, sp))
+        /* No missing rows here: missing values later follow the heavier child. */
+        take_numeric(best, f, b, has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R));
+    if (has_missing) {
+        rec_zero(L2, S);
+        rec_add(L2, L, S);
+        rec_add(L2, M, S);
+        rec_sub(R2, tot, L2, S);
+        if (offer2(e, best, L2, R2, sp)) take_numeric(best, f, b, 1);
+    }
+}
+
 /* Numeric feature: "bin <= b" for b = 1 .. n_bins - 2 (so the threshold cuts[b - 1] exists),
  * missing right then left. */
 static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const double *tot,
@@ -141,26 +171,7 @@ static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const d
          * wins ties anyway). */
         if (hb[0] == 0 && b > 1) continue;
         rec_add(L, hb, S);
-        rec_sub(R, tot, L, S);
-        if (offer2(e, best, L, R, sp)) {
-            best->feature = (int32_t)f;
-            best->type = GV_NODE_NUM;
-            best->bin = b;
-            /* No missing rows here: missing values later follow the heavier child. */
-            best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
-        }
-        if (has_missing) {
-            rec_zero(L2, S);
-            rec_add(L2, L, S);
-            rec_add(L2, M, S);
-            rec_sub(R2, tot, L2, S);
-            if (offer2(e, best, L2, R2, sp)) {
-                best->feature = (int32_t)f;
-                best->type = GV_NODE_NUM;
-                best->bin = b;
-                best->default_left = 1;
-            }
-        }
+        offer_point(e, best, f, b, L, M, has_missing, tot, sp, R, L2, R2);
     }
 }
 
@@ -248,12 +259,8 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     newton_gains(e, n, C, Gs, H, tot, sp, gain, tol, ok);
     if (!has_missing) {
         for (size_t j = 0; j < n; j++)
-            if (ok[j] && offer(e, best, gain[j], tol[j])) {
-                best->feature = (int32_t)f;
-                best->type = GV_NODE_NUM;
-                best->bin = bin[j];
-                best->default_left = H[j] >= tot[2] - H[j];
-            }
+            if (ok[j] && offer(e, best, gain[j], tol[j]))
+                take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
         return;
     }
     /* with missing rows: candidate j missing-right, then j missing-left (L + M) */
@@ -267,18 +274,8 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     }
     newton_gains(e, n, C2, G2, H2, tot, sp, gain2, tol2, ok2);
     for (size_t j = 0; j < n; j++) {
-        if (ok[j] && offer(e, best, gain[j], tol[j])) {
-            best->feature = (int32_t)f;
-            best->type = GV_NODE_NUM;
-            best->bin = bin[j];
-            best->default_left = 0;
-        }
-        if (ok2[j] && offer(e, best, gain2[j], tol2[j])) {
-            best->feature = (int32_t)f;
-            best->type = GV_NODE_NUM;
-            best->bin = bin[j];
-            best->default_left = 1;
-        }
+        if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
+        if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
     }
 }
 
@@ -309,25 +306,7 @@ static void scan_numeric_random(const gv_engine *e, size_t f, const double *hf, 
     int has_missing = M[0] > 0;
     rec_zero(L, S);
     for (uint32_t b = lo; b <= bs; b++) rec_add(L, hf + (size_t)b * S, S);
-    rec_sub(R, tot, L, S);
-    if (offer2(e, best, L, R, sp)) {
-        best->feature = (int32_t)f;
-        best->type = GV_NODE_NUM;
-        best->bin = bs;
-        best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
-    }
-    if (has_missing) {
-        rec_zero(L2, S);
-        rec_add(L2, L, S);
-        rec_add(L2, M, S);
-        rec_sub(R2, tot, L2, S);
-        if (offer2(e, best, L2, R2, sp)) {
-            best->feature = (int32_t)f;
-            best->type = GV_NODE_NUM;
-            best->bin = bs;
-            best->default_left = 1;
-        }
-    }
+    offer_point(e, best, f, bs, L, M, has_missing, tot, sp, R, L2, R2);
 }
 
 static int catkey_cmp(const void *a, const void *b)
