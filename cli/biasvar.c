@@ -78,12 +78,8 @@ int cmd_biasvar(int argc, char **argv)
         fputs(biasvar_usage, stderr);
         goto done;
     }
-    char *end;
-    long R = strtol(rep_text, &end, 10);
-    if (*end || R < 2 || R > 100000) {
-        cli_error("--replicates: must be an integer in [2, 100000], got '%s'", rep_text);
-        goto done;
-    }
+    long R;
+    if (cli_int_arg("--replicates", rep_text, 2, 100000, &R) != 0) goto done;
     if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
     if (test_path &&
         (rc = cli_load(test_path, params, grove_dataset_schema(data), quiet, &test)) != EXIT_OK)

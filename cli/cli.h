@@ -29,6 +29,9 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *a
 int cli_opt_flag(const char *arg, const char *name, const char *alias);
 /* 1 if argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
+/* The value of an integer option in [lo, hi] into *out: 0, or -1 after printing
+ * "OPTION: must be an integer in [lo, hi], got 'TEXT'". */
+int cli_int_arg(const char *option, const char *text, long lo, long hi, long *out);
 
 /* Common training options: --algo, --label, --rounds, --set K=V, --seed, --threads, --quiet.
  * Returns 1 when argv[*i] was one of them (consumed), 0 if not, or -(exit code) on error. */

@@ -105,12 +105,8 @@ int cmd_cv(int argc, char **argv)
         fputs(cv_usage, stderr);
         goto done;
     }
-    char *end;
-    long k = strtol(folds_text, &end, 10);
-    if (*end || k < 2 || k > 1000) {
-        cli_error("--folds: must be an integer in [2, 1000], got '%s'", folds_text);
-        goto done;
-    }
+    long k;
+    if (cli_int_arg("--folds", folds_text, 2, 1000, &k) != 0) goto done;
     if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
     size_t n = grove_dataset_n_rows(data);
     if (n < (size_t)k) {

@@ -81,6 +81,8 @@ int cmd_eval(int argc, char **argv)
     grove_dataset *data = NULL;
     grove_eval *e = NULL;
     int rc;
+    long n_threads;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
@@ -91,7 +93,7 @@ int cmd_eval(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    st = grove_model_evaluate(model, data, atoi(threads), &e);
+    st = grove_model_evaluate(model, data, (int)n_threads, &e);
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);
         goto done;

@@ -76,6 +76,8 @@ int cmd_importance(int argc, char **argv)
     row *rows = NULL;
     static const char *const names[3] = {"impurity", "oob_permutation", "permutation"};
     int have[3] = {0, 0, 0}, rc = EXIT_OK;
+    long n_threads;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     const grove_schema *schema = grove_model_schema(model);
@@ -94,7 +96,7 @@ int cmd_importance(int argc, char **argv)
         rc = EXIT_INTERNAL;
         goto done;
     }
-    st = grove_model_importance(model, "impurity", NULL, 0, atoi(threads), v[0], F);
+    st = grove_model_importance(model, "impurity", NULL, 0, (int)n_threads, v[0], F);
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);
         /* a model without trees: the command does not apply to it (usage), as for margins */
@@ -112,7 +114,7 @@ int cmd_importance(int argc, char **argv)
             rc = EXIT_INPUT;
             goto done;
         }
-        st = grove_model_importance(model, "permutation", data, (uint64_t)seed_v, atoi(threads),
+        st = grove_model_importance(model, "permutation", data, (uint64_t)seed_v, (int)n_threads,
                                     v[2], F);
         if (st != GROVE_OK) {
             rc = cli_fail(st, NULL);

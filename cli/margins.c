@@ -56,6 +56,8 @@ int cmd_margins(int argc, char **argv)
     grove_dataset *data = NULL;
     double *m = NULL;
     int rc;
+    long n_threads;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
@@ -67,7 +69,7 @@ int cmd_margins(int argc, char **argv)
         rc = EXIT_INTERNAL;
         goto done;
     }
-    st = grove_model_margins(model, data, atoi(threads), m, n);
+    st = grove_model_margins(model, data, (int)n_threads, m, n);
     if (st != GROVE_OK) {
         rc = st == GROVE_ERR_ARG ? (cli_fail(st, "margins"), EXIT_USAGE) : cli_fail(st, "margins");
         goto done;

@@ -59,6 +59,8 @@ int cmd_predict(int argc, char **argv)
     double *p = NULL;
     cli_out out = {0};
     int rc;
+    long n_threads;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     const grove_schema *s = grove_model_schema(model);
@@ -86,14 +88,14 @@ int cmd_predict(int argc, char **argv)
             rc = EXIT_USAGE;
             goto done;
         }
-        st = grove_model_predict_rounds(model, data, (size_t)t, atoi(threads), p, n * k);
+        st = grove_model_predict_rounds(model, data, (size_t)t, (int)n_threads, p, n * k);
         if (st == GROVE_ERR_ARG) {
             rc = cli_fail(st, pos[0]);
             rc = EXIT_USAGE;
             goto done;
         }
     } else {
-        st = grove_model_predict(model, data, atoi(threads), p, n * k);
+        st = grove_model_predict(model, data, (int)n_threads, p, n * k);
     }
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);

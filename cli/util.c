@@ -49,6 +49,19 @@ int cli_fail(grove_status st, const char *what)
     return cli_exit_code(st);
 }
 
+int cli_int_arg(const char *option, const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || errno == ERANGE || v < lo || v > hi) {
+        cli_error("%s: must be an integer in [%ld, %ld], got '%s'", option, lo, hi, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
 
 int cli_opt_flag(const char *arg, const char *name, const char *alias)

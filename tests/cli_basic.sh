@@ -80,6 +80,15 @@ m=e['metrics']['accuracy']
 sys.exit(not(e['folds']==4 and len(m['folds'])==4 and 0.85<m['mean']<=1 and m['sd']>=0))" || fail "cv json: $(cat "$TMP/out")"
 expect_exit 0 "$GROVE" cv "$DATA/iris.csv" --folds 3
 expect_in "$TMP/out" "3-fold cross-validation"
+# integer options are checked, naming the option and its range
+expect_exit 1 "$GROVE" cv "$DATA/iris.csv" --folds 1
+expect_in "$TMP/err" "--folds: must be an integer in [2, 1000], got '1'"
+for cmd in eval predict margins; do
+  expect_exit 1 "$GROVE" $cmd "$TMP/bc.model" "$DATA/breast_cancer_test.csv" --threads abc
+  expect_in "$TMP/err" "--threads: must be an integer in [0, 4096], got 'abc'"
+done
+expect_exit 1 "$GROVE" importance "$TMP/bc.model" --threads -1
+expect_in "$TMP/err" "--threads: must be an integer in [0, 4096], got '-1'"
 
 # help topics; docs/params.md is generated from the table and up to date
 expect_exit 0 "$GROVE" help params
