@@ -76,5 +76,6 @@ int cmd_margins(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_importance(int argc, char **argv);
 int cmd_biasvar(int argc, char **argv);
+int cmd_detect(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct {
     {"help", cmd_help, "parameters, algorithms, file formats"},
     {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
     {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
+    {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
 };
 
 static void usage(FILE *fp)

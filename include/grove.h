@@ -309,6 +309,72 @@ const double *grove_eval_confusion(const grove_eval *eval, size_t *n_classes);
 grove_status grove_biasvar(const grove_dataset *train, const grove_dataset *test,
                            const grove_params *params, size_t replicates, char **out);
 
+
+/* ---------------------------------------------------------------------------------------------
+ * Vision: boosted Haar cascades (Viola & Jones 2001, 2004) -- images, detection, training.
+ *
+ * A grove_image is an 8-bit grey picture; a grove_cascade is an attentional cascade of boosted
+ * stumps (or trees) over Haar-like features in a base window, read from OpenCV's cascade XML
+ * or grove's own cascade file, or trained by grove_cascade_train.  Cascades are immutable once
+ * made: many threads may detect with one at once.  Since 0.1.
+ * ------------------------------------------------------------------------------------------ */
+typedef struct grove_image grove_image;
+typedef struct grove_cascade grove_cascade;
+
+/* Loads a PGM (P5/P2), PNG or JPEG file (by content) as 8-bit grey; colour is converted with
+ * OpenCV's weights (0.299 R + 0.587 G + 0.114 B in 15-bit fixed point).  New image in *out,
+ * free with grove_image_free. */
+grove_status grove_image_load(const char *path, grove_image **out);
+/* A new image from w x h grey pixels (row-major, `stride` bytes per row; copied). */
+grove_status grove_image_from_gray(const uint8_t *pixels, int width, int height, size_t stride,
+                                   grove_image **out);
+void grove_image_free(grove_image *image);
+int grove_image_width(const grove_image *image);
+int grove_image_height(const grove_image *image);
+/* Borrowed pixels, row-major, stride = width. */
+const uint8_t *grove_image_pixels(const grove_image *image);
+
+/* Writes the image as a colour PNG with n_boxes rectangles drawn (boxes: [n_boxes * 5] ints
+ * x, y, width, height, neighbours, as grove_cascade_detect returns them; colors: [n_boxes * 3]
+ * RGB bytes, or NULL for green), `thickness` pixels wide.  Atomic like model saves. */
+grove_status grove_image_save_png_boxes(const grove_image *image, const int *boxes,
+                                        size_t n_boxes, const uint8_t *colors, int thickness,
+                                        const char *path);
+
+/* Loads a cascade: OpenCV's Haar XML (current "opencv-cascade-classifier" or old
+ * "opencv-haar-classifier" layout; stumps or trees; upright and tilted features) or grove's
+ * JSON cascade file (by content).  LBP/HOG cascades are refused.  New cascade in *out, free
+ * with grove_cascade_free. */
+grove_status grove_cascade_load(const char *path, grove_cascade **out);
+/* Saves grove's versioned cascade file (JSON; docs/model-format.md), atomically. */
+grove_status grove_cascade_save(const grove_cascade *cascade, const char *path);
+/* Writes OpenCV's current XML format, which cv2.CascadeClassifier loads and runs. */
+grove_status grove_cascade_save_opencv(const grove_cascade *cascade, const char *path);
+void grove_cascade_free(grove_cascade *cascade);
+/* The base window, stage count and total weak classifiers of a cascade. */
+grove_status grove_cascade_describe(const grove_cascade *cascade, int *width, int *height,
+                                    int *n_stages, int *n_weak);
+/* The training record of stage `stage` of a grove-trained cascade: its false-positive rate f and
+ * detection rate d on the validation data, the cumulative F = prod f_i and D = prod d_i, the
+ * weak classifiers, the negatives mined for it and the windows scanned to find them, and its
+ * seconds.  GROVE_ERR_ARG when the cascade has no record (OpenCV files) or stage is out of range.
+ * Any pointer may be NULL. */
+grove_status grove_cascade_stage_stats(const grove_cascade *cascade, int stage, double *f,
+                                       double *d, double *F, double *D, int *n_weak,
+                                       size_t *negatives, double *windows, double *seconds);
+
+/* Multi-scale detection, OpenCV's detectMultiScale algorithm (same boxes on the same grey
+ * image and settings): scale_factor > 1 (OpenCV: 1.1), min_neighbors (OpenCV: 3; 0 = raw
+ * windows, ungrouped), min_size / max_size ({width, height}, NULL or zeros = no limit), step
+ * (0 = OpenCV's: 2 pixels below scale 2, then 1), n_threads (0 = all cores; the result does
+ * not depend on it).  *boxes: a new array of *n_boxes * 5 ints (x, y, width, height,
+ * neighbours), free with grove_boxes_free; *windows (may be NULL): windows evaluated.  Thread-safe. */
+grove_status grove_cascade_detect(const grove_cascade *cascade, const grove_image *image,
+                                  double scale_factor, int min_neighbors, const int *min_size,
+                                  const int *max_size, int step, int n_threads, int **boxes,
+                                  size_t *n_boxes, double *windows);
+void grove_boxes_free(int *boxes);
+
 #ifdef __cplusplus
 }
 #endif

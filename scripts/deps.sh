@@ -2,7 +2,8 @@
 # Installs (as root, from Debian's packages) what grove needs to build and test; idempotent:
 # asks apt only for packages that are missing.  Usage: scripts/deps.sh [--bench]
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libjansson-dev zlib1g-dev python3 python3-numpy python3-sklearn python3-xgboost)
+pkgs=(build-essential cmake pkg-config libjansson-dev zlib1g-dev libpng-dev libjpeg-dev libxml2-dev
+      python3 python3-numpy python3-sklearn python3-xgboost python3-opencv opencv-data)
 [[ "${1:-}" == "--bench" ]] && pkgs+=(python3-pandas time r-cran-ranger)
 missing=()
 for p in "${pkgs[@]}"; do

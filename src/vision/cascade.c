@@ -1,0 +1,491 @@
+/*
+ * cascade.c -- the attentional cascade as data: stages of boosted trees (usually stumps) over
+ * Haar-like features; its validation, its evaluation on one window with early rejection, and
+ * grove's own versioned cascade file.
+ *
+ * Pipeline position: vision/, above the features; used by detect.c, train.c and the XML
+ * reader and writer (cascade_xml.c).
+ * Evaluation (Viola & Jones 2004, sec. 4; OpenCV's stage rule): for each stage in order,
+ *   sum = sum_trees leaf(tree, x),  leaf reached by "v_f(x) < threshold ? left : right",
+ *   reject at the first stage with sum < stage threshold - 1e-5 (OpenCV subtracts the same
+ *   epsilon when it loads a cascade, so grove and OpenCV agree on every window).
+ * The per-window normalization v_f = raw_f * norm is in single precision, as in OpenCV.
+ *
+ * File format ("format": "grove-cascade", "version": "1.0"; docs/model-format.md):
+ *   {"window": [W, H], "features": [{"tilted": 0|1, "rects": [[x, y, w, h, weight], ...]}],
+ *    "stages": [{"threshold": t, "trees": [{"nodes": [[left, right, feature, threshold]...],
+ *                                          "leaves": [...]}]}],
+ *    "training": {"stages": [{"f":..,"d":..,"F":..,"D":..,"negatives":..,"windows":..,
+ *                             "seconds":..}]} (optional)}
+ * Reals are written with 17 significant digits, so floats round-trip exactly.
+ */
+#include "vision.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STAGE_EPS 1e-5f
+
+void gv_cascade_free(struct grove_cascade *c)
+{
+    if (!c) return;
+    gv_free(c->stages);
+    gv_free(c->trees);
+    gv_free(c->nodes);
+    gv_free(c->leaves);
+    gv_free(c->features);
+    gv_free(c->stats);
+    gv_free(c->source);
+    gv_free(c);
+}
+
+grove_status gv_cascade_validate(const struct grove_cascade *c, const char *what)
+{
+    if (c->width < 4 || c->height < 4 || c->width > 256 || c->height > 256)
+        return gv_err(GROVE_ERR_MODEL, "%s: window %dx%d out of range [4, 256]", what, c->width,
+                      c->height);
+    if (c->n_stages < 1) return gv_err(GROVE_ERR_MODEL, "%s: no stages", what);
+    if (c->n_features < 1) return gv_err(GROVE_ERR_MODEL, "%s: no features", what);
+    for (int f = 0; f < c->n_features; f++) {
+        const gv_haar_feature *hf = &c->features[f];
+        if (hf->n_rects < 1 || hf->n_rects > GV_HAAR_MAX_RECTS)
+            return gv_err(GROVE_ERR_MODEL, "%s: feature %d: %d rectangles (expected 1 to 3)", what,
+                          f, hf->n_rects);
+        for (int k = 0; k < hf->n_rects; k++) {
+            const gv_haar_rect *r = &hf->r[k];
+            int ok = r->w >= 0 && r->h >= 0 && r->x >= 0 && r->y >= 0 && isfinite(r->weight);
+            if (ok && !hf->tilted)
+                ok = r->x + r->w <= c->width && r->y + r->h <= c->height;
+            else if (ok)
+                ok = r->x - r->h >= 0 && r->x + r->w <= c->width &&
+                     r->y + r->w + r->h <= c->height;
+            if (!ok)
+                return gv_err(GROVE_ERR_MODEL,
+                              "%s: feature %d: rectangle %d (%d %d %d %d) is not inside the %dx%d "
+                              "window",
+                              what, f, k, r->x, r->y, r->w, r->h, c->width, c->height);
+        }
+    }
+    int tree_at = 0;
+    for (int s = 0; s < c->n_stages; s++) {
+        const gv_cascade_stage *st = &c->stages[s];
+        if (st->n_trees < 1 || st->first_tree != tree_at || st->first_tree + st->n_trees > c->n_trees)
+            return gv_err(GROVE_ERR_MODEL, "%s: stage %d: bad tree range", what, s);
+        if (!isfinite(st->threshold))
+            return gv_err(GROVE_ERR_MODEL, "%s: stage %d: threshold is not finite", what, s);
+        tree_at += st->n_trees;
+    }
+    if (tree_at != c->n_trees) return gv_err(GROVE_ERR_MODEL, "%s: trees outside the stages", what);
+    for (int t = 0; t < c->n_trees; t++) {
+        const gv_cascade_tree *tr = &c->trees[t];
+        if (tr->n_nodes < 1 || tr->first_node < 0 || tr->first_node + tr->n_nodes > c->n_nodes ||
+            tr->first_leaf < 0 || tr->first_leaf + tr->n_nodes + 1 > c->n_leaves)
+            return gv_err(GROVE_ERR_MODEL, "%s: tree %d: bad node or leaf range", what, t);
+        for (int k = 0; k < tr->n_nodes; k++) {
+            const gv_cascade_node *nd = &c->nodes[tr->first_node + k];
+            /* children point forward (no cycles) to nodes or to leaves 0..n_nodes */
+            int kids[2] = {nd->left, nd->right};
+            for (int j = 0; j < 2; j++)
+                if ((kids[j] > 0 && (kids[j] <= k || kids[j] >= tr->n_nodes)) ||
+                    (kids[j] <= 0 && -kids[j] > tr->n_nodes))
+                    return gv_err(GROVE_ERR_MODEL, "%s: tree %d node %d: child %d out of range",
+                                  what, t, k, kids[j]);
+            if (nd->feature < 0 || nd->feature >= c->n_features)
+                return gv_err(GROVE_ERR_MODEL, "%s: tree %d node %d: feature %d out of range [0, %d)",
+                              what, t, k, nd->feature, c->n_features);
+            if (!isfinite(nd->threshold))
+                return gv_err(GROVE_ERR_MODEL, "%s: tree %d node %d: threshold is not finite", what,
+                              t, k);
+        }
+    }
+    for (int l = 0; l < c->n_leaves; l++)
+        if (!isfinite(c->leaves[l]))
+            return gv_err(GROVE_ERR_MODEL, "%s: leaf %d is not finite", what, l);
+    return GROVE_OK;
+}
+
+/* Flags the derived fields (has_tilted, stumps_only). */
+static void cascade_finish(struct grove_cascade *c)
+{
+    c->has_tilted = 0;
+    for (int f = 0; f < c->n_features; f++) c->has_tilted |= c->features[f].tilted;
+    c->stumps_only = 1;
+    for (int t = 0; t < c->n_trees; t++) c->stumps_only &= c->trees[t].n_nodes == 1;
+}
+
+/* ---- evaluation ---- */
+
+/* A stump laid out for the hot loop. */
+typedef struct stump_run {
+    gv_haar_compiled f;
+    float threshold, left, right;
+} stump_run;
+
+grove_status gv_cascade_run_init(gv_cascade_run *r, const struct grove_cascade *c, int stride)
+{
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->stride = stride;
+    r->feat = gv_malloc_array((size_t)c->n_features, sizeof *r->feat);
+    if (!r->feat) return gv_err_nomem("compiled features");
+    for (int f = 0; f < c->n_features; f++) gv_haar_compile(&c->features[f], stride, &r->feat[f]);
+    return GROVE_OK;
+}
+
+void gv_cascade_run_free(gv_cascade_run *r)
+{
+    if (!r) return;
+    gv_free(r->feat);
+    r->feat = NULL;
+}
+
+int gv_cascade_eval(const gv_cascade_run *r, const int32_t *p, const uint32_t *q,
+                    const int32_t *t, int n_stages, double *score)
+{
+    const struct grove_cascade *c = r->c;
+    float norm;
+    if (!gv_window_norm(p, q, c->width, c->height, r->stride, &norm)) {
+        if (score) *score = 0;
+        return -1;
+    }
+    int ns = n_stages > 0 && n_stages < c->n_stages ? n_stages : c->n_stages;
+    double sum = 0;
+    const gv_cascade_node *nodes = c->nodes;
+    for (int s = 0; s < ns; s++) {
+        const gv_cascade_stage *st = &c->stages[s];
+        sum = 0;
+        const gv_cascade_tree *tr = c->trees + st->first_tree;
+        if (c->stumps_only) {
+            for (int k = 0; k < st->n_trees; k++) {
+                const gv_cascade_node *nd = &nodes[tr[k].first_node];
+                float v = gv_haar_raw(&r->feat[nd->feature], p, t) * norm;
+                sum += v < nd->threshold ? c->leaves[tr[k].first_leaf]
+                                         : c->leaves[tr[k].first_leaf + 1];
+            }
+        } else {
+            for (int k = 0; k < st->n_trees; k++) {
+                const gv_cascade_node *tn = nodes + tr[k].first_node;
+                int idx = 0;
+                do {
+                    const gv_cascade_node *nd = &tn[idx];
+                    float v = gv_haar_raw(&r->feat[nd->feature], p, t) * norm;
+                    idx = v < nd->threshold ? nd->left : nd->right;
+                } while (idx > 0);
+                sum += c->leaves[tr[k].first_leaf - idx];
+            }
+        }
+        if (sum < st->threshold - STAGE_EPS) {
+            if (score) *score = sum;
+            return -s;
+        }
+    }
+    if (score) *score = sum;
+    return 1;
+}
+
+/* ---- grove's cascade file ---- */
+
+static json_t *real(double x) { return json_real(x); }
+
+grove_status gv_cascade_save_json(const struct grove_cascade *c, const char *path)
+{
+    grove_status st = gv_cascade_validate(c, path);
+    if (st) return st;
+    json_t *doc = json_object(), *feats = json_array(), *stages = json_array();
+    if (!doc || !feats || !stages) goto nomem;
+    json_object_set_new(doc, "format", json_string("grove-cascade"));
+    json_object_set_new(doc, "version", json_string("1.0"));
+    json_object_set_new(doc, "window", json_pack("[ii]", c->width, c->height));
+    for (int f = 0; f < c->n_features; f++) {
+        json_t *rects = json_array();
+        for (int k = 0; k < c->features[f].n_rects; k++) {
+            const gv_haar_rect *r = &c->features[f].r[k];
+            json_array_append_new(rects, json_pack("[iiiio]", r->x, r->y, r->w, r->h,
+                                                   real(r->weight)));
+        }
+        json_array_append_new(feats, json_pack("{s:i,s:o}", "tilted", c->features[f].tilted,
+                                               "rects", rects));
+    }
+    for (int s = 0; s < c->n_stages; s++) {
+        json_t *trees = json_array();
+        for (int t = 0; t < c->stages[s].n_trees; t++) {
+            const gv_cascade_tree *tr = &c->trees[c->stages[s].first_tree + t];
+            json_t *nodes = json_array(), *leaves = json_array();
+            for (int k = 0; k < tr->n_nodes; k++) {
+                const gv_cascade_node *nd = &c->nodes[tr->first_node + k];
+                json_array_append_new(nodes, json_pack("[iiio]", nd->left, nd->right, nd->feature,
+                                                       real(nd->threshold)));
+            }
+            for (int k = 0; k <= tr->n_nodes; k++)
+                json_array_append_new(leaves, real(c->leaves[tr->first_leaf + k]));
+            json_array_append_new(trees, json_pack("{s:o,s:o}", "nodes", nodes, "leaves", leaves));
+        }
+        json_array_append_new(stages, json_pack("{s:o,s:o}", "threshold",
+                                                real(c->stages[s].threshold), "trees", trees));
+    }
+    json_object_set_new(doc, "features", feats);
+    json_object_set_new(doc, "stages", stages);
+    feats = stages = NULL;
+    if (c->stats) {
+        json_t *ts = json_array();
+        for (int s = 0; s < c->n_stages; s++) {
+            const gv_stage_stats *x = &c->stats[s];
+            json_array_append_new(
+                ts, json_pack("{s:o,s:o,s:o,s:o,s:I,s:o,s:o}", "f", real(x->f), "d", real(x->d),
+                              "F", real(x->F), "D", real(x->D), "negatives",
+                              (json_int_t)x->negatives, "windows", real(x->windows), "seconds",
+                              real(x->seconds)));
+        }
+        json_object_set_new(doc, "training", json_pack("{s:o}", "stages", ts));
+    }
+    /* write beside, then rename: a failed save keeps the old file */
+    size_t n = strlen(path);
+    char *tmp = gv_malloc(n + 8);
+    if (!tmp) goto nomem;
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmpXXX", 8);
+    if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))) {
+        remove(tmp);
+        gv_free(tmp);
+        json_decref(doc);
+        return gv_err(GROVE_ERR_IO, "%s: cannot write", path);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        gv_free(tmp);
+        json_decref(doc);
+        return gv_err(GROVE_ERR_IO, "%s: cannot replace", path);
+    }
+    gv_free(tmp);
+    json_decref(doc);
+    return GROVE_OK;
+nomem:
+    json_decref(doc);
+    json_decref(feats);
+    json_decref(stages);
+    return gv_err_nomem("cascade document");
+}
+
+static int get_num(const json_t *v, double *out)
+{
+    if (!json_is_number(v)) return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int get_int(const json_t *v, int lo, int hi, int *out)
+{
+    if (!json_is_integer(v)) return -1;
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+grove_status gv_cascade_load_json(const char *path, struct grove_cascade **out)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc)
+        return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    grove_status st = GROVE_OK;
+    struct grove_cascade *c = gv_calloc(1, sizeof *c);
+    const char *fmt = json_string_value(json_object_get(doc, "format"));
+    const char *ver = json_string_value(json_object_get(doc, "version"));
+    json_t *win = json_object_get(doc, "window"), *feats = json_object_get(doc, "features"),
+           *stages = json_object_get(doc, "stages");
+    if (!c) {
+        st = gv_err_nomem("cascade");
+        goto done;
+    }
+    if (!fmt || strcmp(fmt, "grove-cascade")) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: not a grove cascade file (format \"%s\")", path,
+                    fmt ? fmt : "");
+        goto done;
+    }
+    if (!ver || strncmp(ver, "1.", 2)) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: cascade file version %s is not supported (1.x only)",
+                    path, ver ? ver : "(none)");
+        goto done;
+    }
+    const char *known[] = {"format", "version", "window", "features", "stages", "training"};
+    const char *key;
+    json_t *val;
+    json_object_foreach(doc, key, val)
+    {
+        size_t i = 0;
+        while (i < 6 && strcmp(key, known[i])) i++;
+        if (i == 6) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: unknown key \"%s\"", path, key);
+            goto done;
+        }
+    }
+    if (!json_is_array(win) || json_array_size(win) != 2 ||
+        get_int(json_array_get(win, 0), 4, 256, &c->width) ||
+        get_int(json_array_get(win, 1), 4, 256, &c->height)) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: \"window\" must be [width, height] in [4, 256]", path);
+        goto done;
+    }
+    if (!json_is_array(feats) || !json_is_array(stages) || json_array_size(feats) > (1u << 24) ||
+        json_array_size(stages) > 100000) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: \"features\" and \"stages\" must be arrays", path);
+        goto done;
+    }
+    c->n_features = (int)json_array_size(feats);
+    c->n_stages = (int)json_array_size(stages);
+    c->features = gv_calloc((size_t)c->n_features + 1, sizeof *c->features);
+    c->stages = gv_calloc((size_t)c->n_stages + 1, sizeof *c->stages);
+    if (!c->features || !c->stages) {
+        st = gv_err_nomem("cascade");
+        goto done;
+    }
+    for (int f = 0; f < c->n_features; f++) {
+        json_t *jf = json_array_get(feats, (size_t)f), *rects = json_object_get(jf, "rects");
+        if (get_int(json_object_get(jf, "tilted"), 0, 1, &c->features[f].tilted) ||
+            !json_is_array(rects) || json_array_size(rects) < 1 ||
+            json_array_size(rects) > GV_HAAR_MAX_RECTS) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: feature %d: expected {\"tilted\": 0|1, \"rects\": "
+                        "[1 to 3 rectangles]}", path, f);
+            goto done;
+        }
+        c->features[f].n_rects = (int)json_array_size(rects);
+        for (int k = 0; k < c->features[f].n_rects; k++) {
+            json_t *jr = json_array_get(rects, (size_t)k);
+            gv_haar_rect *r = &c->features[f].r[k];
+            double wt;
+            if (!json_is_array(jr) || json_array_size(jr) != 5 ||
+                get_int(json_array_get(jr, 0), 0, 256, &r->x) ||
+                get_int(json_array_get(jr, 1), 0, 256, &r->y) ||
+                get_int(json_array_get(jr, 2), 0, 256, &r->w) ||
+                get_int(json_array_get(jr, 3), 0, 256, &r->h) || get_num(json_array_get(jr, 4), &wt)) {
+                st = gv_err(GROVE_ERR_MODEL, "%s: feature %d rectangle %d: expected [x, y, w, h, "
+                            "weight]", path, f, k);
+                goto done;
+            }
+            r->weight = (float)wt;
+        }
+    }
+    /* count trees, nodes, leaves */
+    size_t n_trees = 0, n_nodes = 0, n_leaves = 0;
+    for (int s = 0; s < c->n_stages; s++) {
+        json_t *trees = json_object_get(json_array_get(stages, (size_t)s), "trees");
+        if (!json_is_array(trees)) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: stage %d: \"trees\" must be an array", path, s);
+            goto done;
+        }
+        for (size_t t = 0; t < json_array_size(trees); t++) {
+            json_t *jt = json_array_get(trees, t);
+            json_t *nodes = json_object_get(jt, "nodes"), *leaves = json_object_get(jt, "leaves");
+            if (!json_is_array(nodes) || !json_is_array(leaves) || json_array_size(nodes) < 1 ||
+                json_array_size(leaves) != json_array_size(nodes) + 1) {
+                st = gv_err(GROVE_ERR_MODEL, "%s: stage %d tree %zu: expected \"nodes\" and one "
+                            "more \"leaves\" than nodes", path, s, t);
+                goto done;
+            }
+            n_trees++;
+            n_nodes += json_array_size(nodes);
+            n_leaves += json_array_size(leaves);
+        }
+    }
+    if (n_nodes > (1u << 26)) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: too many nodes", path);
+        goto done;
+    }
+    c->trees = gv_calloc(n_trees + 1, sizeof *c->trees);
+    c->nodes = gv_calloc(n_nodes + 1, sizeof *c->nodes);
+    c->leaves = gv_calloc(n_leaves + 1, sizeof *c->leaves);
+    if (!c->trees || !c->nodes || !c->leaves) {
+        st = gv_err_nomem("cascade");
+        goto done;
+    }
+    for (int s = 0; s < c->n_stages; s++) {
+        json_t *js = json_array_get(stages, (size_t)s), *trees = json_object_get(js, "trees");
+        double thr;
+        if (get_num(json_object_get(js, "threshold"), &thr)) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: stage %d: \"threshold\" must be a number", path, s);
+            goto done;
+        }
+        c->stages[s].threshold = (float)thr;
+        c->stages[s].first_tree = c->n_trees;
+        c->stages[s].n_trees = (int)json_array_size(trees);
+        for (size_t t = 0; t < json_array_size(trees); t++) {
+            json_t *jt = json_array_get(trees, t);
+            json_t *nodes = json_object_get(jt, "nodes"), *leaves = json_object_get(jt, "leaves");
+            gv_cascade_tree *tr = &c->trees[c->n_trees++];
+            tr->n_nodes = (int)json_array_size(nodes);
+            tr->first_node = c->n_nodes;
+            tr->first_leaf = c->n_leaves;
+            for (int k = 0; k < tr->n_nodes; k++) {
+                json_t *jn = json_array_get(nodes, (size_t)k);
+                gv_cascade_node *nd = &c->nodes[c->n_nodes++];
+                double th;
+                if (!json_is_array(jn) || json_array_size(jn) != 4 ||
+                    get_int(json_array_get(jn, 0), -100000, 100000, &nd->left) ||
+                    get_int(json_array_get(jn, 1), -100000, 100000, &nd->right) ||
+                    get_int(json_array_get(jn, 2), 0, 1 << 24, &nd->feature) ||
+                    get_num(json_array_get(jn, 3), &th)) {
+                    st = gv_err(GROVE_ERR_MODEL, "%s: stage %d tree %zu node %d: expected [left, "
+                                "right, feature, threshold]", path, s, t, k);
+                    goto done;
+                }
+                nd->threshold = (float)th;
+            }
+            for (size_t k = 0; k < json_array_size(leaves); k++) {
+                double v;
+                if (get_num(json_array_get(leaves, k), &v)) {
+                    st = gv_err(GROVE_ERR_MODEL, "%s: stage %d tree %zu: leaf %zu is not a number",
+                                path, s, t, k);
+                    goto done;
+                }
+                c->leaves[c->n_leaves++] = (float)v;
+            }
+        }
+    }
+    json_t *training = json_object_get(doc, "training");
+    json_t *ts = training ? json_object_get(training, "stages") : NULL;
+    if (ts && json_is_array(ts) && json_array_size(ts) == (size_t)c->n_stages) {
+        c->stats = gv_calloc((size_t)c->n_stages, sizeof *c->stats);
+        if (!c->stats) {
+            st = gv_err_nomem("cascade");
+            goto done;
+        }
+        for (int s = 0; s < c->n_stages; s++) {
+            json_t *x = json_array_get(ts, (size_t)s);
+            gv_stage_stats *o = &c->stats[s];
+            double neg = 0;
+            if (get_num(json_object_get(x, "f"), &o->f) || get_num(json_object_get(x, "d"), &o->d) ||
+                get_num(json_object_get(x, "F"), &o->F) || get_num(json_object_get(x, "D"), &o->D) ||
+                get_num(json_object_get(x, "negatives"), &neg) ||
+                get_num(json_object_get(x, "windows"), &o->windows) ||
+                get_num(json_object_get(x, "seconds"), &o->seconds)) {
+                st = gv_err(GROVE_ERR_MODEL, "%s: training stage %d: expected f, d, F, D, "
+                            "negatives, windows, seconds", path, s);
+                goto done;
+            }
+            o->negatives = (size_t)neg;
+        }
+    } else if (training) {
+        st = gv_err(GROVE_ERR_MODEL, "%s: \"training\" must hold one entry per stage", path);
+        goto done;
+    }
+    c->source = gv_strdup("grove");
+    if (!c->source) {
+        st = gv_err_nomem("cascade");
+        goto done;
+    }
+    cascade_finish(c);
+    st = gv_cascade_validate(c, path);
+done:
+    json_decref(doc);
+    if (st) {
+        gv_cascade_free(c);
+        return st;
+    }
+    *out = c;
+    return GROVE_OK;
+}
+
+void gv_cascade_finish(struct grove_cascade *c) { cascade_finish(c); }
