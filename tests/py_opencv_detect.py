@@ -70,9 +70,9 @@ def grove_detect(cascade, image, extra):
 
 def main():
     images = ["astronaut.pgm", "chelsea.png", "coins.png", "rocket.jpg"]
-    cascades = ["frontalface_default", "frontalface_alt", "frontalface_alt2",
-                "frontalface_alt_tree", "profileface", "eye", "eye_tree_eyeglasses", "smile",
-                "upperbody", "frontalcatface_extended"]
+    # stumps and trees, upright and tilted features
+    cascades = ["frontalface_default", "frontalface_alt2", "frontalface_alt_tree", "eye",
+                "eye_tree_eyeglasses", "smile", "frontalcatface_extended"]
     settings = [(1.1, 3, None, None)]
     print("%-26s %-14s %9s %6s %6s %9s %s" % ("cascade", "image", "settings", "opencv", "grove",
                                             "identical", "min IoU"))
