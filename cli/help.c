@@ -75,7 +75,8 @@ static const char formats_text[] =
     "Errors name the place: FILE:LINE:COLUMN (column = 1-based field number for CSV).\n"
     "Models: JSON files, versioned and checksummed (docs/model-format.md).\n"
     "Predictions (grove predict): CSV with column 'label' and, with --proba, p_<class>.\n"
-    "Images (grove detect, grove cascade): PGM, PNG, JPEG; cascades: OpenCV's Haar XML or grove's.\n";
+    "Images (grove detect, grove cascade): PGM, PNG, JPEG; cascades: OpenCV's Haar XML or grove's.\n"
+    "Exported models (grove export --lang c): one C99 file, its header comment the manual.\n";
 
 static void print_params(int markdown)
 {

@@ -20,6 +20,7 @@ static const struct {
     {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
     {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
     {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
+    {"export", cmd_export, "a model as one standalone C99 file (--lang c)"},
 };
 
 static void usage(FILE *fp)

@@ -254,6 +254,21 @@ grove_status grove_model_info_json(const grove_model *model, char **out);
 
 void grove_string_free(char *s);
 
+/* The model as source code of language `lang` (only "c": one standalone C99 file that needs
+ * only libm), as a new string (free with grove_string_free).  The file defines
+ * PREFIX_predict(const float *x, double *out), PREFIX_predict_double, PREFIX_predict_batch and
+ * PREFIX_predict_batch_double, documented in its header comment (inputs: the model's features
+ * in order, NaN = missing, category codes for categorical features; outputs: class
+ * probabilities or the value), whose outputs equal grove_model_predict's bit for bit.
+ * `prefix` (NULL = "model") must be a C identifier of at most 64 characters.  `form` (NULL =
+ * "auto"): "code" writes one function per tree, "table" one static node table for all trees,
+ * "auto" chooses by size (tables above 20000 nodes).  Trees, forests, extra-trees, bagging,
+ * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, perceptron and logistic
+ * regression export; GROVE_ERR_ARG naming the component that does not (mlp, stacking).
+ * Thread-safe.  Since 0.1. */
+grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
+                                const char *form, char **out);
+
 /* Feature importances of `model` into caller-owned out[n_features] (out_len >= the model's
  * feature count), by `kind`:
  *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted

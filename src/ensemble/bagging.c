@@ -788,3 +788,17 @@ const gv_component_vt gv_bagging_component = {
     .n_rounds = bagging_n_rounds,
     .predict_row_rounds = bagging_predict_rounds,
 };
+
+int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v)
+{
+    if (!c || c->vt != &gv_bagging_component) return 0;
+    const gv_bagging *b = c->impl;
+    v->mode = mode_names[b->mode];
+    v->vote = vote_names[b->vote];
+    v->n_classes = b->n_classes;
+    v->n_members = b->n_members;
+    v->members = b->members;
+    v->oob_error = b->oob_error;
+    v->oob_n = b->oob_n;
+    return 1;
+}

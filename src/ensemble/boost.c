@@ -1184,3 +1184,20 @@ const gv_component_vt gv_boost_component = {
     .n_rounds = boost_n_rounds,
     .predict_row_rounds = boost_predict_rounds,
 };
+
+int gv_boost_view_of(const gv_component *c, gv_boost_view *v)
+{
+    if (!c || c->vt != &gv_boost_component) return 0;
+    const gv_boost *b = c->impl;
+    v->variant = variant_names[b->variant];
+    v->n_classes = b->n_classes;
+    v->n_members = b->n_members;
+    v->members = b->members;
+    v->alpha = b->alpha;
+    v->plaus = (const double *const *)b->plaus;
+    v->log_eps = b->log_eps;
+    v->log_z = b->log_z;
+    v->log_train = b->log_train;
+    v->log_valid = b->log_valid;
+    return 1;
+}

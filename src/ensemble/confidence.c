@@ -247,3 +247,15 @@ const gv_component_vt gv_confidence_component = {
     .check = conf_check,
     .summary = conf_summary,
 };
+
+int gv_confidence_view_of(const gv_component *c, gv_confidence_view *v)
+{
+    if (!c || c->vt != &gv_confidence_component) return 0;
+    const gv_confidence *cc = c->impl;
+    v->chosen = &cc->chosen;
+    v->k = cc->k;
+    v->m = cc->m;
+    v->chosen_index = cc->chosen_index;
+    v->errors = cc->errors;
+    return 1;
+}

@@ -105,4 +105,71 @@ grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *ou
 extern const gv_component_vt gv_stacking_component;
 extern const gv_component_vt gv_voting_component;
 
+/* ---------------------------------------------------------------------------------------------
+ * Read-only views of the ensemble components, for the code that walks a model's component tree
+ * from outside its kind's file (model/export.c writes C code from it, eval/report.c draws it).
+ * Each gv_*_view_of fills *v and returns 1 when c is a component of that kind, else returns 0
+ * and leaves *v alone.  Every pointer is borrowed from the component and lives as long as it.
+ * ------------------------------------------------------------------------------------------ */
+typedef struct gv_boost_view {
+    const char *variant;         /* "adaboost", "adaboost.m1", "samme", "samme.r", "adaboost.m2",
+                                    "adaboost.r2" */
+    int n_classes;               /* K >= 2, or 0 for adaboost.r2 */
+    size_t n_members;            /* T */
+    const gv_component *members; /* [T] */
+    const double *alpha;         /* [T] */
+    const double *const *plaus;  /* adaboost.m2: [T] per-node plausibilities of tree members
+                                    ([n_nodes * K]) or NULL entries; NULL for other variants */
+    const double *log_eps, *log_z, *log_train, *log_valid; /* [T]; log_valid may be NULL */
+} gv_boost_view;
+int gv_boost_view_of(const gv_component *c, gv_boost_view *v);
+
+typedef struct gv_bagging_view {
+    const char *mode;            /* "bagging", "forest", "extra-trees" */
+    const char *vote;            /* "hard", "soft", "mean" */
+    int n_classes;               /* K >= 2, or 0 for regression */
+    size_t n_members;
+    const gv_component *members;
+    const double *oob_error;     /* [n_members]; NaN where oob_n is 0 */
+    const size_t *oob_n;         /* [n_members] */
+} gv_bagging_view;
+int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v);
+
+typedef struct gv_gbdt_view {
+    const char *objective;       /* resolved: "squared", ..., "exponential" */
+    const char *metric;          /* the log's metric name */
+    int n_classes;               /* K >= 2, or 0 for regression */
+    size_t n_groups;             /* trees per round (K for softmax, else 1) */
+    size_t n_rounds;             /* rounds kept */
+    const double *base;          /* [n_groups] */
+    const gv_tree *const *trees; /* [n_rounds * n_groups], round-major */
+    size_t n_log;                /* rounds logged (>= n_rounds with early stopping) */
+    const double *log_train, *log_valid; /* [n_log] or NULL */
+    const double *log_eps, *log_alpha;   /* exponential: [n_log]; else NULL */
+} gv_gbdt_view;
+int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v);
+
+typedef struct gv_majority3_view {
+    int n_classes;
+    const gv_component *children; /* [3]: h1, h2, h3 */
+    const double *errors;         /* [3]: each child's error on its own filtered distribution */
+} gv_majority3_view;
+int gv_majority3_view_of(const gv_component *c, gv_majority3_view *v);
+
+typedef struct gv_confidence_view {
+    const gv_component *chosen;
+    size_t k, m, chosen_index;
+    const double *errors;         /* [k] */
+} gv_confidence_view;
+int gv_confidence_view_of(const gv_component *c, gv_confidence_view *v);
+
+typedef struct gv_voting_view {
+    int n_classes;                /* K >= 2, or 0 for regression */
+    int soft;
+    size_t n_members;
+    const gv_component *members;
+    const double *weights;        /* [n_members] */
+} gv_voting_view;
+int gv_voting_view_of(const gv_component *c, gv_voting_view *v);
+
 #endif /* GV_ENSEMBLE_H */

@@ -356,3 +356,13 @@ const gv_component_vt gv_majority3_component = {
     .check = maj_check,
     .summary = maj_summary,
 };
+
+int gv_majority3_view_of(const gv_component *c, gv_majority3_view *v)
+{
+    if (!c || c->vt != &gv_majority3_component) return 0;
+    const gv_majority3 *m = c->impl;
+    v->n_classes = m->n_classes;
+    v->children = m->child;
+    v->errors = m->error;
+    return 1;
+}

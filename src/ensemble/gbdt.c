@@ -1410,3 +1410,22 @@ const gv_component_vt gv_gbdt_component = {
     .predict_row_rounds = gbdt_predict_rounds,
     .predict_block = gbdt_predict_block,
 };
+
+int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)
+{
+    if (!c || c->vt != &gv_gbdt_component) return 0;
+    const gv_gbdt *b = c->impl;
+    v->objective = obj_names[b->objective];
+    v->metric = met_names[b->metric];
+    v->n_classes = b->n_classes;
+    v->n_groups = b->n_groups;
+    v->n_rounds = b->n_rounds;
+    v->base = b->base;
+    v->trees = (const gv_tree *const *)b->trees;
+    v->n_log = b->n_log;
+    v->log_train = b->log_train;
+    v->log_valid = b->log_valid;
+    v->log_eps = b->log_eps;
+    v->log_alpha = b->log_alpha;
+    return 1;
+}

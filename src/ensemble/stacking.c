@@ -1145,3 +1145,15 @@ const gv_component_vt gv_voting_component = {
     .check = voting_check,
     .summary = voting_summary,
 };
+
+int gv_voting_view_of(const gv_component *c, gv_voting_view *v)
+{
+    if (!c || c->vt != &gv_voting_component) return 0;
+    const gv_voting *vo = c->impl;
+    v->n_classes = vo->n_classes;
+    v->soft = vo->soft;
+    v->n_members = vo->n_learners;
+    v->members = vo->members;
+    v->weights = vo->weights;
+    return 1;
+}

@@ -162,6 +162,9 @@ grove_status gv_perceptron_fit(const gv_fit_input *in, gv_rng *rng, gv_component
 grove_status gv_logistic_fit(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 
 extern const gv_component_vt gv_perceptron_component; /* impl: gv_perceptron */
+/* The linear model of a perceptron or logistic component (borrowed), or NULL for other kinds:
+ * for code that walks a model from outside these files (model/export.c). */
+const gv_linear_model *gv_linear_model_of(const gv_component *c);
 extern const gv_component_vt gv_logistic_component;   /* impl: gv_logistic */
 
 /* The one-hidden-layer neural network (mlp.c), classification and regression, on the same

@@ -55,7 +55,7 @@
 #define LBFGS_M 10
 
 typedef struct gv_logistic {
-    gv_linear_model lm;
+    gv_linear_model lm; /* first: gv_linear_model_of (perceptron.c) relies on it */
     int64_t n_iter;
     int converged;
 } gv_logistic;

@@ -468,3 +468,13 @@ const gv_component_vt gv_perceptron_component = {
     .check = perceptron_check,
     .summary = perceptron_summary,
 };
+
+const gv_linear_model *gv_linear_model_of(const gv_component *c)
+{
+    if (!c) return NULL;
+    if (c->vt == &gv_perceptron_component) return &((const gv_perceptron *)c->impl)->lm;
+    /* gv_logistic (logistic.c) keeps its gv_linear_model as its first member too, and a pointer
+     * to a struct points to its first member */
+    if (c->vt == &gv_logistic_component) return (const gv_linear_model *)c->impl;
+    return NULL;
+}

@@ -34,6 +34,14 @@ grove_status gv_model_to_text(const grove_model *m, gv_buf *out);
 grove_status gv_model_from_text(const char *text, size_t len, const char *source,
                                 grove_model **out);
 
+/* The model as one standalone C99 source file (export.c; the generated file's header comment
+ * documents its entry points), appended to the empty buffer `text` (cleared on failure).
+ * `prefix` (a C identifier, checked by the caller) names the entry points; `form` chooses how
+ * trees are written: one function per tree, one static node table, or by size (auto).
+ * GROVE_ERR_ARG naming the component kind that cannot be exported (mlp, stacking). */
+enum { GV_EXPORT_AUTO = 0, GV_EXPORT_CODE = 1, GV_EXPORT_TABLE = 2 };
+grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, gv_buf *text);
+
 /* JSON helpers shared by the components' to_json/from_json (model_io.c).  The getters record a
  * GROVE_ERR_MODEL message naming `field` when it is absent or has the wrong type/range. */
 grove_status gv_json_get_int(const json_t *obj, const char *field, int64_t lo, int64_t hi,

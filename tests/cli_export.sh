@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `grove export --lang c`: the exported file compiles with cc -std=c99 -Wall -Werror, and its
+# probabilities, printed with 17 digits, equal `grove predict --proba` on the iris test rows
+# (compared as numbers: both texts read back to the same doubles); mlp and stacking models are
+# refused with exit 1 and a message naming the component; usage errors exit 1.
+source "$(dirname "$0")/lib_cli.sh"
+ir=$DATA/iris_train.csv; irt=$DATA/iris_test.csv
+
+expect_exit 0 "$GROVE" train "$ir" -o "$TMP/f" --algo forest --rounds 12 -q
+expect_exit 0 "$GROVE" export "$TMP/f" --lang c -o "$TMP/f.c" --prefix iris
+expect_in "$TMP/f.c" "void iris_predict_double(const double *x, double *out);"
+expect_in "$TMP/f.c" "petal_length_cm"
+expect_in "$TMP/f.c" '"setosa", "versicolor", "virginica"'
+if command -v cc >/dev/null; then
+  cat >"$TMP/main.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+void iris_predict_double(const double *x, double *out);
+int main(void)
+{
+    double x[4], p[3];
+    char line[512];
+    if (!fgets(line, sizeof line, stdin)) return 1; /* header */
+    while (fgets(line, sizeof line, stdin)) {
+        if (sscanf(line, "%*[^,],%lf,%lf,%lf,%lf", &x[0], &x[1], &x[2], &x[3]) != 4) return 2;
+        iris_predict_double(x, p);
+        printf("%.17g,%.17g,%.17g\n", p[0], p[1], p[2]);
+    }
+    return 0;
+}
+C
+  expect_exit 0 cc -std=c99 -Wall -Werror -O2 -o "$TMP/prog" "$TMP/f.c" "$TMP/main.c" -lm
+  "$TMP/prog" <"$irt" >"$TMP/export.csv" || fail "the exported program failed"
+  expect_exit 0 "$GROVE" predict "$TMP/f" "$irt" --proba -o "$TMP/pred.csv"
+  tail -n +2 "$TMP/pred.csv" | cut -d, -f2- | paste -d, - "$TMP/export.csv" >"$TMP/both.csv"
+  [[ $(wc -l <"$TMP/both.csv") -eq $(($(wc -l <"$irt") - 1)) ]] || fail "row counts differ"
+  awk -F, '{ for (k = 1; k <= 3; k++) if ($k + 0 != $(k + 3) + 0) { print "row " NR ": " $0; bad = 1 } }
+           END { exit bad }' "$TMP/both.csv" || fail "export and grove predict --proba differ"
+else
+  echo "cli_export: no cc; the compile check is skipped"
+fi
+# the table form too, chosen explicitly
+expect_exit 0 "$GROVE" export "$TMP/f" --lang c --form table -o "$TMP/t.c"
+expect_in "$TMP/t.c" "static UNUSED const node N["
+# refusals and usage errors
+expect_exit 0 "$GROVE" train "$ir" -o "$TMP/mlp" --algo mlp --set mlp.epochs=3 -q
+expect_exit 1 "$GROVE" export "$TMP/mlp" --lang c -o "$TMP/mlp.c"
+expect_in "$TMP/err" "mlp"
+expect_in "$TMP/err" "cannot be exported"
+[[ ! -e "$TMP/mlp.c" ]] || fail "a refused export left a file"
+expect_exit 0 "$GROVE" train "$ir" -o "$TMP/st" --algo stacking --set stack.learners=stump,logistic -q
+expect_exit 1 "$GROVE" export "$TMP/st" --lang c
+expect_in "$TMP/err" "stacking"
+expect_exit 1 "$GROVE" export "$TMP/f"
+expect_in "$TMP/err" "--lang"
+expect_exit 1 "$GROVE" export "$TMP/f" --lang rust
+expect_in "$TMP/err" "rust"
+expect_exit 1 "$GROVE" export "$TMP/f" --lang c --prefix 1x
+expect_in "$TMP/err" "C identifier"
+expect_exit 2 "$GROVE" export "$TMP/nonexistent" --lang c
+expect_exit 0 "$GROVE" export --help
+expect_in "$TMP/out" "usage: grove export"
+finish
