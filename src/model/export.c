@@ -750,6 +750,12 @@ static const char walk_fn_text[] =
     "long)c];\n"
     "            k = child == 4294967295UL ? n->right : (int)child;\n        }\n    }\n}\n";
 
+/* Appends buffer `from` (possibly empty: data NULL) to `to`. */
+static void append_buf(gv_buf *to, const gv_buf *from, gen *g)
+{
+    if (from->len && gv_buf_append(to, from->data, from->len) != 0) g->nomem = 1;
+}
+
 grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, gv_buf *text)
 {
     gen g;
@@ -773,18 +779,18 @@ grove_status gv_model_export_c(const grove_model *m, const char *prefix, int for
             out(text, &g, "\n/* every node of the model's trees (tree by tree) */\n"
                           "static UNUSED const node N[%zu] = {\n",
                 g.n_nodes ? g.n_nodes : 1);
-            if (gv_buf_append(text, g.nodes.data, g.nodes.len) != 0) g.nomem = 1;
+            append_buf(text, &g.nodes, &g);
             out(text, &g, "%s};\n\n/* their values, node-major */\nstatic UNUSED const double V[%zu] = {",
                 g.n_nodes ? "" : "    {0, 0, 0, 0.0f, 0, 0, 0u, 0u}\n", g.n_values ? g.n_values : 1);
-            if (gv_buf_append(text, g.values.data, g.values.len) != 0) g.nomem = 1;
+            append_buf(text, &g.values, &g);
             out(text, &g, "%s\n};\n\n/* category sets and child maps */\nstatic const unsigned "
                           "long C[%zu] = {",
                 g.n_values ? "" : "0.0", g.n_cats ? g.n_cats : 1);
-            if (gv_buf_append(text, g.cats.data, g.cats.len) != 0) g.nomem = 1;
+            append_buf(text, &g.cats, &g);
             out(text, &g, "%s\n};\n", g.n_cats ? "" : "0UL");
             out(text, &g, "%s", walk_fn_text);
         }
-        if (gv_buf_append(text, g.body.data, g.body.len) != 0) g.nomem = 1;
+        append_buf(text, &g.body, &g);
         out(text, &g, "\n/* ---- entry points ---- */\n");
         out(text, &g, "void %s_predict(const float *x, double *out)\n{\n    c%zu(x, out);\n}\n\n",
             P, root);
