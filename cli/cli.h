@@ -78,5 +78,6 @@ int cmd_importance(int argc, char **argv);
 int cmd_biasvar(int argc, char **argv);
 int cmd_detect(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct {
     {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
     {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
     {"export", cmd_export, "a model as one standalone C99 file (--lang c)"},
+    {"report", cmd_report, "a model as one self-contained HTML page of charts"},
 };
 
 static void usage(FILE *fp)

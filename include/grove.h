@@ -269,6 +269,20 @@ void grove_string_free(char *s);
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);
 
+/* A report of the model as one self-contained HTML page (XHTML with inline SVG charts; no
+ * script, nothing fetched, printable), as a new string (free with grove_string_free): the
+ * model's summary; for boosting the training error against prod Z_t and exp(-2 sum gamma^2),
+ * eps_t and alpha_t, the margin distribution; for bagging the OOB error curve; for gbdt the
+ * metric per round and the early-stopping round; for filter/confidence boosting their
+ * recursion tree / runs; feature importances.  `data` (may be NULL; labelled, loaded with the
+ * model's schema) adds the evaluation (metrics, confusion matrix, ROC, calibration, or
+ * predicted against true) and the curves on it; `valid` (may be NULL) adds curves on it;
+ * `biasvar_json` (may be NULL) is the output of grove_biasvar, drawn as a stacked bar
+ * (GROVE_ERR_PARSE when it is not one).  Thread-safe; `n_threads` 0 = all cores.  Since 0.1. */
+grove_status grove_model_report(const grove_model *model, const grove_dataset *data,
+                                const grove_dataset *valid, const char *biasvar_json,
+                                int n_threads, char **out);
+
 /* Feature importances of `model` into caller-owned out[n_features] (out_len >= the model's
  * feature count), by `kind`:
  *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted

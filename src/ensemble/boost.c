@@ -872,8 +872,9 @@ grove_status gv_fit_adaboost_r2(const gv_fit_input *in, gv_rng *rng, gv_componen
  * Margins and the log
  * ------------------------------------------------------------------------------------------ */
 
-grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
-                              double *out)
+grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset *d,
+                                     const size_t *rounds, size_t n_stages, int n_threads,
+                                     double *out)
 {
     if (c->vt != &gv_boost_component)
         return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
@@ -885,8 +886,11 @@ grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int
                                      "adaboost.m1, samme, adaboost.m2), not %s",
                       variant_names[b->variant]);
     if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: margins need labels", d->source);
+    for (size_t r = 0; r < n_stages; r++)
+        if (rounds[r] < 1 || rounds[r] > b->n_members || (r > 0 && rounds[r] <= rounds[r - 1]))
+            return gv_err(GROVE_ERR_ARG, "margins: rounds must increase within [1, %zu]",
+                          b->n_members);
     const size_t k = (size_t)b->n_classes;
-    const double z = alpha_sum(b, b->n_members);
     const long n = (long)d->n_rows;
     int failed = 0;
 #ifdef _OPENMP
@@ -902,18 +906,27 @@ grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int
         }
         double *s = h + k;
         memset(s, 0, k * sizeof *s);
-        for (size_t t = 0; t < b->n_members; t++) {
+        size_t y = (size_t)d->labels[i], stage = 0;
+        for (size_t t = 0; t < b->n_members && stage < n_stages; t++) {
             member_output(b, t, d, (size_t)i, h);
             add_member_score(b, t, h, s);
+            if (t + 1 != rounds[stage]) continue;
+            double other = -INFINITY, z = alpha_sum(b, t + 1);
+            for (size_t cl = 0; cl < k; cl++)
+                if (cl != y && s[cl] > other) other = s[cl];
+            out[stage * (size_t)n + (size_t)i] = z > 0 ? (s[y] - other) / z : 0;
+            stage++;
         }
-        size_t y = (size_t)d->labels[i];
-        double other = -INFINITY;
-        for (size_t cl = 0; cl < k; cl++)
-            if (cl != y && s[cl] > other) other = s[cl];
-        out[i] = z > 0 ? (s[y] - other) / z : 0;
         gv_free(h);
     }
     return failed ? gv_err_nomem("margins") : GROVE_OK;
+}
+
+grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
+                              double *out)
+{
+    size_t all = c->vt == &gv_boost_component ? ((const gv_boost *)c->impl)->n_members : 1;
+    return gv_boost_margins_rounds(c, d, &all, 1, n_threads, out);
 }
 
 grove_status gv_boost_log_csv(const gv_component *c, gv_buf *buf)

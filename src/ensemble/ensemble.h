@@ -75,6 +75,12 @@ size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, 
  * GROVE_ERR_ARG when the component has no margins (samme.r, r2, non-boosting models). */
 grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
                               double *out);
+/* The same after each of the first rounds[0] < rounds[1] < ... < rounds[n_stages - 1] rounds
+ * (each in [1, T]): out[s * n_rows + i] is row i's margin using the first rounds[s] members
+ * (normalized by their sum |alpha|), as in Schapire et al. 1998's margin distribution graphs. */
+grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset *d,
+                                     const size_t *rounds, size_t n_stages, int n_threads,
+                                     double *out);
 /* The per-round training log as CSV text (header + one row per round) into `b`. */
 grove_status gv_boost_log_csv(const gv_component *c, gv_buf *b);
 

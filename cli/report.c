@@ -1,0 +1,139 @@
+/*
+ * report.c -- `grove report MODEL [--data FILE] [--valid FILE] [--biasvar FILE] -o report.html`:
+ * one self-contained HTML page of charts about the model (the library writes the page,
+ * grove_model_report; this command loads the inputs and writes it atomically).
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char report_usage[] =
+    "usage: grove report MODEL [--data FILE] [--valid FILE] [--biasvar FILE] [-o report.html]\n"
+    "                    [--threads N] [--quiet]\n"
+    "\n"
+    "Writes one self-contained HTML file (inline SVG charts, no script, nothing fetched,\n"
+    "printable): the model's summary; boosting: training error, prod Z_t and exp(-2 sum g^2)\n"
+    "per round (log scale), eps_t and alpha_t, the margin distribution; bagging and forests: the\n"
+    "OOB error against the number of members; gbdt: the metric per round with the early-\n"
+    "stopping round; filter- and confidence-boosting: their recursion tree and runs; feature\n"
+    "importances.\n"
+    "\n"
+    "  --data FILE        labelled data (read with the model's schema): the error curves on it,\n"
+    "                     the margins, permutation importances, and the evaluation: metrics,\n"
+    "                     confusion matrix, ROC (two classes), calibration, or predicted vs true\n"
+    "  --valid FILE       labelled data for a second curve (bagging, gbdt)\n"
+    "  --biasvar FILE     the output of `grove biasvar --json`, drawn as a stacked bar\n"
+    "  -o, --output FILE  write here (atomically); default stdout\n"
+    "  -j, --threads N    threads (0 = all cores)\n";
+
+/* The whole file as a NUL-terminated string (malloc'd), or NULL after printing. */
+static char *read_text(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        cli_error("%s: cannot open", path);
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    while (s) {
+        size_t got = fread(s + len, 1, cap - len - 1, fp);
+        len += got;
+        if (got == 0) break;
+        if (len + 1 == cap) {
+            char *t = realloc(s, cap * 2);
+            if (!t) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+            cap *= 2;
+        }
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (!s || err) {
+        cli_error("%s: cannot read", path);
+        free(s);
+        return NULL;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *model_path = NULL, *out_path = NULL, *data_path = NULL, *valid_path = NULL,
+               *biasvar_path = NULL, *threads = "0";
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (cli_is_help(argv[i])) {
+            fputs(report_usage, stdout);
+            return EXIT_OK;
+        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
+            quiet = 1;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0 ||
+                   (r = cli_opt_value(argc, argv, &i, "--data", NULL, &data_path)) != 0 ||
+                   (r = cli_opt_value(argc, argv, &i, "--valid", NULL, &valid_path)) != 0 ||
+                   (r = cli_opt_value(argc, argv, &i, "--biasvar", NULL, &biasvar_path)) != 0 ||
+                   (r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
+            if (r < 0) return EXIT_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("report: unknown option '%s'", argv[i]);
+            fputs(report_usage, stderr);
+            return EXIT_USAGE;
+        } else if (!model_path) {
+            model_path = argv[i];
+        } else {
+            cli_error("report: too many arguments");
+            return EXIT_USAGE;
+        }
+    }
+    if (!model_path) {
+        fputs(report_usage, stderr);
+        return EXIT_USAGE;
+    }
+    long n_threads;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
+    grove_model *model = NULL;
+    grove_dataset *data = NULL, *valid = NULL;
+    char *biasvar = NULL, *html = NULL;
+    int rc = EXIT_OK;
+    grove_status st = grove_model_load(model_path, &model);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    const grove_schema *s = grove_model_schema(model);
+    if (data_path && (rc = cli_load(data_path, NULL, s, quiet, &data)) != EXIT_OK) goto done;
+    if (valid_path && (rc = cli_load(valid_path, NULL, s, quiet, &valid)) != EXIT_OK) goto done;
+    if (biasvar_path && !(biasvar = read_text(biasvar_path))) {
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    if (data && !grove_dataset_has_labels(data)) {
+        cli_error("report: %s has no label column; the report's curves and evaluation need one",
+                  data_path);
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    st = grove_model_report(model, data, valid, biasvar, (int)n_threads, &html);
+    if (st != GROVE_OK) {
+        rc = cli_fail(st, biasvar_path && st == GROVE_ERR_PARSE ? biasvar_path : NULL);
+        goto done;
+    }
+    cli_out o;
+    if (cli_out_open(&o, out_path) != 0) {
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    fputs(html, o.fp);
+    rc = cli_out_commit(&o) == 0 ? EXIT_OK : EXIT_INPUT;
+done:
+    grove_string_free(html);
+    free(biasvar);
+    grove_dataset_free(data);
+    grove_dataset_free(valid);
+    grove_model_free(model);
+    return rc;
+}
