@@ -98,6 +98,15 @@ static inline uint32_t float_key(float x)
 /* Sorts a[0..n) ascending (LSD radix sort on float_key, 4 passes of 8 bits); tmp holds n. */
 static void sort_floats(float *a, float *tmp, size_t n)
 {
+    if (n < 64) { /* insertion sort: a sparse feature's few values (radix passes cost 4 x 256) */
+        for (size_t i = 1; i < n; i++) {
+            float x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
     float *src = a, *dst = tmp;
     for (int shift = 0; shift < 32; shift += 8) {
         size_t count[257] = {0};
@@ -203,22 +212,57 @@ typedef struct bin_scratch {
 static int build_numeric(const grove_dataset *d, size_t f, const size_t *sample, size_t n_sample,
                          int max_bins, bin_scratch *s, gv_bin_mapper *m)
 {
-    const float *col = d->values + f * d->n_rows;
-    size_t n = 0;
-    for (size_t k = 0; k < n_sample; k++) {
-        float x = col[sample ? sample[k] : k];
-        if (!isnan(x)) s->vals[n++] = x;
+    size_t n = 0, n_default = 0; /* sparse: sampled rows holding the absent value */
+    if (d->values) {
+        const float *col = d->values + f * d->n_rows;
+        for (size_t k = 0; k < n_sample; k++) {
+            float x = col[sample ? sample[k] : k];
+            if (!isnan(x)) s->vals[n++] = x;
+        }
+    } else {
+        /* the stored values of the sampled rows (both lists ascend), then the absent value
+         * once, weighted below by the sampled rows that hold it */
+        size_t k = d->sp_col[f], k_end = d->sp_col[f + 1], stored = 0;
+        if (sample) { /* each stored row looked up in the sample: O(nnz log sample) */
+            for (; k < k_end; k++) {
+                size_t lo = 0, hi = n_sample, r = d->sp_row[k];
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (sample[mid] < r)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo < n_sample && sample[lo] == r) {
+                    stored++;
+                    if (!isnan(d->sp_val[k])) s->vals[n++] = d->sp_val[k];
+                }
+            }
+        } else {
+            for (; k < k_end; k++, stored++)
+                if (!isnan(d->sp_val[k])) s->vals[n++] = d->sp_val[k];
+        }
+        n_default = n_sample - stored;
+        if (isnan(d->sp_default)) n_default = 0;
+        if (n_default > 0) s->vals[n++] = d->sp_default;
     }
     sort_floats(s->vals, s->tmp, n);
     size_t D = 0;
+    int default_seen = 0;
     for (size_t i = 0; i < n; i++) {
+        size_t c = 1;
+        if (n_default > 0 && !default_seen && s->vals[i] == d->sp_default) {
+            c = n_default;
+            default_seen = 1;
+        }
         if (D > 0 && s->vals[i] == s->distinct[D - 1]) {
-            s->counts[D - 1]++;
+            s->counts[D - 1] += c;
         } else {
             s->distinct[D] = s->vals[i];
-            s->counts[D++] = 1;
+            s->counts[D++] = c;
         }
     }
+    if (n_default > 0) n += n_default - 1;
     uint32_t n_cuts = find_cuts(s->distinct, s->counts, D, n, max_bins, s->cuts, s->merge);
     m->is_categorical = 0;
     m->n_cuts = n_cuts;
@@ -280,11 +324,11 @@ grove_status gv_bin_mappers_build(const grove_dataset *d, int max_bins, size_t s
     scratch = gv_calloc((size_t)nt, sizeof *scratch);
     failed = gv_calloc(F ? F : 1, 1);
     if (!scratch || !failed) goto nomem;
-    for (int t = 0; t < nt; t++) {
-        scratch[t].vals = gv_malloc_array(n_sample, sizeof(float));
-        scratch[t].tmp = gv_malloc_array(n_sample, sizeof(float));
-        scratch[t].distinct = gv_malloc_array(n_sample, sizeof(float));
-        scratch[t].counts = gv_malloc_array(n_sample, sizeof(size_t));
+    for (int t = 0; t < nt; t++) { /* n_sample + 1: a sparse feature's absent value */
+        scratch[t].vals = gv_malloc_array(n_sample + 1, sizeof(float));
+        scratch[t].tmp = gv_malloc_array(n_sample + 1, sizeof(float));
+        scratch[t].distinct = gv_malloc_array(n_sample + 1, sizeof(float));
+        scratch[t].counts = gv_malloc_array(n_sample + 1, sizeof(size_t));
         scratch[t].merge = gv_malloc_array(2 * NEAR_FACTOR * (size_t)max_bins, sizeof(size_t));
         scratch[t].cuts = gv_malloc_array((size_t)max_bins, sizeof(float));
         if (!scratch[t].vals || !scratch[t].tmp || !scratch[t].distinct || !scratch[t].counts || !scratch[t].merge ||
@@ -347,7 +391,64 @@ void gv_binned_free(gv_binned *b)
     gv_free(b->root_count_off);
     gv_free(b->bins8);
     gv_free(b->bins16);
+    gv_free(b->csr_ptr);
+    gv_free(b->csr_feat);
+    gv_free(b->csr_bin);
+    gv_free(b->default_bin);
+    gv_free(b->csc_ptr);
+    gv_free(b->csc_row);
+    gv_free(b->csc_bin);
     gv_free(b);
+}
+
+/* The compressed rows of a sparse dataset (bin.h): each stored value whose bin differs from
+ * its feature's absent-value bin, row by row, features ascending. */
+static grove_status build_csr(const grove_dataset *d, gv_binned *b)
+{
+    size_t F = b->n_features, n = b->n_rows, nnz = 0;
+    const gv_bin_mapper *mp = b->mappers;
+    b->default_bin = gv_malloc_array(F ? F : 1, sizeof *b->default_bin);
+    b->csr_ptr = gv_calloc(n + 1, sizeof *b->csr_ptr);
+    if (!b->default_bin || !b->csr_ptr) return gv_err_nomem("binned matrix");
+    for (size_t f = 0; f < F; f++) {
+        uint32_t z = gv_bin_value(&mp[f], d->sp_default);
+        b->default_bin[f] = z;
+        for (size_t k = d->sp_col[f]; k < d->sp_col[f + 1]; k++)
+            if (gv_bin_value(&mp[f], d->sp_val[k]) != z) b->csr_ptr[d->sp_row[k] + 1]++;
+    }
+    for (size_t i = 0; i < n; i++) b->csr_ptr[i + 1] += b->csr_ptr[i];
+    nnz = b->csr_ptr[n];
+    b->csr_feat = gv_malloc_array(nnz, sizeof *b->csr_feat);
+    b->csr_bin = gv_malloc_array(nnz, sizeof *b->csr_bin);
+    size_t *next = gv_malloc_array(n + 1, sizeof *next);
+    if (!b->csr_feat || !b->csr_bin || !next) {
+        gv_free(next);
+        return gv_err_nomem("binned matrix");
+    }
+    b->csc_ptr = gv_malloc_array(F + 1, sizeof *b->csc_ptr);
+    b->csc_row = gv_malloc_array(nnz, sizeof *b->csc_row);
+    b->csc_bin = gv_malloc_array(nnz, sizeof *b->csc_bin);
+    if (!b->csc_ptr || !b->csc_row || !b->csc_bin) {
+        gv_free(next);
+        return gv_err_nomem("binned matrix");
+    }
+    memcpy(next, b->csr_ptr, (n + 1) * sizeof *next);
+    size_t c = 0;
+    for (size_t f = 0; f < F; f++) { /* features in order, so each row's features ascend */
+        b->csc_ptr[f] = c;
+        for (size_t k = d->sp_col[f]; k < d->sp_col[f + 1]; k++) {
+            uint32_t bin = gv_bin_value(&mp[f], d->sp_val[k]);
+            if (bin == b->default_bin[f]) continue;
+            size_t at = next[d->sp_row[k]]++;
+            b->csr_feat[at] = (uint32_t)f;
+            b->csr_bin[at] = (uint16_t)bin;
+            b->csc_row[c] = d->sp_row[k];
+            b->csc_bin[c++] = (uint16_t)bin;
+        }
+    }
+    b->csc_ptr[F] = c;
+    gv_free(next);
+    return GROVE_OK;
 }
 
 /* The sparse row list of feature f when its most frequent bin holds at least half of the rows
@@ -387,7 +488,6 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     if (!d || !d->schema || !mappers)
         return gv_err(GROVE_ERR_ARG, "gv_binned_build: dataset or mappers is NULL");
     size_t F = d->schema->n_features, n = d->n_rows, cells;
-    if (gv_mul_size(F, n, &cells) != 0) return gv_err_nomem("binned matrix (size overflow)");
     int nt = n_threads > 0 ? n_threads : 1;
     gv_binned *b = gv_calloc(1, sizeof *b);
     if (!b) return gv_err_nomem("binned matrix");
@@ -396,6 +496,19 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     b->mappers = mappers;
     for (size_t f = 0; f < F; f++)
         if (mappers[f].n_bins > 256) b->wide = 1;
+    if (!d->values) {
+        grove_status st = build_csr(d, b);
+        if (st != GROVE_OK) {
+            gv_binned_free(b);
+            return st;
+        }
+        *out = b;
+        return GROVE_OK;
+    }
+    if (gv_mul_size(F, n, &cells) != 0) {
+        gv_binned_free(b);
+        return gv_err_nomem("binned matrix (size overflow)");
+    }
     if (b->wide)
         b->bins16 = gv_malloc_array(cells, sizeof *b->bins16);
     else
@@ -478,7 +591,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
 grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **out)
 {
     *out = NULL;
-    if (b->wide || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
+    if (b->wide || b->csr_ptr || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
     size_t F = b->n_features, n = b->n_rows, len;
     if (gv_mul_size(n, F, &len) != 0) return gv_err_nomem("row-major bins (size overflow)");
     uint8_t *r = gv_malloc(len);

@@ -226,11 +226,80 @@ grove_dataset *gv_dataset_new_unfilled(grove_schema *schema, size_t n_rows, int 
     return dataset_alloc(schema, n_rows, with_labels, 0);
 }
 
+grove_dataset *gv_dataset_new_sparse(grove_schema *schema, size_t n_rows, size_t nnz,
+                                     float dflt, int with_labels)
+{
+    grove_dataset *d = gv_calloc(1, sizeof *d);
+    if (!d || n_rows > GV_SPARSE_MAX_ROWS) {
+        gv_free(d);
+        gv_schema_free(schema);
+        return NULL;
+    }
+    d->schema = schema;
+    d->n_rows = n_rows;
+    d->sp_default = dflt;
+    d->sp_col = gv_calloc(schema->n_features + 1, sizeof *d->sp_col);
+    d->sp_row = gv_malloc_array(nnz, sizeof *d->sp_row);
+    d->sp_val = gv_malloc_array(nnz, sizeof *d->sp_val);
+    d->source = gv_strdup("<array>");
+    d->warning = gv_strdup("");
+    if (!d->sp_col || !d->sp_row || !d->sp_val || !d->source || !d->warning) goto fail;
+    if (with_labels) {
+        d->labels = gv_malloc_array(n_rows, sizeof *d->labels);
+        if (!d->labels) goto fail;
+        for (size_t i = 0; i < n_rows; i++) d->labels[i] = NAN;
+    }
+    return d;
+fail:
+    grove_dataset_free(d);
+    return NULL;
+}
+
+int gv_dataset_fill_csr(grove_dataset *d, const size_t *ptr, const uint32_t *col,
+                        const float *val)
+{
+    size_t F = d->schema->n_features, n = d->n_rows;
+    size_t *next = gv_malloc_array(F + 1, sizeof *next);
+    if (!next) return -1;
+    /* counting sort by feature: rows are visited in order, so each column's rows increase */
+    memset(d->sp_col, 0, (F + 1) * sizeof *d->sp_col);
+    for (size_t k = 0; k < ptr[n]; k++) d->sp_col[col[k] + 1]++;
+    for (size_t f = 0; f < F; f++) d->sp_col[f + 1] += d->sp_col[f];
+    memcpy(next, d->sp_col, (F + 1) * sizeof *next);
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            size_t at = next[col[k]]++;
+            d->sp_row[at] = (uint32_t)i;
+            d->sp_val[at] = val[k];
+        }
+    gv_free(next);
+    return 0;
+}
+
+float *gv_dataset_dense_values(const grove_dataset *d)
+{
+    size_t F = d->schema->n_features, n = d->n_rows, cells;
+    if (gv_mul_size(F, n, &cells) != 0) return NULL;
+    float *v = gv_malloc_array(cells, sizeof *v);
+    if (!v) return NULL;
+    if (d->values) {
+        memcpy(v, d->values, cells * sizeof *v);
+        return v;
+    }
+    for (size_t k = 0; k < cells; k++) v[k] = d->sp_default;
+    for (size_t f = 0; f < F; f++)
+        for (size_t k = d->sp_col[f]; k < d->sp_col[f + 1]; k++) v[f * n + d->sp_row[k]] = d->sp_val[k];
+    return v;
+}
+
 void grove_dataset_free(grove_dataset *d)
 {
     if (!d) return;
     gv_schema_free(d->schema);
     gv_free(d->values);
+    gv_free(d->sp_col);
+    gv_free(d->sp_row);
+    gv_free(d->sp_val);
     gv_free(d->labels);
     gv_free(d->weights);
     gv_free(d->source);

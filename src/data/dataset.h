@@ -50,18 +50,63 @@ int gv_schema_equal(const grove_schema *a, const grove_schema *b);
 struct grove_dataset {
     grove_schema *schema;     /* owned */
     size_t n_rows;
-    float *values;            /* column-major: feature f, row i at values[f * n_rows + i]; owned */
+    float *values;            /* column-major: feature f, row i at values[f * n_rows + i]; owned;
+                                 NULL when the dataset is sparse (sp_col below) */
+    /* The sparse layout (LIBSVM files and CSR arrays of low density): compressed columns.
+     * Feature f's stored values are sp_val[sp_col[f] .. sp_col[f+1]) at rows sp_row[same],
+     * rows strictly increasing; every other value of f is sp_default (0, or NaN when absent
+     * LIBSVM values mean missing).  Memory: 8 bytes per stored value plus 8 per feature.  All
+     * NULL for a dense dataset; owned. */
+    size_t *sp_col;           /* [n_features + 1] */
+    uint32_t *sp_row;         /* [sp_col[n_features]] */
+    float *sp_val;            /* [sp_col[n_features]] */
+    float sp_default;
     double *labels;           /* [n_rows] or NULL when the data has no label column; owned */
     double *weights;          /* [n_rows] or NULL (all 1); owned */
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */
 };
 
-/* The value of feature f in row i. */
+/* The value of feature f in row i of a sparse dataset: a binary search in f's rows. */
+static inline float gv_value_sparse(const grove_dataset *d, size_t f, size_t i)
+{
+    size_t lo = d->sp_col[f], hi = d->sp_col[f + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->sp_row[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->sp_col[f + 1] && d->sp_row[lo] == i ? d->sp_val[lo] : d->sp_default;
+}
+
+/* The value of feature f in row i (either layout). */
 static inline float gv_value(const grove_dataset *d, size_t f, size_t i)
 {
-    return d->values[f * d->n_rows + i];
+    if (d->values) return d->values[f * d->n_rows + i];
+    return gv_value_sparse(d, f, i);
 }
+
+/* The largest number of rows of a sparse dataset (row indices are 32-bit). */
+#define GV_SPARSE_MAX_ROWS ((size_t)UINT32_MAX)
+
+/* An empty sparse dataset: n_rows rows, schema->n_features features, every value `dflt`, room
+ * for nnz stored values (sp_col all zero, sp_row and sp_val unset), labels when with_labels;
+ * takes over `schema` (freed on failure too).  NULL: no memory or too many rows. */
+grove_dataset *gv_dataset_new_sparse(grove_schema *schema, size_t n_rows, size_t nnz,
+                                     float dflt, int with_labels);
+
+/* The compressed columns of a sparse dataset from compressed rows: row i's values are
+ * val[ptr[i] .. ptr[i+1]) at features col[same], features strictly increasing, none >=
+ * n_features.  Fills d->sp_col/sp_row/sp_val (d made by gv_dataset_new_sparse with
+ * nnz = ptr[n_rows]).  0 ok, -1 out of memory. */
+int gv_dataset_fill_csr(grove_dataset *d, const size_t *ptr, const uint32_t *col,
+                        const float *val);
+
+/* A dense copy of a sparse dataset's values ([n_features * n_rows], column-major), or of a
+ * dense one's; gv_free it.  NULL: no memory or the product overflows. */
+float *gv_dataset_dense_values(const grove_dataset *d);
 
 /* An empty dataset with room for n_rows x schema->n_features values (NaN-filled), labels when
  * with_labels, no weights; takes over `schema` (freed on failure too).  NULL: no memory. */
@@ -108,6 +153,9 @@ grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *
 /* Test hook: the chunk size of parallel reads (files of 4 chunks or more are read in
  * parallel); 0 restores the default (16 MiB).  Not thread-safe: for tests only. */
 void gv_read_set_chunk(size_t bytes);
+/* Test hook: the layout of LIBSVM datasets, 0 automatic (libsvm.c), 1 always dense, 2 always
+ * sparse.  Not thread-safe: for tests only. */
+void gv_libsvm_set_layout(int layout);
 /* The 1-based line number of position `at` in `text` (1 + the newlines before it). */
 size_t gv_line_of(const char *text, const char *at);
 /* Writes s[0..len) as a double-quoted excerpt for messages into buf: at most ~48 characters

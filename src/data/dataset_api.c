@@ -22,6 +22,7 @@
 #include "../core/params.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- loading ---- */
@@ -129,6 +130,70 @@ grove_status grove_dataset_load(const char *path, const grove_params *params,
 
 /* ---- subsets ---- */
 
+/* The rows rows[0..n) of a sparse dataset, sparse too (labels allocated when `data` has
+ * them, not filled): each old row's new positions (ascending), then each column's entries
+ * copied to every position of their row and put in row order.  Takes over schema; NULL: no
+ * memory. */
+typedef struct sp_entry {
+    uint32_t row;
+    float value;
+} sp_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    uint32_t x = ((const sp_entry *)a)->row, y = ((const sp_entry *)b)->row;
+    return (x > y) - (x < y);
+}
+
+static grove_dataset *sparse_subset(const grove_dataset *data, const size_t *rows, size_t n,
+                                    grove_schema *schema)
+{
+    size_t F = schema->n_features, N = data->n_rows, nnz = 0;
+    size_t *first = gv_calloc(N + 1, sizeof *first), *pos = gv_malloc_array(n ? n : 1, sizeof *pos);
+    sp_entry *tmp = NULL;
+    grove_dataset *d = NULL;
+    if (!first || !pos || n > GV_SPARSE_MAX_ROWS) goto fail;
+    for (size_t k = 0; k < n; k++) first[rows[k] + 1]++;
+    for (size_t i = 0; i < N; i++) first[i + 1] += first[i];
+    for (size_t k = 0; k < n; k++) pos[first[rows[k]]++] = k; /* first[r] now ends row r */
+    for (size_t i = N; i > 0; i--) first[i] = first[i - 1];
+    first[0] = 0;
+    for (size_t j = 0; j < data->sp_col[F]; j++) nnz += first[data->sp_row[j] + 1] - first[data->sp_row[j]];
+    d = gv_dataset_new_sparse(schema, n, nnz, data->sp_default, data->labels != NULL);
+    schema = NULL;
+    tmp = gv_malloc_array(nnz ? nnz : 1, sizeof *tmp);
+    if (!d || !tmp) goto fail;
+    size_t at = 0;
+    for (size_t f = 0; f < F; f++) {
+        size_t start = at;
+        d->sp_col[f] = at;
+        for (size_t j = data->sp_col[f]; j < data->sp_col[f + 1]; j++) {
+            size_t r = data->sp_row[j];
+            for (size_t q = first[r]; q < first[r + 1]; q++) {
+                tmp[at].row = (uint32_t)pos[q];
+                tmp[at++].value = data->sp_val[j];
+            }
+        }
+        qsort(tmp + start, at - start, sizeof *tmp, cmp_entry);
+    }
+    d->sp_col[F] = at;
+    for (size_t k = 0; k < at; k++) {
+        d->sp_row[k] = tmp[k].row;
+        d->sp_val[k] = tmp[k].value;
+    }
+    gv_free(tmp);
+    gv_free(first);
+    gv_free(pos);
+    return d;
+fail:
+    gv_schema_free(schema);
+    grove_dataset_free(d);
+    gv_free(tmp);
+    gv_free(first);
+    gv_free(pos);
+    return NULL;
+}
+
 grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
                                   grove_dataset **out)
 {
@@ -144,7 +209,8 @@ grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows,
                           rows[k], data->n_rows);
     grove_schema *schema = gv_schema_copy(data->schema);
     if (!schema) return gv_err_nomem("the subset's schema");
-    grove_dataset *d = gv_dataset_new(schema, n, data->labels != NULL); /* takes over schema */
+    grove_dataset *d = data->values ? gv_dataset_new(schema, n, data->labels != NULL)
+                                    : sparse_subset(data, rows, n, schema); /* take over schema */
     if (!d) return gv_err_nomem("the subset");
     gv_free(d->source);
     gv_free(d->warning);
@@ -155,7 +221,7 @@ grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows,
         grove_dataset_free(d);
         return gv_err_nomem("the subset");
     }
-    for (size_t f = 0; f < schema->n_features; f++) {
+    for (size_t f = 0; f < schema->n_features && d->values; f++) {
         const float *src = data->values + f * data->n_rows;
         float *dst = d->values + f * n;
         for (size_t k = 0; k < n; k++) dst[k] = src[rows[k]];

@@ -4,7 +4,7 @@
  * Pipeline position: data/ (file text -> grove_dataset), called by grove_dataset_load().
  *
  * Syntax.  Tokens are separated by blanks (space, tab).  The first token is the label (a
- * decimal number); then `index:value` pairs with 1-based integer indices in [1, 10^8],
+ * decimal number); then `index:value` pairs with 1-based integer indices in [1, 10^7],
  * strictly increasing within a row; a `qid:n` token is ignored; `#` starts a comment to the end
  * of the line; blank and comment-only lines are not rows; LF or CRLF.  A value may be a missing
  * token (NA, ?, NaN).  An index absent from a row means 0, or missing with parameter
@@ -19,9 +19,11 @@
  * blank-separated token on it (the label is token 1), as in csv.c where it is the field.
  *
  * How: one sequential memchr() scan finds the rows; they are parsed in parallel over fixed
- * blocks of rows.  Without a schema the number of features is known only at the end, so a
- * first pass validates and finds the largest index, and a second fills the matrix; with a
- * schema one pass does both.  Errors of the lowest row win (see gv_row_error).
+ * blocks of rows.  A first pass validates, finds the largest index and counts each row's
+ * stored values (those other than the absent 0 or NaN); then the layout is chosen (sparse
+ * compressed columns when at most 1/8 of the cells are stored, dataset.h) and a second pass
+ * fills it, so memory follows the stored values, not rows x largest index.  Errors of the
+ * lowest row win (see gv_row_error).
  */
 #include "dataset.h"
 
@@ -36,7 +38,17 @@
 #endif
 
 #define ROWS_PER_BLOCK 4096
-#define MAX_INDEX 100000000
+/* The largest feature index accepted (docs/limits.md): every feature up to the largest index
+ * costs a schema entry, a bin mapper and the tree engine's per-feature scratch (about 200
+ * bytes), used or not, so an index, not the data, could otherwise claim gigabytes. */
+#define MAX_INDEX 10000000
+
+/* Layout choice (gv_libsvm_set_layout): stored sparse when at most 1/SPARSE_DENSITY of the
+ * rows x features cells hold a value other than the absent one. */
+#define SPARSE_DENSITY 8
+static int layout_force; /* 0 auto, 1 dense, 2 sparse */
+
+void gv_libsvm_set_layout(int layout) { layout_force = layout; }
 
 typedef struct svm_worker {
     gv_row_error err;
@@ -53,8 +65,12 @@ typedef struct svm_ctx {
     size_t n_rows, rec_cap;
     const grove_schema *follow; /* borrowed; NULL = infer */
     double *labels;        /* [n_rows] */
-    grove_dataset *ds;     /* NULL during the first pass without a schema */
+    grove_dataset *ds;     /* NULL during the first pass */
     int absent_missing;
+    size_t *row_nnz;       /* first pass: [n_rows + 1], the values each row stores (0 unless
+                              they differ from the absent value); then the CSR row pointers */
+    uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features */
+    float *csr_val;        /* [nnz] values */
     atomic_size_t stop_row;
 } svm_ctx;
 
@@ -93,7 +109,7 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
     grove_dataset *ds = c->ds;
     const grove_schema *schema = c->follow;
     size_t n_features = ds ? ds->schema->n_features : 0, n_rows = c->n_rows;
-    size_t prev = 0;
+    size_t prev = 0, stored = 0;
     char found[96];
     for (size_t t = 1;; t++) {
         while (p < e && is_blank(*p)) p++;
@@ -192,8 +208,21 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
                 return -1;
             }
         }
-        if (ds && index <= n_features) ds->values[(index - 1) * n_rows + i] = value;
+        /* only values other than the absent one are stored (and counted) */
+        if (c->absent_missing ? isnan(value) : value == 0.0f) continue;
+        if (!ds) {
+            stored++;
+        } else if (index <= n_features) {
+            if (ds->values) {
+                ds->values[(index - 1) * n_rows + i] = value;
+            } else {
+                size_t at = c->row_nnz[i] + stored++;
+                c->csr_col[at] = (uint32_t)(index - 1);
+                c->csr_val[at] = value;
+            }
+        }
     }
+    if (!ds) c->row_nnz[i] = stored;
     return 0;
 }
 
@@ -257,9 +286,22 @@ static grove_status parse_rows(svm_ctx *c, int n_threads, svm_worker *merged)
     return GROVE_OK;
 }
 
-/* The dataset for n_features features, with absent values set to 0 or NaN. */
+/* The dataset for n_features features, with absent values set to 0 or NaN: sparse when few
+ * values are stored (c->row_nnz from the first pass becomes the CSR row pointers), else
+ * dense. */
 static grove_status new_dataset(svm_ctx *c, size_t n_features)
 {
+    size_t nnz = 0, cells;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        size_t k = c->row_nnz[i];
+        c->row_nnz[i] = nnz;
+        nnz += k;
+    }
+    c->row_nnz[c->n_rows] = nnz;
+    int sparse = gv_mul_size(c->n_rows, n_features, &cells) != 0 ||
+                 nnz <= cells / SPARSE_DENSITY;
+    if (layout_force) sparse = layout_force == 2;
+    if (c->n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
     grove_schema *schema = c->follow ? gv_schema_copy(c->follow) : gv_schema_new(n_features);
     if (schema && !c->follow) {
         gv_free(schema->label_name);
@@ -270,7 +312,19 @@ static grove_status new_dataset(svm_ctx *c, size_t n_features)
         }
     }
     if (!schema) return gv_err_nomem("the schema");
-    c->ds = gv_dataset_new(schema, c->n_rows, 0);
+    if (sparse) {
+        c->ds = gv_dataset_new_sparse(schema, c->n_rows, nnz, c->absent_missing ? NAN : 0.0f, 0);
+        c->csr_col = gv_malloc_array(nnz, sizeof *c->csr_col);
+        c->csr_val = gv_malloc_array(nnz, sizeof *c->csr_val);
+        if (!c->ds || !c->csr_col || !c->csr_val) {
+            char what[112];
+            snprintf(what, sizeof what, "the sparse dataset (%zu rows, %zu values)", c->n_rows,
+                     nnz);
+            return gv_err_nomem(what);
+        }
+    } else {
+        c->ds = gv_dataset_new(schema, c->n_rows, 0);
+    }
     if (!c->ds) {
         char what[96];
         snprintf(what, sizeof what, "the dataset (%zu rows x %zu features)", c->n_rows,
@@ -280,7 +334,7 @@ static grove_status new_dataset(svm_ctx *c, size_t n_features)
     gv_free(c->ds->source);
     c->ds->source = gv_strdup(c->path);
     if (!c->ds->source) return gv_err_nomem("the dataset");
-    if (!c->absent_missing) {
+    if (!c->absent_missing && c->ds->values) {
         size_t n_values = c->n_rows * n_features; /* checked by gv_dataset_new */
         memset(c->ds->values, 0, n_values * sizeof *c->ds->values);
     }
@@ -328,33 +382,41 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
         st = gv_err_nomem("the labels");
         goto done;
     }
-    if (schema) { /* one pass: the shape is known */
-        if ((st = new_dataset(&c, schema->n_features)) != GROVE_OK) goto done;
-        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
-        if (result.n_ignored) {
-            gv_buf msg = {0};
-            if (gv_buf_printf(&msg,
-                              "%s: %zu value%s of features beyond the schema's %zu ignored "
-                              "(first: line %zu, index %zu)",
-                              path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
-                              schema->n_features, gv_line_of(buf, result.ignored_at),
-                              result.ignored_index) != 0) {
-                gv_buf_free(&msg);
-                st = gv_err_nomem("the warning");
-                goto done;
-            }
-            gv_free(c.ds->warning);
-            c.ds->warning = msg.data;
-        }
-    } else { /* validate and size, then fill */
-        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
-        if (result.max_index == 0) {
-            st = gv_err(GROVE_ERR_DATA, "%s:1: expected at least one index:value feature, "
-                        "found only labels", path);
+    c.row_nnz = gv_malloc_array(c.n_rows + 1, sizeof *c.row_nnz);
+    if (!c.row_nnz) {
+        st = gv_err_nomem("the row index");
+        goto done;
+    }
+    /* validate, size and count, then fill */
+    if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+    if (!schema && result.max_index == 0) {
+        st = gv_err(GROVE_ERR_DATA, "%s:1: expected at least one index:value feature, "
+                    "found only labels", path);
+        goto done;
+    }
+    if ((st = new_dataset(&c, schema ? schema->n_features : result.max_index)) != GROVE_OK)
+        goto done;
+    if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+    if (!c.ds->values && gv_dataset_fill_csr(c.ds, c.row_nnz, c.csr_col, c.csr_val) != 0) {
+        st = gv_err_nomem("the sparse dataset's columns");
+        goto done;
+    }
+    if (schema && result.n_ignored) {
+        gv_buf msg = {0};
+        if (gv_buf_printf(&msg,
+                          "%s: %zu value%s of features beyond the schema's %zu ignored "
+                          "(first: line %zu, index %zu)",
+                          path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
+                          schema->n_features, gv_line_of(buf, result.ignored_at),
+                          result.ignored_index) != 0) {
+            gv_buf_free(&msg);
+            st = gv_err_nomem("the warning");
             goto done;
         }
-        if ((st = new_dataset(&c, result.max_index)) != GROVE_OK) goto done;
-        if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
+        gv_free(c.ds->warning);
+        c.ds->warning = msg.data;
+    }
+    if (!schema) {
         st = gv_labels_infer_numeric(c.labels, c.n_rows, (int)gv_param_int(params, GV_P_TASK),
                                      c.ds->schema);
         if (st != GROVE_OK) goto done;
@@ -366,6 +428,9 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
 done:
     gv_free(c.rec);
     gv_free(c.labels);
+    gv_free(c.row_nnz);
+    gv_free(c.csr_col);
+    gv_free(c.csr_val);
     grove_dataset_free(c.ds);
     return st;
 }

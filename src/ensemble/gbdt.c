@@ -336,8 +336,9 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     if (R < LANES) R = LANES;
     if (R > GV_PREDICT_BLOCK) R = GV_PREDICT_BLOCK;
     double s[GV_PREDICT_BLOCK * 64];
-    float *xs = G <= 64 && b->flat ? gv_malloc_array(R * F, sizeof *xs) : NULL;
-    if (!xs) { /* many classes, or no memory: one row at a time */
+    /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
+    float *xs = G <= 64 && b->flat && d->values ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    if (!xs) { /* many classes, a sparse dataset, or no memory: one row at a time */
         for (size_t i = begin; i < end; i++) gbdt_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }

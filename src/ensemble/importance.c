@@ -150,18 +150,20 @@ grove_status gv_importance_permutation(const grove_model *m, const grove_dataset
     size_t nv, np;
     if (gv_mul_size(n, F, &nv) != 0 || gv_mul_size(n, m->n_outputs, &np) != 0)
         return gv_err_nomem("permutation importance");
-    float *values = gv_malloc_array(nv ? nv : 1, sizeof *values);
+    float *values = gv_dataset_dense_values(d); /* a sparse dataset is made dense here */
+    float *dense = d->values ? NULL : gv_dataset_dense_values(d);
     double *p = gv_malloc_array(np ? np : 1, sizeof *p);
     size_t *perm = gv_malloc_array(n ? n : 1, sizeof *perm);
-    if (!values || !p || !perm) {
+    if (!values || !p || !perm || (!d->values && !dense)) {
         gv_free(values);
+        gv_free(dense);
         gv_free(p);
         gv_free(perm);
         return gv_err_nomem("permutation importance");
     }
-    memcpy(values, d->values, nv * sizeof *values);
     grove_dataset shuffled = *d; /* borrows d's schema and labels; values are ours */
     shuffled.values = values;
+    const float *orig_values = d->values ? d->values : dense;
     double e0 = model_error(m, d, n_threads, p);
     for (size_t f = 0; f < F; f++) {
         gv_rng rng;
@@ -169,12 +171,13 @@ grove_status gv_importance_permutation(const grove_model *m, const grove_dataset
         for (size_t i = 0; i < n; i++) perm[i] = i;
         gv_rng_shuffle(&rng, perm, n);
         float *col = values + f * n;
-        const float *orig = d->values + f * n;
+        const float *orig = orig_values + f * n;
         for (size_t i = 0; i < n; i++) col[i] = orig[perm[i]];
         out[f] = model_error(m, &shuffled, n_threads, p) - e0;
         memcpy(col, orig, n * sizeof *col);
     }
     gv_free(values);
+    gv_free(dense);
     gv_free(p);
     gv_free(perm);
     return GROVE_OK;

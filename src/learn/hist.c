@@ -12,6 +12,7 @@
  */
 #include "tree_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -381,6 +382,143 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
 #pragma omp parallel for num_threads(e->nt) schedule(dynamic, 4) if (parallel)
 #endif
     for (size_t k = 0; k < n_feats; k++) build_feature(e, begin, end, (size_t)feats[k], h);
+}
+
+static int cmp_feat(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+enum { SPARSE_COL_GAIN = 8 };
+
+/* Adds position i's record (count 1, then its statistics) to bin record hb. */
+static inline void sparse_add(const gv_engine *e, size_t i, double *hb)
+{
+    const double *ns = e->ns;
+    hb[0] += 1.0;
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS: hb[1 + e->ncls[i]] += ns[i]; break;
+    case GV_STATS_REG:
+        hb[1] += ns[3 * i];
+        hb[2] += ns[3 * i + 1];
+        hb[3] += ns[3 * i + 2];
+        break;
+    case GV_STATS_GRAD:
+        hb[1] += ns[2 * i];
+        hb[2] += ns[2 * i + 1];
+        break;
+    }
+}
+
+/* Starts feature f's histogram in this node when it is first met: zeroed, listed, and its
+ * running sum of the non-default bins (sp_acc, in slot sp_slot[f]) zeroed. */
+static inline double *sparse_meet(gv_engine *e, size_t f, double *h, size_t *n_t, double **acc)
+{
+    double *hf = h + e->hist_off[f];
+    if (e->sp_seen[f] != e->sp_epoch) {
+        e->sp_seen[f] = e->sp_epoch;
+        e->sp_slot[f] = (uint32_t)*n_t;
+        e->sp_feats[(*n_t)++] = (int32_t)f;
+        memset(hf, 0, (size_t)e->X->mappers[f].n_bins * e->S * sizeof *hf);
+        memset(e->sp_acc + e->S * e->sp_slot[f], 0, e->S * sizeof *e->sp_acc);
+    }
+    *acc = e->sp_acc + e->S * e->sp_slot[f];
+    return hf;
+}
+
+size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                            size_t n_feats, double *h)
+{
+    const gv_binned *X = e->X;
+    const size_t S = e->S;
+    const size_t *idx = e->idx;
+    gv_hist_gather(e, begin, end);
+    if (++e->sp_epoch == 0) { /* wrapped: forget every mark */
+        memset(e->sp_seen, 0, e->n_features * sizeof *e->sp_seen);
+        memset(e->sp_cand, 0, e->n_features * sizeof *e->sp_cand);
+        memset(e->sp_rseen, 0, X->n_rows * sizeof *e->sp_rseen);
+        e->sp_epoch = 1;
+    }
+    const uint32_t epoch = e->sp_epoch;
+    const int all = n_feats == e->n_features; /* feats ascending and distinct: every feature */
+    /* the node's totals, and the work of each way: the entries of the node's rows, or those
+     * of the candidate features' columns */
+    double T[4 + 256];
+    double *tot = S <= 260 ? T : e->scratch[0].acc; /* acc holds 4 S doubles */
+    memset(tot, 0, S * sizeof *tot);
+    size_t by_rows = 0, by_cols = 0;
+    for (size_t i = begin; i < end; i++) {
+        sparse_add(e, i, tot);
+        by_rows += X->csr_ptr[idx[i] + 1] - X->csr_ptr[idx[i]];
+    }
+    if (all)
+        by_cols = X->csc_ptr[e->n_features];
+    else
+        for (size_t k = 0; k < n_feats && by_cols <= SPARSE_COL_GAIN * by_rows; k++)
+            by_cols += X->csc_ptr[feats[k] + 1] - X->csc_ptr[feats[k]];
+    size_t n_t = 0;
+    /* A row's entries land all over the histogram (a cache miss each when there are many
+     * features), a column's in one feature's bins: columns win unless they are many times more
+     * work (measured on a news20-like set: 1.35M features, gbdt of depth 6). */
+    if (by_cols + (end - begin) < SPARSE_COL_GAIN * by_rows) {
+        /* by column: the node's positions of each row, then each candidate's entries */
+        for (size_t i = end; i-- > begin;) {
+            size_t r = idx[i];
+            e->sp_next[i] = e->sp_rseen[r] == epoch ? e->sp_head[r] : SIZE_MAX;
+            e->sp_head[r] = i;
+            e->sp_rseen[r] = epoch;
+        }
+        for (size_t k = 0; k < n_feats; k++) {
+            const size_t f = (size_t)feats[k];
+            double *hf = NULL, *acc = NULL;
+            for (size_t j = X->csc_ptr[f]; j < X->csc_ptr[f + 1]; j++) {
+                const size_t r = X->csc_row[j];
+                if (e->sp_rseen[r] != epoch) continue;
+                if (!hf) hf = sparse_meet(e, f, h, &n_t, &acc);
+                double *hb = hf + S * (size_t)X->csc_bin[j];
+                for (size_t p = e->sp_head[r]; p != SIZE_MAX; p = e->sp_next[p]) {
+                    sparse_add(e, p, hb);
+                    sparse_add(e, p, acc);
+                }
+            }
+        }
+    } else {
+        /* by row: each row's entries, features offered to this node only */
+        if (!all)
+            for (size_t k = 0; k < n_feats; k++) e->sp_cand[feats[k]] = epoch;
+        for (size_t i = begin; i < end; i++) {
+            const size_t r = idx[i];
+            for (size_t k = X->csr_ptr[r]; k < X->csr_ptr[r + 1]; k++) {
+                const size_t f = X->csr_feat[k];
+                if (!all && e->sp_cand[f] != epoch) continue;
+                double *acc, *hf = sparse_meet(e, f, h, &n_t, &acc);
+                sparse_add(e, i, hf + S * (size_t)X->csr_bin[k]);
+                sparse_add(e, i, acc);
+            }
+        }
+        qsort(e->sp_feats, n_t, sizeof *e->sp_feats, cmp_feat);
+    }
+    /* the default bin: the node's totals minus the feature's other bins (their running sum);
+     * a bin without rows gets exact zeros, and weights cannot go below zero by rounding */
+    for (size_t j = 0; j < n_t; j++) {
+        const size_t f = (size_t)e->sp_feats[j], d = X->default_bin[f];
+        double *hd = h + e->hist_off[f] + S * d;
+        const double *acc = e->sp_acc + S * e->sp_slot[f];
+        for (size_t s = 0; s < S; s++) hd[s] = tot[s] - acc[s];
+        if (hd[0] < 0.5) {
+            memset(hd, 0, S * sizeof *hd);
+        } else if (e->cfg->stats == GV_STATS_CLASS) {
+            for (size_t s = 1; s < S; s++)
+                if (hd[s] < 0) hd[s] = 0;
+        } else if (e->cfg->stats == GV_STATS_REG) {
+            if (hd[1] < 0) hd[1] = 0;
+            if (hd[3] < 0) hd[3] = 0;
+        } else if (hd[2] < 0) {
+            hd[2] = 0;
+        }
+    }
+    return n_t;
 }
 
 void gv_hist_subtract(const gv_engine *e, double *a, const double *b)

@@ -111,7 +111,8 @@ typedef struct grower {
     int32_t *all_feats;   /* [F] the candidate features, ascending (all, or cfg->feature_mask's) */
     size_t n_all;         /* entries of all_feats */
     int32_t *feats;       /* [F] the drawn candidates of the node being evaluated */
-    size_t *perm;         /* [F] partial Fisher-Yates */
+    size_t *perm;         /* [F] partial Fisher-Yates; the identity between draws */
+    size_t *swap_j;       /* [mf] the draw's swaps, to undo them */
     uint32_t *child_of;   /* [max_categories] multiway: code -> child rank */
     size_t *child_pos;    /* [max_categories + 1] multiway partition offsets */
     size_t *open;         /* open nodes: FIFO (depth-wise) or heap (best-first) */
@@ -295,13 +296,20 @@ static int cmp_int32(const void *a, const void *b)
 static void draw_features(grower *gr)
 {
     size_t F = gr->n_all;
-    for (size_t i = 0; i < F; i++) gr->perm[i] = i;
     for (size_t i = 0; i < gr->mf; i++) {
         size_t j = i + (size_t)gv_rng_below(gr->rng, F - i);
         size_t tmp = gr->perm[i];
         gr->perm[i] = gr->perm[j];
         gr->perm[j] = tmp;
+        gr->swap_j[i] = j;
         gr->feats[i] = gr->all_feats[gr->perm[i]];
+    }
+    /* undo the swaps, last first: perm is the identity again, so a node costs O(mf), not O(F)
+     * (a million LIBSVM features) */
+    for (size_t i = gr->mf; i-- > 0;) {
+        size_t j = gr->swap_j[i], tmp = gr->perm[i];
+        gr->perm[i] = gr->perm[j];
+        gr->perm[j] = tmp;
     }
     qsort(gr->feats, gr->mf, sizeof *gr->feats, cmp_int32);
 }
@@ -324,13 +332,18 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
         feats = gr->feats;
         n_feats = gr->mf;
     }
-    if (e->cfg->random_thresholds) /* extra-trees: one draw per candidate, in feature order */
-        for (size_t k = 0; k < n_feats; k++) e->rand_u[k] = gv_rng_uniform(gr->rng);
     if (!hist) {
         hist = gv_hist_acquire(e);
         if (!hist) return gv_err_nomem("tree histograms");
-        gv_hist_build(e, g->begin, g->end, feats, n_feats, hist);
+        if (e->X->csr_ptr) { /* only the features met in the node's rows (tree_int.h) */
+            n_feats = gv_hist_build_sparse(e, g->begin, g->end, feats, n_feats, hist);
+            feats = e->sp_feats;
+        } else {
+            gv_hist_build(e, g->begin, g->end, feats, n_feats, hist);
+        }
     }
+    if (e->cfg->random_thresholds) /* extra-trees: one draw per candidate, in feature order */
+        for (size_t k = 0; k < n_feats; k++) e->rand_u[k] = gv_rng_uniform(gr->rng);
     gv_split split;
     grove_status st = gv_split_find(e, hist, gr->tot + id * e->S, feats, n_feats, &split);
     if (st != GROVE_OK) {
@@ -340,7 +353,8 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
     g->split = split;
     int depth = gr->t->nodes[id].depth;
     int children_may_split = e->cfg->max_depth == 0 || depth + 1 < e->cfg->max_depth;
-    if (!gr->subset && split.feature >= 0 && children_may_split && e->n_kept < e->max_kept) {
+    if (!gr->subset && !e->X->csr_ptr && split.feature >= 0 && children_may_split &&
+        e->n_kept < e->max_kept) {
         g->hist = hist;
         e->n_kept++;
     } else {
@@ -392,7 +406,7 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
     size_t f = (size_t)s->feature, nl = 0, nr = 0;
     const size_t *idx = e->idx;
     size_t *tmp = e->tmp;
-    if (!bits && !X->wide) {
+    if (!bits && X->bins8) {
         /* the common case, numeric on 8-bit bins */
         const uint8_t *col = X->bins8 + f * X->n_rows;
         uint32_t split = s->bin;
@@ -599,7 +613,8 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
     for (size_t c = 0; c < k; c++)
         if (c != largest) others += gr->g[first + c].end - gr->g[first + c].begin;
 
-    if (phist && !gr->subset && splittable(gr, first + largest) && others < n_largest) {
+    if (phist && !gr->subset && !e->X->csr_ptr && splittable(gr, first + largest) &&
+        others < n_largest) {
         /* histogram(largest) = histogram(parent) - sum of the others' histograms */
         for (size_t c = 0; c < k; c++) {
             if (c == largest) continue;
@@ -797,6 +812,14 @@ static void engine_free(gv_engine *e)
     gv_free(e->rand_u);
     gv_free(e->part);
     gv_free(e->block_left);
+    gv_free(e->sp_seen);
+    gv_free(e->sp_cand);
+    gv_free(e->sp_feats);
+    gv_free(e->sp_head);
+    gv_free(e->sp_slot);
+    gv_free(e->sp_acc);
+    gv_free(e->sp_rseen);
+    gv_free(e->sp_next);
 }
 
 /* Sets up the engine (everything but the rows' contents). */
@@ -819,6 +842,19 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     e->rand_u = gv_malloc_array(F ? F : 1, sizeof *e->rand_u);
     if (!e->hist_off || !e->fbest || !e->fbits_off || !e->rand_u)
         return gv_err_nomem("tree engine");
+    if (X->csr_ptr) {
+        e->sp_seen = gv_calloc(F ? F : 1, sizeof *e->sp_seen);
+        e->sp_cand = gv_calloc(F ? F : 1, sizeof *e->sp_cand);
+        e->sp_feats = gv_malloc_array(F ? F : 1, sizeof *e->sp_feats);
+        e->sp_head = gv_malloc_array(X->n_rows ? X->n_rows : 1, sizeof *e->sp_head);
+        e->sp_slot = gv_malloc_array(F ? F : 1, sizeof *e->sp_slot);
+        e->sp_acc = gv_malloc_array(F ? F : 1, e->S * sizeof *e->sp_acc);
+        e->sp_rseen = gv_calloc(X->n_rows ? X->n_rows : 1, sizeof *e->sp_rseen);
+        e->sp_next = gv_malloc_array(e->n ? e->n : 1, sizeof *e->sp_next);
+        if (!e->sp_seen || !e->sp_cand || !e->sp_feats || !e->sp_head || !e->sp_rseen ||
+            !e->sp_next || !e->sp_slot || !e->sp_acc)
+            return gv_err_nomem("tree engine");
+    }
     size_t off = 0, words = 0;
     for (size_t f = 0; f < F; f++) {
         const gv_bin_mapper *m = &X->mappers[f];
@@ -914,6 +950,7 @@ static void grower_free(grower *gr)
     gv_free(gr->all_feats);
     gv_free(gr->feats);
     gv_free(gr->perm);
+    gv_free(gr->swap_j);
     gv_free(gr->child_of);
     gv_free(gr->child_pos);
     gv_free(gr->open);
@@ -1004,14 +1041,16 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
     gr.perm = gv_malloc_array(F ? F : 1, sizeof *gr.perm);
+    gr.swap_j = gv_malloc_array(gr.mf ? gr.mf : 1, sizeof *gr.swap_j);
     gr.child_of = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof *gr.child_of);
     gr.child_pos = gv_malloc_array(e->max_categories + 1, sizeof *gr.child_pos);
-    if (!gr.all_feats || !gr.feats || !gr.perm || !gr.child_of || !gr.child_pos) {
+    if (!gr.all_feats || !gr.feats || !gr.perm || !gr.swap_j || !gr.child_of || !gr.child_pos) {
         st = gv_err_nomem("tree");
         goto fail;
     }
     for (size_t f = 0, j = 0; f < F; f++)
         if (!cfg->feature_mask || cfg->feature_mask[f]) gr.all_feats[j++] = (int32_t)f;
+    for (size_t i = 0; i < F; i++) gr.perm[i] = i;
 
     if (cfg->stats == GV_STATS_REG) {
         /* c = sum w y / sum w over the view, subtracted from every y (0 if no weight) */

@@ -105,6 +105,22 @@ typedef struct gv_engine {
     /* Bitsets of the nodes' chosen splits (until the split is applied). */
     uint32_t *cat_pool;
     size_t n_cat_pool, cap_cat_pool;
+
+    /* Compressed-row binned matrices (bin.h, X->csr_ptr): a node's histograms are built by
+     * walking its rows' stored entries, and only the features met there (sp_feats, ascending)
+     * are candidates: any other feature has all the node's rows in its default bin, so no
+     * split.  sp_seen/sp_cand hold the epoch of the last node that met/offered a feature. */
+    uint32_t *sp_seen, *sp_cand; /* [n_features] */
+    int32_t *sp_feats;           /* [n_features] */
+    uint32_t *sp_slot;           /* [n_features] the feature's place in sp_feats when met */
+    double *sp_acc;              /* [n_features * S] per slot: the sum of its non-default bins */
+    uint32_t sp_epoch;
+    /* By column (few candidates): the node's positions of row r are sp_head[r], then
+     * sp_next[p] .. (SIZE_MAX ends; a bootstrap repeats rows), valid when sp_rseen[r] is the
+     * node's epoch. */
+    size_t *sp_head;             /* [X->n_rows] */
+    uint32_t *sp_rseen;          /* [X->n_rows] */
+    size_t *sp_next;             /* [n] */
 } gv_engine;
 
 /* The statistics of original row r (gv_ns_stride() doubles, CLASS: its weight) and, for CLASS, its
@@ -153,6 +169,13 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
  * feature summed in row order. */
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h);
+/* Compressed-row matrices: builds into h the histograms of those features of feats[0..n_feats)
+ * (ascending) that have an entry in some row of idx[begin, end), lists them ascending in
+ * e->sp_feats and returns their number.  A feature's default bin is the node's totals minus
+ * its other bins.  One thread; time O(entries of the node's rows + bins of the listed
+ * features). */
+size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                            size_t n_feats, double *h);
 /* a -= b on every feature's segment (both full histograms). */
 void gv_hist_subtract(const gv_engine *e, double *a, const double *b);
 /* A histogram buffer from the pool (contents undefined), or NULL when out of memory. */
