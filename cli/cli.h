@@ -79,5 +79,6 @@ int cmd_biasvar(int argc, char **argv);
 int cmd_detect(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_cascade(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct {
     {"help", cmd_help, "parameters, algorithms, file formats"},
     {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
     {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
+    {"cascade", cmd_cascade, "train a Viola-Jones face cascade; its stages, rates, conversion"},
     {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
     {"export", cmd_export, "a model as one standalone C99 file (--lang c)"},
     {"report", cmd_report, "a model as one self-contained HTML page of charts"},

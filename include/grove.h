@@ -398,11 +398,32 @@ grove_status grove_cascade_stage_stats(const grove_cascade *cascade, int stage, 
  * (0 = OpenCV's: 2 pixels below scale 2, then 1), n_threads (0 = all cores; the result does
  * not depend on it).  *boxes: a new array of *n_boxes * 5 ints (x, y, width, height,
  * neighbours), free with grove_boxes_free; *windows (may be NULL): windows evaluated.  Thread-safe. */
+/* Trains a cascade (Viola & Jones 2004): AdaBoost over every Haar feature of the window picks
+ * threshold-and-polarity stumps for each stage until the stage, with its threshold lowered to
+ * keep cascade.min_detect of the validation faces, passes at most cascade.max_fp of the
+ * validation negatives; each stage's negatives are mined from the negative images among the
+ * windows the cascade so far accepts; training stops at cascade.stages stages or when the
+ * product of the stages' false-positive rates reaches cascade.target_fp (or the negative images
+ * yield too few hard negatives).  `positives`: a folder of crops (PGM/PNG/JPEG; each resized to
+ * the window) or a CSV "image,x,y,w,h" of boxes (with a header; paths relative to the CSV);
+ * `negatives`: a folder of images without the object.  Parameters (NULL = defaults): the
+ * cascade.* group (`grove help params`), seed, threads; the progress callback is called per
+ * weak classifier and while mining.  The same seed gives the same cascade for any thread count.
+ * New cascade in *out, free with grove_cascade_free. */
+grove_status grove_cascade_train(const char *positives, const char *negatives,
+                                 const grove_params *params, grove_cascade **out);
+
 grove_status grove_cascade_detect(const grove_cascade *cascade, const grove_image *image,
                                   double scale_factor, int min_neighbors, const int *min_size,
                                   const int *max_size, int step, int n_threads, int **boxes,
                                   size_t *n_boxes, double *windows);
 void grove_boxes_free(int *boxes);
+
+/* Runs the cascade on one window: the image resized to the cascade's window (the detector's
+ * resize).  *accepted: 1 when every stage passes, else 0; *stages_passed (may be NULL): how many
+ * stages passed (-1 when the window is too flat to normalize, as the detector skips it). */
+grove_status grove_cascade_classify(const grove_cascade *cascade, const grove_image *image,
+                                    int *accepted, int *stages_passed);
 
 #ifdef __cplusplus
 }

@@ -69,7 +69,7 @@ def grove_detect(cascade, image, extra):
 
 
 def main():
-    images = ["astronaut.pgm", "chelsea.png", "coins.png", "rocket.jpg"]
+    images = ["astronaut.pgm", "negatives_small/chelsea.png", "negatives_small/coins.png", "rocket.jpg"]
     # stumps and trees, upright and tilted features
     cascades = ["frontalface_default", "frontalface_alt2", "frontalface_alt_tree", "eye",
                 "eye_tree_eyeglasses", "smile", "frontalcatface_extended"]
@@ -82,7 +82,7 @@ def main():
     runs += [("frontalface_default", "astronaut.pgm", (1.2, 5, None, None)),
              ("frontalface_alt2", "astronaut.pgm", (1.05, 2, (40, 40), (200, 200))),
              ("eye", "astronaut.pgm", (1.3, 1, (20, 20), None)),
-             ("frontalface_default", "coins.png", (1.1, 0, None, None))]
+             ("frontalface_default", "negatives_small/coins.png", (1.1, 0, None, None))]
     for cname, iname, (sf, mn, mins, maxs) in runs:
         cpath = os.path.join(CASC, "haarcascade_%s.xml" % cname)
         ipath = os.path.join(IMG, iname)
@@ -119,7 +119,7 @@ def main():
           "astronaut: %s vs the true box %s" % (got, truth))
     # thread-count independence (also of the raw, ungrouped windows)
     for extra in ([], ["--min-neighbors", "0"]):
-        outs = [grove_detect(face, os.path.join(IMG, "coins.png"), extra + ["-j", str(j)])
+        outs = [grove_detect(face, os.path.join(IMG, "negatives_small", "coins.png"), extra + ["-j", str(j)])
                 for j in (1, 2, 3)]
         check(outs[0] == outs[1] == outs[2], "thread counts give different boxes %s" % extra)
     print("%d checks, %d failed" % (checks, failures))

@@ -188,7 +188,7 @@ static void test_image_io(void)
     }
     gv_image_free(back);
     back = NULL;
-    CHECK_OK(gv_image_load("tests/data/vision/chelsea.png", &back));
+    CHECK_OK(gv_image_load("tests/data/vision/negatives_small/chelsea.png", &back));
     CHECK(back && back->width == 451 && back->height == 300);
     gv_image_free(back);
     back = NULL;

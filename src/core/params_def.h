@@ -156,5 +156,29 @@
   X(VOTING_MODE, "voting.mode", ENUM, "hard", 0, 0, "hard|soft", \
     "voting: weighted plurality of the predicted labels (ties to the lowest class), or weighted mean of the class probabilities; regression: weighted mean") \
   X(VOTING_WEIGHTS, "voting.weights", STRING, "", 0, 0, "comma-separated non-negative numbers, one per learner", \
-    "voting: the learners' weights (default: all equal)")
+    "voting: the learners' weights (default: all equal)") \
+  X(CASCADE_WINDOW, "cascade.window", STRING, "24x24", 0, 0, "WIDTHxHEIGHT, 8 to 64 each", \
+    "cascade: the base window of the Haar features (Viola & Jones: 24x24)") \
+  X(CASCADE_FEATURES, "cascade.features", ENUM, "basic", 0, 0, "basic|all", \
+    "cascade: Haar feature families: the five upright ones of Viola & Jones, or also Lienhart's 45-degree ones") \
+  X(CASCADE_STAGES, "cascade.stages", INT, "20", 1, 1000, "", \
+    "cascade: most stages") \
+  X(CASCADE_MAX_FP, "cascade.max_fp", FLOAT, "0.5", 1e-6, 0.999, "", \
+    "cascade: f, the largest false-positive rate a stage may keep on the validation negatives (Viola & Jones 2004, Table 2)") \
+  X(CASCADE_MIN_DETECT, "cascade.min_detect", FLOAT, "0.995", 0.5, 1, "", \
+    "cascade: d, the smallest detection rate a stage keeps on the validation faces (its threshold is lowered until then)") \
+  X(CASCADE_TARGET_FP, "cascade.target_fp", FLOAT, "1e-6", 0, 1, "", \
+    "cascade: F_target; training stops when the product of the stages' false-positive rates reaches it") \
+  X(CASCADE_MAX_WEAK, "cascade.max_weak", INT, "200", 1, 100000, "", \
+    "cascade: most weak classifiers (features) in one stage") \
+  X(CASCADE_NEGATIVES, "cascade.negatives", INT, "0", 0, 10000000, "", \
+    "cascade: training negatives mined per stage from the negative images (the same number again for validation); 0 = twice the training positives") \
+  X(CASCADE_VALID_FRACTION, "cascade.valid_fraction", FLOAT, "0.2", 0, 0.9, "", \
+    "cascade: share of the positive images held out to validate each stage's thresholds (their augmented copies go with them)") \
+  X(CASCADE_AUGMENT, "cascade.augment", ENUM, "mirror-shift", 0, 0, "none|mirror|mirror-shift", \
+    "cascade: copies made of every positive crop: its mirror image, and crops shifted by one pixel (and their mirrors)") \
+  X(CASCADE_MEMORY_MB, "cascade.memory_mb", INT, "2048", 16, 1048576, "", \
+    "cascade: memory for the binned feature values of a stage; features beyond it are recomputed every round") \
+  X(CASCADE_MAX_WINDOWS, "cascade.max_windows", FLOAT, "2e8", 1000, 1e12, "", \
+    "cascade: most windows scanned per stage to mine hard negatives; training stops when they yield too few")
 /* clang-format on */

@@ -521,7 +521,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
         } else if (eps >= limit) {
             too_weak = 1;
         } else if (b->variant == BV_ADABOOST) {
-            alpha = nu * 0.5 * log((1 - eps) / eps);
+            alpha = gv_adaboost_alpha(eps, nu);
             /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
             const double down = exp(-alpha), up = exp(alpha);
             for (size_t i = 0; i < n; i++)

@@ -177,5 +177,13 @@ typedef struct gv_voting_view {
     const double *weights;        /* [n_members] */
 } gv_voting_view;
 int gv_voting_view_of(const gv_component *c, gv_voting_view *v);
+/* The discrete AdaBoost round (Freund & Schapire 1997), shared by boost.c and the Viola-Jones
+ * stage trainer (vision/train.c): for a hypothesis with weighted error 0 < eps < 1/2,
+ *   alpha = nu/2 ln((1 - eps)/eps),  D(i) <- D(i) exp(-alpha y_i h(x_i)) / Z,
+ * with y_i h(x_i) = +1 where correct[i] is non-zero (adaboost_step.c).  gv_adaboost_alpha returns
+ * alpha; gv_adaboost_reweight updates D in place, renormalizes it to sum 1 and returns Z (the
+ * normalizer: 2 sqrt(eps(1 - eps)) when alpha is the nu = 1 value and D summed to 1). */
+double gv_adaboost_alpha(double eps, double nu);
+double gv_adaboost_reweight(double *D, const uint8_t *correct, size_t n, double alpha);
 
 #endif /* GV_ENSEMBLE_H */

@@ -148,7 +148,7 @@ int gv_cascade_eval(const gv_cascade_run *r, const int32_t *p, const uint32_t *q
     float norm;
     if (!gv_window_norm(p, q, c->width, c->height, r->stride, &norm)) {
         if (score) *score = 0;
-        return -1;
+        return GV_CASCADE_FLAT;
     }
     int ns = n_stages > 0 && n_stages < c->n_stages ? n_stages : c->n_stages;
     double sum = 0;

@@ -190,10 +190,11 @@ grove_status gv_cascade_run_init(gv_cascade_run *r, const struct grove_cascade *
 void gv_cascade_run_free(gv_cascade_run *r);
 
 /* Evaluates the cascade on the window whose top-left integral entries are p / q / t (t may be
- * NULL without tilted features).  Returns 1 when every stage passes; -1 when the window is
- * too flat (gv_window_norm); else -(index of the rejecting stage) (0 for the first).  With
+ * NULL without tilted features).  Returns 1 when every stage passes; GV_CASCADE_FLAT when the
+ * window is too flat (gv_window_norm); else -(index of the rejecting stage) (0 for the first).  With
  * n_stages > 0 only that many first stages are run.  *score (may be NULL): the last stage
  * sum computed. */
+#define GV_CASCADE_FLAT (-1000000)
 int gv_cascade_eval(const gv_cascade_run *r, const int32_t *p, const uint32_t *q,
                     const int32_t *t, int n_stages, double *score);
 
@@ -232,5 +233,28 @@ grove_status gv_detect(const struct grove_cascade *c, const gv_image *img,
  * Rewrites r in place, *n updated. */
 grove_status gv_group_rects(gv_rect *r, size_t *n, int min_neighbors, double eps, int img_w,
                             int img_h);
+
+/* ---- training (train.c, train_io.c) ---- */
+typedef struct gv_train_opts {
+    int width, height;  /* the base window */
+    unsigned types;     /* GV_HAAR_* families */
+    int max_stages, max_weak;
+    double max_fp, min_detect, target_fp; /* f, d, F_target */
+    double max_windows;  /* most windows scanned per stage when mining negatives */
+    size_t negatives;    /* training negatives per stage (as many for validation); 0: 2 x positives */
+    size_t memory_bytes; /* for the binned feature values */
+    uint64_t seed;
+    int n_threads;
+} gv_train_opts;
+
+/* Trains a cascade (Viola & Jones 2004, Table 2) on positive windows (images of exactly the
+ * window size; training and validation sets, all borrowed) and negative images (any size >=
+ * the window, borrowed).  `params` (may be NULL) carries the progress callback.  New cascade
+ * with its per-stage record in *out. */
+grove_status gv_cascade_train_sets(const gv_image *const *pos_train, size_t n_pos_train,
+                                   const gv_image *const *pos_valid, size_t n_pos_valid,
+                                   const gv_image *const *neg_images, size_t n_neg_images,
+                                   const gv_train_opts *opts, const grove_params *params,
+                                   struct grove_cascade **out);
 
 #endif /* GV_VISION_H */

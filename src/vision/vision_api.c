@@ -214,3 +214,34 @@ grove_status grove_cascade_detect(const grove_cascade *cascade, const grove_imag
 }
 
 void grove_boxes_free(int *boxes) { gv_free(boxes); }
+
+grove_status grove_cascade_classify(const grove_cascade *c, const grove_image *image,
+                                    int *accepted, int *stages_passed)
+{
+    gv_err_clear();
+    REQUIRE(accepted, "grove_cascade_classify", "accepted is NULL");
+    *accepted = 0;
+    if (stages_passed) *stages_passed = 0;
+    REQUIRE(c && image, "grove_cascade_classify", "cascade or image is NULL");
+    int W = c->width, H = c->height, cells = (W + 1) * (H + 1);
+    uint8_t *win = gv_malloc_array((size_t)W, (size_t)H);
+    int32_t *sum = gv_malloc_array((size_t)cells, sizeof *sum);
+    int32_t *tilt = gv_malloc_array((size_t)cells, sizeof *tilt);
+    uint32_t *sq = gv_malloc_array((size_t)cells, sizeof *sq);
+    gv_cascade_run run = {0};
+    grove_status st = !win || !sum || !tilt || !sq ? gv_err_nomem("window") : GROVE_OK;
+    if (!st) st = gv_cascade_run_init(&run, c, W + 1);
+    if (!st) {
+        gv_image_resize_linear(image->pix, image->width, image->height, win, W, H);
+        gv_integral(win, W, H, W, sum, sq, c->has_tilted ? tilt : NULL, W + 1);
+        int r = gv_cascade_eval(&run, sum, sq, tilt, 0, NULL);
+        *accepted = r == 1;
+        if (stages_passed) *stages_passed = r == 1 ? c->n_stages : r == GV_CASCADE_FLAT ? -1 : -r;
+    }
+    gv_cascade_run_free(&run);
+    gv_free(win);
+    gv_free(sum);
+    gv_free(tilt);
+    gv_free(sq);
+    return st;
+}
