@@ -154,6 +154,40 @@ grove_status grove_dataset_from_array(const void *data, grove_dtype dtype, size_
                                       const grove_params *params, const grove_schema *schema,
                                       grove_dataset **out);
 
+/* As grove_dataset_from_array, for any strided layout: element (i, f) of the borrowed array is
+ * data[i * row_stride + f * feature_stride] (strides in elements, not bytes), so a row-major
+ * array passes (n_features, 1), a column-major one (1, n_rows), and a numpy view its strides
+ * divided by the item size.  The values are read in place and copied once into the dataset
+ * (grove's column-major float layout); no other copy is made.  GROVE_ERR_ARG when the largest
+ * index overflows size_t.  Thread-safe (reads only).  Since 0.1. */
+grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, size_t n_rows,
+                                        size_t n_features, size_t row_stride,
+                                        size_t feature_stride, const double *labels,
+                                        const double *weights, const double *missing_marker,
+                                        const grove_params *params, const grove_schema *schema,
+                                        grove_dataset **out);
+
+/* Names feature `feature` of a dataset built from an array and, when `categories` is non-NULL,
+ * makes it categorical with those n_categories category names (borrowed, copied; distinct):
+ * its values must then already be category codes, integers in [0, n_categories), or NaN
+ * (missing).  `name` NULL keeps the name.  This is how bindings carry data frames' column
+ * names and categorical columns into a model, so that files the CLI loads with the model's
+ * schema map their category strings to the same codes.  On failure (GROVE_ERR_ARG for a bad
+ * index, GROVE_ERR_DATA for a repeated or NULL category or a value that is not a code, naming
+ * the row) the dataset is unchanged.  Not thread-safe: call it before sharing the dataset.
+ * Since 0.1. */
+grove_status grove_dataset_set_feature(grove_dataset *data, size_t feature, const char *name,
+                                       const char *const *categories, size_t n_categories);
+
+/* Renames the classes of a classification dataset (class index c gets names[c]; n must equal
+ * the class count; names borrowed, copied, distinct) and, when `label_name` is non-NULL, the
+ * label.  Either may be NULL (unchanged).  For labels given to grove_dataset_from_array as
+ * class indices 0..n-1 of string classes.  GROVE_ERR_DATA for a count mismatch, a regression
+ * dataset, or a repeated or NULL name; the dataset is unchanged then.  Not thread-safe, like
+ * grove_dataset_set_feature.  Since 0.1. */
+grove_status grove_dataset_set_classes(grove_dataset *data, const char *const *names, size_t n,
+                                       const char *label_name);
+
 /* A new dataset holding rows[0..n-1] of `data` (indices may repeat), same schema. */
 grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
                                   grove_dataset **out);
@@ -247,6 +281,16 @@ grove_status grove_model_save(const grove_model *model, const char *path);
 /* Loads and validates a model file; truncated, corrupted, foreign or newer-version files are
  * rejected with GROVE_ERR_MODEL and a message naming the file and what is wrong. */
 grove_status grove_model_load(const char *path, grove_model **out);
+
+/* The model as the bytes grove_model_save writes to an uncompressed file: a new buffer of *len
+ * bytes (NUL-terminated, the NUL not counted) in *out, free with grove_string_free().  The same
+ * model always gives the same bytes.  Thread-safe (reads the model only).  Since 0.1. */
+grove_status grove_model_to_buffer(const grove_model *model, char **out, size_t *len);
+
+/* A model from data[0..len) (borrowed; the text of a model file, uncompressed), validated as
+ * grove_model_load does; messages name the source "<buffer>".  New model in *out, free with
+ * grove_model_free().  Thread-safe.  Since 0.1. */
+grove_status grove_model_from_buffer(const char *data, size_t len, grove_model **out);
 
 /* A JSON description of the model (algorithm, parameters, schema, size, training summary) as a
  * new NUL-terminated string; free with grove_string_free(). */

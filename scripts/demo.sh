@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
+# the Python package (scikit-learn estimators over libgrove) for Debian's /usr/bin/python3; on a
+# PEP 668 system pip needs --break-system-packages to write to /usr/local (not apt's files)
+pep668=; ls /usr/lib/python3*/EXTERNALLY-MANAGED >/dev/null 2>&1 && pep668=--break-system-packages
+GROVE_LIB="$PWD/build/libgrove.so" /usr/bin/python3 -m pip install -q --no-index --no-build-isolation \
+  $pep668 ./python >/dev/null
+rm -rf python/build python/grove.egg-info
 mkdir -p build/demo
 set -x
 build/grove train examples/data/breast_cancer_train.csv -o build/demo/breast_cancer.model --set max_depth=5 --seed 1
@@ -23,3 +29,9 @@ tail -1 build/demo/ada_log.csv
 build/grove eval build/demo/ada.model examples/data/twonorm_test.csv
 build/grove margins build/demo/ada.model examples/data/twonorm_train.csv --cdf-only >build/demo/margins.csv
 head -4 build/demo/margins.csv
+# the same from Python: fit, predict_proba, the per-round log
+top=$PWD; (cd /tmp && /usr/bin/python3 -c "
+import grove, pandas as pd
+tr = pd.read_csv('$top/examples/data/twonorm_train.csv')
+ada = grove.AdaBoostClassifier(algorithm='adaboost', n_estimators=100).fit(tr.drop(columns='label'), tr['label'])
+print('grove', grove.__version__, ada, 'train error', ada.log_['train_error'][-1], '<= prod Z', ada.log_['prod_Z'][-1])")

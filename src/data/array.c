@@ -3,7 +3,8 @@
  * already in memory): grove_dataset_from_array().
  *
  * Pipeline position: data/ (array -> grove_dataset).
- * The array is borrowed and copied, transposed to the column-major float layout of dataset.h.
+ * The array is borrowed and copied, transposed to the column-major float layout of dataset.h;
+ * any layout with element strides (row-major, column-major, a numpy view) is read in place.
  * Missing: NaN, and values equal to *missing_marker.  Other non-finite values, and finite
  * values beyond the float range, are errors (a float would turn them into infinities).
  *
@@ -32,35 +33,41 @@ static grove_status bad_value(size_t row, size_t f, const grove_schema *s, const
                   row, f, s->feature_names[f], what, text);
 }
 
-/* Copies the features of `data` into ds (column-major), checking every value. */
+/* Copies the features of `data` into ds (column-major), checking every value.  Element (i, f)
+ * is data[i * row_stride + f * feature_stride]; rows go in blocks of 256 and, inside a block,
+ * feature by feature, so both a row-major and a column-major source are read in long runs. */
 static grove_status copy_values(grove_dataset *ds, const void *data, grove_dtype dtype,
-                                const double *marker)
+                                size_t row_stride, size_t feature_stride, const double *marker)
 {
     const grove_schema *s = ds->schema;
     const size_t n_rows = ds->n_rows, n_features = s->n_features;
     const float *f32 = dtype == GROVE_FLOAT32 ? data : NULL;
     const double *f64 = dtype == GROVE_FLOAT64 ? data : NULL;
-    for (size_t i = 0; i < n_rows; i++) {
+    enum { BLOCK = 256 };
+    for (size_t i0 = 0; i0 < n_rows; i0 += BLOCK) {
+        size_t i1 = i0 + BLOCK < n_rows ? i0 + BLOCK : n_rows;
         for (size_t f = 0; f < n_features; f++) {
-            size_t k = i * n_features + f;
-            double x = f32 ? (double)f32[k] : f64[k];
-            float *dst = &ds->values[f * n_rows + i];
-            if (isnan(x) || (marker && x == *marker)) {
-                *dst = NAN;
-                continue;
+            float *col = &ds->values[f * n_rows];
+            for (size_t i = i0; i < i1; i++) {
+                size_t k = i * row_stride + f * feature_stride;
+                double x = f32 ? (double)f32[k] : f64[k];
+                if (isnan(x) || (marker && x == *marker)) {
+                    col[i] = NAN;
+                    continue;
+                }
+                if (!isfinite(x) || fabs(x) > FLT_MAX) {
+                    /* beyond FLT_MAX a float may still round down to FLT_MAX; be exact */
+                    float y = (float)x;
+                    if (!isfinite(x) || isinf(y))
+                        return bad_value(i, f, s, "a finite number within the float range", x);
+                }
+                if (s->is_categorical[f]) {
+                    size_t n_cat = s->categories[f].n;
+                    if (!(x >= 0 && x < (double)n_cat && x == floor(x)))
+                        return bad_value(i, f, s, "a category code", x);
+                }
+                col[i] = (float)x;
             }
-            if (!isfinite(x) || fabs(x) > FLT_MAX) {
-                /* beyond FLT_MAX a float may still round down to FLT_MAX; be exact about it */
-                float y = (float)x;
-                if (!isfinite(x) || isinf(y))
-                    return bad_value(i, f, s, "a finite number within the float range", x);
-            }
-            if (s->is_categorical[f]) {
-                size_t n_cat = s->categories[f].n;
-                if (!(x >= 0 && x < (double)n_cat && x == floor(x)))
-                    return bad_value(i, f, s, "a category code", x);
-            }
-            *dst = (float)x;
         }
     }
     return GROVE_OK;
@@ -107,6 +114,17 @@ grove_status grove_dataset_from_array(const void *data, grove_dtype dtype, size_
                                       const grove_params *params, const grove_schema *schema,
                                       grove_dataset **out)
 {
+    return grove_dataset_from_strided(data, dtype, n_rows, n_features, n_features, 1, labels,
+                                      weights, missing_marker, params, schema, out);
+}
+
+grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, size_t n_rows,
+                                        size_t n_features, size_t row_stride,
+                                        size_t feature_stride, const double *labels,
+                                        const double *weights, const double *missing_marker,
+                                        const grove_params *params, const grove_schema *schema,
+                                        grove_dataset **out)
+{
     gv_err_clear();
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: out is NULL");
     *out = NULL;
@@ -120,16 +138,22 @@ grove_status grove_dataset_from_array(const void *data, grove_dtype dtype, size_
     if (schema && n_features != schema->n_features)
         return gv_err(GROVE_ERR_DATA, "<array>: expected %zu features (the schema's), found %zu",
                       schema->n_features, n_features);
-    size_t n_values;
+    size_t n_values, last_row, last_feature, last;
     if (gv_mul_size(n_rows, n_features, &n_values) != 0)
         return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: %zu x %zu values overflow",
                       n_rows, n_features);
+    /* the last element's index must be representable (the strides come from the caller) */
+    if (n_rows > 0 && (gv_mul_size(n_rows - 1, row_stride, &last_row) != 0 ||
+                       gv_mul_size(n_features - 1, feature_stride, &last_feature) != 0 ||
+                       (last = last_row + last_feature) < last_row))
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: strides %zu, %zu overflow for "
+                      "%zu x %zu values", row_stride, feature_stride, n_rows, n_features);
 
     grove_schema *s = schema ? gv_schema_copy(schema) : gv_schema_new(n_features);
     if (!s) return gv_err_nomem("the schema");
     grove_dataset *ds = gv_dataset_new(s, n_rows, labels != NULL); /* takes over s */
     if (!ds) return gv_err_nomem("the dataset");
-    grove_status st = copy_values(ds, data, dtype, missing_marker);
+    grove_status st = copy_values(ds, data, dtype, row_stride, feature_stride, missing_marker);
     if (st == GROVE_OK && labels)
         st = copy_labels(ds, labels, (int)gv_param_int(params, GV_P_TASK), schema != NULL);
     if (st == GROVE_OK && weights) {

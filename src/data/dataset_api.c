@@ -333,3 +333,111 @@ const char *grove_schema_label_name(const grove_schema *schema)
 {
     return null_arg(schema, __func__) ? NULL : schema->label_name;
 }
+
+/* ---- naming a dataset built from an array (the Python binding's schema) ---- */
+
+/* 1 when names[0..n) holds a NULL, or two equal strings; *dup is the first repeated index. */
+static int names_bad(const char *const *names, size_t n, size_t *dup)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i]) {
+            *dup = i;
+            return 1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0) {
+                *dup = i;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+grove_status grove_dataset_set_feature(grove_dataset *data, size_t feature, const char *name,
+                                       const char *const *categories, size_t n_categories)
+{
+    gv_err_clear();
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_dataset_set_feature: data is NULL");
+    grove_schema *s = data->schema;
+    if (feature >= s->n_features)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_set_feature: feature %zu out of range "
+                      "(%zu features)", feature, s->n_features);
+    size_t dup;
+    if (categories && names_bad(categories, n_categories, &dup))
+        return gv_err(GROVE_ERR_DATA, "feature %zu ('%s'): category %zu is %s", feature,
+                      name ? name : s->feature_names[feature], dup,
+                      categories[dup] ? "repeated" : "NULL");
+    if (categories) {
+        /* every value must already be a code of these categories (or missing) */
+        const float *col = &data->values[feature * data->n_rows];
+        for (size_t i = 0; i < data->n_rows; i++) {
+            float x = col[i];
+            if (isnan(x)) continue;
+            if (!(x >= 0 && x < (double)n_categories && x == floorf(x)))
+                return gv_err(GROVE_ERR_DATA, "%s: row %zu, feature %zu ('%s'): expected a "
+                              "category code in [0, %zu), found %.9g", data->source, i, feature,
+                              name ? name : s->feature_names[feature], n_categories, (double)x);
+        }
+    }
+    char *new_name = NULL;
+    gv_dict dict;
+    gv_dict_init(&dict);
+    if (name && !(new_name = gv_strdup(name))) return gv_err_nomem("a feature name");
+    for (size_t c = 0; categories && c < n_categories; c++) {
+        if (gv_dict_add(&dict, categories[c], strlen(categories[c])) < 0) {
+            gv_free(new_name);
+            gv_dict_free(&dict);
+            return gv_err_nomem("the categories");
+        }
+    }
+    if (new_name) {
+        gv_free(s->feature_names[feature]);
+        s->feature_names[feature] = new_name;
+    }
+    if (categories) {
+        gv_dict_free(&s->categories[feature]);
+        s->categories[feature] = dict;
+        s->is_categorical[feature] = 1;
+    }
+    return GROVE_OK;
+}
+
+grove_status grove_dataset_set_classes(grove_dataset *data, const char *const *names, size_t n,
+                                       const char *label_name)
+{
+    gv_err_clear();
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_dataset_set_classes: data is NULL");
+    grove_schema *s = data->schema;
+    char *new_label = NULL;
+    gv_dict dict;
+    gv_dict_init(&dict);
+    if (names) {
+        size_t dup;
+        if (s->task != GROVE_CLASSIFICATION || n != s->classes.n)
+            return gv_err(GROVE_ERR_DATA, "grove_dataset_set_classes: %zu class names given, the "
+                          "data has %zu classes", n, s->task == GROVE_CLASSIFICATION ?
+                          s->classes.n : (size_t)0);
+        if (names_bad(names, n, &dup))
+            return gv_err(GROVE_ERR_DATA, "grove_dataset_set_classes: class %zu is %s", dup,
+                          names[dup] ? "repeated" : "NULL");
+        for (size_t c = 0; c < n; c++) {
+            if (gv_dict_add(&dict, names[c], strlen(names[c])) < 0) {
+                gv_dict_free(&dict);
+                return gv_err_nomem("the class names");
+            }
+        }
+    }
+    if (label_name && !(new_label = gv_strdup(label_name))) {
+        gv_dict_free(&dict);
+        return gv_err_nomem("the label name");
+    }
+    if (names) {
+        gv_dict_free(&s->classes);
+        s->classes = dict;
+    }
+    if (new_label) {
+        gv_free(s->label_name);
+        s->label_name = new_label;
+    }
+    return GROVE_OK;
+}

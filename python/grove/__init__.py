@@ -1,0 +1,25 @@
+"""grove: ensemble learning (AdaBoost and its theory, bagging, forests, gradient boosting,
+stacking, voting) as scikit-learn estimators over libgrove (ctypes; the GIL is released while
+the library trains and predicts)."""
+from ._lib import version as _version, GroveError, LIB_PATH
+from .core import Model
+from .estimators import (
+    DecisionTreeClassifier, DecisionTreeRegressor, PerceptronClassifier, LogisticRegression,
+    MLPClassifier, AdaBoostClassifier, AdaBoostRegressor, FilterBoostClassifier,
+    ConfidenceBoostClassifier, GradientBoostingClassifier, GradientBoostingRegressor,
+    BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor,
+    ExtraTreesClassifier, ExtraTreesRegressor, StackingClassifier, StackingRegressor,
+    VotingClassifier, VotingRegressor, bias_variance)
+
+__version__ = _version()
+
+ALL_ESTIMATORS = [
+    DecisionTreeClassifier, DecisionTreeRegressor, PerceptronClassifier, LogisticRegression,
+    MLPClassifier, AdaBoostClassifier, AdaBoostRegressor, FilterBoostClassifier,
+    ConfidenceBoostClassifier, GradientBoostingClassifier, GradientBoostingRegressor,
+    BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor,
+    ExtraTreesClassifier, ExtraTreesRegressor, StackingClassifier, StackingRegressor,
+    VotingClassifier, VotingRegressor]
+
+__all__ = [c.__name__ for c in ALL_ESTIMATORS] + [
+    "bias_variance", "GroveError", "Model", "__version__"]

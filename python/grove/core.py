@@ -1,0 +1,248 @@
+"""Thin owners of libgrove's handles: Params, Dataset (from numpy or pandas) and Model.
+
+Every handle is freed by its owner's __del__; nothing here keeps a pointer into memory Python
+might free (the library copies arrays it reads).
+"""
+import ctypes
+import json
+
+import numpy as np
+
+from ._lib import lib, check, take_string, GroveError
+
+_vp = ctypes.c_void_p
+_DP = ctypes.POINTER(ctypes.c_double)
+
+
+def _dptr(a):
+    return a.ctypes.data_as(_DP) if a is not None else None
+
+
+class Params:
+    """grove_params built from a dict of key -> value (values written as text)."""
+
+    def __init__(self, values=None):
+        h = _vp()
+        check(lib.grove_params_create(ctypes.byref(h)))
+        self.handle = h
+        for k, v in (values or {}).items():
+            self.set(k, v)
+
+    def set(self, key, value):
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, float):
+            text = repr(value)
+        else:
+            text = str(value)
+        check(lib.grove_params_set(self.handle, key.encode(), text.encode()))
+
+    def get(self, key):
+        buf = ctypes.create_string_buffer(4096)
+        check(lib.grove_params_get(self.handle, key.encode(), buf, len(buf)))
+        return buf.value.decode()
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.grove_params_free(self.handle)
+            self.handle = None
+
+
+def _as_strided(X):
+    """X (2-D float32/float64 ndarray) -> (array, dtype code, row stride, feature stride) in
+    elements, copying only when the strides are not whole non-negative elements."""
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    item = X.itemsize
+    rs, fs = X.strides
+    if rs < 0 or fs < 0 or rs % item or fs % item:
+        X = np.ascontiguousarray(X)
+        rs, fs = X.strides
+    return X, (0 if X.dtype == np.float32 else 1), rs // item, fs // item
+
+
+class Dataset:
+    """A grove_dataset built from a 2-D array.  `labels` (float64) are class values / indices
+    or targets; `weights` sample weights; `schema` a model's schema handle (borrowed) or None;
+    `categories` maps a feature index to its list of category names (values are codes);
+    `feature_names` names the features; `class_names`/`label_name` rename the classes."""
+
+    def __init__(self, X, labels=None, weights=None, params=None, schema=None, categories=None,
+                 feature_names=None, class_names=None, label_name=None):
+        X, dt, rs, fs = _as_strided(X)
+        n, p = X.shape
+        if labels is not None:
+            labels = np.ascontiguousarray(labels, dtype=np.float64)
+        if weights is not None:
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
+        h = _vp()
+        check(lib.grove_dataset_from_strided(X.ctypes.data_as(_vp), dt, n, p, rs, fs,
+                                             _dptr(labels), _dptr(weights), None,
+                                             params.handle if params else None, schema,
+                                             ctypes.byref(h)))
+        self.handle = h
+        self.n_rows = n
+        if schema is None:
+            for f in range(p):
+                name = feature_names[f] if feature_names is not None else None
+                cats = categories.get(f) if categories else None
+                if name is None and cats is None:
+                    continue
+                arr = None
+                if cats is not None:
+                    arr = (ctypes.c_char_p * len(cats))(*[str(c).encode() for c in cats])
+                check(lib.grove_dataset_set_feature(
+                    h, f, str(name).encode() if name is not None else None, arr,
+                    len(cats) if cats is not None else 0))
+            if class_names is not None or label_name is not None:
+                arr = None
+                if class_names is not None:
+                    arr = (ctypes.c_char_p * len(class_names))(*[c.encode() for c in class_names])
+                check(lib.grove_dataset_set_classes(
+                    h, arr, len(class_names) if class_names is not None else 0,
+                    label_name.encode() if label_name is not None else None))
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.grove_dataset_free(self.handle)
+            self.handle = None
+
+
+class Model:
+    """An owned grove_model."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    @classmethod
+    def train(cls, data, params, valid=None):
+        h = _vp()
+        check(lib.grove_train(data.handle, valid.handle if valid else None, params.handle,
+                              ctypes.byref(h)))
+        return cls(h)
+
+    @classmethod
+    def load(cls, path):
+        h = _vp()
+        check(lib.grove_model_load(str(path).encode(), ctypes.byref(h)))
+        return cls(h)
+
+    @classmethod
+    def from_bytes(cls, data):
+        h = _vp()
+        check(lib.grove_model_from_buffer(data, len(data), ctypes.byref(h)))
+        return cls(h)
+
+    def to_bytes(self):
+        p = ctypes.c_void_p()
+        n = ctypes.c_size_t()
+        check(lib.grove_model_to_buffer(self.handle, ctypes.byref(p), ctypes.byref(n)))
+        try:
+            return ctypes.string_at(p, n.value)
+        finally:
+            lib.grove_string_free(p)
+
+    def save(self, path):
+        check(lib.grove_model_save(self.handle, str(path).encode()))
+
+    @property
+    def schema(self):
+        return lib.grove_model_schema(self.handle)
+
+    @property
+    def algo(self):
+        return lib.grove_model_algo(self.handle).decode()
+
+    @property
+    def n_outputs(self):
+        return lib.grove_model_n_outputs(self.handle)
+
+    @property
+    def n_rounds(self):
+        return lib.grove_model_n_rounds(self.handle)
+
+    def n_classes(self):
+        return lib.grove_schema_n_classes(self.schema)
+
+    def class_names(self):
+        s = self.schema
+        return [lib.grove_schema_class_name(s, i).decode() for i in range(self.n_classes())]
+
+    def feature_names(self):
+        s = self.schema
+        return [lib.grove_schema_feature_name(s, i).decode()
+                for i in range(lib.grove_schema_n_features(s))]
+
+    def predict(self, data, n_threads=0, rounds=None, out=None):
+        """Class probabilities (n_rows x n_classes) or values (n_rows,) into `out` (a new
+        C-ordered float64 array unless given)."""
+        k = self.n_outputs
+        if out is None:
+            out = np.empty((data.n_rows, k), dtype=np.float64)
+        ptr = out.ctypes.data_as(_DP)
+        if rounds is None:
+            check(lib.grove_model_predict(self.handle, data.handle, n_threads, ptr, out.size))
+        else:
+            check(lib.grove_model_predict_rounds(self.handle, data.handle, rounds, n_threads,
+                                                 ptr, out.size))
+        return out
+
+    def predict_label(self, data, n_threads=0):
+        out = np.empty(data.n_rows, dtype=np.float64)
+        check(lib.grove_model_predict_label(self.handle, data.handle, n_threads,
+                                            out.ctypes.data_as(_DP), out.size))
+        return out
+
+    def margins(self, data, n_threads=0):
+        out = np.empty(data.n_rows, dtype=np.float64)
+        check(lib.grove_model_margins(self.handle, data.handle, n_threads,
+                                      out.ctypes.data_as(_DP), out.size))
+        return out
+
+    def log(self):
+        """The per-round log as a dict of numpy arrays (column name -> values)."""
+        p = ctypes.c_void_p()
+        check(lib.grove_model_log_csv(self.handle, ctypes.byref(p)))
+        text = take_string(p)
+        lines = [l for l in text.splitlines() if l]
+        head = lines[0].split(",")
+        cols = {h: [] for h in head}
+        for line in lines[1:]:
+            for h, v in zip(head, line.split(",")):
+                cols[h].append(float(v) if v not in ("", "nan", "null") else np.nan)
+        return {h: np.asarray(v, dtype=np.int64 if h == "t" else np.float64)
+                for h, v in cols.items()}
+
+    def oob(self):
+        e = ctypes.c_double()
+        n = ctypes.c_size_t()
+        check(lib.grove_model_oob(self.handle, ctypes.byref(e), ctypes.byref(n)))
+        return e.value, n.value
+
+    def importance(self, kind="impurity", data=None, seed=0, n_threads=0):
+        p = lib.grove_schema_n_features(self.schema)
+        out = np.empty(p, dtype=np.float64)
+        check(lib.grove_model_importance(self.handle, kind.encode(),
+                                         data.handle if data else None, seed, n_threads,
+                                         out.ctypes.data_as(_DP), p))
+        return out
+
+    def info(self):
+        p = ctypes.c_void_p()
+        check(lib.grove_model_info_json(self.handle, ctypes.byref(p)))
+        return json.loads(take_string(p))
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            lib.grove_model_free(self.handle)
+            self.handle = None
+
+
+def biasvar(train, test, params, replicates):
+    p = ctypes.c_void_p()
+    check(lib.grove_biasvar(train.handle, test.handle if test else None, params.handle,
+                            replicates, ctypes.byref(p)))
+    return json.loads(take_string(p))
+
+
+__all__ = ["Params", "Dataset", "Model", "GroveError", "biasvar"]

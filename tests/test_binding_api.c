@@ -1,0 +1,180 @@
+/*
+ * test_binding_api.c -- the C API that language bindings use: datasets from strided arrays,
+ * naming features, categories and classes, and models to and from memory buffers.
+ *
+ * Differential checks: every strided layout (row-major, column-major, a view with gaps) gives
+ * the same model bytes as the row-major array; a buffer equals the file grove_model_save writes;
+ * a model read back from its buffer predicts bit-identically.
+ */
+#include "check.h"
+
+#include "grove.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 200, F = 3 };
+
+static char *model_bytes(const grove_model *m, size_t *len)
+{
+    char *buf = NULL;
+    CHECK_OK(grove_model_to_buffer(m, &buf, len));
+    return buf;
+}
+
+static grove_model *train(const grove_dataset *d)
+{
+    grove_params *p = NULL;
+    grove_model *m = NULL;
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "algo", "forest"));
+    CHECK_OK(grove_params_set(p, "rounds", "5"));
+    CHECK_OK(grove_params_set(p, "seed", "7"));
+    CHECK_OK(grove_train(d, NULL, p, &m));
+    grove_params_free(p);
+    return m;
+}
+
+static void test_layouts_and_buffers(void)
+{
+    static double rm[N * F], cm[N * F], gap[N * 2 * F], y[N];
+    static float rm32[N * F];
+    for (size_t i = 0; i < N; i++) {
+        for (size_t f = 0; f < F; f++) {
+            double x = (i % 3 == 1 && f == 2) ? NAN : sin((double)(i * 7 + f * 13)) * 10;
+            rm[i * F + f] = x;
+            rm32[i * F + f] = (float)x;
+            cm[f * N + i] = x;
+            gap[i * 2 * F + 2 * f] = x;          /* every other element of a wider array */
+            gap[i * 2 * F + 2 * f + 1] = 1e300;  /* never read */
+        }
+        y[i] = rm[i * F] + rm[i * F + 1] > 0 ? 3 : 5;
+    }
+    grove_dataset *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    CHECK_OK(grove_dataset_from_array(rm, GROVE_FLOAT64, N, F, y, NULL, NULL, NULL, NULL, &a));
+    CHECK_OK(grove_dataset_from_strided(cm, GROVE_FLOAT64, N, F, 1, N, y, NULL, NULL, NULL,
+                                        NULL, &b));
+    CHECK_OK(grove_dataset_from_strided(gap, GROVE_FLOAT64, N, F, 2 * F, 2, y, NULL, NULL, NULL,
+                                        NULL, &c));
+    CHECK_OK(grove_dataset_from_strided(rm32, GROVE_FLOAT32, N, F, F, 1, y, NULL, NULL, NULL,
+                                        NULL, &d));
+    grove_model *ma = train(a), *mb = train(b), *mc = train(c), *md = train(d);
+    size_t la, lb, lc, ld;
+    char *ba = model_bytes(ma, &la), *bb = model_bytes(mb, &lb), *bc = model_bytes(mc, &lc),
+         *bd = model_bytes(md, &ld);
+    CHECK_EQ_INT(la, lb);
+    CHECK(la == lb && memcmp(ba, bb, la) == 0);
+    CHECK(la == lc && memcmp(ba, bc, la) == 0);
+    CHECK(la == ld && memcmp(ba, bd, la) == 0);
+    CHECK_EQ_INT(strlen(ba), la);
+
+    /* the buffer is the file's bytes */
+    char path[] = "/tmp/grove_test_binding_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_OK(grove_model_save(ma, path));
+    FILE *fp = fopen(path, "rb");
+    char *file = calloc(la + 16, 1);
+    size_t got = fp ? fread(file, 1, la + 16, fp) : 0;
+    if (fp) fclose(fp);
+    remove(path);
+    CHECK_EQ_INT(got, la);
+    CHECK(memcmp(file, ba, la) == 0);
+    free(file);
+
+    /* read back: the same predictions, bit for bit */
+    grove_model *back = NULL;
+    CHECK_OK(grove_model_from_buffer(ba, la, &back));
+    double p1[N * 2], p2[N * 2];
+    CHECK_OK(grove_model_predict(ma, a, 1, p1, N * 2));
+    CHECK_OK(grove_model_predict(back, a, 2, p2, N * 2));
+    CHECK(memcmp(p1, p2, sizeof p1) == 0);
+
+    /* a cut buffer is refused with a message naming the buffer */
+    grove_model *bad = (grove_model *)1;
+    CHECK_STATUS(grove_model_from_buffer(ba, la / 2, &bad), GROVE_ERR_MODEL);
+    CHECK(bad == NULL);
+    CHECK_CONTAINS(grove_last_error(), "<buffer>");
+    CHECK_STATUS(grove_model_from_buffer(NULL, 5, &bad), GROVE_ERR_ARG);
+    CHECK_STATUS(grove_model_to_buffer(ma, NULL, &la), GROVE_ERR_ARG);
+
+    /* strides whose last index overflows are refused */
+    grove_dataset *o = NULL;
+    CHECK_STATUS(grove_dataset_from_strided(rm, GROVE_FLOAT64, N, F, SIZE_MAX / 4, 1, NULL,
+                                            NULL, NULL, NULL, NULL, &o), GROVE_ERR_ARG);
+    CHECK(o == NULL);
+
+    grove_string_free(ba);
+    grove_string_free(bb);
+    grove_string_free(bc);
+    grove_string_free(bd);
+    grove_model_free(ma);
+    grove_model_free(mb);
+    grove_model_free(mc);
+    grove_model_free(md);
+    grove_model_free(back);
+    grove_dataset_free(a);
+    grove_dataset_free(b);
+    grove_dataset_free(c);
+    grove_dataset_free(d);
+}
+
+static void test_names_and_categories(void)
+{
+    /* feature 0 numeric, feature 1 a category code of {"red", "green", "blue"} or missing */
+    double x[8 * 2] = {1, 0, 2, 1, 3, 2, 4, NAN, 5, 0, 6, 1, 7, 2, 8, 0};
+    double y[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_from_array(x, GROVE_FLOAT64, 8, 2, y, NULL, NULL, NULL, NULL, &d));
+    const char *colors[] = {"red", "green", "blue"};
+    const char *two[] = {"red", "green"};
+    const char *dup[] = {"red", "red", "blue"};
+    CHECK_OK(grove_dataset_set_feature(d, 1, "color", colors, 3));
+    CHECK_OK(grove_dataset_set_feature(d, 0, "size", NULL, 0));
+    const grove_schema *s = grove_dataset_schema(d);
+    CHECK_STR(grove_schema_feature_name(s, 0), "size");
+    CHECK_STR(grove_schema_feature_name(s, 1), "color");
+    CHECK(grove_schema_is_categorical(s, 1));
+    CHECK(!grove_schema_is_categorical(s, 0));
+    /* a code outside the categories, a repeated category, a feature out of range */
+    CHECK_STATUS(grove_dataset_set_feature(d, 1, NULL, two, 2), GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "row 2, feature 1 ('color')");
+    CHECK_STATUS(grove_dataset_set_feature(d, 1, NULL, dup, 3), GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "repeated");
+    CHECK_STATUS(grove_dataset_set_feature(d, 2, "x", NULL, 0), GROVE_ERR_ARG);
+    CHECK(grove_schema_is_categorical(s, 1));
+
+    const char *classes[] = {"no", "yes"};
+    const char *three[] = {"a", "b", "c"};
+    CHECK_OK(grove_dataset_set_classes(d, classes, 2, "answer"));
+    CHECK_STR(grove_schema_class_name(s, 1), "yes");
+    CHECK_STR(grove_schema_label_name(s), "answer");
+    CHECK_STATUS(grove_dataset_set_classes(d, three, 3, NULL), GROVE_ERR_DATA);
+    CHECK_STR(grove_schema_class_name(s, 0), "no");
+
+    /* a model trained on it carries the names; data built with its schema follows them */
+    grove_params *p = NULL;
+    grove_model *m = NULL;
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "min_samples_leaf", "1"));
+    CHECK_OK(grove_train(d, NULL, p, &m));
+    const grove_schema *ms = grove_model_schema(m);
+    CHECK_STR(grove_schema_feature_name(ms, 1), "color");
+    CHECK_STR(grove_schema_class_name(ms, 0), "no");
+    double q[2] = {1, 5}; /* code 5 is not a color */
+    grove_dataset *bad = NULL;
+    CHECK_STATUS(grove_dataset_from_array(q, GROVE_FLOAT64, 1, 2, NULL, NULL, NULL, NULL, ms,
+                                          &bad), GROVE_ERR_DATA);
+    grove_params_free(p);
+    grove_model_free(m);
+    grove_dataset_free(d);
+}
+
+int main(void)
+{
+    test_layouts_and_buffers();
+    test_names_and_categories();
+    TEST_MAIN_END();
+}
