@@ -45,12 +45,16 @@ int cli_load(const char *path, const grove_params *params, const grove_schema *s
 void cli_enable_progress(grove_params *params, int quiet);
 void cli_progress_done(void);
 
-/* Atomic output: write into a temporary file beside `path`, then rename over it. */
+/* Output files through grove_output (grove.h): "-" and devices written straight through, regular
+ * files replaced atomically at commit, symlinks followed, an output that is one of `inputs`
+ * (NULL-terminated, may be NULL) refused.  Open every output before long work, so a bad path
+ * fails before anything is done. */
 typedef struct cli_out {
-    FILE *fp;
-    char *path, *tmp; /* NULL path: stdout */
+    FILE *fp;        /* write here */
+    grove_output *g;
 } cli_out;
-int cli_out_open(cli_out *o, const char *path);  /* 0 ok, -1 (after printing) */
+int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs); /* 0, or -1 */
+int cli_out_open(cli_out *o, const char *path);  /* no inputs to check; 0 ok, -1 (after printing) */
 int cli_out_commit(cli_out *o);                  /* 0 ok, -1: the old file is kept */
 void cli_out_abort(cli_out *o);
 

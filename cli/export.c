@@ -20,7 +20,8 @@ static const char export_usage[] =
     "gbdt, voting, perceptron and logistic regression export; mlp and stacking do not (yet).\n"
     "\n"
     "  --lang c           the language (only c)\n"
-    "  -o, --output FILE  write here (atomically: temporary file, then rename); default stdout\n"
+    "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"
+    "                     through, never an input file); default stdout (-)\n"
     "  --prefix NAME      the entry points' prefix, a C identifier (default: model)\n"
     "  --form F           trees as one function each (code), one static node table (table), or\n"
     "                     chosen by size (auto, the default: tables above 20000 nodes)\n";
@@ -72,7 +73,8 @@ int cmd_export(int argc, char **argv)
     }
     cli_out o;
     int rc = EXIT_INPUT;
-    if (cli_out_open(&o, out_path) == 0) {
+    const char *inputs[] = {model_path, NULL};
+    if (cli_out_open_for(&o, out_path, inputs) == 0) {
         fputs(text, o.fp);
         rc = cli_out_commit(&o) == 0 ? EXIT_OK : EXIT_INPUT;
     }

@@ -1,7 +1,8 @@
 /*
  * predict.c -- `grove predict MODEL DATA [-o FILE] [--proba]`: a CSV with the predicted label
  * (class name, or value for regression) in column `label`, and with --proba one column
- * p_<class> per class in the model's class order.  -o writes atomically; default stdout.
+ * p_<class> per class in the model's class order.  -o: a regular file is replaced
+ * atomically, a device or FIFO written through; default stdout.
  */
 #include "cli.h"
 
@@ -15,7 +16,8 @@ static const char predict_usage[] =
     "is optional) and writes CSV: a header, then the predicted class name or value in column\n"
     "'label'; with --proba also p_<class> for every class, in the model's class order.\n"
     "\n"
-    "  -o, --output FILE  write here (atomically: temporary file, then rename); default stdout\n"
+    "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"
+    "                     through, never an input file); default stdout (-)\n"
     "      --proba        add the class probabilities (classification)\n"
     "  -r, --rounds T     staged prediction: use only the first T rounds of a boosting model\n"
     "  -j, --threads N    threads (0 = all cores)\n";
@@ -61,8 +63,14 @@ int cmd_predict(int argc, char **argv)
     int rc;
     long n_threads;
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
+    /* the output is opened (checked) first: refused when it is an input, nothing written on error */
+    const char *inputs[] = {pos[0], pos[1], NULL};
+    if (cli_out_open_for(&out, out_path, inputs) != 0) return EXIT_INPUT;
     grove_status st = grove_model_load(pos[0], &model);
-    if (st != GROVE_OK) return cli_fail(st, NULL);
+    if (st != GROVE_OK) {
+        cli_out_abort(&out);
+        return cli_fail(st, NULL);
+    }
     const grove_schema *s = grove_model_schema(model);
     int cls = grove_schema_task(s) == GROVE_CLASSIFICATION;
     if (proba && !cls) {
@@ -99,10 +107,6 @@ int cmd_predict(int argc, char **argv)
     }
     if (st != GROVE_OK) {
         rc = cli_fail(st, NULL);
-        goto done;
-    }
-    if (cli_out_open(&out, out_path) != 0) {
-        rc = EXIT_INPUT;
         goto done;
     }
     fputs("label", out.fp);

@@ -123,7 +123,10 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     cli_out o;
-    if (cli_out_open(&o, out_path) != 0) {
+    /* absent inputs are "-", which the check skips, so no NULL ends the list early */
+    const char *inputs[] = {model_path, data_path ? data_path : "-", valid_path ? valid_path : "-",
+                            biasvar_path ? biasvar_path : "-", NULL};
+    if (cli_out_open_for(&o, out_path, inputs) != 0) {
         rc = EXIT_INPUT;
         goto done;
     }

@@ -1,5 +1,6 @@
 /*
- * train.c -- `grove train DATA -o MODEL [...]`: trains a model and saves it atomically, then
+ * train.c -- `grove train DATA -o MODEL [...]`: trains a model and saves it (atomically for a
+ * regular file; outputs are opened before training), then
  * prints a short summary with the training (and validation) metrics.
  */
 #include "cli.h"
@@ -61,6 +62,7 @@ int cmd_train(int argc, char **argv)
     grove_eval *e = NULL;
     const char *data_path = NULL, *out_path = NULL, *valid_path = NULL, *log_path = NULL;
     int quiet = 0, rc = EXIT_USAGE;
+    cli_out model_out = {0}, log_out = {0};
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
 
@@ -105,6 +107,15 @@ int cmd_train(int argc, char **argv)
     }
     cli_enable_progress(params, quiet);
 
+    /* every output is opened (checked) before anything is loaded or trained: a bad path fails
+     * now, writes nothing and leaves the old files intact */
+    const char *inputs[] = {data_path, valid_path, NULL};
+    if (cli_out_open_for(&model_out, out_path, inputs) != 0 ||
+        (log_path && cli_out_open_for(&log_out, log_path, inputs) != 0)) {
+        rc = EXIT_INPUT;
+        goto done;
+    }
+
     double t0 = cli_now();
     if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
     if (valid_path &&
@@ -125,24 +136,18 @@ int cmd_train(int argc, char **argv)
         if (st == GROVE_ERR_ARG) rc = EXIT_USAGE;
         goto done;
     }
-    st = grove_model_save(model, out_path);
+    st = grove_model_write(model, model_out.g);
     if (st != GROVE_OK) {
         grove_string_free(log);
         rc = cli_fail(st, NULL);
         goto done;
     }
-    if (log_path) {
-        cli_out o;
-        int bad = cli_out_open(&o, log_path) != 0;
-        if (!bad) {
-            fputs(log, o.fp);
-            bad = cli_out_commit(&o) != 0;
-        }
-        grove_string_free(log);
-        if (bad) {
-            rc = EXIT_INPUT;
-            goto done;
-        }
+    if (log_path) fputs(log, log_out.fp);
+    grove_string_free(log);
+    /* the log's bytes are complete before the model replaces the old one */
+    if (cli_out_commit(&model_out) != 0 || (log_path && cli_out_commit(&log_out) != 0)) {
+        rc = EXIT_INPUT;
+        goto done;
     }
     rc = EXIT_OK;
     if (quiet) goto done;
@@ -178,6 +183,8 @@ int cmd_train(int argc, char **argv)
     }
 done:
     cli_progress_done();
+    cli_out_abort(&model_out);
+    cli_out_abort(&log_out);
     grove_eval_free(e);
     grove_model_free(model);
     grove_dataset_free(valid);

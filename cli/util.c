@@ -1,6 +1,6 @@
 /*
  * util.c -- helpers shared by the subcommands: errors and exit codes, option parsing, dataset
- * loading with warnings, progress lines, atomic output files, CSV fields.
+ * loading with warnings, progress lines, output files, CSV fields.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -159,72 +159,36 @@ void cli_progress_done(void)
     progress_shown = 0;
 }
 
-/* ---- atomic output ---- */
+/* ---- output files (grove_output: see grove.h) ---- */
 
-int cli_out_open(cli_out *o, const char *path)
+int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs)
 {
     memset(o, 0, sizeof *o);
-    if (!path || !strcmp(path, "-")) {
-        o->fp = stdout;
-        return 0;
-    }
-    o->path = strdup(path);
-    size_t n = strlen(path) + 16;
-    o->tmp = malloc(n);
-    if (!o->path || !o->tmp) {
-        cli_error("%s: out of memory", path);
-        cli_out_abort(o);
+    grove_status st = grove_output_open(path ? path : "-", inputs, &o->g);
+    if (st != GROVE_OK) {
+        cli_error("%s", grove_last_error());
         return -1;
     }
-    snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        cli_error("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-        free(o->tmp);
-        o->tmp = NULL;
-        cli_out_abort(o);
-        return -1;
-    }
-    o->fp = fdopen(fd, "w");
-    if (!o->fp) {
-        close(fd);
-        cli_error("%s: %s", path, strerror(errno));
-        cli_out_abort(o);
-        return -1;
-    }
+    o->fp = grove_output_stream(o->g);
     return 0;
 }
 
+int cli_out_open(cli_out *o, const char *path) { return cli_out_open_for(o, path, NULL); }
+
 int cli_out_commit(cli_out *o)
 {
-    if (!o->path) {
-        if (fflush(stdout) != 0) {
-            cli_error("standard output: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    int bad = ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0;
-    bad |= fclose(o->fp) != 0;
-    o->fp = NULL;
-    if (bad || rename(o->tmp, o->path) != 0) {
-        cli_error("%s: cannot write: %s (the old file, if any, is unchanged)", o->path,
-                  strerror(errno));
-        cli_out_abort(o);
+    grove_status st = grove_output_commit(o->g);
+    memset(o, 0, sizeof *o);
+    if (st != GROVE_OK) {
+        cli_error("%s", grove_last_error());
         return -1;
     }
-    free(o->tmp);
-    free(o->path);
-    o->tmp = o->path = NULL;
     return 0;
 }
 
 void cli_out_abort(cli_out *o)
 {
-    if (o->fp && o->fp != stdout) fclose(o->fp);
-    if (o->tmp) unlink(o->tmp);
-    free(o->tmp);
-    free(o->path);
+    grove_output_abort(o->g);
     memset(o, 0, sizeof *o);
 }
 

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,42 @@ typedef struct grove_schema grove_schema;   /* feature names and kinds, categori
 typedef struct grove_dataset grove_dataset; /* rows of raw values, optional labels and weights */
 typedef struct grove_model grove_model;     /* a trained, immutable model */
 typedef struct grove_eval grove_eval;       /* the metrics of a model on a labelled dataset */
+typedef struct grove_output grove_output;   /* an output file being written (see below) */
+
+/* ---------------------------------------------------------------------------------------------
+ * Output files.  The one way grove writes a file (model saves use it too), so a program gets
+ * the same safety for every output it writes.  What sits at the path decides how:
+ *  - "-", "/dev/stdout", "/dev/stderr", "/dev/fd/N": that open descriptor, written straight
+ *    through (a pipe or a shell's `>>` behind /dev/stdout keeps working);
+ *  - an existing character device, FIFO or socket (/dev/null, a named pipe): written straight
+ *    through; it is never replaced (opening a FIFO waits for its reader);
+ *  - a regular file or nothing yet: written to a temporary file in the same folder, which commit
+ *    flushes, fsync()s and renames over the path; until then (and after a failure or abort) the
+ *    old file is intact.  A symbolic link is followed and its final target is replaced; the link
+ *    stays.  A new file gets mode 0666 minus the umask; a replaced one keeps its permissions.
+ *  - a folder, or an existing file that is the same file (device and inode) as one of
+ *    `inputs`, is refused with GROVE_ERR_IO before anything is written.
+ * Thread-safety: one output is used by one thread at a time.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Opens `path` for writing as described above.  `inputs` is NULL or a NULL-terminated array of
+ * the paths the program reads (checked for the same-file refusal; "-" is skipped).  New output
+ * in *out: finish it with grove_output_commit() or grove_output_abort(). */
+grove_status grove_output_open(const char *path, const char *const *inputs, grove_output **out);
+
+/* The stream to write to (borrowed; valid until commit or abort; never close it yourself). */
+FILE *grove_output_stream(grove_output *out);
+
+/* The path as given to grove_output_open (borrowed). */
+const char *grove_output_path(const grove_output *out);
+
+/* Flushes and, for a regular file, fsync()s and renames the temporary file over the path.
+ * Frees `out` whether it succeeds or not; on failure (GROVE_ERR_IO, "PATH: cannot write: ...")
+ * the temporary file is removed and the old file is intact. */
+grove_status grove_output_commit(grove_output *out);
+
+/* Discards what was written (removes the temporary file) and frees `out`; NULL is allowed. */
+void grove_output_abort(grove_output *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Parameters.  Every parameter is declared once, in a table inside the library; the parser,
@@ -274,9 +311,16 @@ grove_status grove_model_log_csv(const grove_model *model, char **out);
  * and their number.  GROVE_ERR_ARG for other models.  Either pointer may be NULL. */
 grove_status grove_model_oob(const grove_model *model, double *error, size_t *n_rows);
 
-/* Saves to `path` atomically (a temporary file in the same folder, then rename): on failure
- * the old file is intact.  Format: docs/model-format.md. */
+/* Saves to `path` through a grove_output (see "Output files" below): a regular file is replaced
+ * atomically (on failure the old file is intact), a device or FIFO is written straight through,
+ * a symbolic link's target is replaced.  A path ending in ".gz" is gzip'd.  Format:
+ * docs/model-format.md. */
 grove_status grove_model_save(const grove_model *model, const char *path);
+
+/* Writes the model file's bytes to an open output (gzip'd when its path ends in ".gz"); the
+ * caller commits or aborts `out` (it stays owned by the caller either way).  Lets a program open
+ * every output before a long training run, so that a bad path fails before anything is done. */
+grove_status grove_model_write(const grove_model *model, grove_output *out);
 
 /* Loads and validates a model file; truncated, corrupted, foreign or newer-version files are
  * rejected with GROVE_ERR_MODEL and a message naming the file and what is wrong. */

@@ -26,9 +26,9 @@
  * the type and range of every field, and then the same semantic checks (check_model_*) that
  * the writer runs before writing -- so a model this library writes always loads again, and a model
  * that loads can be walked with any input without reading out of bounds.
- * Atomic save: the text goes to a temporary file made with mkstemp() in the target's folder,
- * is flushed and fsync()ed, and rename()d over the target; on any failure the temporary file is
- * removed and the old target is untouched.
+ * Saving goes through core/output.c (grove_output): a regular file is replaced atomically
+ * (temporary file, fsync, rename; on failure the old file is untouched), a device or FIFO is
+ * written straight through, a symbolic link's target is replaced.
  * Memory: saving holds the model and its document, and streams both the checksum's canonical
  * text and the file text (json_dump_callback); loading parses the file as it reads it
  * (json_load_callback), so it holds the document and the model, never the whole text.
@@ -888,24 +888,6 @@ static const char *errno_text(int e, char *buf, size_t size)
     return buf;
 }
 
-/* The process umask without changing it (umask() would, racing with other threads): read from
- * /proc on Linux, else the common 022. */
-static mode_t current_umask(void)
-{
-    mode_t mask = 022;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return mask;
-    char line[256];
-    unsigned int v;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "Umask: %o", &v) == 1) {
-            mask = (mode_t)(v & 0777);
-            break;
-        }
-    fclose(f);
-    return mask;
-}
-
 /* json_dump_callback's sink for a file: a failed fwrite ends the dump, with its errno kept. */
 typedef struct file_sink {
     FILE *f;          /* a plain file, or */
@@ -943,47 +925,25 @@ static int gz_path(const char *path)
     return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
-/* Writes the document's file text (DUMP_FILE and a final newline) to `path` through a temporary
- * file in the same folder (see the top of the file).  The text is streamed: no copy of the
- * whole file is held in memory. */
-static grove_status write_atomic(const char *path, const json_t *doc)
+/* Writes the document's file text (DUMP_FILE and a final newline) to the output, gzip'd when its
+ * path ends in ".gz".  The text is streamed: no copy of the whole file is held in memory. */
+static grove_status write_doc(grove_output *out, const json_t *doc)
 {
-    static const char pattern[] = ".grove-save-XXXXXX";
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    char *tmp = gv_malloc(dir_len + sizeof pattern);
-    if (!tmp) return gv_err_nomem("a file name");
-    memcpy(tmp, path, dir_len);
-    memcpy(tmp + dir_len, pattern, sizeof pattern);
-
-    /* mkstemp creates the file 0600; give it the mode an ordinary create would: the old
-     * file's, or 0666 minus the umask. */
-    struct stat old;
-    mode_t mode = stat(path, &old) == 0 ? (old.st_mode & 0777) : (0666 & ~current_umask());
-
-    const char *what = "cannot create a temporary file in its folder";
-    FILE *f = NULL;
-    int nomem = 0;
-    int fd = mkstemp(tmp);
-    if (fd < 0) goto fail;
-    what = "cannot write";
-    if (!(f = fdopen(fd, "wb"))) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        goto fail;
-    }
-    /* A failing fchmod leaves a private (0600) but complete file: not worth failing for. */
-    (void)fchmod(fd, mode);
+    const char *path = grove_output_path(out);
+    FILE *f = grove_output_stream(out);
+    char msg[128];
     /* gzip: a stream on a second descriptor of the same file, closed (finished) before the
-     * file is synced through the first; level 1, the fast one (forests make big files) */
+     * output is committed through the first; level 1, the fast one (forests make big files) */
     file_sink sink = {f, NULL, 0};
     if (gz_path(path)) {
-        int fd2 = dup(fd);
+        if (fflush(f) != 0) return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path,
+                                          errno_text(errno, msg, sizeof msg));
+        int fd2 = dup(fileno(f));
         if (fd2 < 0 || !(sink.gz = gzdopen(fd2, "wb1"))) {
+            int e = errno;
             if (fd2 >= 0) close(fd2);
-            nomem = fd2 >= 0; /* gzdopen fails only for memory */
-            goto fail;
+            if (fd2 >= 0) return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
+            return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path, errno_text(e, msg, sizeof msg));
         }
     }
     int dumped = json_dump_callback(doc, file_callback, &sink, DUMP_FILE) == 0 &&
@@ -992,58 +952,42 @@ static grove_status write_atomic(const char *path, const json_t *doc)
         dumped = 0;
         sink.err = errno ? errno : EIO;
     }
-    if (!dumped) {
-        if (sink.err) {
-            errno = sink.err;
-            goto fail;
-        }
-        nomem = 1; /* jansson's own allocations while dumping */
-        goto fail;
-    }
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) goto fail;
-    int rc = fclose(f);
-    f = NULL;
-    if (rc != 0) goto fail;
-    what = "cannot replace";
-    if (rename(tmp, path) != 0) goto fail;
-    gv_free(tmp);
+    if (dumped) return GROVE_OK;
+    if (sink.err)
+        return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path,
+                      errno_text(sink.err, msg, sizeof msg));
+    /* jansson's own allocations while dumping */
+    return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
+}
 
-    /* Make the rename itself durable; folders that cannot be synced are not an error. */
-    char dir[4096];
-    if (dir_len < sizeof dir) {
-        memcpy(dir, dir_len ? path : ".", dir_len ? dir_len : 1);
-        dir[dir_len ? dir_len : 1] = '\0';
-        int dfd = open(dir, O_RDONLY);
-        if (dfd >= 0) {
-            (void)fsync(dfd);
-            close(dfd);
-        }
+grove_status grove_model_write(const grove_model *model, grove_output *out)
+{
+    gv_err_clear();
+    if (!model || !out) return gv_err(GROVE_ERR_ARG, "grove_model_write: NULL argument");
+    json_t *doc;
+    grove_status st = model_to_doc(model, &doc);
+    if (st != GROVE_OK) {
+        gv_err_prefix("%s", grove_output_path(out));
+        return st;
     }
-    return GROVE_OK;
-
-fail:;
-    int e = errno;
-    char msg[128];
-    if (f) fclose(f);
-    if (fd >= 0) unlink(tmp);
-    gv_free(tmp);
-    if (nomem) return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
-    return gv_err(GROVE_ERR_IO, "%s: %s: %s", path, what, errno_text(e, msg, sizeof msg));
+    st = write_doc(out, doc);
+    json_decref(doc);
+    return st;
 }
 
 grove_status grove_model_save(const grove_model *model, const char *path)
 {
     gv_err_clear();
     if (!model || !path) return gv_err(GROVE_ERR_ARG, "grove_model_save: NULL argument");
-    json_t *doc;
-    grove_status st = model_to_doc(model, &doc);
+    grove_output *out;
+    grove_status st = grove_output_open(path, NULL, &out);
+    if (st != GROVE_OK) return st;
+    st = grove_model_write(model, out);
     if (st != GROVE_OK) {
-        gv_err_prefix("%s", path);
+        grove_output_abort(out);
         return st;
     }
-    st = write_atomic(path, doc);
-    json_decref(doc);
-    return st;
+    return grove_output_commit(out);
 }
 
 /* json_load_callback's source for a file, plain or gzip (zlib's gzread reads both): the bytes
