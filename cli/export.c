@@ -17,7 +17,7 @@ static const char export_usage[] =
     "model's order, NaN = missing, category codes for categorical features; class\n"
     "probabilities or the value out).  Their outputs equal `grove predict --proba` bit for bit.\n"
     "Trees, forests, extra-trees, bagging, the AdaBoost family, filter- and confidence-boosting,\n"
-    "gbdt, voting, perceptron and logistic regression export; mlp and stacking do not (yet).\n"
+    "gbdt, voting, stacking, perceptron and logistic regression export; mlp does not (yet).\n"
     "\n"
     "  --lang c           the language (only c)\n"
     "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"

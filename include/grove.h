@@ -351,8 +351,9 @@ void grove_string_free(char *s);
  * `prefix` (NULL = "model") must be a C identifier of at most 64 characters.  `form` (NULL =
  * "auto"): "code" writes one function per tree, "table" one static node table for all trees,
  * "auto" chooses by size (tables above 20000 nodes).  Trees, forests, extra-trees, bagging,
- * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, perceptron and logistic
- * regression export; GROVE_ERR_ARG naming the component that does not (mlp, stacking).
+ * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, stacking, perceptron and
+ * logistic regression export, nested in any way; GROVE_ERR_ARG naming the component that does
+ * not (mlp, also inside an ensemble).
  * Thread-safe.  Since 0.1. */
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `grove export --lang c`: the exported file compiles with cc -std=c99 -Wall -Werror, and its
 # probabilities, printed with 17 digits, equal `grove predict --proba` on the iris test rows
-# (compared as numbers: both texts read back to the same doubles); mlp and stacking models are
+# (compared as numbers: both texts read back to the same doubles); mlp models (also as a stacking member) are
 # refused with exit 1 and a message naming the component; usage errors exit 1.
 source "$(dirname "$0")/lib_cli.sh"
 ir=$DATA/iris_train.csv; irt=$DATA/iris_test.csv
@@ -48,9 +48,12 @@ expect_exit 1 "$GROVE" export "$TMP/mlp" --lang c -o "$TMP/mlp.c"
 expect_in "$TMP/err" "mlp"
 expect_in "$TMP/err" "cannot be exported"
 [[ ! -e "$TMP/mlp.c" ]] || fail "a refused export left a file"
-expect_exit 0 "$GROVE" train "$ir" -o "$TMP/st" --algo stacking --set stack.learners=stump,logistic -q
+expect_exit 0 "$GROVE" train "$ir" -o "$TMP/st" --algo stacking --set stack.learners=stump,mlp \
+  --set base.mlp.epochs=3 -q
 expect_exit 1 "$GROVE" export "$TMP/st" --lang c
-expect_in "$TMP/err" "stacking"
+expect_in "$TMP/err" "mlp"
+expect_exit 0 "$GROVE" train "$ir" -o "$TMP/st2" --algo stacking --set stack.learners=stump,logistic -q
+expect_exit 0 "$GROVE" export "$TMP/st2" --lang c -o "$TMP/st2.c"
 expect_exit 1 "$GROVE" export "$TMP/f"
 expect_in "$TMP/err" "--lang"
 expect_exit 1 "$GROVE" export "$TMP/f" --lang rust

@@ -4,6 +4,7 @@
 # of the compiled export against the library's batch predictor (1 thread each, same process,
 # outputs checked bit-identical).  Data: bench/common/gen_binary.py (28 numeric features).
 #   bench/export/run.sh [TRAIN_ROWS=20000] [TEST_ROWS=100000]
+# MODELS (default "forest gbdt") and FORMS (default "code table") choose the rows of the table.
 # A compile that takes longer than COMPILE_LIMIT seconds (default 300) is stopped and shown as
 # ">LIMIT" (the code form of a large forest: why `--form auto` picks the table above 20000 nodes).
 # Needs a built grove (build/grove, build/libgrove.a), cc and python3 with numpy.
@@ -21,8 +22,8 @@ G=$ROOT/build/grove
 CFLAGS="-std=c99 -Wall -Werror -O2"
 printf '%-8s %-6s %10s %12s %10s %12s %14s %14s %8s\n' model form nodes source_KB compile_s text_KB \
   grove_rows/s export_rows/s speedup
-for model in forest gbdt; do
-  for form in code table; do
+for model in ${MODELS:-forest gbdt}; do
+  for form in ${FORMS:-code table}; do
     c=$OUT/${model}_$form.c
     "$G" export "$OUT/$model.json" --lang c --form $form -o "$c"
     nodes=$(grep -o '[0-9]* tree nodes' "$c" | head -1 | cut -d' ' -f1)

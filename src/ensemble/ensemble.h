@@ -186,4 +186,17 @@ int gv_voting_view_of(const gv_component *c, gv_voting_view *v);
 double gv_adaboost_alpha(double eps, double nu);
 double gv_adaboost_reweight(double *D, const uint8_t *correct, size_t n, double alpha);
 
+typedef struct gv_stacking_view {
+    int n_classes;                /* K >= 2, or 0 for regression */
+    size_t n_members;
+    const gv_component *members;
+    int passthrough;              /* the meta row starts with the n_raw raw features */
+    size_t n_raw, per, n_meta;    /* per: meta columns per member (1 for two classes: P(1)) */
+    const grove_schema *meta_schema;
+    const gv_component *meta;     /* the meta-learner, or NULL for the linear combiner */
+    const double *coef, *fill;    /* linear combiner: [n_meta] each */
+    double intercept;
+} gv_stacking_view;
+int gv_stacking_view_of(const gv_component *c, gv_stacking_view *v);
+
 #endif /* GV_ENSEMBLE_H */

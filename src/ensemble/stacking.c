@@ -1157,3 +1157,22 @@ int gv_voting_view_of(const gv_component *c, gv_voting_view *v)
     v->weights = vo->weights;
     return 1;
 }
+
+int gv_stacking_view_of(const gv_component *c, gv_stacking_view *v)
+{
+    if (!c || c->vt != &gv_stacking_component) return 0;
+    const gv_stacking *s = c->impl;
+    v->n_classes = s->n_classes;
+    v->n_members = s->n_learners;
+    v->members = s->members;
+    v->passthrough = s->passthrough;
+    v->n_raw = s->n_raw;
+    v->per = s->per;
+    v->n_meta = s->n_meta;
+    v->meta_schema = s->meta_schema;
+    v->meta = is_linear(s) ? NULL : &s->meta;
+    v->coef = s->coef;
+    v->fill = s->fill;
+    v->intercept = s->intercept;
+    return 1;
+}

@@ -28,7 +28,7 @@
  *   table  every node of the model in one static table, walked by one loop: compiles in
  *          seconds where a million lines of code would take minutes.
  * Not exported (refused with a message naming what is missing): mlp (no exporter for its
- * network yet) and stacking (its meta-learner reads a float meta row; not written yet).
+ * network yet), also inside an ensemble (bagging of networks, stacking with an mlp member).
  */
 #include "model.h"
 
@@ -45,6 +45,8 @@
 
 typedef struct gen {
     const grove_model *m;
+    const grove_schema *schema; /* names the features of the component being written (a
+                                   stacking meta-learner reads the meta row) */
     const char *prefix;
     int table;       /* 1: trees in one node table */
     gv_buf body;     /* tree functions, member tables and component functions */
@@ -54,6 +56,8 @@ typedef struct gen {
     size_t n_nodes, n_values, n_cats; /* entries so far in each table */
     size_t n_trees, n_comps;          /* trees and components emitted so far */
     int has_cat;     /* some tree has a categorical split */
+    int has_block;   /* a gbdt in table form wrote cBLOCK_block, a blocked batch predictor */
+    size_t block_id;
     int nomem;
 } gen;
 
@@ -163,7 +167,7 @@ static const char *side_comment(int default_left) { return default_left ? "left"
  * tree_predict.c) and test a bitset or switch over the child map. */
 static void emit_tree_code(gen *g, const gv_tree *t, tree_ref *ref)
 {
-    const grove_schema *s = g->m->schema;
+    const grove_schema *s = g->schema;
     gv_buf *b = &g->body;
     char lit[48], nm[64];
     out(b, g, "\n/* tree %zu: %zu nodes, %zu leaves, depth %d */\n", ref->id, t->n_nodes,
@@ -410,30 +414,71 @@ static grove_status emit_gbdt(gen *g, const gv_gbdt_view *v, size_t *id)
     if (!refs) return gv_err_nomem("export");
     for (size_t k = 0; k < n; k++) emit_tree(g, v->trees[k], &refs[k]);
     char what[96], lit[48], leaf[96], vals[64];
+    gv_buf *b = &g->body;
+    const size_t me = g->n_comps; /* the id open_function gives below */
+    /* the scores F_g -> the outputs (gbdt.c's scores_to_outputs) */
+    out(b, g, "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
+        me);
+    if (!strcmp(v->objective, "logistic") || !strcmp(v->objective, "exponential")) {
+        out(b, g, "    double f = s[0] * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n",
+            !strcmp(v->objective, "exponential") ? "2.0" : "1.0");
+        out(b, g, "    out[0] = 1.0 - p;\n    out[1] = p;\n}\n");
+    } else if (!strcmp(v->objective, "softmax")) {
+        out(b, g, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n", G);
+        out(b, g, "    softmax_scaled(out, %zu, 1.0, out);\n}\n", G);
+    } else {
+        out(b, g, "    out[0] = s[0];\n}\n");
+    }
     snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees", v->objective, R, G);
     *id = open_function(g, what);
-    gv_buf *b = &g->body;
     /* F_g = base_g + the trees of group g in round order (gbdt.c) */
+    out(b, g, "    double s[%zu];\n", G);
     for (size_t gr = 0; gr < G; gr++) {
         dlit(v->base[gr], lit);
-        out(b, g, "    double s%zu = %s;\n", gr, lit);
+        out(b, g, "    s[%zu] = %s;\n", gr, lit);
     }
     for (size_t t = 0; t < R; t++)
         for (size_t gr = 0; gr < G; gr++) {
             const tree_ref *r = &refs[t * G + gr];
             leaf_expr(g, r, leaf, sizeof leaf);
             values_expr(g, r, vals, sizeof vals);
-            out(b, g, "    s%zu += %s[%s];\n", gr, vals, leaf);
+            out(b, g, "    s[%zu] += %s[%s];\n", gr, vals, leaf);
         }
-    if (!strcmp(v->objective, "logistic") || !strcmp(v->objective, "exponential")) {
-        out(b, g, "    double f = s0 * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n",
-            !strcmp(v->objective, "exponential") ? "2.0" : "1.0");
-        out(b, g, "    out[0] = 1.0 - p;\n    out[1] = p;\n}\n");
-    } else if (!strcmp(v->objective, "softmax")) {
-        for (size_t gr = 0; gr < G; gr++) out(b, g, "    out[%zu] = s%zu;\n", gr, gr);
-        out(b, g, "    softmax_scaled(out, %zu, 1.0, out);\n}\n", G);
-    } else {
-        out(b, g, "    out[0] = s0;\n}\n");
+    out(b, g, "    c%zu_out(s, out);\n}\n", me);
+    if (g->table) {
+        /* blocks of rows walk each tree in turn while it is in cache (as gbdt.c's blocked
+         * predictor does); every row's sums still run over the trees in round order */
+        out(b, g, "\n/* tree k of the gbdt: its nodes, values and category words start at "
+                  "N + c%zu_tree[3k], V + c%zu_tree[3k + 1], C + c%zu_tree[3k + 2] */\n"
+                  "static const size_t c%zu_tree[%zu] = {",
+            me, me, me, me, 3 * (n ? n : 1));
+        for (size_t k = 0; k < n; k++)
+            out(b, g, "%s%zu, %zu, %zu,", k % 4 == 0 ? "\n    " : " ", refs[k].node_off,
+                refs[k].value_off, refs[k].cat_off);
+        if (n == 0) out(b, g, "0, 0, 0");
+        out(b, g, "\n};\n");
+        out(b, g, "static UNUSED void c%zu_block(const float *x, size_t n_rows, double *out)\n{\n"
+                  "    double s[64 * %zu];\n    size_t i0, r, t, g;\n"
+                  "    for (i0 = 0; i0 < n_rows; i0 += 64) {\n"
+                  "        size_t nb = n_rows - i0 < 64 ? n_rows - i0 : 64;\n",
+            me, G);
+        for (size_t gr = 0; gr < G; gr++) {
+            dlit(v->base[gr], lit);
+            out(b, g, "        for (r = 0; r < nb; r++) s[r * %zu + %zu] = %s;\n", G, gr, lit);
+        }
+        out(b, g, "        for (t = 0; t < %zu; t++) {\n"
+                  "            const node *tn = N + c%zu_tree[3 * t];\n"
+                  "            const double *tv = V + c%zu_tree[3 * t + 1];\n"
+                  "            const unsigned long *tc = C + c%zu_tree[3 * t + 2];\n"
+                  "            g = t %% %zu;\n"
+                  "            for (r = 0; r < nb; r++)\n"
+                  "                s[r * %zu + g] += tv[walk(tn, tc, x + (i0 + r) * %zu)];\n"
+                  "        }\n"
+                  "        for (r = 0; r < nb; r++) c%zu_out(s + r * %zu, out + (i0 + r) * %zu);\n"
+                  "    }\n}\n",
+            n, me, me, me, G, G, g->schema->n_features, me, G, g->m->n_outputs);
+        g->block_id = me;
+        g->has_block = 1;
     }
     gv_free(refs);
     return GROVE_OK;
@@ -526,8 +571,65 @@ static grove_status emit_linear(gen *g, const gv_linear_model *lm, int logistic,
     return GROVE_OK;
 }
 
+/* Stacking (stacking.c): the members' outputs as floats into the meta row (after the raw
+ * features with passthrough; two classes: P(class 1) only), then the meta-learner on that row,
+ * or the linear combiner: intercept + sum of coef[c] * (x_c, or fill[c] when not finite). */
+static grove_status emit_stacking(gen *g, const gv_stacking_view *v, size_t *id)
+{
+    const size_t L = v->n_members, K = v->n_classes ? (size_t)v->n_classes : 1;
+    size_t *ids = gv_malloc_array(L ? L : 1, sizeof *ids);
+    if (!ids) return gv_err_nomem("export");
+    grove_status st = emit_members(g, v->members, L, ids);
+    size_t meta = 0;
+    if (st == GROVE_OK && v->meta) {
+        const grove_schema *outer = g->schema;
+        g->schema = v->meta_schema;
+        st = emit_component(g, v->meta, &meta);
+        g->schema = outer;
+    }
+    if (st == GROVE_OK) {
+        *id = open_function(g, v->meta ? "stacking" : "stacking, linear combiner");
+        gv_buf *b = &g->body;
+        char lit[48];
+        out(b, g, "    float row[%zu];\n    double p[%zu];\n", v->n_meta, K);
+        if (v->passthrough)
+            out(b, g, "    { size_t f; for (f = 0; f < %zu; f++) row[f] = x[f]; }\n", v->n_raw);
+        for (size_t l = 0; l < L; l++) {
+            size_t off = (v->passthrough ? v->n_raw : 0) + l * v->per;
+            out(b, g, "    c%zu(x, p);", ids[l]);
+            if (v->n_classes == 2)
+                out(b, g, " row[%zu] = (float)p[1];\n", off);
+            else
+                for (size_t k = 0; k < v->per; k++)
+                    out(b, g, "%s row[%zu] = (float)p[%zu];%s", k ? "   " : "", off + k, k,
+                        k + 1 == v->per ? "\n" : "");
+        }
+        if (v->meta) {
+            out(b, g, "    c%zu(row, out);\n}\n", meta);
+        } else {
+            int any = 0;
+            for (size_t c = 0; c < v->n_meta; c++) any |= v->coef[c] != 0;
+            dlit(v->intercept, lit);
+            out(b, g, "    double v = %s%s;\n", lit, any ? ", xc" : "");
+            for (size_t c = 0; c < v->n_meta; c++) {
+                if (v->coef[c] == 0) continue;
+                char fl[48];
+                dlit(v->coef[c], lit);
+                dlit(v->fill[c], fl);
+                out(b, g, "    xc = (double)row[%zu]; v += %s * (isfinite(xc) ? xc : %s);\n", c,
+                    lit, fl);
+            }
+            out(b, g, "    out[0] = v;\n}\n");
+        }
+    }
+    gv_free(ids);
+    return st;
+}
+
 static grove_status emit_component(gen *g, const gv_component *c, size_t *id)
 {
+    gv_stacking_view sv;
+    if (gv_stacking_view_of(c, &sv)) return emit_stacking(g, &sv, id);
     gv_boost_view bv;
     gv_bagging_view bg;
     gv_gbdt_view gb;
@@ -548,12 +650,7 @@ static grove_status emit_component(gen *g, const gv_component *c, size_t *id)
         return gv_err(GROVE_ERR_ARG,
                       "export: an mlp (neural network) component cannot be exported to C yet: "
                       "the exporter has no code for its layers (trees, tree ensembles, gbdt, "
-                      "voting and the linear learners can be exported)");
-    if (c->vt == &gv_stacking_component)
-        return gv_err(GROVE_ERR_ARG,
-                      "export: a stacking component cannot be exported to C yet: the exporter has "
-                      "no code for its meta-learner's float meta row (trees, tree ensembles, "
-                      "gbdt, voting and the linear learners can be exported)");
+                      "voting, stacking and the linear learners can be exported)");
     return gv_err(GROVE_ERR_ARG, "export: component kind '%s' cannot be exported to C",
                   c->vt->kind);
 }
@@ -580,6 +677,11 @@ static size_t count_nodes(const gv_component *c)
     if (gv_confidence_view_of(c, &cf)) n += count_nodes(cf.chosen);
     if (gv_voting_view_of(c, &vo))
         for (size_t t = 0; t < vo.n_members; t++) n += count_nodes(&vo.members[t]);
+    gv_stacking_view sv;
+    if (gv_stacking_view_of(c, &sv)) {
+        for (size_t t = 0; t < sv.n_members; t++) n += count_nodes(&sv.members[t]);
+        if (sv.meta) n += count_nodes(sv.meta);
+    }
     return n;
 }
 
@@ -761,6 +863,7 @@ grove_status gv_model_export_c(const grove_model *m, const char *prefix, int for
     gen g;
     memset(&g, 0, sizeof g);
     g.m = m;
+    g.schema = m->schema;
     g.prefix = prefix;
     size_t n_tree_nodes = count_nodes(&m->root);
     /* a model without trees (a linear learner) has no table to write */
@@ -798,10 +901,15 @@ grove_status gv_model_export_c(const grove_model *m, const char *prefix, int for
                       "    float r[%zu];\n    size_t j;\n"
                       "    for (j = 0; j < %zu; j++) r[j] = (float)x[j];\n    c%zu(r, out);\n}\n\n",
             P, F, F, root);
-        out(text, &g, "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n{\n"
-                      "    size_t i;\n    for (i = 0; i < n_rows; i++) c%zu(x + i * %zu, out + i * "
-                      "%zu);\n}\n\n",
-            P, root, F, K);
+        if (g.has_block && g.block_id == root)
+            out(text, &g, "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n"
+                          "{\n    c%zu_block(x, n_rows, out);\n}\n\n",
+                P, root);
+        else
+            out(text, &g, "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n{\n"
+                          "    size_t i;\n    for (i = 0; i < n_rows; i++) c%zu(x + i * %zu, out + i * "
+                          "%zu);\n}\n\n",
+                P, root, F, K);
         out(text, &g, "void %s_predict_batch_double(const double *x, size_t n_rows, double *out)\n"
                       "{\n    size_t i;\n    for (i = 0; i < n_rows; i++) %s_predict_double(x + i * "
                       "%zu, out + i * %zu);\n}\n",
