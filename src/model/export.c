@@ -176,7 +176,7 @@ static void emit_tree_code(gen *g, const gv_tree *t, tree_ref *ref)
         t->n_nodes * (size_t)t->n_outputs);
     dlist(b, g, t->values, t->n_nodes * (size_t)t->n_outputs);
     out(b, g, "};\n");
-    out(b, g, "static int tree%zu(const float *x)\n{\n    (void)x;\n", ref->id);
+    out(b, g, "static NOINLINE int tree%zu(const float *x)\n{\n    (void)x;\n", ref->id);
     for (size_t k = 0; k < t->n_nodes; k++) {
         const gv_tree_node *n = &t->nodes[k];
         if (k == 0)
@@ -748,7 +748,10 @@ static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes)
 
 /* Helpers every file gets (static; unused ones are marked so that -Wall stays quiet). */
 static const char helpers_text[] =
-    "\n#if defined(__GNUC__)\n#define UNUSED __attribute__((unused))\n#else\n#define UNUSED\n"
+    "\n/* NOINLINE: a tree function stays a function (inlining hundreds of trees into one makes\n"
+    " * compilers take minutes) */\n"
+    "#if defined(__GNUC__)\n#define UNUSED __attribute__((unused))\n"
+    "#define NOINLINE __attribute__((noinline))\n#else\n#define UNUSED\n#define NOINLINE\n"
     "#endif\n"
     "\n/* The first largest of v[0..k) (ties to the lowest index). */\n"
     "static UNUSED size_t argmax(const double *v, size_t k)\n{\n"
