@@ -87,6 +87,12 @@ want "gbdt validation points" "$(npoints "$TMP/gb.html" gbdt-metric "validation 
 want "gbdt DATA points" "$(npoints "$TMP/gb.html" gbdt-metric DATA)" "$R"
 want "early stopping marker" "$(xp "$TMP/gb.html" "number(//*[local-name()='svg'][@id='gbdt-metric']//*[local-name()='g'][@class='marker']/@data-value)")" "$R"
 
+# exponential loss: its line search's eps_t and alpha_t per round
+expect_exit 0 "$GROVE" train "$bc" -o "$TMP/gbe" --algo gbdt --rounds 7 --set objective=exponential -q
+expect_exit 0 "$GROVE" report "$TMP/gbe" -o "$TMP/gbe.html"
+parses "$TMP/gbe.html"
+want "exponential alpha points" "$(npoints "$TMP/gbe.html" gbdt-eps-alpha "α_t")" 7
+
 # ---- filter-boost, depth 2: g(p) and one point per majority with a known error (root + 3)
 expect_exit 0 "$GROVE" train "$bc" -o "$TMP/fb" --algo filter-boost --set filter.depth=2 -q
 expect_exit 0 "$GROVE" report "$TMP/fb" --data "$bct" -o "$TMP/fb.html"

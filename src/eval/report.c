@@ -500,6 +500,18 @@ static void gbdt_section(rep *r, const gv_gbdt_view *v)
                             "(grove train --log) or --valid, and no --data was given.");
     }
     chart(r, p);
+    if (v->log_eps && v->log_alpha) {
+        /* the exponential objective's line search: AdaBoost's eps_t and alpha_t */
+        p = gv_plot_new("gbdt-eps-alpha", "\xce\xb5_t and \xce\xb1_t per round (exponential loss)",
+                        760, 320);
+        if (p) {
+            gv_plot_axes(p, "round", "value", 0, 0);
+            gv_plot_line(p, "\xce\xb5_t (weighted error)", x, v->log_eps, v->n_log, 0);
+            gv_plot_line(p, "\xce\xb1_t", x, v->log_alpha, v->n_log, 0);
+            gv_plot_hline(p, "1/2", 0.5);
+        }
+        chart(r, p);
+    }
 done:
     put(r, "</section>\n");
     gv_free(x);
