@@ -204,6 +204,20 @@ grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, siz
                                         const grove_params *params, const grove_schema *schema,
                                         grove_dataset **out);
 
+/* A dataset from compressed sparse rows (scipy.sparse's CSR: row i's stored values are
+ * values[indptr[i] .. indptr[i+1]) at columns indices[same]), borrowed and copied.  Entries
+ * not stored are 0; stored NaN is missing; indptr[0] = 0, indptr never decreases, and each
+ * row's indices are strictly increasing in [0, n_features) (sort and sum duplicates first;
+ * GROVE_ERR_DATA names the row otherwise).  Labels, weights, params and schema as for
+ * grove_dataset_from_array.  The dataset keeps only the stored values (8 bytes each) when at
+ * most 1/8 of the cells are stored, as LIBSVM files are, so memory grows with the non-zeros,
+ * not with n_rows x n_features.  Thread-safe (reads only).  Since 0.1. */
+grove_status grove_dataset_from_csr(const void *values, grove_dtype dtype, const int64_t *indptr,
+                                    const int64_t *indices, size_t n_rows, size_t n_features,
+                                    const double *labels, const double *weights,
+                                    const grove_params *params, const grove_schema *schema,
+                                    grove_dataset **out);
+
 /* Names feature `feature` of a dataset built from an array and, when `categories` is non-NULL,
  * makes it categorical with those n_categories category names (borrowed, copied; distinct):
  * its values must then already be category codes, integers in [0, n_categories), or NaN

@@ -53,6 +53,8 @@ _decl("grove_params_set", _status, _vp, _cp, _cp)
 _decl("grove_params_get", _status, _vp, _cp, ctypes.c_char_p, _sz)
 _decl("grove_dataset_from_strided", _status, _vp, _int, _sz, _sz, _sz, _sz, _dp, _dp, _dp, _vp,
       _vp, ctypes.POINTER(_vp))
+_decl("grove_dataset_from_csr", _status, _vp, _int, _vp, _vp, _sz, _sz, _dp, _dp, _vp, _vp,
+      ctypes.POINTER(_vp))
 _decl("grove_dataset_set_feature", _status, _vp, _sz, _cp, ctypes.POINTER(_cp), _sz)
 _decl("grove_dataset_set_classes", _status, _vp, ctypes.POINTER(_cp), _sz, _cp)
 _decl("grove_dataset_free", None, _vp)

@@ -61,25 +61,42 @@ def _as_strided(X):
     return X, (0 if X.dtype == np.float32 else 1), rs // item, fs // item
 
 
+def _issparse(X):
+    return hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
 class Dataset:
-    """A grove_dataset built from a 2-D array.  `labels` (float64) are class values / indices
+    """A grove_dataset built from a 2-D array or a scipy.sparse CSR matrix (canonical: sorted
+    indices, no duplicates; kept sparse in grove when at most 1/8 of the cells are stored).  `labels` (float64) are class values / indices
     or targets; `weights` sample weights; `schema` a model's schema handle (borrowed) or None;
     `categories` maps a feature index to its list of category names (values are codes);
     `feature_names` names the features; `class_names`/`label_name` rename the classes."""
 
     def __init__(self, X, labels=None, weights=None, params=None, schema=None, categories=None,
                  feature_names=None, class_names=None, label_name=None):
-        X, dt, rs, fs = _as_strided(X)
         n, p = X.shape
         if labels is not None:
             labels = np.ascontiguousarray(labels, dtype=np.float64)
         if weights is not None:
             weights = np.ascontiguousarray(weights, dtype=np.float64)
         h = _vp()
-        check(lib.grove_dataset_from_strided(X.ctypes.data_as(_vp), dt, n, p, rs, fs,
-                                             _dptr(labels), _dptr(weights), None,
-                                             params.handle if params else None, schema,
-                                             ctypes.byref(h)))
+        if _issparse(X):
+            vals = X.data if X.data.dtype in (np.float32, np.float64) else X.data.astype(np.float64)
+            vals = np.ascontiguousarray(vals)
+            indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+            indices = np.ascontiguousarray(X.indices, dtype=np.int64)
+            check(lib.grove_dataset_from_csr(vals.ctypes.data_as(_vp),
+                                             0 if vals.dtype == np.float32 else 1,
+                                             indptr.ctypes.data_as(_vp),
+                                             indices.ctypes.data_as(_vp), n, p, _dptr(labels),
+                                             _dptr(weights), params.handle if params else None,
+                                             schema, ctypes.byref(h)))
+        else:
+            X, dt, rs, fs = _as_strided(X)
+            check(lib.grove_dataset_from_strided(X.ctypes.data_as(_vp), dt, n, p, rs, fs,
+                                                 _dptr(labels), _dptr(weights), None,
+                                                 params.handle if params else None, schema,
+                                                 ctypes.byref(h)))
         self.handle = h
         self.n_rows = n
         if schema is None:

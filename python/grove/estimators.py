@@ -2,8 +2,8 @@
 
 Every estimator is a thin description of a grove training run: its constructor arguments map
 to grove parameters (the table `_PARAMS` of each class: python name -> grove key), `fit` builds
-a grove dataset from the data (numpy without an extra copy where the layout allows, pandas with
-categorical columns), trains, and keeps the grove model; predictions are written by the library
+a grove dataset from the data (numpy without an extra copy where the layout allows, scipy.sparse
+matrices by their stored values, pandas with categorical columns), trains, and keeps the grove model; predictions are written by the library
 into numpy arrays.  An argument left at None takes grove's default (`grove help params`).
 A base learner is given as an estimator object: `AdaBoostClassifier(base=
 DecisionTreeClassifier(max_depth=3))` becomes grove's base=tree, base.max_depth=3.
@@ -123,8 +123,12 @@ class _GroveBase(BaseEstimator):
             return A, cats, names
         if reset:
             self._categories = {}
-        A = self._validate_data(X, reset=reset, dtype=[np.float64, np.float32],
+        A = self._validate_data(X, reset=reset, accept_sparse="csr",
+                                dtype=[np.float64, np.float32],
                                 force_all_finite="allow-nan" if self._ALLOW_NAN else True)
+        if hasattr(A, "has_canonical_format") and not A.has_canonical_format:
+            A = A.copy()          # sorted indices, duplicates summed; the caller's is untouched
+            A.sum_duplicates()
         return A, {}, None
 
     def _dataset(self, X):

@@ -15,6 +15,11 @@
  * the label is the class index (0, 1).  Regression labels are targets.  Categorical features of
  * a schema carry category codes: integers in [0, n_categories).
  * Messages name the row and feature: "<array>: row 12, feature 3 ('color'): ...".
+ *
+ * grove_dataset_from_csr() takes compressed sparse rows (scipy.sparse.csr_matrix's indptr,
+ * indices, data): absent entries are 0, stored values follow the rules above.  The dataset is
+ * stored sparse (dataset.h's compressed columns, 8 bytes per stored value) when at most
+ * 1/GV_SPARSE_DENSITY of the cells are stored, as LIBSVM files are; otherwise dense.
  */
 #include "dataset.h"
 
@@ -22,6 +27,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static grove_status bad_value(size_t row, size_t f, const grove_schema *s, const char *what,
@@ -31,6 +37,31 @@ static grove_status bad_value(size_t row, size_t f, const grove_schema *s, const
     gv_format_double(x, text);
     return gv_err(GROVE_ERR_DATA, "<array>: row %zu, feature %zu ('%s'): expected %s, found %s",
                   row, f, s->feature_names[f], what, text);
+}
+
+/* One array value of row i, feature f checked and converted: NaN (or the marker) is missing;
+ * other non-finite values, finite values beyond the float range and, for a categorical
+ * feature, values that are not category codes are errors. */
+static grove_status take_value(const grove_schema *s, size_t i, size_t f, double x,
+                               const double *marker, float *out)
+{
+    if (isnan(x) || (marker && x == *marker)) {
+        *out = NAN;
+        return GROVE_OK;
+    }
+    if (!isfinite(x) || fabs(x) > FLT_MAX) {
+        /* beyond FLT_MAX a float may still round down to FLT_MAX; be exact */
+        float y = (float)x;
+        if (!isfinite(x) || isinf(y))
+            return bad_value(i, f, s, "a finite number within the float range", x);
+    }
+    if (s->is_categorical[f]) {
+        size_t n_cat = s->categories[f].n;
+        if (!(x >= 0 && x < (double)n_cat && x == floor(x)))
+            return bad_value(i, f, s, "a category code", x);
+    }
+    *out = (float)x;
+    return GROVE_OK;
 }
 
 /* Copies the features of `data` into ds (column-major), checking every value.  Element (i, f)
@@ -50,23 +81,9 @@ static grove_status copy_values(grove_dataset *ds, const void *data, grove_dtype
             float *col = &ds->values[f * n_rows];
             for (size_t i = i0; i < i1; i++) {
                 size_t k = i * row_stride + f * feature_stride;
-                double x = f32 ? (double)f32[k] : f64[k];
-                if (isnan(x) || (marker && x == *marker)) {
-                    col[i] = NAN;
-                    continue;
-                }
-                if (!isfinite(x) || fabs(x) > FLT_MAX) {
-                    /* beyond FLT_MAX a float may still round down to FLT_MAX; be exact */
-                    float y = (float)x;
-                    if (!isfinite(x) || isinf(y))
-                        return bad_value(i, f, s, "a finite number within the float range", x);
-                }
-                if (s->is_categorical[f]) {
-                    size_t n_cat = s->categories[f].n;
-                    if (!(x >= 0 && x < (double)n_cat && x == floor(x)))
-                        return bad_value(i, f, s, "a category code", x);
-                }
-                col[i] = (float)x;
+                grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], marker,
+                                             &col[i]);
+                if (st != GROVE_OK) return st;
             }
         }
     }
@@ -105,6 +122,37 @@ static grove_status copy_labels(grove_dataset *ds, const double *labels, int tas
         }
         ds->labels[i] = (double)cls;
     }
+    return GROVE_OK;
+}
+
+/* The common end of both entry points: labels and weights into ds when the values went in
+ * (st), then *out = ds, or ds freed and the first error returned. */
+static grove_status finish(grove_dataset *ds, grove_status st, const double *labels,
+                           const double *weights, const grove_params *params, int follow,
+                           grove_dataset **out)
+{
+    size_t n_rows = ds->n_rows;
+    if (st == GROVE_OK && labels)
+        st = copy_labels(ds, labels, (int)gv_param_int(params, GV_P_TASK), follow);
+    if (st == GROVE_OK && weights) {
+        ds->weights = gv_malloc_array(n_rows, sizeof *ds->weights);
+        if (!ds->weights) st = gv_err_nomem("the weights");
+        for (size_t i = 0; st == GROVE_OK && i < n_rows; i++) {
+            if (!(weights[i] >= 0 && isfinite(weights[i]))) {
+                char text[32];
+                gv_format_double(weights[i], text);
+                st = gv_err(GROVE_ERR_DATA, "<array>: row %zu: expected a non-negative finite "
+                            "weight, found %s", i, text);
+            } else {
+                ds->weights[i] = weights[i];
+            }
+        }
+    }
+    if (st != GROVE_OK) {
+        grove_dataset_free(ds);
+        return st;
+    }
+    *out = ds;
     return GROVE_OK;
 }
 
@@ -153,27 +201,108 @@ grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, siz
     if (!s) return gv_err_nomem("the schema");
     grove_dataset *ds = gv_dataset_new(s, n_rows, labels != NULL); /* takes over s */
     if (!ds) return gv_err_nomem("the dataset");
-    grove_status st = copy_values(ds, data, dtype, row_stride, feature_stride, missing_marker);
-    if (st == GROVE_OK && labels)
-        st = copy_labels(ds, labels, (int)gv_param_int(params, GV_P_TASK), schema != NULL);
-    if (st == GROVE_OK && weights) {
-        ds->weights = gv_malloc_array(n_rows, sizeof *ds->weights);
-        if (!ds->weights) st = gv_err_nomem("the weights");
-        for (size_t i = 0; st == GROVE_OK && i < n_rows; i++) {
-            if (!(weights[i] >= 0 && isfinite(weights[i]))) {
-                char text[32];
-                gv_format_double(weights[i], text);
-                st = gv_err(GROVE_ERR_DATA, "<array>: row %zu: expected a non-negative finite "
-                            "weight, found %s", i, text);
-            } else {
-                ds->weights[i] = weights[i];
-            }
+    return finish(ds, copy_values(ds, data, dtype, row_stride, feature_stride, missing_marker),
+                  labels, weights, params, schema != NULL, out);
+}
+
+/* Validates the CSR structure: indptr starts at 0 and never decreases, and every row's column
+ * indices are strictly increasing and below n_features. */
+static grove_status check_csr(const int64_t *indptr, const int64_t *indices, size_t n_rows,
+                              size_t n_features)
+{
+    if (indptr[0] != 0)
+        return gv_err(GROVE_ERR_DATA, "<csr>: expected indptr[0] = 0, found %lld",
+                      (long long)indptr[0]);
+    for (size_t i = 0; i < n_rows; i++) {
+        if (indptr[i + 1] < indptr[i])
+            return gv_err(GROVE_ERR_DATA, "<csr>: row %zu: indptr decreases (%lld after %lld)", i,
+                          (long long)indptr[i + 1], (long long)indptr[i]);
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
+            if (indices[k] < 0 || (uint64_t)indices[k] >= n_features)
+                return gv_err(GROVE_ERR_DATA, "<csr>: row %zu: expected a column index in [0, "
+                              "%zu), found %lld", i, n_features, (long long)indices[k]);
+            if (k > indptr[i] && indices[k] <= indices[k - 1])
+                return gv_err(GROVE_ERR_DATA, "<csr>: row %zu: expected strictly increasing "
+                              "column indices, found %lld after %lld (sort them and sum "
+                              "duplicates first)", i, (long long)indices[k],
+                              (long long)indices[k - 1]);
         }
     }
-    if (st != GROVE_OK) {
-        grove_dataset_free(ds);
-        return st;
-    }
-    *out = ds;
     return GROVE_OK;
+}
+
+/* The stored values of a CSR array checked into ds: the compressed columns when ds is sparse,
+ * else scattered into its zero-filled dense columns. */
+static grove_status copy_csr(grove_dataset *ds, const void *values, grove_dtype dtype,
+                             const int64_t *indptr, const int64_t *indices)
+{
+    const grove_schema *s = ds->schema;
+    const size_t n = ds->n_rows, nnz = (size_t)indptr[n];
+    const float *f32 = dtype == GROVE_FLOAT32 ? values : NULL;
+    const double *f64 = dtype == GROVE_FLOAT64 ? values : NULL;
+    if (ds->values) {
+        memset(ds->values, 0, n * s->n_features * sizeof *ds->values);
+        for (size_t i = 0; i < n; i++)
+            for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
+                size_t f = (size_t)indices[k];
+                grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], NULL,
+                                             &ds->values[f * n + i]);
+                if (st != GROVE_OK) return st;
+            }
+        return GROVE_OK;
+    }
+    size_t *ptr = gv_malloc_array(n + 1, sizeof *ptr);
+    uint32_t *col = gv_malloc_array(nnz, sizeof *col);
+    float *val = gv_malloc_array(nnz, sizeof *val);
+    grove_status st = !ptr || !col || !val ? gv_err_nomem("the CSR copy") : GROVE_OK;
+    for (size_t i = 0; st == GROVE_OK && i <= n; i++) ptr[i] = (size_t)indptr[i];
+    for (size_t i = 0; st == GROVE_OK && i < n; i++)
+        for (int64_t k = indptr[i]; st == GROVE_OK && k < indptr[i + 1]; k++) {
+            col[k] = (uint32_t)indices[k];
+            st = take_value(s, i, col[k], f32 ? (double)f32[k] : f64[k], NULL, &val[k]);
+        }
+    if (st == GROVE_OK && gv_dataset_fill_csr(ds, ptr, col, val) != 0)
+        st = gv_err_nomem("the sparse dataset's columns");
+    gv_free(ptr);
+    gv_free(col);
+    gv_free(val);
+    return st;
+}
+
+grove_status grove_dataset_from_csr(const void *values, grove_dtype dtype, const int64_t *indptr,
+                                    const int64_t *indices, size_t n_rows, size_t n_features,
+                                    const double *labels, const double *weights,
+                                    const grove_params *params, const grove_schema *schema,
+                                    grove_dataset **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: out is NULL");
+    *out = NULL;
+    if (!indptr) return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: indptr is NULL");
+    if (dtype != GROVE_FLOAT32 && dtype != GROVE_FLOAT64)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: unknown dtype %d", (int)dtype);
+    if (n_features == 0)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: expected at least one feature, "
+                      "found n_features = 0");
+    if (n_features > UINT32_MAX)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: n_features = %zu, expected at "
+                      "most %lu", n_features, (unsigned long)UINT32_MAX);
+    if (schema && n_features != schema->n_features)
+        return gv_err(GROVE_ERR_DATA, "<csr>: expected %zu features (the schema's), found %zu",
+                      schema->n_features, n_features);
+    if (indptr[n_rows] > 0 && (!values || !indices))
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: values or indices is NULL");
+    grove_status st = check_csr(indptr, indices, n_rows, n_features);
+    if (st != GROVE_OK) return st;
+
+    size_t nnz = (size_t)indptr[n_rows], cells;
+    int sparse = gv_mul_size(n_rows, n_features, &cells) != 0 || nnz <= cells / GV_SPARSE_DENSITY;
+    if (n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
+    grove_schema *s = schema ? gv_schema_copy(schema) : gv_schema_new(n_features);
+    if (!s) return gv_err_nomem("the schema");
+    grove_dataset *ds = sparse ? gv_dataset_new_sparse(s, n_rows, nnz, 0.0f, labels != NULL)
+                               : gv_dataset_new(s, n_rows, labels != NULL); /* take over s */
+    if (!ds) return gv_err_nomem("the dataset");
+    return finish(ds, copy_csr(ds, values, dtype, indptr, indices), labels, weights, params,
+                  schema != NULL, out);
 }

@@ -88,6 +88,10 @@ static inline float gv_value(const grove_dataset *d, size_t f, size_t i)
     return gv_value_sparse(d, f, i);
 }
 
+/* Sparse inputs (LIBSVM files, CSR arrays) are stored sparse when at most 1/GV_SPARSE_DENSITY
+ * of the rows x features cells hold a value other than the absent one. */
+#define GV_SPARSE_DENSITY 8
+
 /* The largest number of rows of a sparse dataset (row indices are 32-bit). */
 #define GV_SPARSE_MAX_ROWS ((size_t)UINT32_MAX)
 

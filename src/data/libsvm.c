@@ -43,9 +43,7 @@
  * bytes), used or not, so an index, not the data, could otherwise claim gigabytes. */
 #define MAX_INDEX 10000000
 
-/* Layout choice (gv_libsvm_set_layout): stored sparse when at most 1/SPARSE_DENSITY of the
- * rows x features cells hold a value other than the absent one. */
-#define SPARSE_DENSITY 8
+/* Layout choice (gv_libsvm_set_layout): by dataset.h's GV_SPARSE_DENSITY. */
 static int layout_force; /* 0 auto, 1 dense, 2 sparse */
 
 void gv_libsvm_set_layout(int layout) { layout_force = layout; }
@@ -299,7 +297,7 @@ static grove_status new_dataset(svm_ctx *c, size_t n_features)
     }
     c->row_nnz[c->n_rows] = nnz;
     int sparse = gv_mul_size(c->n_rows, n_features, &cells) != 0 ||
-                 nnz <= cells / SPARSE_DENSITY;
+                 nnz <= cells / GV_SPARSE_DENSITY;
     if (layout_force) sparse = layout_force == 2;
     if (c->n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
     grove_schema *schema = c->follow ? gv_schema_copy(c->follow) : gv_schema_new(n_features);
