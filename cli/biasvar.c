@@ -80,6 +80,7 @@ int cmd_biasvar(int argc, char **argv)
     }
     long R;
     if (cli_int_arg("--replicates", rep_text, 2, 100000, &R) != 0) goto done;
+    if ((rc = cli_track_params(params)) != EXIT_OK) goto done;
     if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
     if (test_path &&
         (rc = cli_load(test_path, params, grove_dataset_schema(data), quiet, &test)) != EXIT_OK)
@@ -91,6 +92,8 @@ int cmd_biasvar(int argc, char **argv)
         rc = cli_fail(st, "biasvar");
         goto done;
     }
+    if ((rc = cli_check_unused(params, "biasvar", quiet)) != EXIT_OK) goto done;
+    rc = EXIT_USAGE;
     if (json) {
         printf("%s\n", report);
         rc = EXIT_OK;

@@ -33,9 +33,17 @@ int cli_is_help(const char *arg);
  * "OPTION: must be an integer in [lo, hi], got 'TEXT'". */
 int cli_int_arg(const char *option, const char *text, long lo, long hi, long *out);
 
-/* Common training options: --algo, --label, --rounds, --set K=V, --seed, --threads, --quiet.
+/* Common training options: --algo, --label, --rounds, --set K=V, --seed, --threads, --quiet,
+ * --strict.
  * Returns 1 when argv[*i] was one of them (consumed), 0 if not, or -(exit code) on error. */
 int cli_common_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
+
+/* Unused parameters: cli_track_params starts recording which parameters are read (call it after
+ * the options are parsed, before loading data); cli_check_unused then prints one warning per
+ * parameter nothing read, with a hint where one exists, and returns EXIT_OK, or EXIT_USAGE when
+ * --strict was given and some were unused (the caller then writes nothing). */
+int cli_track_params(grove_params *params);
+int cli_check_unused(const grove_params *params, const char *command, int quiet);
 
 /* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,

@@ -107,6 +107,7 @@ int cmd_cv(int argc, char **argv)
     }
     long k;
     if (cli_int_arg("--folds", folds_text, 2, 1000, &k) != 0) goto done;
+    if ((rc = cli_track_params(params)) != EXIT_OK) goto done;
     if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
     size_t n = grove_dataset_n_rows(data);
     if (n < (size_t)k) {
@@ -156,6 +157,8 @@ int cmd_cv(int argc, char **argv)
         }
     }
     cli_progress_done();
+    if ((rc = cli_check_unused(params, "cv", quiet)) != EXIT_OK) goto done;
+    rc = EXIT_USAGE;
     char algo[64];
     grove_params_get(params, "algo", algo, sizeof algo);
     json_t *root = json_object(), *metrics = json_object();

@@ -12,7 +12,7 @@
 static const char train_usage[] =
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
     "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N]\n"
-    "                   [--valid FILE] [--log FILE.csv] [--quiet]\n"
+    "                   [--valid FILE] [--log FILE.csv] [--strict] [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
@@ -34,12 +34,17 @@ static const char train_usage[] =
     "                       stopping (--set early_stopping_rounds=N)\n"
     "      --log FILE.csv   boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"
     "                       error, prod Z, exp(-2 sum gamma^2)[, validation error]), atomically\n"
+    "      --strict         a parameter the algorithm does not use is an error (default: a\n"
+    "                       warning, with a hint such as 'did you mean base.max_depth?')\n"
     "  -q, --quiet          no progress and no summary\n";
 
-/* "depth 5, 23 leaves" from the model's info JSON, when it describes a tree. */
-static void describe_model(const grove_model *m, char *buf, size_t size)
+/* "depth 5, 23 leaves" from the model's info JSON, when it describes a tree, and why training
+ * stopped before its rounds ran out (boosting, gbdt: the "stop" text, "" if it did not). */
+static void describe_model(const grove_model *m, char *buf, size_t size, char *stop,
+                           size_t stop_size)
 {
     buf[0] = '\0';
+    stop[0] = '\0';
     char *info = NULL;
     if (grove_model_info_json(m, &info) != GROVE_OK) return;
     json_t *root = json_loads(info, 0, NULL);
@@ -48,9 +53,11 @@ static void describe_model(const grove_model *m, char *buf, size_t size)
     json_t *c = json_object_get(root, "model");
     json_t *leaves = c ? json_object_get(c, "n_leaves") : NULL;
     json_t *depth = c ? json_object_get(c, "depth") : NULL;
+    json_t *why = c ? json_object_get(c, "stop") : NULL;
     if (json_is_integer(leaves) && json_is_integer(depth))
         snprintf(buf, size, ", depth %lld, %lld leaves", (long long)json_integer_value(depth),
                  (long long)json_integer_value(leaves));
+    if (json_is_string(why)) snprintf(stop, stop_size, "%s", json_string_value(why));
     json_decref(root);
 }
 
@@ -100,6 +107,9 @@ int cmd_train(int argc, char **argv)
         fputs(train_usage, stderr);
         goto done;
     }
+    /* record which parameters training reads (before the CLI sets any of its own) */
+    if ((rc = cli_track_params(params)) != EXIT_OK) goto done;
+    rc = EXIT_USAGE;
     /* gbdt records its training metric per round only when asked: a log wants it */
     if (log_path && (st = grove_params_set(params, "train_metric", "true")) != GROVE_OK) {
         rc = cli_fail(st, NULL);
@@ -129,6 +139,7 @@ int cmd_train(int argc, char **argv)
     }
     double t2 = cli_now();
     cli_progress_done();
+    if ((rc = cli_check_unused(params, "train", quiet)) != EXIT_OK) goto done;
     /* the log first: a model without rounds and --log is a usage error, and writes nothing */
     char *log = NULL;
     if (log_path && (st = grove_model_log_csv(model, &log)) != GROVE_OK) {
@@ -153,8 +164,8 @@ int cmd_train(int argc, char **argv)
     if (quiet) goto done;
 
     const grove_schema *s = grove_model_schema(model);
-    char shape[128];
-    describe_model(model, shape, sizeof shape);
+    char shape[128], stop[512];
+    describe_model(model, shape, sizeof shape, stop, sizeof stop);
     printf("trained %s on %s: %zu rows, %zu features, ", grove_model_algo(model), data_path,
            grove_dataset_n_rows(data), grove_dataset_n_features(data));
     if (grove_schema_task(s) == GROVE_CLASSIFICATION)
@@ -163,7 +174,14 @@ int cmd_train(int argc, char **argv)
         printf("regression");
     printf("%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
            out_path);
-    if (grove_model_n_rounds(model)) printf("rounds: %zu\n", grove_model_n_rounds(model));
+    if (grove_model_n_rounds(model)) {
+        char asked[32] = "";
+        grove_params_get(params, "rounds", asked, sizeof asked);
+        printf("rounds: %zu", grove_model_n_rounds(model));
+        /* ε = 0, ε >= 1/2, no edge, early stopping: say so, not only in `grove info` */
+        if (stop[0]) printf(" of %s; stopped early: %s", asked, stop);
+        putchar('\n');
+    }
     double oob;
     size_t oob_n;
     if (grove_model_oob(model, &oob, &oob_n) == GROVE_OK) {

@@ -87,6 +87,9 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *a
     return 1;
 }
 
+/* --strict: unused parameters are errors (cli_check_unused) */
+static int strict;
+
 static int set_param(grove_params *p, const char *key, const char *value)
 {
     grove_status st = grove_params_set(p, key, value);
@@ -117,7 +120,48 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet
         *quiet = 1;
         return 1;
     }
+    if (cli_opt_flag(argv[*i], "--strict", NULL)) {
+        strict = 1;
+        return 1;
+    }
     return 0;
+}
+
+int cli_track_params(grove_params *p)
+{
+    grove_status st = grove_params_track(p);
+    return st == GROVE_OK ? EXIT_OK : cli_fail(st, NULL);
+}
+
+int cli_check_unused(const grove_params *p, const char *command, int quiet)
+{
+    char *list = NULL;
+    grove_status st = grove_params_unused(p, &list);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
+    char algo[64] = "";
+    grove_params_get(p, "algo", algo, sizeof algo);
+    int n = 0;
+    for (char *line = list; *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        char *hint = strchr(line, '\t');
+        if (hint) *hint++ = '\0';
+        if (!quiet || strict) {
+            fprintf(stderr, "grove: %s: %s: parameter '%s' is not used by --algo %s%s%s%s\n",
+                    command, strict ? "error" : "warning", line, algo,
+                    hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
+        }
+        n++;
+        if (!end) break;
+        line = end + 1;
+    }
+    grove_string_free(list);
+    if (n && strict) {
+        cli_error("%s: --strict: %d unused parameter%s, nothing written", command, n,
+                  n == 1 ? "" : "s");
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
 }
 
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema, int quiet,

@@ -145,6 +145,17 @@ grove_status grove_params_describe(size_t index, const char **name, const char *
                                    const char **default_value, const char **allowed,
                                    const char **help);
 
+/* Unused parameters.  grove_params_track starts recording which parameters are read from
+ * `params`, its base parameters ("base.KEY") and every copy made of them (training copies
+ * parameters); it snapshots which ones the user has set so far.  After training (or any other
+ * use), grove_params_unused lists the parameters that were set before tracking began and never
+ * read: one per line, "KEY\n", or "KEY\tHINT\n" when a parameter that WAS read has the same
+ * name one level up or down or the same last word (max_depth -> base.max_depth,
+ * learning_rate -> boost.learning_rate).  A new string ("" when every set parameter was read),
+ * freed with grove_string_free.  Reads may come from many threads at once. */
+grove_status grove_params_track(grove_params *params);
+grove_status grove_params_unused(const grove_params *params, char **out);
+
 /* Progress reporting for long runs: called from the training thread with the stage name
  * ("tree", "round") and done/total counts; return non-zero to request cancellation (training
  * then stops with GROVE_ERR_ARG "cancelled").  `ctx` is borrowed.  Pass NULL to remove. */

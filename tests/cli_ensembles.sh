@@ -36,7 +36,7 @@ expect_exit 0 "$GROVE" train "$DATA/sonar_train.csv" -o "$TMP/ges" --algo gbdt -
   --valid "$DATA/sonar_test.csv" --set early_stopping_rounds=10 --log "$TMP/geslog.csv"
 expect_in "$TMP/out" "validation data"
 [[ $(head -1 "$TMP/geslog.csv") == "t,train_logloss,valid_logloss" ]] || fail "gbdt valid log header: $(head -1 "$TMP/geslog.csv")"
-r=$(sed -n 's/^rounds: //p' "$TMP/out"); [[ -n $r && $r -lt 500 ]] || fail "gbdt early stopping did not stop (rounds '$r')"
+r=$(sed -n 's/^rounds: \([0-9]*\).*/\1/p' "$TMP/out"); [[ -n $r && $r -lt 500 ]] || fail "gbdt early stopping did not stop (rounds '$r')"
 expect_exit 1 "$GROVE" train "$DATA/sonar_train.csv" -o "$TMP/x" --algo gbdt --set early_stopping_rounds=3 -q
 expect_in "$TMP/err" "needs validation data"
 # staged prediction: the first 5 rounds of 20 = a 5-round model; out-of-range rounds exit 1

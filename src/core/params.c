@@ -8,6 +8,7 @@
 #include "params.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +45,31 @@ struct grove_params {
     grove_progress_fn progress;
     void *progress_ctx;
     grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
+    struct tracker *track; /* NULL unless grove_params_track: shared with every copy */
 };
+
+/* Which parameters were read since grove_params_track.  Copies made during training (stacking's
+ * base parameters, bias-variance replicates, the model's own copy) share their original's
+ * tracker, so a read through any of them counts; training threads mark reads concurrently,
+ * hence the atomics.  `was_set` is the set of parameters the user had set when tracking began
+ * (what the caller sets afterwards, e.g. the CLI's train_metric for --log, is not the user's). */
+typedef struct tracker {
+    atomic_int refs;
+    atomic_uchar read[GV_P_COUNT];
+    unsigned char was_set[GV_P_COUNT];
+} tracker;
+
+static grove_status track_levels(grove_params *p, int depth);
+
+static void tracker_release(tracker *t)
+{
+    if (t && atomic_fetch_sub(&t->refs, 1) == 1) gv_free(t);
+}
+
+static void mark_read(const grove_params *p, int id)
+{
+    if (p && p->track) atomic_store_explicit(&p->track->read[id], 1, memory_order_relaxed);
+}
 
 #define BASE_PREFIX "base."
 #define BASE_PREFIX_LEN 5
@@ -146,6 +171,7 @@ void grove_params_free(grove_params *p)
 {
     if (!p) return;
     grove_params_free(p->base);
+    tracker_release(p->track);
     for (int i = 0; i < GV_P_COUNT; i++) gv_free(p->text[i]);
     gv_free(p);
 }
@@ -181,6 +207,7 @@ grove_status grove_params_copy(const grove_params *src, grove_params **out)
     if (!p) return gv_err_nomem("parameters");
     *p = *src;
     p->base = NULL;
+    if (p->track) atomic_fetch_add(&p->track->refs, 1);
     for (int i = 0; i < GV_P_COUNT; i++) p->text[i] = NULL;
     if (src->base && grove_params_copy(src->base, &p->base) != GROVE_OK) {
         grove_params_free(p);
@@ -205,6 +232,7 @@ grove_status grove_params_set(grove_params *p, const char *key, const char *valu
         /* the base learner's own parameters, validated by the same table */
         if (!p->base) {
             grove_status st = grove_params_create(&p->base);
+            if (st == GROVE_OK && p->track) st = track_levels(p->base, 1);
             if (st != GROVE_OK) return st;
         }
         grove_status st = grove_params_set(p->base, key + BASE_PREFIX_LEN, value);
@@ -258,6 +286,7 @@ grove_status grove_params_get(const grove_params *p, const char *key, char *buf,
     }
     int id = find_param(key);
     if (id < 0) return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s'", key);
+    mark_read(p, id);
     size_t n = strlen(p->text[id]);
     if (n + 1 > size) return gv_err(GROVE_ERR_ARG, "grove_params_get: buffer too small");
     memcpy(buf, p->text[id], n + 1);
@@ -311,11 +340,13 @@ static int64_t default_ival(gv_param_id id)
 
 int64_t gv_param_int(const grove_params *p, gv_param_id id)
 {
+    mark_read(p, id);
     return p ? p->ival[id] : default_ival(id);
 }
 
 double gv_param_double(const grove_params *p, gv_param_id id)
 {
+    mark_read(p, id);
     if (p) return p->dval[id];
     int64_t iv;
     double dv;
@@ -325,6 +356,7 @@ double gv_param_double(const grove_params *p, gv_param_id id)
 
 const char *gv_param_str(const grove_params *p, gv_param_id id)
 {
+    mark_read(p, id);
     return p ? p->text[id] : defs[id].def;
 }
 
@@ -372,4 +404,120 @@ int gv_params_foreach_base(const grove_params *p, const char *prefix,
     }
     snprintf(key, sizeof key, "%s" BASE_PREFIX, prefix);
     return gv_params_foreach_base(p->base, key, fn, ctx);
+}
+
+/* ---- which parameters were used ---- */
+
+/* Tracks p and its base parameters; creates empty base parameters `depth` levels down. */
+static grove_status track_levels(grove_params *p, int depth)
+{
+    if (!p->track) {
+        tracker *t = gv_calloc(1, sizeof *t);
+        if (!t) return gv_err_nomem("parameter tracking");
+        atomic_init(&t->refs, 1);
+        for (int i = 0; i < GV_P_COUNT; i++) {
+            atomic_init(&t->read[i], 0);
+            t->was_set[i] = p->is_set[i];
+        }
+        p->track = t;
+    }
+    /* the base learner reads its parameters through p->base: an empty one (all defaults, as
+     * NULL means) records those reads, which the hints need; two levels cover the nesting the
+     * learners have (an ensemble of ensembles) */
+    if (!p->base && depth > 0) {
+        grove_status st = grove_params_create(&p->base);
+        if (st != GROVE_OK) return st;
+    }
+    return p->base ? track_levels(p->base, depth - 1) : GROVE_OK;
+}
+
+grove_status grove_params_track(grove_params *p)
+{
+    gv_err_clear();
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_track: params is NULL");
+    return track_levels(p, 2);
+}
+
+/* The tracked levels: p, p->base, p->base->base ... (at most `max`), into lv; returns the count. */
+static int tracked_levels(const grove_params *p, const grove_params **lv, int max)
+{
+    int n = 0;
+    for (; p && p->track && n < max; p = p->base) lv[n++] = p;
+    return n;
+}
+
+static const char *short_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+static void level_prefix(int level, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < level && strlen(buf) + BASE_PREFIX_LEN < size; i++)
+        strcat(buf, BASE_PREFIX);
+}
+
+grove_status grove_params_unused(const grove_params *p, char **out)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_params_unused: out is NULL");
+    *out = NULL;
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_unused: params is NULL");
+    if (!p->track)
+        return gv_err(GROVE_ERR_ARG, "grove_params_unused: call grove_params_track first");
+    enum { MAX_LEVELS = 8 };
+    const grove_params *lv[MAX_LEVELS];
+    int n_levels = tracked_levels(p, lv, MAX_LEVELS);
+    size_t cap = 256, len = 0;
+    char *text = gv_malloc(cap);
+    if (!text) return gv_err_nomem("the unused parameters");
+    text[0] = '\0';
+    for (int l = 0; l < n_levels; l++) {
+        const tracker *t = lv[l]->track;
+        for (int id = 0; id < GV_P_COUNT; id++) {
+            if (!t->was_set[id] || atomic_load(&t->read[id])) continue;
+            /* a hint: the same name one level up or down (max_depth <-> base.max_depth), else a
+             * read parameter with the same last word (learning_rate -> boost.learning_rate) */
+            int hint_level = -1, hint_id = -1;
+            for (int pass = 0; pass < 2 && hint_id < 0; pass++)
+                for (int l2 = 0; l2 < n_levels && hint_id < 0; l2++)
+                    for (int j = 0; j < GV_P_COUNT; j++) {
+                        if ((l2 == l && j == id) || !atomic_load(&lv[l2]->track->read[j])) continue;
+                        int same = pass == 0 ? j == id
+                                             : !strcmp(short_name(defs[j].name),
+                                                       short_name(defs[id].name));
+                        if (same) {
+                            hint_level = l2;
+                            hint_id = j;
+                            break;
+                        }
+                    }
+            char pre[64], hpre[64], line[384];
+            level_prefix(l, pre, sizeof pre);
+            int n;
+            if (hint_id >= 0) {
+                level_prefix(hint_level, hpre, sizeof hpre);
+                n = snprintf(line, sizeof line, "%s%s\t%s%s\n", pre, defs[id].name, hpre,
+                             defs[hint_id].name);
+            } else {
+                n = snprintf(line, sizeof line, "%s%s\n", pre, defs[id].name);
+            }
+            if (n < 0 || (size_t)n >= sizeof line) continue;
+            if (len + (size_t)n + 1 > cap) {
+                while (len + (size_t)n + 1 > cap) cap *= 2;
+                char *grown = gv_realloc(text, cap);
+                if (!grown) {
+                    gv_free(text);
+                    return gv_err_nomem("the unused parameters");
+                }
+                text = grown;
+            }
+            memcpy(text + len, line, (size_t)n + 1);
+            len += (size_t)n;
+        }
+    }
+    *out = text;
+    return GROVE_OK;
 }
