@@ -345,6 +345,53 @@ static void test_cascade_files_and_detection(void)
     gv_image_free(img);
 }
 
+/* The eight-window path (gv_cascade_batch8, AVX2) against gv_cascade_eval on every window of
+ * the astronaut at steps 1, 2 (contiguous and strided loads) and 3 (gathers): the same answer
+ * for every window, and it is really taken (batch8 available) when the CPU has AVX2. */
+static void test_batch8_equals_scalar(void)
+{
+    struct grove_cascade *c = NULL;
+    gv_image *img = NULL;
+    CHECK_OK(gv_cascade_read_xml(FACE_XML, &c));
+    CHECK_OK(gv_image_load("tests/data/vision/astronaut.pgm", &img));
+    if (!c || !img) return;
+    int w = img->width, h = img->height, stride = w + 1;
+    size_t cells = (size_t)stride * (size_t)(h + 1) + 16;
+    int32_t *sum = calloc(cells, sizeof *sum);
+    uint32_t *sq = calloc(cells, sizeof *sq);
+    gv_integral(img->pix, w, h, w, sum, sq, NULL, stride);
+    gv_cascade_run run;
+    CHECK_OK(gv_cascade_run_init(&run, c, stride));
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx2")) CHECK(run.batch8);
+#endif
+    long compared = 0, differ = 0, passed = 0;
+    for (int step = 1; step <= 3; step++)
+        for (int y = 0; y + c->height <= h; y += step)
+            for (int x = 0; x + 7 * step + c->width <= w; x += 8 * step) {
+                int res[8];
+                if (!gv_cascade_batch8(&run, sum + y * stride + x, sq + y * stride + x, step, res))
+                    continue;
+                for (int j = 0; j < 8; j++) {
+                    int want = gv_cascade_eval(&run, sum + y * stride + x + j * step,
+                                               sq + y * stride + x + j * step, NULL, 0, NULL);
+                    differ += res[j] != want;
+                    passed += want == 1;
+                    compared++;
+                }
+            }
+    if (run.batch8) {
+        CHECK(compared > 200000);
+        CHECK(passed > 0); /* the face's windows go through every stage */
+    }
+    CHECK_EQ_INT(differ, 0);
+    gv_cascade_run_free(&run);
+    free(sum);
+    free(sq);
+    gv_cascade_free(c);
+    gv_image_free(img);
+}
+
 int main(void)
 {
     test_integral();
@@ -353,5 +400,6 @@ int main(void)
     test_resize_halving_and_copy();
     test_grouping();
     test_cascade_files_and_detection();
+    test_batch8_equals_scalar();
     TEST_MAIN_END();
 }

@@ -107,7 +107,8 @@ grove_status gv_detect(const struct grove_cascade *c, const gv_image *img,
         return st;
     }
     for (size_t i = 0; i < n_levels && !st; i++) {
-        size_t cells = (size_t)stride * (size_t)(lv[i].h + 1);
+        /* + 16: gv_cascade_batch8 may read that far past the last window's entries */
+        size_t cells = (size_t)stride * (size_t)(lv[i].h + 1) + 16;
         lv[i].sum = gv_malloc_array(cells, sizeof(int32_t));
         lv[i].sq = gv_malloc_array(cells, sizeof(uint32_t));
         lv[i].tilted = c->has_tilted ? gv_malloc_array(cells, sizeof(int32_t)) : NULL;
@@ -173,9 +174,22 @@ grove_status gv_detect(const struct grove_cascade *c, const gv_image *img,
                 const int32_t *prow = L->sum + (size_t)y * stride;
                 const uint32_t *qrow = L->sq + (size_t)y * stride;
                 const int32_t *trow = L->tilted ? L->tilted + (size_t)y * stride : NULL;
+                /* eight windows at once where available (gv_cascade_batch8): lanes hold the
+                 * windows xb, xb + step, ...; the walk takes their answers in order and still
+                 * skips the position after a first-stage rejection */
+                int xb = -1, have = 0, res[8];
                 for (int x = 0; x < cols; x += L->step) {
                     windows++;
-                    int r = gv_cascade_eval(&run, prow + x, qrow + x, trow ? trow + x : NULL, 0,
+                    int r, lane = have ? (x - xb) / L->step : 8;
+                    if (lane >= 8 && x + 7 * L->step < cols) {
+                        xb = x;
+                        lane = 0;
+                        have = gv_cascade_batch8(&run, prow + x, qrow + x, L->step, res);
+                    }
+                    if (have && lane < 8)
+                        r = res[lane];
+                    else
+                        r = gv_cascade_eval(&run, prow + x, qrow + x, trow ? trow + x : NULL, 0,
                                             NULL);
                     if (r > 0) {
                         gv_rect h = {(int)lrintf((float)x * L->scale),

@@ -183,7 +183,10 @@ grove_status gv_cascade_load_json(const char *path, struct grove_cascade **out);
 typedef struct gv_cascade_run {
     const struct grove_cascade *c;  /* borrowed */
     gv_haar_compiled *feat;         /* [n_features], owned */
+    struct gv_stump_run *stumps;    /* stumps-only cascades: [n_trees] in stage order, each
+                                       with its compiled feature inline; owned, else NULL */
     int stride;
+    int batch8;                     /* gv_cascade_batch8 available (AVX2, upright stumps) */
 } gv_cascade_run;
 
 grove_status gv_cascade_run_init(gv_cascade_run *r, const struct grove_cascade *c, int stride);
@@ -197,6 +200,14 @@ void gv_cascade_run_free(gv_cascade_run *r);
 #define GV_CASCADE_FLAT (-1000000)
 int gv_cascade_eval(const gv_cascade_run *r, const int32_t *p, const uint32_t *q,
                     const int32_t *t, int n_stages, double *score);
+
+/* gv_cascade_eval on the eight windows p, p + step, ..., p + 7 step of one row of an upright,
+ * stumps-only cascade, side by side (AVX2): res[j] is window j's answer, bit for bit the
+ * scalar one.  Returns 0 (nothing done) when not available (no AVX2, tilted features or
+ * trees); the caller then goes window by window.  Reads up to 16 table entries past the last
+ * window's: pad the integral images. */
+int gv_cascade_batch8(const gv_cascade_run *r, const int32_t *p, const uint32_t *q, int step,
+                      int res[8]);
 
 /* ---- detection (detect.c) ---- */
 typedef struct gv_detect_opts {
