@@ -1,8 +1,9 @@
 """grove: ensemble learning (AdaBoost and its theory, bagging, forests, gradient boosting,
-stacking, voting) as scikit-learn estimators over libgrove (ctypes; the GIL is released while
+stacking, voting) as scikit-learn estimators, and Viola-Jones cascades (grove.Cascade), over libgrove (ctypes; the GIL is released while
 the library trains and predicts)."""
 from ._lib import version as _version, GroveError, LIB_PATH
 from .core import Model
+from .vision import Cascade
 from .estimators import (
     DecisionTreeClassifier, DecisionTreeRegressor, PerceptronClassifier, LogisticRegression,
     MLPClassifier, AdaBoostClassifier, AdaBoostRegressor, FilterBoostClassifier,
@@ -22,4 +23,4 @@ ALL_ESTIMATORS = [
     VotingClassifier, VotingRegressor]
 
 __all__ = [c.__name__ for c in ALL_ESTIMATORS] + [
-    "bias_variance", "GroveError", "Model", "__version__"]
+    "bias_variance", "Cascade", "GroveError", "Model", "__version__"]

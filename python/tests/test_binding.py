@@ -281,3 +281,39 @@ def test_scipy_sparse_matches_dense_and_scales_with_nonzeros():
     clf = g.RandomForestClassifier(n_estimators=3, random_state=0).fit(W, yw)
     assert clf.n_features_in_ == width
     assert clf.predict(W[:5]).shape == (5,)
+
+
+def test_cascade_detect_like_opencv_and_train(tmp_path):
+    cv2 = pytest.importorskip("cv2")
+    xml = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+    vis = os.path.join(SRC, "tests", "data", "vision")
+    grey = cv2.imread(os.path.join(vis, "astronaut.pgm"), cv2.IMREAD_GRAYSCALE)
+    c = g.Cascade.load(xml)
+    assert c.window == (24, 24) and c.n_stages == 25 and c.stages() == []
+    ours = c.detect(grey, scale_factor=1.1, min_neighbors=3)
+    theirs = cv2.CascadeClassifier(xml).detectMultiScale(grey, scaleFactor=1.1, minNeighbors=3)
+    assert sorted(map(tuple, ours[:, :4].tolist())) == sorted(map(tuple, np.asarray(theirs).tolist()))
+    # a path, a strided view and another thread count give the same boxes
+    assert (c.detect(os.path.join(vis, "astronaut.pgm"), n_jobs=1) == ours).all()
+    wide = np.zeros((grey.shape[0], grey.shape[1] + 7), np.uint8)
+    wide[:, :grey.shape[1]] = grey
+    assert (c.detect(wide[:, :grey.shape[1]], n_jobs=2) == ours).all()
+    with pytest.raises(ValueError, match="2-D grey"):
+        c.detect(np.zeros((10, 10, 3), np.uint8))
+    with pytest.raises(ValueError, match="scale_factor"):
+        c.detect(grey, scale_factor=1.0)
+    # a small cascade trained from Python: its record, its files, and cv2 runs its XML
+    t = g.Cascade.train(os.path.join(vis, "lfw"), os.path.join(vis, "negatives_small"),
+                        stages=2, max_weak=10, negatives=200, n_jobs=2)
+    rec = t.stages()
+    assert len(rec) == t.n_stages >= 1
+    assert abs(rec[-1]["F"] - np.prod([r["f"] for r in rec])) < 1e-12
+    t.save(str(tmp_path / "t.json"))
+    t.save_opencv(str(tmp_path / "t.xml"))
+    back = g.Cascade.load(str(tmp_path / "t.json"))
+    assert (back.detect(grey) == t.detect(grey)).all()
+    cvt = cv2.CascadeClassifier(str(tmp_path / "t.xml"))
+    assert not cvt.empty()
+    raw_ours = t.detect(grey, min_neighbors=0)
+    raw_cv = cvt.detectMultiScale(grey, scaleFactor=1.1, minNeighbors=0)
+    assert len(raw_ours) == len(raw_cv)
