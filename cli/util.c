@@ -103,7 +103,7 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet
     } map[] = {{"--algo", "-a", "algo"},       {"--label", NULL, "label"},
                {"--rounds", "-r", "rounds"},   {"--seed", NULL, "seed"},
                {"--threads", "-j", "threads"}, {"--weight", NULL, "weight"},
-               {"--base", "-b", "base"}};
+               {"--base", "-b", "base"},       {"--sep", NULL, "sep"}};
     const char *v;
     for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
         int r = cli_opt_value(argc, argv, i, map[k].opt, map[k].alias, &v);
@@ -170,7 +170,16 @@ int cli_load(const char *path, const grove_params *params, const grove_schema *s
     grove_status st = grove_dataset_load(path, params, schema, out);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     const char *w = grove_dataset_warning(*out);
-    if (!quiet && w && *w) fprintf(stderr, "grove: warning: %s\n", w);
+    /* one line per warning; "note: " lines are notices */
+    for (const char *line = w; !quiet && line && *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (!strncmp(line, "note: ", 6))
+            fprintf(stderr, "grove: %.*s\n", len, line);
+        else
+            fprintf(stderr, "grove: warning: %.*s\n", len, line);
+        line = end ? end + 1 : line + len;
+    }
     return EXIT_OK;
 }
 

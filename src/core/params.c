@@ -155,6 +155,11 @@ static grove_status parse_value(int id, const char *value, int64_t *iv, double *
     }
     case K_STRING:
         if (id == GV_P_MAX_FEATURES) return check_max_features(d->name, value, dv);
+        if (id == GV_P_SEP && strcmp(value, "auto") && strcmp(value, "tab") &&
+            (strlen(value) != 1 || strchr("\"\r\n", value[0])))
+            return gv_err(GROVE_ERR_PARAM,
+                          "%s: must be auto, tab or one character other than a quote or a line "
+                          "end, got '%s'", d->name, value);
         return GROVE_OK;
     }
     return gv_err(GROVE_ERR_INTERNAL, "%s: unknown parameter kind", d->name);

@@ -72,6 +72,10 @@
     "columns to treat as categorical even if their values look numeric") \
   X(IGNORE, "ignore", STRING, "", 0, 0, "comma-separated column names or indices", \
     "columns to leave out") \
+  X(SEP, "sep", STRING, "auto", 0, 0, "auto, tab or one character (, ; | ...)", \
+    "CSV field separator; auto: the most frequent of ',', ';' and tab in the header line (',' on a tie)") \
+  X(NUMERIC, "numeric", STRING, "", 0, 0, "comma-separated column names or indices", \
+    "columns to read as numbers even if some values are not: those values become missing (and are counted in a warning)") \
   X(LIBSVM_ABSENT, "libsvm_absent", ENUM, "zero", 0, 0, "zero|missing", \
     "what a feature absent from a LIBSVM row means") \
   X(FORMAT, "format", ENUM, "auto", 0, 0, "auto|csv|libsvm", \

@@ -3,12 +3,15 @@
  *
  * Pipeline position: data/ (file text -> grove_dataset), called by grove_dataset_load().
  *
- * Syntax.  Fields are separated by commas; records end at LF or CRLF.  A field may be quoted
+ * Syntax.  Fields are separated by commas, or by parameter "sep", or (sep=auto) by ';' or tabs
+ * when the header line holds more of those than commas (a notice says so); records end at LF or
+ * CRLF.  A header ending in a separator ("a,b,") has no last column: rows may end with the
+ * separator or not, and a row that closes with one extra separator is read as if it did not.  A field may be quoted
  * ("a, b", with "" for a quote and newlines allowed inside); blanks (space, tab) around a field
  * and around the quotes are dropped; a quote anywhere else in an unquoted field is an error.
  * A UTF-8 byte-order mark is skipped, empty lines are skipped, a NUL byte is an error (binary
- * file).  Missing values: an empty field, NA, ?, NaN (any case; quoted or not).  Numbers are
- * decimal (numparse.c: no hex, no "inf"); a feature is stored as the float nearest to the
+ * file).  Missing values: an empty field, NA, ?, NaN, and the infinities inf, -inf, infinity
+ * (any case; quoted or not).  Numbers are decimal (numparse.c: no hex); a feature is stored as the float nearest to the
  * double strtod() reads, and a value beyond the float range is an error, not an infinity.
  * A missing label is an error (with a schema too); so is a missing or negative weight.
  *
@@ -17,14 +20,18 @@
  * `train.csv:12:7: expected a number for feature 'x', found "abc"` is the 7th field of line 12.
  *
  * Columns.  The label column is parameter "label" (a column name, else a 0-based index), by
- * default the column named "label", else the first column; "weight" names a column of
- * non-negative sample weights; "ignore" drops columns; "categorical" forces columns to be
- * categorical.  Without a schema every other column is a feature: categorical when any of its
- * values is non-numeric and non-missing (categories = its distinct strings in byte order, so
- * codes do not depend on row order), numeric otherwise.  With a schema, features are found by
+ * default the column named "label", else the first column (a notice names it); "weight" names a
+ * column of non-negative sample weights; "ignore" drops columns; "categorical" forces columns to
+ * be categorical, "numeric" to be numeric (text in them is missing, counted in a warning).
+ * Without a schema every other column is a feature: categorical when any of its values is
+ * non-numeric and non-missing (categories = its distinct strings in byte order, so codes do not
+ * depend on row order), numeric otherwise; a column that also holds numbers gets a warning with
+ * the count and the first offending line (one "abc" among numbers is usually a typo).  With a schema, features are found by
  * name (extra columns are ignored, "categorical"/"ignore" do not apply), categories map through
  * the schema (an unseen one becomes missing and is counted in the dataset's warning), and the
- * label column (param "label", else the schema's label name, else "label") is optional.
+ * label column (param "label", else the schema's label name, else "label") is optional: when
+ * one of its values is missing, out of range or not a known class, the dataset has no labels
+ * and a notice says why (prediction needs none; evaluation then fails by name).
  *
  * How (1M x 28 numbers, 250 MB, load in ~0.4 s on 2 cores; bench/load/run.sh):
  *   1. the whole file is in memory; one sequential memchr() scan finds each record's
@@ -64,19 +71,20 @@ typedef struct csv_field {
     double number;
 } csv_field;
 
-static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
+/* Blanks around fields: space and tab, unless tab is the separator. */
+static int is_blank(char ch, char sep) { return (ch == ' ' || ch == '\t') && ch != sep; }
 
 /* Splits the record text[s, e) into fields: stores the first `cap` in f[] and returns how many
  * there are.  The record's quotes were validated by find_records().  When numeric[k] is set,
  * an unquoted field k that is exactly a fast-path number is parsed on the way (one pass over
  * its bytes instead of three: the hot loop of a numeric CSV). */
 static size_t split_record(const char *s, const char *e, csv_field *f, size_t cap,
-                           const unsigned char *numeric)
+                           const unsigned char *numeric, char sep)
 {
     size_t k = 0;
     for (;;) {
         csv_field cur;
-        while (s < e && is_blank(*s)) s++;
+        while (s < e && is_blank(*s, sep)) s++;
         if (s < e && *s == '"') {
             const char *q = s + 1;
             cur.p = q;
@@ -98,10 +106,10 @@ static size_t split_record(const char *s, const char *e, csv_field *f, size_t ca
             }
             cur.len = (size_t)(q - cur.p);
             s = q < e ? q + 1 : e;
-            while (s < e && *s != ',') s++; /* only blanks, after find_records */
+            while (s < e && *s != sep) s++; /* only blanks, after find_records */
         } else if (numeric && k < cap && numeric[k] &&
                    (cur.p = gv_scan_decimal(s, e, &cur.number)) != NULL &&
-                   (cur.p == e || *cur.p == ',')) {
+                   (cur.p == e || *cur.p == sep)) {
             cur.len = (size_t)(cur.p - s);
             cur.p = s;
             cur.escaped = 0;
@@ -109,10 +117,10 @@ static size_t split_record(const char *s, const char *e, csv_field *f, size_t ca
             s += cur.len;
         } else {
             const char *start = s;
-            const char *comma = s < e ? memchr(s, ',', (size_t)(e - s)) : NULL;
+            const char *comma = s < e ? memchr(s, sep, (size_t)(e - s)) : NULL;
             s = comma ? comma : e;
             const char *t = s;
-            while (t > start && is_blank(t[-1])) t--;
+            while (t > start && is_blank(t[-1], sep)) t--;
             cur.p = start;
             cur.len = (size_t)(t - start);
             cur.escaped = 0;
@@ -121,18 +129,18 @@ static size_t split_record(const char *s, const char *e, csv_field *f, size_t ca
         if (k < cap) f[k] = cur;
         k++;
         if (s >= e) return k;
-        s++; /* the comma */
+        s++; /* the separator */
     }
 }
 
 /* The 1-based number of the field of record `rs` that contains position `at`. */
-static size_t field_number(const char *rs, const char *at)
+static size_t field_number(const char *rs, const char *at, char sep)
 {
     size_t k = 1;
     int quoted = 0;
     for (const char *p = rs; p < at; p++) {
         if (*p == '"') quoted = !quoted;
-        else if (*p == ',' && !quoted) k++;
+        else if (*p == sep && !quoted) k++;
     }
     return k;
 }
@@ -178,10 +186,15 @@ typedef struct csv_worker {
     size_t unseen_col;
     const char *unseen_at;
     char unseen_text[80];
+    size_t n_bad_labels;       /* following a schema: labels that are missing or unknown */
+    size_t bad_label_row;      /* the first of them (SIZE_MAX: none) */
+    const char *bad_label_at;
+    char bad_label_text[80];
 } csv_worker;
 
 typedef struct csv_ctx {
     const char *path, *text;
+    char sep;                  /* the field separator: ',', ';', '\t' or parameter "sep" */
     const char *header_start, *header_end;
     size_t n_cols;
     char **names;              /* [n_cols] column names, owned */
@@ -193,6 +206,9 @@ typedef struct csv_ctx {
     const grove_schema *follow; /* borrowed; NULL = infer */
     int task_param;
     long label_col, weight_col; /* -1: none */
+    int label_guessed;         /* no "label" parameter and no column named label: the first */
+    int trailing_empty;        /* the header ends with an empty, unnamed field ("a,b,") */
+    unsigned char *force_numeric; /* [n_cols]: parameter "numeric" */
     grove_dataset *ds;         /* being built, owned until returned */
     atomic_size_t stop_row;    /* lowest row with an error so far */
 } csv_ctx;
@@ -204,6 +220,7 @@ static void ctx_free(csv_ctx *c)
     gv_dict_free(&c->header);
     gv_free(c->cols);
     gv_free(c->numeric);
+    gv_free(c->force_numeric);
     gv_free(c->rec);
     grove_dataset_free(c->ds);
 }
@@ -226,18 +243,18 @@ static grove_status push_record(csv_ctx *c, const char *rs, const char *re)
 }
 
 /* 1 when the quote at q opens a field of record rs: only blanks since the last comma. */
-static int opens_field(const char *rs, const char *q)
+static int opens_field(const char *rs, const char *q, char sep)
 {
-    while (q > rs && is_blank(q[-1])) q--;
-    return q == rs || q[-1] == ',';
+    while (q > rs && is_blank(q[-1], sep)) q--;
+    return q == rs || q[-1] == sep;
 }
 
 /* The bytes of the field around position `at`, up to the next comma or line end (for an
  * excerpt in a message). */
-static size_t rest_of_field(const char *at, const char *end)
+static size_t rest_of_field(const char *at, const char *end, char sep)
 {
     const char *e = at;
-    while (e < end && *e != ',' && *e != '\n' && *e != '\r') e++;
+    while (e < end && *e != sep && *e != '\n' && *e != '\r') e++;
     return (size_t)(e - at);
 }
 
@@ -256,13 +273,13 @@ static grove_status find_records(csv_ctx *c, const char *p, const char *end)
         for (;;) {
             const char *q = memchr(scan, '"', (size_t)(nl - scan));
             if (!q) break;
-            if (!opens_field(rs, q)) {
+            if (!opens_field(rs, q, c->sep)) {
                 const char *fs = q;
-                while (fs > rs && fs[-1] != ',') fs--;
-                gv_excerpt(fs, rest_of_field(fs, end), found, sizeof found);
+                while (fs > rs && fs[-1] != c->sep) fs--;
+                gv_excerpt(fs, rest_of_field(fs, end, c->sep), found, sizeof found);
                 return gv_err(GROVE_ERR_PARSE,
                               "%s:%zu:%zu: expected '\"' only around a whole field, found %s",
-                              c->path, gv_line_of(c->text, q), field_number(rs, q), found);
+                              c->path, gv_line_of(c->text, q), field_number(rs, q, c->sep), found);
             }
             const char *close = q + 1;
             for (;;) {
@@ -275,18 +292,20 @@ static grove_status find_records(csv_ctx *c, const char *p, const char *end)
                 return gv_err(GROVE_ERR_PARSE,
                               "%s:%zu:%zu: expected a closing '\"' for the quoted field %s, "
                               "found the end of the file",
-                              c->path, gv_line_of(c->text, q), field_number(rs, q), found);
+                              c->path, gv_line_of(c->text, q), field_number(rs, q, c->sep), found);
             }
             scan = close + 1;
             const char *t = scan;
-            while (t < end && is_blank(*t)) t++;
-            int ok = t == end || *t == ',' || *t == '\n' ||
+            while (t < end && is_blank(*t, c->sep)) t++;
+            int ok = t == end || *t == c->sep || *t == '\n' ||
                      (*t == '\r' && (t + 1 == end || t[1] == '\n'));
             if (!ok) {
-                gv_excerpt(t, rest_of_field(t, end), found, sizeof found);
+                gv_excerpt(t, rest_of_field(t, end, c->sep), found, sizeof found);
                 return gv_err(GROVE_ERR_PARSE,
-                              "%s:%zu:%zu: expected ',' after a closing '\"', found %s", c->path,
-                              gv_line_of(c->text, t), field_number(rs, q), found);
+                              "%s:%zu:%zu: expected %s after a closing '\"', found %s", c->path,
+                              gv_line_of(c->text, t), field_number(rs, q, c->sep),
+                              c->sep == '\t' ? "a tab" : c->sep == ',' ? "','" : "the separator",
+                              found);
             }
             if (close >= nl) { /* the quotes held a newline: the record goes on */
                 nl = memchr(scan, '\n', (size_t)(end - scan));
@@ -312,7 +331,7 @@ static grove_status find_records(csv_ctx *c, const char *p, const char *end)
 
 static grove_status read_header(csv_ctx *c)
 {
-    size_t n = split_record(c->header_start, c->header_end, NULL, 0, NULL);
+    size_t n = split_record(c->header_start, c->header_end, NULL, 0, NULL, c->sep);
     csv_field *f = gv_malloc_array(n, sizeof *f);
     c->names = gv_calloc(n, sizeof *c->names);
     c->cols = gv_calloc(n, sizeof *c->cols);
@@ -321,13 +340,19 @@ static grove_status read_header(csv_ctx *c)
         return gv_err_nomem("the header");
     }
     c->n_cols = n;
-    split_record(c->header_start, c->header_end, f, n, NULL);
+    split_record(c->header_start, c->header_end, f, n, NULL, c->sep);
     gv_buf scratch = {0};
     grove_status st = GROVE_OK;
     for (size_t k = 0; k < n && st == GROVE_OK; k++) {
         size_t len;
         const char *name = field_text(&f[k], &scratch, &len);
         char generated[40];
+        if (name && len == 0 && k + 1 == n && k > 0 && !f[k].escaped &&
+            f[k].p >= c->header_end) {
+            /* "a,b,": a separator closing the header line, not a column (rows may end with
+             * one too, or not) */
+            c->trailing_empty = 1;
+        }
         if (name && len == 0) { /* e.g. the unnamed index column pandas writes */
             len = (size_t)snprintf(generated, sizeof generated, "column_%zu", k + 1);
             name = generated;
@@ -382,8 +407,8 @@ static grove_status mark_columns(csv_ctx *c, const grove_params *params, gv_para
     for (const char *s = list; *s;) {
         const char *comma = strchr(s, ',');
         const char *e = comma ? comma : s + strlen(s), *t = e;
-        while (s < e && is_blank(*s)) s++;
-        while (t > s && is_blank(t[-1])) t--;
+        while (s < e && is_blank(*s, ',')) s++;
+        while (t > s && is_blank(t[-1], ',')) t--;
         if (t > s) {
             long k = find_column(c, s, (size_t)(t - s));
             if (k < 0) return no_column(c, gv_param_name(id), s, (size_t)(t - s));
@@ -418,6 +443,7 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
         if (c->label_col < 0) {
             long k = gv_dict_find(&c->header, "label", 5);
             c->label_col = k >= 0 && k != c->weight_col ? k : 0;
+            c->label_guessed = !(k >= 0 && k != c->weight_col);
         }
         if (c->label_col == c->weight_col)
             return gv_err(GROVE_ERR_DATA, "%s:%zu: expected different label and weight columns, "
@@ -425,9 +451,25 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
         for (size_t k = 0; k < c->n_cols; k++) c->cols[k].role = COL_NUMERIC;
         c->cols[c->label_col].role = COL_LABEL;
         if (c->weight_col >= 0) c->cols[c->weight_col].role = COL_WEIGHT;
+        if (c->trailing_empty && c->cols[c->n_cols - 1].role == COL_NUMERIC)
+            c->cols[c->n_cols - 1].role = COL_SKIP;
         if ((st = mark_columns(c, params, GV_P_IGNORE, COL_SKIP)) != GROVE_OK) return st;
+        /* "numeric" columns stay numeric whatever they hold (marked COL_SKIP for a moment to
+         * find them; a column named in both lists is categorical) */
+        for (size_t k = 0; k < c->n_cols; k++)
+            if (c->cols[k].role == COL_NUMERIC) c->cols[k].feature = 1;
+        if ((st = mark_columns(c, params, GV_P_NUMERIC, COL_SKIP)) != GROVE_OK) return st;
+        c->force_numeric = gv_calloc(c->n_cols, 1);
+        if (!c->force_numeric) return gv_err_nomem("the column flags");
+        for (size_t k = 0; k < c->n_cols; k++)
+            if (c->cols[k].role == COL_SKIP && c->cols[k].feature == 1) {
+                c->cols[k].role = COL_NUMERIC;
+                c->force_numeric[k] = 1;
+            }
         if ((st = mark_columns(c, params, GV_P_CATEGORICAL, COL_CATEGORICAL)) != GROVE_OK)
             return st;
+        for (size_t k = 0; k < c->n_cols; k++)
+            if (c->cols[k].role != COL_NUMERIC) c->force_numeric[k] = 0;
         size_t n_features = 0;
         for (size_t k = 0; k < c->n_cols; k++)
             if (c->cols[k].role == COL_NUMERIC || c->cols[k].role == COL_CATEGORICAL)
@@ -473,11 +515,45 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
 
 /* ---- step 2: the parallel pass ---- */
 
+/* Following a schema (prediction, evaluation), the label column is optional, and so is each of
+ * its values: a missing label ('?', NA, empty), one out of range, a class the model does not
+ * know or text for a regression target makes the dataset label-less (counted, with the first,
+ * in the warning; gv_parse_csv drops the labels) instead of failing, so predict reads what
+ * train wrote.  1 when f is such a value (recorded in w). */
+static int label_unusable(const csv_ctx *c, const csv_field *f, int r, int missing,
+                          csv_worker *w)
+{
+    int bad = missing || r == GV_NUM_RANGE ||
+              (c->follow->task == GROVE_REGRESSION && r != GV_NUM_OK);
+    if (!bad && c->follow->task == GROVE_CLASSIFICATION) {
+        size_t len;
+        const char *s = field_text(f, &w->scratch, &len);
+        bad = s && gv_labels_class_of_text(c->follow, s, len) < 0;
+    }
+    if (!bad) return 0;
+    if (w->n_bad_labels++ == 0 || f->p < w->bad_label_at) {
+        w->bad_label_at = f->p;
+        if (f->len)
+            gv_excerpt(f->p, f->len, w->bad_label_text, sizeof w->bad_label_text);
+        else
+            snprintf(w->bad_label_text, sizeof w->bad_label_text, "an empty field");
+    }
+    return 1;
+}
+
 /* Parses data row i into the dataset; 0 ok, -1 error recorded in w. */
 static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
 {
     const char *rs = c->rec[2 * i], *re = c->rec[2 * i + 1];
-    size_t n_fields = split_record(rs, re, w->fields, c->n_cols, c->numeric);
+    size_t n_fields = split_record(rs, re, w->fields, c->n_cols, c->numeric, c->sep);
+    /* "a,b," headers: rows with or without the closing separator; and a row closed by a
+     * separator (an extra empty field) under a header that is not */
+    if (c->trailing_empty && n_fields == c->n_cols - 1) {
+        w->fields[n_fields] = (csv_field){.p = re, .len = 0};
+        n_fields = c->n_cols;
+    } else if (n_fields == c->n_cols + 1 && re > rs && re[-1] == c->sep) {
+        n_fields = c->n_cols;
+    }
     if (n_fields != c->n_cols) {
         size_t k = n_fields < c->n_cols ? n_fields : c->n_cols;
         const char *at = n_fields < c->n_cols ? rs : w->fields[k - 1].p;
@@ -515,7 +591,7 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
                 *value = NAN;
             } else if (r == GV_NUM_BAD && !c->follow) {
                 *value = NAN;
-                w->text_seen[k] = 1; /* becomes categorical in step 3 */
+                w->text_seen[k] = 1; /* categorical in step 3, unless forced numeric */
             } else {
                 gv_excerpt(f->p, f->len, found, sizeof found);
                 gv_row_fail(&w->err, GROVE_ERR_PARSE, i, f->p, k + 1,
@@ -548,6 +624,7 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
             break;
         }
         case COL_LABEL: {
+            if (c->follow && label_unusable(c, f, r, missing, w)) break;
             if (r == GV_NUM_BAD && missing) {
                 if (f->len) gv_excerpt(f->p, f->len, found, sizeof found);
                 gv_row_fail(&w->err, GROVE_ERR_PARSE, i, f->p, k + 1,
@@ -672,31 +749,39 @@ static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_se
 
     /* The error of the lowest row wins; the first unseen category is the lowest row's. */
     const gv_row_error *err = NULL;
-    const csv_worker *unseen = NULL;
-    size_t n_unseen = 0;
+    const csv_worker *unseen = NULL, *bad_label = NULL;
+    size_t n_unseen = 0, n_bad_labels = 0;
     for (int t = 0; t < n_threads; t++) {
         const csv_worker *w = &workers[t];
         if (w->err.status != GROVE_OK && (!err || w->err.row < err->row)) err = &w->err;
         n_unseen += w->n_unseen;
         if (w->n_unseen && (!unseen || w->unseen_row < unseen->unseen_row)) unseen = w;
+        n_bad_labels += w->n_bad_labels;
+        if (w->n_bad_labels && (!bad_label || w->bad_label_at < bad_label->bad_label_at))
+            bad_label = w;
         for (size_t k = 0; k < c->n_cols; k++) text_seen[k] |= w->text_seen[k];
     }
     grove_status st = GROVE_OK;
     if (err) {
         st = gv_row_error_report(err, c->path, c->text);
-    } else if (unseen) {
-        gv_buf msg = {0};
-        if (gv_buf_printf(&msg,
-                          "%s: %zu value%s of unseen categories treated as missing (first: "
-                          "column '%s' line %zu: %s)",
-                          c->path, n_unseen, n_unseen == 1 ? "" : "s",
-                          c->names[unseen->unseen_col], gv_line_of(c->text, unseen->unseen_at),
-                          unseen->unseen_text) != 0) {
-            gv_buf_free(&msg);
-            st = gv_err_nomem("the warning");
-        } else {
-            gv_free(c->ds->warning);
-            c->ds->warning = msg.data;
+    } else {
+        if (unseen)
+            st = gv_dataset_warn(c->ds,
+                                 "%s: %zu value%s of unseen categories treated as missing (first: "
+                                 "column '%s' line %zu: %s)",
+                                 c->path, n_unseen, n_unseen == 1 ? "" : "s",
+                                 c->names[unseen->unseen_col],
+                                 gv_line_of(c->text, unseen->unseen_at), unseen->unseen_text);
+        if (bad_label && st == GROVE_OK) {
+            st = gv_dataset_warn(c->ds,
+                                 "note: %s: the label column '%s' is ignored: %zu row%s without a "
+                                 "usable label (first: line %zu: %s)",
+                                 c->path, c->names[c->label_col], n_bad_labels,
+                                 n_bad_labels == 1 ? "" : "s",
+                                 gv_line_of(c->text, bad_label->bad_label_at),
+                                 bad_label->bad_label_text);
+            gv_free(c->ds->labels);
+            c->ds->labels = NULL;
         }
     }
     workers_free(workers, n_threads);
@@ -731,7 +816,7 @@ static grove_status collect_categories(csv_ctx *c, const unsigned char *is_text)
     grove_status st = GROVE_OK;
     if (!fields) return gv_err_nomem("the category pass");
     for (size_t i = 0; i < n_rows && st == GROVE_OK; i++) {
-        split_record(c->rec[2 * i], c->rec[2 * i + 1], fields, c->n_cols, NULL);
+        split_record(c->rec[2 * i], c->rec[2 * i + 1], fields, c->n_cols, NULL, c->sep);
         for (size_t k = 0; k < c->n_cols; k++) {
             if (!is_text[k]) continue;
             const csv_field *f = &fields[k];
@@ -784,7 +869,116 @@ static grove_status collect_categories(csv_ctx *c, const unsigned char *is_text)
     return st;
 }
 
+/* ---- type guessing: what turned a column categorical ---- */
+
+/* For every column k with mask[k], counts its values that are numbers and those that are text
+ * (neither a number nor missing), and finds the first text value: one more pass over the rows,
+ * made only when some column met text. */
+typedef struct text_stats {
+    size_t n_numbers, n_text;
+    const char *first; /* the first text value (NULL: none) */
+    size_t first_len;
+} text_stats;
+
+static grove_status count_text(csv_ctx *c, const unsigned char *mask, text_stats *st)
+{
+    csv_field *fields = gv_malloc_array(c->n_cols, sizeof *fields);
+    if (!fields) return gv_err_nomem("the type check");
+    for (size_t i = 0; i < c->n_rows; i++) {
+        size_t n = split_record(c->rec[2 * i], c->rec[2 * i + 1], fields, c->n_cols, NULL, c->sep);
+        for (size_t k = 0; k < c->n_cols && k < n; k++) {
+            if (!mask[k]) continue;
+            const csv_field *f = &fields[k];
+            double v;
+            int r = gv_parse_decimal(f->p, f->len, &v);
+            if (r == GV_NUM_OK || r == GV_NUM_RANGE) {
+                st[k].n_numbers++;
+            } else if (r == GV_NUM_BAD && !gv_is_missing_token(f->p, f->len)) {
+                if (st[k].n_text++ == 0) {
+                    st[k].first = f->p;
+                    st[k].first_len = f->len;
+                }
+            }
+        }
+    }
+    gv_free(fields);
+    return GROVE_OK;
+}
+
+/* Warnings for the columns that text made categorical although most of their values are
+ * numbers (one stray "abc" or "1,5"), and for the forced-numeric ones whose text became
+ * missing; and the notices: which column became the label, which separator was sniffed. */
+static grove_status explain_columns(csv_ctx *c, const grove_params *params,
+                                    const unsigned char *text_seen, const unsigned char *guessed)
+{
+    grove_status st = GROVE_OK;
+    if (c->label_guessed)
+        st = gv_dataset_warn(c->ds, "note: %s: no column is named 'label': the first column, '%s', "
+                             "is the label (--label COL to choose another)",
+                             c->path, c->names[c->label_col]);
+    if (st == GROVE_OK && c->sep != ',' && !strcmp(gv_param_str(params, GV_P_SEP), "auto"))
+        st = gv_dataset_warn(c->ds, "note: %s: fields are separated by %s (from the header line; "
+                             "--sep to choose)", c->path, c->sep == '\t' ? "tabs" : "';'");
+    unsigned char *mask = gv_calloc(c->n_cols, 1);
+    text_stats *ts = gv_calloc(c->n_cols, sizeof *ts);
+    if (!mask || !ts) {
+        gv_free(mask);
+        gv_free(ts);
+        return st == GROVE_OK ? gv_err_nomem("the type check") : st;
+    }
+    int any = 0;
+    for (size_t k = 0; k < c->n_cols; k++)
+        any |= mask[k] = guessed[k] || (c->force_numeric[k] && text_seen[k]);
+    if (st == GROVE_OK && any) st = count_text(c, mask, ts);
+    for (size_t k = 0; k < c->n_cols && st == GROVE_OK; k++) {
+        if (!mask[k] || !ts[k].n_text) continue;
+        char found[96];
+        gv_excerpt(ts[k].first, ts[k].first_len, found, sizeof found);
+        size_t line = gv_line_of(c->text, ts[k].first);
+        if (c->force_numeric[k])
+            st = gv_dataset_warn(c->ds, "%s: column '%s' (numeric=): %zu value%s that %s not a "
+                                 "number read as missing (first: line %zu: %s)",
+                                 c->path, c->names[k], ts[k].n_text,
+                                 ts[k].n_text == 1 ? "" : "s", ts[k].n_text == 1 ? "is" : "are",
+                                 line, found);
+        else if (ts[k].n_numbers > 0)
+            st = gv_dataset_warn(c->ds, "%s: column '%s' is read as categorical because %zu of "
+                                 "its %zu values %s (first: line %zu: %s); "
+                                 "--set numeric=%s reads them as missing instead",
+                                 c->path, c->names[k], ts[k].n_text,
+                                 ts[k].n_text + ts[k].n_numbers,
+                                 ts[k].n_text == 1 ? "is not a number" : "are not numbers", line,
+                                 found, c->names[k]);
+    }
+    gv_free(mask);
+    gv_free(ts);
+    return st;
+}
+
 /* ---- the loader ---- */
+
+/* The separator of a file whose text starts at p: parameter "sep", else the most frequent of
+ * ',', ';' and tab outside quotes on the first non-empty line (',' on a tie, and when the line
+ * has none of them: a one-column file). */
+static char sniff_separator(const grove_params *params, const char *p, const char *end)
+{
+    const char *want = gv_param_str(params, GV_P_SEP);
+    if (!strcmp(want, "tab")) return '\t';
+    if (strcmp(want, "auto") != 0) return want[0];
+    while (p < end && (*p == '\n' || *p == '\r')) p++;
+    size_t comma = 0, semicolon = 0, tab = 0;
+    int quoted = 0;
+    for (; p < end && (quoted || *p != '\n'); p++) {
+        if (*p == '"') quoted = !quoted;
+        else if (quoted) continue;
+        else if (*p == ',') comma++;
+        else if (*p == ';') semicolon++;
+        else if (*p == '\t') tab++;
+    }
+    if (semicolon > comma && semicolon >= tab) return ';';
+    if (tab > comma && tab > semicolon) return '\t';
+    return ',';
+}
 
 static grove_status build_dataset(csv_ctx *c)
 {
@@ -842,7 +1036,7 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
     c.follow = schema;
     c.task_param = (int)gv_param_int(params, GV_P_TASK);
     c.label_col = c.weight_col = -1;
-    unsigned char *text_seen = NULL;
+    unsigned char *text_seen = NULL, *guessed = NULL;
     grove_status st = GROVE_OK;
 
     const char *nul = memchr(buf, '\0', len);
@@ -850,11 +1044,12 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
         const char *ls = nul;
         while (ls > buf && ls[-1] != '\n') ls--;
         st = gv_err(GROVE_ERR_PARSE, "%s:%zu:%zu: expected text, found a NUL byte (binary file?)",
-                    path, gv_line_of(buf, nul), field_number(ls, nul));
+                    path, gv_line_of(buf, nul), field_number(ls, nul, ','));
         goto done;
     }
     const char *start = buf;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) start += 3;
+    c.sep = sniff_separator(params, start, buf + len);
     if ((st = find_records(&c, start, buf + len)) != GROVE_OK) goto done;
     if (!c.header_start) {
         st = gv_err(GROVE_ERR_PARSE, "%s:1: expected a header row, found an empty file", path);
@@ -885,14 +1080,25 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
     if ((st = parse_rows(&c, n_threads, text_seen)) != GROVE_OK) goto done;
 
     if (!c.follow) {
-        /* Columns with text, and forced ones, are categorical; so is a text label. */
+        /* Columns with text, and forced ones, are categorical; so is a text label; columns
+         * forced numeric stay numeric (their text was read as missing). */
+        guessed = gv_calloc(c.n_cols, 1);
+        if (!guessed) {
+            st = gv_err_nomem("the column flags");
+            goto done;
+        }
         int any = 0;
         for (size_t k = 0; k < c.n_cols; k++) {
             if (c.cols[k].role == COL_CATEGORICAL) text_seen[k] = 1;
-            if (c.cols[k].role == COL_NUMERIC && text_seen[k]) {
+            if (c.cols[k].role == COL_NUMERIC && text_seen[k] && !c.force_numeric[k]) {
                 c.cols[k].role = COL_CATEGORICAL;
                 c.ds->schema->is_categorical[c.cols[k].feature] = 1;
+                guessed[k] = 1;
             }
+        }
+        if ((st = explain_columns(&c, params, text_seen, guessed)) != GROVE_OK) goto done;
+        for (size_t k = 0; k < c.n_cols; k++) {
+            if (c.force_numeric[k]) text_seen[k] = 0;
             any |= text_seen[k];
         }
         if (any && (st = collect_categories(&c, text_seen)) != GROVE_OK) goto done;
@@ -906,6 +1112,7 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
     c.ds = NULL;
 done:
     gv_free(text_seen);
+    gv_free(guessed);
     ctx_free(&c);
     return st;
 }

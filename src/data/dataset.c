@@ -7,6 +7,8 @@
  */
 #include "dataset.h"
 
+#include <stdarg.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,6 +310,24 @@ void grove_dataset_free(grove_dataset *d)
 }
 
 /* ---- helpers for the loaders ---- */
+
+grove_status gv_dataset_warn(grove_dataset *d, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    gv_buf b = {0};
+    if ((d->warning && *d->warning && gv_buf_printf(&b, "%s\n", d->warning) != 0) ||
+        gv_buf_printf(&b, "%s", line) != 0) {
+        gv_buf_free(&b);
+        return gv_err_nomem("a warning");
+    }
+    gv_free(d->warning);
+    d->warning = b.data;
+    return GROVE_OK;
+}
 
 static int compare_names(const void *a, const void *b)
 {

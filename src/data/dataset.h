@@ -119,6 +119,9 @@ grove_dataset *gv_dataset_new(grove_schema *schema, size_t n_rows, int with_labe
 /* As gv_dataset_new, but values and labels are left unset: for loaders that write every one
  * (csv.c, whose parallel pass then also takes the first-touch page faults). */
 grove_dataset *gv_dataset_new_unfilled(grove_schema *schema, size_t n_rows, int with_labels);
+/* Appends a line to d->warning (lines separated by '\n'; a line starting "note: " is a notice,
+ * not a warning).  GROVE_ERR_NOMEM, with d->warning unchanged, when out of memory. */
+grove_status gv_dataset_warn(grove_dataset *d, const char *fmt, ...) GV_PRINTF(2, 3);
 
 /* Loaders (csv.c, libsvm.c, array.c).  `schema` NULL = infer (see grove.h), else follow. */
 grove_status gv_load_csv(const char *path, const grove_params *params,
@@ -145,7 +148,8 @@ int gv_parse_decimal(const char *s, size_t len, double *out);
  * literal) and returns the literal's end; else NULL (the caller falls back to finding the
  * field's end and calling gv_parse_decimal). */
 const char *gv_scan_decimal(const char *s, const char *e, double *out);
-/* 1 when s[0..len) is a missing-value token: empty, NA, ?, NaN (ASCII case-insensitive). */
+/* 1 when s[0..len) is a missing-value token: empty, NA, ?, NaN, and the infinities inf, +inf,
+ * -inf, infinity, +infinity, -infinity (ASCII case-insensitive). */
 int gv_is_missing_token(const char *s, size_t len);
 
 /* input.c: whole-file reading and message helpers. */

@@ -97,6 +97,7 @@ static grove_status load(const char *path, int format, const grove_params *param
     int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
     grove_status st = gv_read_file(path, n_threads, &text, &len);
     if (st != GROVE_OK) return st;
+    if (!strcmp(path, "-")) path = "stdin"; /* gv_read_file read standard input */
     if (format == GV_FORMAT_AUTO) format = detect_format(path, text, len);
     if (format == GV_FORMAT_LIBSVM)
         st = gv_parse_libsvm(path, text, len, params, schema, out);

@@ -43,12 +43,21 @@ static int grow(char **data, size_t *cap, size_t len, size_t need)
     return 0;
 }
 
+/* Reads a gzip file (or, for "-", standard input, gzip'd or not: zlib passes plain bytes
+ * through). */
 static grove_status read_gzip(const char *path, size_t size_hint, char **data, size_t *len)
 {
     char why[128];
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, reason(errno, why, sizeof why));
+    int is_stdin = !strcmp(path, "-");
+    int fd = is_stdin ? dup(STDIN_FILENO) : -1;
+    gzFile gz = is_stdin ? (fd >= 0 ? gzdopen(fd, "rb") : NULL) : gzopen(path, "rb");
+    if (!gz) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (is_stdin) path = "stdin";
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, reason(e, why, sizeof why));
+    }
+    if (is_stdin) path = "stdin";
     gzbuffer(gz, 1 << 18);
     char *buf = NULL;
     size_t n = 0, cap = 0;
@@ -129,6 +138,7 @@ grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *
     *data = NULL;
     *len = 0;
     char why[128];
+    if (!strcmp(path, "-")) return read_gzip(path, 0, data, len); /* standard input */
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, reason(errno, why, sizeof why));

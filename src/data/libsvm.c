@@ -5,7 +5,9 @@
  *
  * Syntax.  Tokens are separated by blanks (space, tab).  The first token is the label (a
  * decimal number); then `index:value` pairs with 1-based integer indices in [1, 10^7],
- * strictly increasing within a row; a `qid:n` token is ignored; `#` starts a comment to the end
+ * strictly increasing within a row (zero-based, [0, 10^7 - 1], when some row starts at index 0,
+ * as scikit-learn's dump_svmlight_file writes by default, or when following a schema whose
+ * first feature is "f0"; a notice says so, and the features are then named "f0".."fN-1"); a `qid:n` token is ignored; `#` starts a comment to the end
  * of the line; blank and comment-only lines are not rows; LF or CRLF.  A value may be a missing
  * token (NA, ?, NaN).  An index absent from a row means 0, or missing with parameter
  * libsvm_absent=missing.
@@ -65,6 +67,7 @@ typedef struct svm_ctx {
     double *labels;        /* [n_rows] */
     grove_dataset *ds;     /* NULL during the first pass */
     int absent_missing;
+    int zero_based;        /* indices start at 0 (scikit-learn's default): index i is feature i */
     size_t *row_nnz;       /* first pass: [n_rows + 1], the values each row stores (0 unless
                               they differ from the absent value); then the CSR row pointers */
     uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features */
@@ -73,6 +76,25 @@ typedef struct svm_ctx {
 } svm_ctx;
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+/* The first row whose first feature index is 0 (indices increase within a row, so a 0 can only
+ * come first), or NULL: a file with one is zero-based, as scikit-learn's dump_svmlight_file
+ * writes by default (zero_based=True); without one, the LIBSVM convention (1-based) holds. */
+static const char *find_index_zero(const svm_ctx *c)
+{
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const char *p = c->rec[2 * i], *e = c->rec[2 * i + 1];
+        for (int t = 0; p < e; t++) {
+            while (p < e && is_blank(*p)) p++;
+            const char *tok = p;
+            while (p < e && !is_blank(*p)) p++;
+            if (t == 0 || (p - tok > 4 && !memcmp(tok, "qid:", 4))) continue;
+            if (p - tok >= 2 && tok[0] == '0' && tok[1] == ':') return tok;
+            break;
+        }
+    }
+    return NULL;
+}
 
 static grove_status find_rows(svm_ctx *c, const char *p, const char *end)
 {
@@ -156,17 +178,19 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
             ok = d < 10;
             index = index * 10 + d;
         }
-        if (!ok || index < 1 || index > MAX_INDEX) {
+        if (!ok || index + (size_t)c->zero_based < 1 || index + (size_t)c->zero_based > MAX_INDEX) {
             char idx[96];
             gv_excerpt(tok, n_digits, idx, sizeof idx);
             gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t,
-                        "expected a feature index in [1, %d], found %s", MAX_INDEX, idx);
+                        "expected a feature index in [%d, %d], found %s", 1 - c->zero_based,
+                        MAX_INDEX - c->zero_based, idx);
             return -1;
         }
+        index += (size_t)c->zero_based; /* from here on 1-based */
         if (index <= prev) {
             gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t,
-                        "expected feature indices in increasing order, found %zu after %zu", index,
-                        prev);
+                        "expected feature indices in increasing order, found %zu after %zu",
+                        index - (size_t)c->zero_based, prev - (size_t)c->zero_based);
             return -1;
         }
         prev = index;
@@ -304,7 +328,8 @@ static grove_status new_dataset(svm_ctx *c, size_t n_features)
     if (schema && !c->follow) {
         gv_free(schema->label_name);
         schema->label_name = gv_strdup("label");
-        if (!schema->label_name || gv_schema_name_features(schema, "f", 1) != 0) {
+        if (!schema->label_name ||
+            gv_schema_name_features(schema, "f", c->zero_based ? 0 : 1) != 0) {
             gv_schema_free(schema);
             schema = NULL;
         }
@@ -375,6 +400,11 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
                     gv_line_of(buf, last));
         goto done;
     }
+    /* zero-based: an index 0 in this file, or a model trained on a zero-based file (its first
+     * feature is "f0") */
+    const char *zero = find_index_zero(&c);
+    c.zero_based = zero || (schema && schema->n_features &&
+                            !strcmp(schema->feature_names[0], "f0"));
     c.labels = gv_malloc_array(c.n_rows, sizeof *c.labels);
     if (!c.labels) {
         st = gv_err_nomem("the labels");
@@ -399,21 +429,18 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
         st = gv_err_nomem("the sparse dataset's columns");
         goto done;
     }
-    if (schema && result.n_ignored) {
-        gv_buf msg = {0};
-        if (gv_buf_printf(&msg,
-                          "%s: %zu value%s of features beyond the schema's %zu ignored "
-                          "(first: line %zu, index %zu)",
-                          path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
-                          schema->n_features, gv_line_of(buf, result.ignored_at),
-                          result.ignored_index) != 0) {
-            gv_buf_free(&msg);
-            st = gv_err_nomem("the warning");
-            goto done;
-        }
-        gv_free(c.ds->warning);
-        c.ds->warning = msg.data;
-    }
+    if (zero &&
+        (st = gv_dataset_warn(c.ds, "note: %s: feature indices are zero-based (index 0 on line "
+                              "%zu), as scikit-learn's dump_svmlight_file writes them: index i is "
+                              "feature f%s", path, gv_line_of(buf, zero), "<i>")) != GROVE_OK)
+        goto done;
+    if (schema && result.n_ignored &&
+        (st = gv_dataset_warn(c.ds, "%s: %zu value%s of features beyond the schema's %zu ignored "
+                              "(first: line %zu, index %zu)",
+                              path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
+                              schema->n_features, gv_line_of(buf, result.ignored_at),
+                              result.ignored_index - (size_t)c.zero_based)) != GROVE_OK)
+        goto done;
     if (!schema) {
         st = gv_labels_infer_numeric(c.labels, c.n_rows, (int)gv_param_int(params, GV_P_TASK),
                                      c.ds->schema);

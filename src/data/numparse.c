@@ -164,6 +164,15 @@ const char *gv_scan_decimal(const char *s, const char *e, double *out)
     return end && fast_value(&d, out) ? end : NULL;
 }
 
+/* 1 when s[0..len) is `word` in ASCII, any case. */
+static int same_word(const char *s, size_t len, const char *word)
+{
+    if (strlen(word) != len) return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((s[i] | 0x20) != word[i]) return 0;
+    return 1;
+}
+
 int gv_is_missing_token(const char *s, size_t len)
 {
     switch (len) {
@@ -174,8 +183,15 @@ int gv_is_missing_token(const char *s, size_t len)
     case 2:
         return (s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'a';
     case 3:
-        return (s[0] | 0x20) == 'n' && (s[1] | 0x20) == 'a' && (s[2] | 0x20) == 'n';
+        return same_word(s, len, "nan") || same_word(s, len, "inf");
     default:
-        return 0;
+        /* infinities are missing values too (docs/cli.md): a float feature cannot hold one
+         * usefully (bins, linear models), and the CSV and LIBSVM readers, training and
+         * prediction, all read them the same way */
+        if (s[0] == '+' || s[0] == '-') {
+            s++;
+            len--;
+        }
+        return same_word(s, len, "inf") || same_word(s, len, "infinity");
     }
 }
