@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""The Python package's overhead, measured (issue: fit from numpy within 5% of the CLI's training
+on the same data in memory; predicting 1M rows into numpy at least as fast as XGBoost).
+
+usage: bench.py DATA.csv [REPS]      (DATA: bench/common/gen_binary.py's 1M x 28 set)
+
+1. fit: `grove train DATA --algo gbdt` reports its training time apart from loading the file
+   ("load X s, train Y s"); GradientBoostingClassifier.fit(X, y) on the same rows already in a
+   numpy array (float64, C order) is timed whole (array -> dataset copy, training, model).  The
+   two models must predict bit-identically (same data, seed, parameters; the files differ only
+   in the feature names: the CSV's header against numpy's f0..).  Alternated, REPS each,
+   medians and the ratio python / CLI.
+2. predict: predict_proba on all rows into numpy, grove against xgboost.XGBClassifier trained
+   with the same shape (100 trees of depth 6, hist, 256 bins) on the same array; medians.
+Both use every core.  Prints markdown rows.
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import grove  # noqa: E402
+import xgboost  # noqa: E402
+
+GROVE = os.environ.get("GROVE", os.path.join(ROOT, "build", "grove"))
+ROUNDS, DEPTH = 100, 6
+
+
+def main():
+    path = sys.argv[1]
+    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    df = pd.read_csv(path, float_precision="round_trip")
+    y = df.pop("label").to_numpy()
+    X = np.ascontiguousarray(df.to_numpy(dtype=np.float64))
+    n, p = X.shape
+    cli, py = [], []
+    tmp = tempfile.mkdtemp()
+    model = os.path.join(tmp, "cli.model")
+    est = None
+    for _ in range(reps):
+        out = subprocess.run([GROVE, "train", path, "-o", model, "--algo", "gbdt", "--rounds",
+                              str(ROUNDS), "--set", "max_depth=%d" % DEPTH, "--seed", "0"],
+                             check=True, capture_output=True, text=True).stdout
+        cli.append(float(re.search(r"train ([0-9.]+) s", out).group(1)))
+        est = grove.GradientBoostingClassifier(n_estimators=ROUNDS, max_depth=DEPTH,
+                                               random_state=0)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        py.append(time.perf_counter() - t0)
+    cli_est = grove.GradientBoostingClassifier().load_model(model)
+    same = cli_est.predict_proba(X[:100000]).tobytes() == est.predict_proba(X[:100000]).tobytes()
+    c, q = statistics.median(cli), statistics.median(py)
+    print("| fit gbdt %d trees depth %d, %d x %d | CLI train %.3f s | Python fit %.3f s | "
+          "python/CLI %.3f | same predictions: %s |" % (ROUNDS, DEPTH, n, p, c, q, q / c, same))
+
+    xgb = xgboost.XGBClassifier(n_estimators=ROUNDS, max_depth=DEPTH, tree_method="hist",
+                                max_bin=256, learning_rate=0.3, n_jobs=os.cpu_count())
+    xgb.fit(X, y)
+    tg, tx = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        pg = est.predict_proba(X)
+        tg.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        px = xgb.predict_proba(X)
+        tx.append(time.perf_counter() - t0)
+    g_, x_ = statistics.median(tg), statistics.median(tx)
+    assert pg.shape == px.shape == (n, 2)
+    print("| predict_proba %d rows into numpy | grove %.3f s (%.2fM rows/s) | XGBoost %.3f s "
+          "(%.2fM rows/s) | XGBoost/grove %.2f |" % (n, g_, n / g_ / 1e6, x_, n / x_ / 1e6,
+                                                     x_ / g_))
+
+
+if __name__ == "__main__":
+    main()
