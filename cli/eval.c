@@ -11,7 +11,8 @@ static const char eval_usage[] =
     "usage: grove eval MODEL DATA [--json] [--threads N] [--quiet]\n"
     "\n"
     "Evaluates MODEL on the labelled DATA (CSV or LIBSVM, read with the model's schema).\n"
-    "Classification: n, accuracy, error, logloss, auc (two classes), and a confusion matrix.\n"
+    "Classification: n, accuracy, error, logloss, auc (two classes), per-class precision,\n"
+    "recall, F1 and support with their macro and weighted averages, and a confusion matrix.\n"
     "Regression: n, rmse, mae, r2.  --json prints one JSON object instead of the table.\n";
 
 void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
@@ -36,6 +37,31 @@ void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema
         if (l + 1 > w) w = l + 1;
     }
     if (w > 24) w = 24;
+    /* per class, then the averages (scikit-learn's classification_report) */
+    size_t wn = w < 12 ? 12 : w;
+    fprintf(fp, "  %-*s %10s %10s %10s %9s\n", (int)wn, "class", "precision", "recall", "f1",
+            "support");
+    for (size_t c = 0; c < k; c++) {
+        double pr, rc, f1, sup;
+        if (grove_eval_class(e, c, &pr, &rc, &f1, &sup) != GROVE_OK) return;
+        fprintf(fp, "  %-*.*s %10.6f %10.6f %10.6f %9.0f\n", (int)wn, (int)wn,
+                grove_schema_class_name(schema, c), pr, rc, f1, sup);
+    }
+    for (int a = 0; a < 2; a++) {
+        static const char *pre[] = {"macro", "weighted"};
+        double v[3];
+        static const char *what[] = {"precision", "recall", "f1"};
+        for (int j = 0; j < 3; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s_%s", pre[a], what[j]);
+            grove_eval_get(e, name, &v[j]);
+        }
+        char label[32];
+        snprintf(label, sizeof label, "%s avg", pre[a]);
+        double n;
+        grove_eval_get(e, "n", &n);
+        fprintf(fp, "  %-*s %10.6f %10.6f %10.6f %9.0f\n", (int)wn, label, v[0], v[1], v[2], n);
+    }
     fprintf(fp, "confusion matrix (rows: true class, columns: predicted)\n  %*s", (int)w, "");
     for (size_t c = 0; c < k; c++) fprintf(fp, " %*.*s", (int)w, (int)w, grove_schema_class_name(schema, c));
     fputc('\n', fp);
@@ -88,8 +114,10 @@ int cmd_eval(int argc, char **argv)
     rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
     if (rc != EXIT_OK) goto done;
     if (!grove_dataset_has_labels(data)) {
-        cli_error("%s: no label column '%s' to evaluate against", pos[1],
-                  grove_schema_label_name(grove_model_schema(model)));
+        const char *why = strstr(grove_dataset_warning(data), "the label column");
+        cli_error("%s: no label column '%s' to evaluate against%s%s", pos[1],
+                  grove_schema_label_name(grove_model_schema(model)), why ? ": " : "",
+                  why ? why : "");
         rc = EXIT_INPUT;
         goto done;
     }

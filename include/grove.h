@@ -427,7 +427,11 @@ grove_status grove_model_evaluate(const grove_model *model, const grove_dataset 
 void grove_eval_free(grove_eval *eval);
 
 /* A metric by name: "n", "accuracy", "error", "logloss", "auc" (binary only), "rmse", "mae",
- * "r2".  GROVE_ERR_ARG if the metric does not apply to this task. */
+ * "r2"; classification also "macro_precision", "macro_recall", "macro_f1" (unweighted means over
+ * the classes that occur as a true or a predicted label) and "weighted_precision",
+ * "weighted_recall", "weighted_f1" (means weighted by each class's true count), as
+ * scikit-learn's classification_report with zero_division=0.  GROVE_ERR_ARG if the metric does
+ * not apply to this task. */
 grove_status grove_eval_get(const grove_eval *eval, const char *metric, double *value);
 
 /* The metrics that apply, as a JSON object (new string, free with grove_string_free()). */
@@ -436,6 +440,12 @@ grove_status grove_eval_json(const grove_eval *eval, char **out);
 /* Classification: the K x K confusion matrix (rows = true class, columns = predicted), as a
  * borrowed row-major array of counts, and K.  NULL for regression. */
 const double *grove_eval_confusion(const grove_eval *eval, size_t *n_classes);
+
+/* Classification: class c's precision TP/(TP+FP), recall TP/(TP+FN), F1 = 2PR/(P+R) (each 0
+ * when its denominator is 0) and support (rows whose true class is c).  Any output may be
+ * NULL.  GROVE_ERR_ARG for regression or c >= K. */
+grove_status grove_eval_class(const grove_eval *eval, size_t c, double *precision,
+                              double *recall, double *f1, double *support);
 
 /* Bias-variance decomposition of the algorithm named by `params` (borrowed; NULL = defaults):
  * trains it on `replicates` (>= 2) bootstrap replicates of `train` (n rows drawn with

@@ -9,6 +9,11 @@
  *              computed from average ranks (Mann-Whitney U); score = p(class 1); binary only
  *   rmse = sqrt(mean (y - f)^2), mae = mean |y - f|, r2 = 1 - SS_res / SS_tot (0 if SS_tot = 0
  *   and SS_res = 0; -inf is avoided by reporting 0 for a constant target with any residual)
+ * Per class c, from the confusion matrix C (rows true, columns predicted):
+ *   precision_c = C[c][c] / sum_r C[r][c], recall_c = C[c][c] / sum_j C[c][j],
+ *   F1_c = 2 P R / (P + R), each 0 when its denominator is 0 (scikit-learn's zero_division=0);
+ *   macro = the mean over the classes that are a true or a predicted label somewhere (those
+ *   classification_report lists), weighted = sum_c support_c x_c / n.
  */
 #include "../model/model.h"
 
@@ -143,6 +148,14 @@ done:
     return GROVE_OK;
 }
 
+static double class_average(const grove_eval *e, int which, int weighted);
+
+/* "precision" 0, "recall" 1, "f1" 2, else -1. */
+static int average_kind(const char *name)
+{
+    return !strcmp(name, "precision") ? 0 : !strcmp(name, "recall") ? 1 : !strcmp(name, "f1") ? 2 : -1;
+}
+
 grove_status grove_eval_get(const grove_eval *e, const char *metric, double *value)
 {
     gv_err_clear();
@@ -153,6 +166,10 @@ grove_status grove_eval_get(const grove_eval *e, const char *metric, double *val
     else if (cls && !strcmp(metric, "error")) *value = 1.0 - e->accuracy;
     else if (cls && !strcmp(metric, "logloss")) *value = e->logloss;
     else if (cls && e->n_classes == 2 && !strcmp(metric, "auc")) *value = e->auc;
+    else if (cls && !strncmp(metric, "macro_", 6) && average_kind(metric + 6) >= 0)
+        *value = class_average(e, average_kind(metric + 6), 0);
+    else if (cls && !strncmp(metric, "weighted_", 9) && average_kind(metric + 9) >= 0)
+        *value = class_average(e, average_kind(metric + 9), 1);
     else if (!cls && !strcmp(metric, "rmse")) *value = e->rmse;
     else if (!cls && !strcmp(metric, "mae")) *value = e->mae;
     else if (!cls && !strcmp(metric, "r2")) *value = e->r2;
@@ -182,6 +199,26 @@ grove_status grove_eval_json(const grove_eval *e, char **out)
         if (json_object_set_new(o, names[i], isfinite(v) ? json_real(v) : json_null()) != 0)
             goto nomem;
     }
+    if (cls) {
+        static const char *avg[] = {"macro_precision", "macro_recall", "macro_f1",
+                                    "weighted_precision", "weighted_recall", "weighted_f1"};
+        for (size_t i = 0; i < 6; i++) {
+            double v;
+            grove_eval_get(e, avg[i], &v);
+            if (json_object_set_new(o, avg[i], json_real(v)) != 0) goto nomem;
+        }
+        /* per class, in class order: [{"precision", "recall", "f1", "support"}] */
+        json_t *arr = json_array();
+        if (!arr || json_object_set_new(o, "classes", arr) != 0) goto nomem;
+        for (size_t c = 0; c < e->n_classes; c++) {
+            double pr, rc, f1, sup;
+            grove_eval_class(e, c, &pr, &rc, &f1, &sup);
+            if (json_array_append_new(arr, json_pack("{s:f, s:f, s:f, s:I}", "precision", pr,
+                                                     "recall", rc, "f1", f1, "support",
+                                                     (json_int_t)sup)) != 0)
+                goto nomem;
+        }
+    }
     char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(o);
     if (!s) return gv_err_nomem("JSON text");
@@ -191,6 +228,45 @@ grove_status grove_eval_json(const grove_eval *e, char **out)
 nomem:
     json_decref(o);
     return gv_err_nomem("JSON");
+}
+
+grove_status grove_eval_class(const grove_eval *e, size_t c, double *precision, double *recall,
+                              double *f1, double *support)
+{
+    gv_err_clear();
+    if (!e) return gv_err(GROVE_ERR_ARG, "grove_eval_class: eval is NULL");
+    if (e->task != GROVE_CLASSIFICATION)
+        return gv_err(GROVE_ERR_ARG, "grove_eval_class: a regression evaluation has no classes");
+    if (c >= e->n_classes)
+        return gv_err(GROVE_ERR_ARG, "grove_eval_class: class %zu out of range [0, %zu)", c,
+                      e->n_classes);
+    const size_t k = e->n_classes;
+    double tp = e->confusion[c * k + c], predicted = 0, actual = 0;
+    for (size_t j = 0; j < k; j++) {
+        predicted += e->confusion[j * k + c];
+        actual += e->confusion[c * k + j];
+    }
+    double p = predicted > 0 ? tp / predicted : 0, r = actual > 0 ? tp / actual : 0;
+    if (precision) *precision = p;
+    if (recall) *recall = r;
+    if (f1) *f1 = p + r > 0 ? 2 * p * r / (p + r) : 0;
+    if (support) *support = actual;
+    return GROVE_OK;
+}
+
+/* which: 0 precision, 1 recall, 2 F1; weighted or macro (see the header). */
+static double class_average(const grove_eval *e, int which, int weighted)
+{
+    double sum = 0, n = 0;
+    for (size_t c = 0; c < e->n_classes; c++) {
+        double v[3], support, predicted = 0;
+        grove_eval_class(e, c, &v[0], &v[1], &v[2], &support);
+        for (size_t r = 0; r < e->n_classes; r++) predicted += e->confusion[r * e->n_classes + c];
+        if (support == 0 && predicted == 0) continue; /* a class absent from both */
+        sum += (weighted ? support : 1) * v[which];
+        n += weighted ? support : 1;
+    }
+    return n > 0 ? sum / n : 0;
 }
 
 const double *grove_eval_confusion(const grove_eval *e, size_t *n_classes)
