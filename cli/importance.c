@@ -1,8 +1,9 @@
 /*
- * importance.c -- `grove importance MODEL [DATA]`: feature importances of a tree model.
- * Without DATA: the impurity importances (mean decrease in impurity) and, when the model stores
- * them, the OOB permutation importances; with DATA (labelled, read with the model's schema):
- * the permutation importances on DATA as well.  Rows are sorted by the last column.
+ * importance.c -- `grove importance MODEL [DATA]`: feature importances of any model.
+ * Without DATA: those the model carries: impurity (trees, bagging of trees, forests), the OOB
+ * permutation importances when stored, gain and cover (gbdt); with DATA (labelled, read with
+ * the model's schema) also the permutation importances on DATA, for any model.  Rows are
+ * sorted by the last column.
  */
 #include "cli.h"
 
@@ -13,13 +14,21 @@
 static const char importance_usage[] =
     "usage: grove importance MODEL [DATA] [--seed N] [--threads N] [--csv] [--quiet]\n"
     "\n"
-    "Feature importances of MODEL (tree, bagging of trees, forest, extra-trees):\n"
-    "  impurity         mean decrease in impurity, normalized to sum 1\n"
+    "Feature importances of MODEL, those that apply:\n"
+    "  impurity         tree, bagging of trees, forest, extra-trees: mean decrease in\n"
+    "                   impurity, normalized to sum 1\n"
     "  oob_permutation  increase of each tree's out-of-bag error when the feature is permuted\n"
     "                   (stored when trained with --set oob_importance=true)\n"
-    "  permutation      with DATA: increase of the model's error on DATA (error rate, or mean\n"
-    "                   squared error) when the feature's column is permuted (--seed)\n"
-    "Features are listed by decreasing importance (the last column); --csv prints CSV.\n";
+    "  gain, cover      gbdt: mean loss reduction / mean hessian sum of the splits on the\n"
+    "                   feature (XGBoost's get_score)\n"
+    "  permutation      any model, with DATA: increase of the model's error on DATA (error\n"
+    "                   rate, or mean squared error) when the feature's column is permuted\n"
+    "\n"
+    "      --seed N     the permutations' seed (default 0)\n"
+    "  -j, --threads N  threads (0 = all cores)\n"
+    "      --csv        CSV instead of the table\n"
+    "  -q, --quiet      no warnings about DATA\n"
+    "Features are listed by decreasing importance (the last column).\n";
 
 typedef struct row {
     size_t f;
@@ -72,17 +81,19 @@ int cmd_importance(int argc, char **argv)
     }
     grove_model *model = NULL;
     grove_dataset *data = NULL;
-    double *v[3] = {NULL, NULL, NULL};
+    enum { N_KINDS = 5 };
+    double *v[N_KINDS] = {NULL};
     row *rows = NULL;
-    static const char *const names[3] = {"impurity", "oob_permutation", "permutation"};
-    int have[3] = {0, 0, 0}, rc = EXIT_OK;
+    static const char *const names[N_KINDS] = {"impurity", "oob_permutation", "gain", "cover",
+                                               "permutation"};
+    int have[N_KINDS] = {0}, rc = EXIT_OK;
     long n_threads;
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     const grove_schema *schema = grove_model_schema(model);
     size_t F = grove_schema_n_features(schema);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < N_KINDS; k++) {
         v[k] = calloc(F ? F : 1, sizeof(double));
         if (!v[k]) {
             cli_error("importance: out of memory");
@@ -96,15 +107,18 @@ int cmd_importance(int argc, char **argv)
         rc = EXIT_INTERNAL;
         goto done;
     }
-    st = grove_model_importance(model, "impurity", NULL, 0, (int)n_threads, v[0], F);
-    if (st != GROVE_OK) {
-        rc = cli_fail(st, NULL);
-        /* a model without trees: the command does not apply to it (usage), as for margins */
-        if (st == GROVE_ERR_ARG) rc = EXIT_USAGE;
+    /* the kinds the model carries (each GROVE_ERR_ARG when it does not apply) */
+    int any = 0;
+    for (int k = 0; k < N_KINDS - 1; k++)
+        any |= have[k] = grove_model_importance(model, names[k], NULL, 0, (int)n_threads, v[k],
+                                                F) == GROVE_OK;
+    if (!any && !pos[1]) {
+        cli_error("importance: %s (a %s model) carries no importances; give labelled DATA for "
+                  "permutation importances: grove importance MODEL DATA", pos[0],
+                  grove_model_algo(model));
+        rc = EXIT_USAGE;
         goto done;
     }
-    have[0] = 1;
-    have[1] = grove_model_importance(model, "oob_permutation", NULL, 0, 0, v[1], F) == GROVE_OK;
     if (pos[1]) {
         rc = cli_load(pos[1], NULL, schema, quiet, &data);
         if (rc != EXIT_OK) goto done;
@@ -115,14 +129,16 @@ int cmd_importance(int argc, char **argv)
             goto done;
         }
         st = grove_model_importance(model, "permutation", data, (uint64_t)seed_v, (int)n_threads,
-                                    v[2], F);
+                                    v[N_KINDS - 1], F);
         if (st != GROVE_OK) {
             rc = cli_fail(st, NULL);
             goto done;
         }
-        have[2] = 1;
+        have[N_KINDS - 1] = 1;
     }
-    int last = have[2] ? 2 : have[1] ? 1 : 0;
+    int last = 0;
+    for (int k = 0; k < N_KINDS; k++)
+        if (have[k]) last = k;
     for (size_t f = 0; f < F; f++) {
         rows[f].f = f;
         rows[f].key = v[last][f];
@@ -136,12 +152,12 @@ int cmd_importance(int argc, char **argv)
     if (w > 40) w = 40;
     if (csv) {
         fputs("feature", stdout);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < N_KINDS; k++)
             if (have[k]) printf(",%s", names[k]);
         fputc('\n', stdout);
     } else {
         printf("%-*s", (int)w, "feature");
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < N_KINDS; k++)
             if (have[k]) printf("  %16s", names[k]);
         fputc('\n', stdout);
     }
@@ -151,7 +167,7 @@ int cmd_importance(int argc, char **argv)
         if (csv) {
             cli_csv_field(stdout, name);
             char buf[32];
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < N_KINDS; k++)
                 if (have[k]) {
                     cli_format_double(v[k][f], buf);
                     printf(",%s", buf);
@@ -159,13 +175,13 @@ int cmd_importance(int argc, char **argv)
             fputc('\n', stdout);
         } else {
             printf("%-*.*s", (int)w, (int)w, name);
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < N_KINDS; k++)
                 if (have[k]) printf("  %16.6f", v[k][f]);
             fputc('\n', stdout);
         }
     }
 done:
-    for (int k = 0; k < 3; k++) free(v[k]);
+    for (int k = 0; k < N_KINDS; k++) free(v[k]);
     free(rows);
     grove_dataset_free(data);
     grove_model_free(model);

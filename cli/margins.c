@@ -1,6 +1,7 @@
 /*
- * margins.c -- `grove margins MODEL DATA`: the normalized margins y f(x) / sum |alpha| of a
- * voting ensemble on labelled data (Schapire, Freund, Bartlett & Lee 1998), then their
+ * margins.c -- `grove margins MODEL DATA`: the normalized margins of a voting ensemble on
+ * labelled data (boosting: y f(x) / sum |alpha|, Schapire, Freund, Bartlett & Lee 1998;
+ * bagging, forests, voting: Breiman 2001's margin function, grove_model_margins), then their
  * cumulative distribution: for thresholds theta, the fraction of rows with margin <= theta.
  */
 #include "cli.h"
@@ -14,8 +15,12 @@ static const char margins_usage[] =
     "Prints CSV: the margin of every row of the labelled DATA (row, label, margin), then a blank\n"
     "line and the cumulative distribution (theta, fraction of rows with margin <= theta) at\n"
     "every distinct margin.  Margins lie in [-1, 1]; a row is classified correctly iff its\n"
-    "margin is > 0.  For adaboost, adaboost.m1, samme and adaboost.m2 models.\n"
-    "  --cdf-only   print only the cumulative distribution, with the minimum margin first\n";
+    "margin is > 0.  Voting ensembles: adaboost, adaboost.m1, samme and adaboost.m2 (alpha-\n"
+    "weighted votes over sum alpha), and bagging, forest, extra-trees and voting classifiers\n"
+    "(vote fraction or mean probability of the true class minus the largest other one).\n"
+    "  --cdf-only       print only the cumulative distribution, with the minimum margin first\n"
+    "  -j, --threads N  threads (0 = all cores)\n"
+    "  -q, --quiet      no summary line on stderr\n";
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -317,10 +317,14 @@ grove_status grove_model_predict_rounds(const grove_model *model, const grove_da
                                         size_t rounds, int n_threads, double *out,
                                         size_t out_len);
 
-/* Normalized margins of a voting ensemble (adaboost, adaboost.m1, samme, adaboost.m2) on
- * labelled data: (s_y(x) - max_{k != y} s_k(x)) / sum_t alpha_t, where s_k(x) is the alpha-
- * weighted vote for class k (for two classes: y f(x) / sum |alpha|), in [-1, 1]; a row is
- * classified correctly iff its margin is > 0.  Into caller-owned out[n_rows]. */
+/* Normalized margins of a voting ensemble on labelled data, in [-1, 1]; a row is classified
+ * correctly iff its margin is > 0 (ties aside).  Into caller-owned out[n_rows].
+ *  adaboost, adaboost.m1, samme, adaboost.m2: (s_y(x) - max_{k != y} s_k(x)) / sum_t alpha_t,
+ *    s_k(x) the alpha-weighted vote for class k (two classes: y f(x) / sum |alpha|).
+ *  bagging, forest, extra-trees, voting (classification): p_y(x) - max_{k != y} p_k(x) with p
+ *    the vote fractions (hard vote: Breiman 2001's margin function) or the mean probabilities
+ *    (soft vote).
+ * GROVE_ERR_ARG for other models. */
 grove_status grove_model_margins(const grove_model *model, const grove_dataset *data,
                                  int n_threads, double *out, size_t out_len);
 
@@ -406,9 +410,12 @@ grove_status grove_model_report(const grove_model *model, const grove_dataset *d
  *  "oob_permutation"  stored at training time (oob_importance=true): the mean over trees of
  *                     the increase of the tree's error on its out-of-bag rows when the
  *                     feature's values are permuted among them (Breiman 2001).  `data` NULL.
- *  "permutation"      on labelled `data` (the model's schema): the increase of the model's
- *                     error (classification: error rate; regression: mean squared error) when
- *                     the feature's column is permuted; permutations drawn from `seed`.
+ *  "gain", "cover"    gbdt models, as XGBoost's get_score(importance_type=...): the mean over
+ *                     every split on the feature of the split's loss reduction (XGBoost's
+ *                     units) / of the node's hessian sum.  Not normalized.  `data` NULL.
+ *  "permutation"      any model, on labelled `data` (the model's schema): the increase of the
+ *                     model's error (classification: error rate; regression: mean squared
+ *                     error) when the feature's column is permuted; permutations from `seed`.
  * The permutation kinds are not normalized and may be negative.  GROVE_ERR_ARG for an unknown
  * kind or a model without that kind of importance.  Thread-safe; `n_threads` 0 = all cores.
  * Since 0.1. */

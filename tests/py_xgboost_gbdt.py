@@ -4,6 +4,7 @@
 1. The first tree on a simple case (integer features with few distinct values, so both
    libraries bin every distinct value alone): same structure (split features and partitions),
    leaf values and gains (XGBoost's gain is twice grove's Newton gain) to float precision.
+   Then 10 rounds: gain and cover importances equal XGBoost's get_score to float precision.
 2. Public datasets (examples/data/*_train.csv / _test.csv): 50 rounds, learning rate 0.3,
    depth 4, lambda 1, base_score 0.5 (regression: the training mean, for both): test accuracy
    within max(2 points, 2 test rows) of XGBoost's, RMSE within 10 %.  Prints the table.
@@ -125,6 +126,24 @@ n_nodes = compare(0, xt)
 check(n_nodes == gt["n_nodes"] if isinstance(gt.get("n_nodes"), int) else True,
       f"node count {n_nodes} vs grove {gt.get('n_nodes')}")
 print(f"first tree: {n_nodes} nodes compared with XGBoost")
+
+# ---- 1b. gain and cover importances: XGBoost's get_score on the same 10 rounds ------------
+model = os.path.join(tmp, "simple10.model")
+grove("train", path, "-o", model, "--algo", "gbdt", "--rounds", "10", "--set", "max_depth=3",
+      "--set", "learning_rate=0.3", "--set", "lambda=1", "--set", "base_score=0.5",
+      "--set", "min_child_weight=1", "-q")
+rows = list(csv.DictReader(grove("importance", model, "--csv").splitlines()))
+bst = xgb.train({"objective": "binary:logistic", "tree_method": "hist", "max_bin": 255,
+                 "max_depth": 3, "eta": 0.3, "lambda": 1, "base_score": 0.5,
+                 "min_child_weight": 1, "nthread": 2},
+                xgb.DMatrix(X, label=y, feature_names=list("abcd")), num_boost_round=10)
+for kind in ("gain", "cover"):
+    want = bst.get_score(importance_type=kind)
+    for r in rows:
+        g, x = float(r[kind]), want.get(r["feature"], 0.0)
+        check(abs(g - x) <= 1e-5 * max(1.0, abs(x)), f"{kind} importance of {r['feature']}: "
+              f"grove {g} vs XGBoost {x}")
+print("gain and cover importances of 10 rounds: as XGBoost's get_score")
 
 # ---- 2. accuracy / RMSE on public datasets --------------------------------------------------
 ROUNDS, ETA, DEPTH = 50, 0.3, 4

@@ -19,9 +19,10 @@ grove_status grove_model_importance(const grove_model *m, const char *kind,
         return gv_err(GROVE_ERR_ARG, "grove_model_importance: out holds %zu values, %zu needed",
                       out_len, F);
     int permutation = !strcmp(kind, "permutation");
-    if (!permutation && strcmp(kind, "impurity") && strcmp(kind, "oob_permutation"))
+    if (!permutation && strcmp(kind, "impurity") && strcmp(kind, "oob_permutation") &&
+        strcmp(kind, "gain") && strcmp(kind, "cover"))
         return gv_err(GROVE_ERR_ARG, "importance: unknown kind '%s' (impurity, oob_permutation, "
-                                     "permutation)", kind);
+                                     "gain, cover, permutation)", kind);
     if (permutation != (d != NULL))
         return gv_err(GROVE_ERR_ARG, "importance: '%s' %s", kind,
                       permutation ? "needs labelled data" : "takes no data");
@@ -30,6 +31,8 @@ grove_status grove_model_importance(const grove_model *m, const char *kind,
         if (st != GROVE_OK) return st;
         return gv_importance_permutation(m, d, seed, gv_threads(n_threads), out);
     }
+    if (!strcmp(kind, "gain") || !strcmp(kind, "cover"))
+        return gv_importance_gbdt(&m->root, F, !strcmp(kind, "cover"), out);
     if (!strcmp(kind, "impurity")) return gv_importance_impurity(&m->root, F, out);
     return gv_importance_oob(&m->root, F, out);
 }

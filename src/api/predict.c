@@ -138,7 +138,30 @@ grove_status grove_model_margins(const grove_model *m, const grove_dataset *d, i
                       out_len, d->n_rows);
     grove_status st = gv_check_compatible(m, d);
     if (st != GROVE_OK) return st;
-    return gv_boost_margins(&m->root, d, gv_threads(n_threads), out);
+    if (m->root.vt != &gv_bagging_component && m->root.vt != &gv_voting_component)
+        return gv_boost_margins(&m->root, d, gv_threads(n_threads), out);
+    /* averaging ensembles (bagging, forest, extra-trees, voting): their outputs are the vote
+     * fractions (hard vote) or the mean class probabilities (soft), both summing to 1, so
+     *   margin(x, y) = p_y(x) - max_{k != y} p_k(x)   in [-1, 1]
+     * is Breiman's (2001, sec. 2) margin function av_t I(h_t(x) = y) - max_j av_t I(h_t(x) = j)
+     * for a hard vote, and its analogue over probabilities for a soft one */
+    if (m->schema->task != GROVE_CLASSIFICATION)
+        return gv_err(GROVE_ERR_ARG, "margins are defined for classification; this %s model is "
+                                     "a regression model", m->algo);
+    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: margins need labels", d->source);
+    const size_t n = d->n_rows, k = m->n_outputs;
+    double *p = gv_malloc_array(n ? n : 1, k * sizeof *p);
+    if (!p) return gv_err_nomem("margins");
+    st = grove_model_predict(m, d, n_threads, p, n * k);
+    for (size_t i = 0; st == GROVE_OK && i < n; i++) {
+        size_t y = (size_t)d->labels[i];
+        double other = -INFINITY;
+        for (size_t c = 0; c < k; c++)
+            if (c != y && p[i * k + c] > other) other = p[i * k + c];
+        out[i] = p[i * k + y] - other;
+    }
+    gv_free(p);
+    return st;
 }
 
 grove_status grove_model_oob(const grove_model *m, double *error, size_t *n_rows)

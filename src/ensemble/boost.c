@@ -878,12 +878,14 @@ grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset 
 {
     if (c->vt != &gv_boost_component)
         return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
-                                     "adaboost.m1, samme, adaboost.m2); this model is a %s",
+                                     "adaboost.m1, samme, adaboost.m2, bagging, forest, "
+                                     "extra-trees, voting); this model is a %s",
                       c->vt->kind);
     const gv_boost *b = c->impl;
     if (b->variant == BV_SAMME_R || b->variant == BV_R2)
         return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
-                                     "adaboost.m1, samme, adaboost.m2), not %s",
+                                     "adaboost.m1, samme, adaboost.m2, bagging, forest, "
+                                     "extra-trees, voting), not %s",
                       variant_names[b->variant]);
     if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: margins need labels", d->source);
     for (size_t r = 0; r < n_stages; r++)

@@ -61,6 +61,10 @@ const double *gv_bagging_oob_importance(const gv_component *c, size_t *n_feature
  * normalized (scikit-learn's feature_importances_); GROVE_ERR_ARG when c has no trees.
  * OOB permutation: the vector stored at training time (GROVE_ERR_ARG if none). */
 grove_status gv_importance_impurity(const gv_component *c, size_t n_features, double *out);
+/* gbdt: mean loss reduction (cover = 0) or mean hessian sum (cover = 1) of the splits on each
+ * feature, as XGBoost's get_score. */
+grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int cover,
+                                double *out);
 grove_status gv_importance_oob(const gv_component *c, size_t n_features, double *out);
 /* Permutation importance of model m on labelled d (same schema) into out[n_features]. */
 grove_status gv_importance_permutation(const grove_model *m, const grove_dataset *d,

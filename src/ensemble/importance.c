@@ -10,6 +10,10 @@
  *                 stores it), normalized to sum 1 per tree; averaged over the trees and
  *                 normalized again (Breiman et al. 1984 sec. 5.3.4; Breiman 2001; this is
  *                 scikit-learn's feature_importances_).  All zeros when no tree splits.
+ *   gain, cover   gbdt, as XGBoost's get_score(importance_type="gain" / "cover"): over every
+ *                 split on f in every tree, the mean of the split's loss reduction (XGBoost's
+ *                 loss_chg, 2 x the engine's gain) / of the node's hessian sum.  Not normalized;
+ *                 0 for a feature no tree splits on.
  *   permutation   on labelled data D: with e = the model's error on D (classification: the
  *                 error rate of the predicted labels; regression: the mean squared error), and
  *                 e(f) = the same after permuting column f of D (stream (seed,
@@ -73,6 +77,32 @@ grove_status gv_importance_impurity(const gv_component *c, size_t n_features, do
     if (sum > 0)
         for (size_t f = 0; f < n_features; f++) out[f] /= sum;
     gv_free(per);
+    return GROVE_OK;
+}
+
+grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int cover,
+                                double *out)
+{
+    gv_gbdt_view v;
+    if (!gv_gbdt_view_of(c, &v))
+        return gv_err(GROVE_ERR_ARG, "%s importances exist for gbdt models; this model is a %s",
+                      cover ? "cover" : "gain", c->vt->kind);
+    size_t *uses = gv_calloc(n_features ? n_features : 1, sizeof *uses);
+    if (!uses) return gv_err_nomem("importances");
+    memset(out, 0, n_features * sizeof *out);
+    for (size_t t = 0; t < v.n_rounds * v.n_groups; t++) {
+        const gv_tree *tree = v.trees[t];
+        for (size_t k = 0; k < tree->n_nodes; k++) {
+            const gv_tree_node *nd = &tree->nodes[k];
+            if (nd->type == GV_NODE_LEAF || (size_t)nd->feature >= n_features) continue;
+            /* XGBoost's units: loss_chg = 2 x the engine's Newton gain; cover = sum of h */
+            out[nd->feature] += cover ? nd->weight : 2 * nd->gain;
+            uses[nd->feature]++;
+        }
+    }
+    for (size_t f = 0; f < n_features; f++)
+        if (uses[f]) out[f] /= (double)uses[f];
+    gv_free(uses);
     return GROVE_OK;
 }
 
