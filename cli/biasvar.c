@@ -9,8 +9,7 @@
 #include <string.h>
 
 static const char biasvar_usage[] =
-    "usage: grove biasvar DATA [--algo NAME] [--replicates R] [--test FILE] [--label COL]\n"
-    "                     [--set KEY=VALUE]... [--seed N] [--threads N] [--json] [--quiet]\n"
+    "usage: grove biasvar DATA [--replicates R] [--test FILE] [--json] [training options]\n"
     "\n"
     "Trains the algorithm on R bootstrap replicates of DATA (default R = 20; replicate r uses\n"
     "seed + r), predicts a fixed test set (--test FILE, else 30 % of DATA held out by the seed)\n"
@@ -24,7 +23,11 @@ static const char biasvar_usage[] =
     "    variance (where y_m = y) and biased variance (where y_m != y); net variance =\n"
     "    unbiased - biased (two classes; multiclass weights biased rows by P(f_r = y | f_r !=\n"
     "    y_m)); error = bias + net variance.\n"
-    "--json prints the library's JSON report.\n";
+    "\n"
+    "  -R, --replicates R   bootstrap replicates (default 20)\n"
+    "      --test FILE      the fixed test set (default: 30 % of DATA held out by the seed)\n"
+    "      --json           the library's JSON report instead of the table\n"
+    "Training options (as for grove train):\n" CLI_TRAINING_OPTIONS_HELP;
 
 static void print_row(const json_t *o, const char *key, const char *label)
 {

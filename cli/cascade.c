@@ -20,7 +20,7 @@ static const char cascade_usage[] =
     "                       the window) or a CSV image,x,y,w,h of boxes (header first)\n"
     "  --negatives DIR      a folder of images without the object (hard negatives are mined\n"
     "                       from them at every stage)\n"
-    "  --output FILE        grove's cascade file (JSON; `grove detect` reads it)\n"
+    "  -o, --output FILE    grove's cascade file (JSON; `grove detect` reads it)\n"
     "  --opencv FILE.xml    also write OpenCV's XML (cv2.CascadeClassifier runs it)\n"
     "  --window WxH         base window (default 24x24)\n"
     "  --features basic|all the five upright Haar families, or also the 45-degree ones\n"
@@ -33,7 +33,8 @@ static const char cascade_usage[] =
     "  --augment none|mirror|mirror-shift  copies of each positive (default mirror-shift)\n"
     "  --valid-fraction x   positive sources held out for stage thresholds (default 0.2)\n"
     "  --memory-mb N        memory for the binned feature values (default 2048)\n"
-    "  --seed N, --threads N, -j N, --quiet, --set cascade.KEY=VALUE\n"
+    "  --max-windows N      most windows scanned per stage to mine negatives (default 2e8)\n"
+    "  --seed N, --threads N (-j N), --quiet (-q), --set (-s) cascade.KEY=VALUE\n"
     "  Prints the per-stage table: features, f_i, d_i, cumulative F and D, negatives mined,\n"
     "  windows scanned for them, seconds.\n"
     "\n"
@@ -122,7 +123,7 @@ static int cmd_train_cascade(int argc, char **argv)
             }
         }
         if (matched) continue;
-        r = cli_common_option(argc, argv, &i, params, &quiet);
+        r = cli_run_option(argc, argv, &i, params, &quiet);
         if (r < 0) rc = -r;
         else if (r == 0) {
             cli_error("cascade train: unknown option '%s' (see grove cascade --help)", argv[i]);

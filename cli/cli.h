@@ -37,6 +37,9 @@ int cli_int_arg(const char *option, const char *text, long lo, long hi, long *ou
  * --strict.
  * Returns 1 when argv[*i] was one of them (consumed), 0 if not, or -(exit code) on error. */
 int cli_common_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
+/* The part of them every training command takes, cascade training too: --seed, --threads,
+ * --set, --quiet. */
+int cli_run_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
 
 /* Unused parameters: cli_track_params starts recording which parameters are read (call it after
  * the options are parsed, before loading data); cli_check_unused then prints one warning per
@@ -44,6 +47,23 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *params, int *
  * --strict was given and some were unused (the caller then writes nothing). */
 int cli_track_params(grove_params *params);
 int cli_check_unused(const grove_params *params, const char *command, int quiet);
+
+/* The options of cli_common_option, for the usage texts of the commands that train. */
+#define CLI_TRAINING_OPTIONS_HELP                                                              \
+    "  -a, --algo NAME      algorithm (default tree; `grove help algos`)\n"                        \
+    "  -b, --base LEARNER   base learner of an ensemble; its parameters: --set base.KEY=VALUE\n"  \
+    "      --label COL      label column, by name or 0-based index (default: 'label', else\n"     \
+    "                       the first column, named in a notice)\n"                               \
+    "      --weight COL     column of sample weights\n"                                           \
+    "  -r, --rounds N       rounds / ensemble members (ensemble algorithms)\n"                    \
+    "  -s, --set KEY=VALUE  any parameter (`grove help params`), repeatable\n"                    \
+    "      --seed N         random seed (same seed: bit-identical model for any --threads)\n"    \
+    "  -j, --threads N      threads (0 = all cores)\n"                                            \
+    "      --sep C          CSV field separator (default: ',', or ';' / tab when the header\n"   \
+    "                       holds more of those; `tab` for a tab)\n"                              \
+    "      --strict         a parameter the algorithm does not use is an error (default: a\n"    \
+    "                       warning, with a hint such as 'did you mean base.max_depth?')\n"       \
+    "  -q, --quiet          no progress, warnings or summary\n"
 
 /* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
@@ -77,6 +97,11 @@ double cli_now(void);
  * matrix (classification). */
 void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
                        const char *title, int confusion);
+
+/* The list of commands (main.c), and `grove help COMMAND`: runs COMMAND --help; -1 when there
+ * is no such command. */
+void cli_usage(FILE *fp);
+int cli_command_help(const char *name);
 
 /* Subcommands. */
 int cmd_train(int argc, char **argv);

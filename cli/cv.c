@@ -14,12 +14,15 @@
 #include <string.h>
 
 static const char cv_usage[] =
-    "usage: grove cv DATA [--algo NAME] [--folds K] [--label COL] [--set KEY=VALUE]...\n"
-    "                [--seed N] [--threads N] [--json] [--quiet]\n"
+    "usage: grove cv DATA [--folds K] [--json] [training options]\n"
     "\n"
     "K-fold cross-validation (default K = 5; stratified by class for classification).\n"
     "Prints each fold's metrics and their mean and standard deviation; --json prints one JSON\n"
-    "object {\"algo\", \"folds\", \"metrics\": {name: {\"mean\", \"sd\", \"folds\": [...]}}}.\n";
+    "object {\"algo\", \"folds\", \"metrics\": {name: {\"mean\", \"sd\", \"folds\": [...]}}}.\n"
+    "\n"
+    "  -k, --folds K        number of folds (default 5)\n"
+    "      --json           one JSON object instead of the table\n"
+    "Training options (as for grove train):\n" CLI_TRAINING_OPTIONS_HELP;
 
 /* splitmix64 for the fold shuffle (the CLI sees only grove.h, so it has its own). */
 static uint64_t mix(uint64_t *x)

@@ -22,7 +22,7 @@ static const char detect_usage[] =
     "options:\n"
     "  --scale-factor F   pyramid step, > 1 (default 1.1, as OpenCV)\n"
     "  --min-neighbors N  a box needs more than N overlapping raw hits (default 3; 0 prints\n"
-    "                     every raw window, ungrouped)\n"
+    "                     every raw window, ungrouped); also spelt --min-neighbours\n"
     "  --min-size WxH     smallest box (or N for NxN; default: the cascade's window)\n"
     "  --max-size WxH     largest box (default: the image)\n"
     "  --step N           window step in pixels (default: 2 below scale 2, then 1, as OpenCV)\n"

@@ -13,7 +13,11 @@ static const char eval_usage[] =
     "Evaluates MODEL on the labelled DATA (CSV or LIBSVM, read with the model's schema).\n"
     "Classification: n, accuracy, error, logloss, auc (two classes), per-class precision,\n"
     "recall, F1 and support with their macro and weighted averages, and a confusion matrix.\n"
-    "Regression: n, rmse, mae, r2.  --json prints one JSON object instead of the table.\n";
+    "Regression: n, rmse, mae, r2.\n"
+    "\n"
+    "      --json       one JSON object instead of the table\n"
+    "  -j, --threads N  threads (0 = all cores)\n"
+    "  -q, --quiet      no notes or warnings about DATA\n";
 
 void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
                        const char *title, int confusion)

@@ -7,7 +7,14 @@
 #include <string.h>
 
 static const char help_usage[] =
-    "usage: grove help [params [--markdown] | algos | formats]\n";
+    "usage: grove help [COMMAND | params [--markdown] | algos | formats]\n"
+    "\n"
+    "  grove help           the commands, one line each\n"
+    "  grove help COMMAND   the command's usage and every option it takes (as COMMAND --help)\n"
+    "  grove help params    every parameter (--set KEY=VALUE): kind, default, range, meaning;\n"
+    "                       --markdown writes docs/params.md\n"
+    "  grove help algos     the algorithms\n"
+    "  grove help formats   the input and output formats\n";
 
 static const char algos_text[] =
     "Algorithms (--algo NAME); formulas, parameters and references: docs/algorithms.md\n"
@@ -67,11 +74,18 @@ static const char formats_text[] =
     "Input formats (gzip-compressed files are read transparently):\n"
     "  CSV     a header row, then one row per example.  The label column is --label (name or\n"
     "          0-based index), default the column named 'label', else the first column.\n"
-    "          RFC 4180 quoting, LF or CRLF, UTF-8 BOM.  Missing values: empty, NA, ?, NaN.\n"
-    "          A column with any non-numeric value is categorical (or --set categorical=cols).\n"
+    "          RFC 4180 quoting, LF or CRLF, UTF-8 BOM.  Fields separated by ',', or by ';' or\n"
+    "          tabs when the header holds more of those (--sep C to choose); a separator\n"
+    "          ending the header (a,b,) is no column.  Missing values: empty, NA, ?, NaN and\n"
+    "          the infinities inf, -inf, infinity (at training and prediction alike).\n"
+    "          A column with any non-numeric value is categorical, with a warning when it\n"
+    "          also holds numbers (--set categorical=COLS, --set numeric=COLS to force).\n"
     "          Class labels may be strings or numbers.  --weight COL: sample weights.\n"
-    "  LIBSVM  label idx:value ... with 1-based, increasing indices (features f1..fN); absent\n"
-    "          features are 0, or missing with --set libsvm_absent=missing.\n"
+    "          At prediction the label column is optional ('?', NA, unseen classes: ignored).\n"
+    "  LIBSVM  label idx:value ... with 1-based, increasing indices (features f1..fN), or\n"
+    "          zero-based when a row starts at index 0 (scikit-learn's default; features\n"
+    "          f0..); absent features are 0, or missing with --set libsvm_absent=missing.\n"
+    "  -       standard input (CSV or LIBSVM, gzip'd or not) wherever DATA is expected.\n"
     "Errors name the place: FILE:LINE:COLUMN (column = 1-based field number for CSV).\n"
     "Models: JSON files, versioned and checksummed (docs/model-format.md).\n"
     "Predictions (grove predict): CSV with column 'label' and, with --proba, p_<class>.\n"
@@ -107,7 +121,11 @@ static void print_params(int markdown)
 
 int cmd_help(int argc, char **argv)
 {
-    if (argc < 2 || cli_is_help(argv[1])) {
+    if (argc < 2) {
+        cli_usage(stdout);
+        return EXIT_OK;
+    }
+    if (cli_is_help(argv[1])) {
         fputs(help_usage, stdout);
         return EXIT_OK;
     }
@@ -128,6 +146,8 @@ int cmd_help(int argc, char **argv)
         fputs(formats_text, stdout);
         return EXIT_OK;
     }
-    cli_error("help: unknown topic '%s' (params, algos, formats)", argv[1]);
+    int rc = cli_command_help(argv[1]);
+    if (rc >= 0) return rc;
+    cli_error("help: unknown topic '%s' (a command, params, algos, formats)", argv[1]);
     return EXIT_USAGE;
 }

@@ -25,33 +25,45 @@ static const struct {
     {"report", cmd_report, "a model as one self-contained HTML page of charts"},
 };
 
-static void usage(FILE *fp)
+void cli_usage(FILE *fp)
 {
     fprintf(fp, "grove %s -- ensemble learning\n\nusage: grove COMMAND [ARGS]\n\ncommands:\n",
             grove_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(fp, "\n`grove COMMAND --help` describes a command; `grove help params` lists every "
-                "parameter.\nExit status: 0 ok, 1 usage, 2 bad input, 3 internal error.\n");
+    fprintf(fp, "\n`grove help COMMAND` (or `grove COMMAND --help`) describes a command and every "
+                "option it takes;\n`grove help params|algos|formats`: every parameter, the "
+                "algorithms, the file formats.\n`grove --version`: the version.\n"
+                "Exit status: 0 ok, 1 usage, 2 bad input, 3 internal error.\n");
+}
+
+int cli_command_help(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name) && commands[i].run != cmd_help) {
+            char *argv[] = {(char *)commands[i].name, (char *)"--help", NULL};
+            return commands[i].run(2, argv);
+        }
+    return -1;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        cli_usage(stderr);
         return EXIT_USAGE;
     }
     if (cli_is_help(argv[1])) {
-        usage(stdout);
+        cli_usage(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("grove %s\n", grove_version());
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     cli_error("unknown command '%s'", argv[1]);
-    usage(stderr);
+    cli_usage(stderr);
     return EXIT_USAGE;
 }

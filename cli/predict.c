@@ -20,7 +20,8 @@ static const char predict_usage[] =
     "                     through, never an input file); default stdout (-)\n"
     "      --proba        add the class probabilities (classification)\n"
     "  -r, --rounds T     staged prediction: use only the first T rounds of a boosting model\n"
-    "  -j, --threads N    threads (0 = all cores)\n";
+    "  -j, --threads N    threads (0 = all cores)\n"
+    "  -q, --quiet        no notes or warnings about DATA\n";
 
 int cmd_predict(int argc, char **argv)
 {

@@ -25,7 +25,8 @@ static const char report_usage[] =
     "  --valid FILE       labelled data for a second curve (bagging, gbdt)\n"
     "  --biasvar FILE     the output of `grove biasvar --json`, drawn as a stacked bar\n"
     "  -o, --output FILE  write here (atomically); default stdout\n"
-    "  -j, --threads N    threads (0 = all cores)\n";
+    "  -j, --threads N    threads (0 = all cores)\n"
+    "  -q, --quiet        no notes or warnings about the data\n";
 
 /* The whole file as a NUL-terminated string (malloc'd), or NULL after printing. */
 static char *read_text(const char *path)

@@ -11,7 +11,7 @@
 
 static const char train_usage[] =
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
-    "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N]\n"
+    "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N] [--sep C]\n"
     "                   [--valid FILE] [--log FILE.csv] [--strict] [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
@@ -30,6 +30,8 @@ static const char train_usage[] =
     "  -s, --set KEY=VALUE  any parameter (`grove help params`), repeatable\n"
     "      --seed N         random seed (same seed: bit-identical model for any --threads)\n"
     "  -j, --threads N      threads (0 = all cores)\n"
+    "      --sep C          CSV field separator (default: ',', or ';' / tab when the header\n"
+    "                       holds more of those; `tab` for a tab)\n"
     "      --valid FILE     validation data: evaluated after training, and used for early\n"
     "                       stopping (--set early_stopping_rounds=N)\n"
     "      --log FILE.csv   boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"

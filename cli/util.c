@@ -100,17 +100,30 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet
 {
     static const struct {
         const char *opt, *alias, *param;
-    } map[] = {{"--algo", "-a", "algo"},       {"--label", NULL, "label"},
-               {"--rounds", "-r", "rounds"},   {"--seed", NULL, "seed"},
-               {"--threads", "-j", "threads"}, {"--weight", NULL, "weight"},
-               {"--base", "-b", "base"},       {"--sep", NULL, "sep"}};
+    } map[] = {{"--algo", "-a", "algo"},     {"--label", NULL, "label"},
+               {"--rounds", "-r", "rounds"}, {"--weight", NULL, "weight"},
+               {"--base", "-b", "base"},     {"--sep", NULL, "sep"}};
     const char *v;
     for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
         int r = cli_opt_value(argc, argv, i, map[k].opt, map[k].alias, &v);
         if (r < 0) return -EXIT_USAGE;
         if (r > 0) return set_param(p, map[k].param, v);
     }
-    int r = cli_opt_value(argc, argv, i, "--set", "-s", &v);
+    if (cli_opt_flag(argv[*i], "--strict", NULL)) {
+        strict = 1;
+        return 1;
+    }
+    return cli_run_option(argc, argv, i, p, quiet);
+}
+
+int cli_run_option(int argc, char **argv, int *i, grove_params *p, int *quiet)
+{
+    const char *v;
+    int r = cli_opt_value(argc, argv, i, "--seed", NULL, &v);
+    if (r) return r < 0 ? -EXIT_USAGE : set_param(p, "seed", v);
+    r = cli_opt_value(argc, argv, i, "--threads", "-j", &v);
+    if (r) return r < 0 ? -EXIT_USAGE : set_param(p, "threads", v);
+    r = cli_opt_value(argc, argv, i, "--set", "-s", &v);
     if (r < 0) return -EXIT_USAGE;
     if (r > 0) {
         grove_status st = grove_params_set_pair(p, v);
@@ -118,10 +131,6 @@ int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet
     }
     if (cli_opt_flag(argv[*i], "--quiet", "-q")) {
         *quiet = 1;
-        return 1;
-    }
-    if (cli_opt_flag(argv[*i], "--strict", NULL)) {
-        strict = 1;
         return 1;
     }
     return 0;

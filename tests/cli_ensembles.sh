@@ -78,10 +78,10 @@ for a in bagging forest extra-trees; do
   expect_exit 0 "$GROVE" train "$bc" -o "$TMP/d2" --algo $a --rounds 10 -j 2 -q
   cmp -s "$TMP/d1" "$TMP/d2" || fail "$a: 1 vs 2 threads differ"
 done
-# importance: a model without trees is refused; usage errors exit 1
+# importance: a model that carries none is sent to permutation importances on data (exit 1)
 expect_exit 0 "$GROVE" train "$bc" -o "$TMP/lg" --algo logistic -q
 expect_exit 1 "$GROVE" importance "$TMP/lg"
-expect_in "$TMP/err" "impurity importances exist for tree"
+expect_in "$TMP/err" "carries no importances; give labelled DATA"
 expect_exit 1 "$GROVE" importance
 expect_exit 1 "$GROVE" importance "$TMP/forest" --bogus
 expect_in "$TMP/err" "unknown option '--bogus'"

@@ -7,6 +7,7 @@
  */
 #include "params.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -110,6 +111,16 @@ static grove_status check_max_features(const char *name, const char *v, double *
                   name, v);
 }
 
+/* "[lo, hi]" of an INT parameter, exact up to INT64_MAX (the double 2^63 a table bound of
+ * 9223372036854775807 rounds to is one past the largest value the parser accepts). */
+static void int_range(const param_def *d, char *buf, size_t size)
+{
+    if (d->hi >= 9223372036854775807.0)
+        snprintf(buf, size, "[%.0f, %" PRId64 "]", d->lo, INT64_MAX);
+    else
+        snprintf(buf, size, "[%.0f, %.0f]", d->lo, d->hi);
+}
+
 /* Validates `value` for parameter `id`; on success fills iv and dv. */
 static grove_status parse_value(int id, const char *value, int64_t *iv, double *dv)
 {
@@ -120,9 +131,12 @@ static grove_status parse_value(int id, const char *value, int64_t *iv, double *
     switch (d->kind) {
     case K_INT: {
         int64_t v;
-        if (gv_parse_int64(value, len, &v) != 0 || (double)v < d->lo || (double)v > d->hi)
-            return gv_err(GROVE_ERR_PARAM, "%s: must be an integer in [%.0f, %.0f], got '%s'",
-                          d->name, d->lo, d->hi, value);
+        if (gv_parse_int64(value, len, &v) != 0 || (double)v < d->lo || (double)v > d->hi) {
+            char range[64];
+            int_range(d, range, sizeof range);
+            return gv_err(GROVE_ERR_PARAM, "%s: must be an integer in %s, got '%s'", d->name,
+                          range, value);
+        }
         *iv = v;
         *dv = (double)v;
         return GROVE_OK;
@@ -300,6 +314,20 @@ grove_status grove_params_get(const grove_params *p, const char *key, char *buf,
 
 size_t grove_params_count(void) { return GV_P_COUNT; }
 
+/* The defaults as the algorithms apply them, where they differ by algorithm (the table's value
+ * is what an unset parameter reads as; these say what the learner then does with it). */
+static const struct {
+    gv_param_id id;
+    const char *shown;
+} shown_defaults[] = {
+    {GV_P_MAX_DEPTH, "0 (no limit; gbdt: 6 unless max_leaves is set; stump: 1)"},
+    {GV_P_BASE_SCORE, "label mean when unset (log-odds, class log-priors; absolute, huber: median)"},
+    {GV_P_MAX_FEATURES, "all (forest, extra-trees: sqrt; regression: forest 1/3, extra-trees all)"},
+    {GV_P_BASE, "stump (bagging: tree)"},
+    {GV_P_BAGGING_REPLACE, "true (extra-trees: false)"},
+    {GV_P_GROWTH, "depthwise (gbdt with max_leaves: bestfirst)"},
+};
+
 grove_status grove_params_describe(size_t i, const char **name, const char **kind,
                                    const char **def, const char **allowed, const char **help)
 {
@@ -310,12 +338,18 @@ grove_status grove_params_describe(size_t i, const char **name, const char **kin
     const param_def *d = &defs[i];
     if (name) *name = d->name;
     if (kind) *kind = kind_names[d->kind];
-    if (def) *def = d->def;
+    if (def) {
+        *def = d->def;
+        for (size_t k = 0; k < sizeof shown_defaults / sizeof shown_defaults[0]; k++)
+            if ((size_t)shown_defaults[k].id == i) *def = shown_defaults[k].shown;
+    }
     if (help) *help = d->help;
     if (allowed) {
-        if (d->kind == K_INT || d->kind == K_FLOAT) {
-            snprintf(range[i], sizeof range[i], d->kind == K_INT ? "[%.0f, %.0f]" : "[%g, %g]",
-                     d->lo, d->hi);
+        if (d->kind == K_INT) {
+            int_range(d, range[i], sizeof range[i]);
+            *allowed = range[i];
+        } else if (d->kind == K_FLOAT) {
+            snprintf(range[i], sizeof range[i], "[%g, %g]", d->lo, d->hi);
             *allowed = range[i];
         } else {
             *allowed = d->allowed;
