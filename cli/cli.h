@@ -84,6 +84,10 @@ typedef struct cli_out {
 int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs); /* 0, or -1 */
 int cli_out_open(cli_out *o, const char *path);  /* no inputs to check; 0 ok, -1 (after printing) */
 int cli_out_commit(cli_out *o);                  /* 0 ok, -1: the old file is kept */
+/* 1 when o writes to this process's standard output (then summaries go to stderr). */
+int cli_out_is_stdout(const cli_out *o);
+/* 1 when two output paths name the same file (existing or not: same folder and name). */
+int cli_same_output(const char *a, const char *b);
 void cli_out_abort(cli_out *o);
 
 /* Writes `s` as one CSV field (quoted when it holds a comma, quote, CR or LF). */

@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char predict_usage[] =
-    "usage: grove predict MODEL DATA [-o FILE] [--proba] [--rounds T] [--threads N] [--quiet]\n"
+    "usage: grove predict MODEL DATA [-o FILE] [--proba] [--keep COL]... [--rounds T]\n"
+    "                     [--sep C] [--threads N] [--quiet]\n"
     "\n"
     "Predicts every row of DATA (CSV or LIBSVM; read with the model's schema, the label column\n"
     "is optional) and writes CSV: a header, then the predicted class name or value in column\n"
@@ -19,43 +20,69 @@ static const char predict_usage[] =
     "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"
     "                     through, never an input file); default stdout (-)\n"
     "      --proba        add the class probabilities (classification)\n"
+    "  -k, --keep COL     copy column COL of DATA (a name or 0-based index; e.g. a row ID)\n"
+    "                     into the output, before the predictions; repeatable (CSV DATA)\n"
     "  -r, --rounds T     staged prediction: use only the first T rounds of a boosting model\n"
+    "      --sep C        CSV field separator of DATA (default: sniffed from its header)\n"
     "  -j, --threads N    threads (0 = all cores)\n"
     "  -q, --quiet        no notes or warnings about DATA\n";
 
 int cmd_predict(int argc, char **argv)
 {
-    const char *pos[2] = {0}, *out_path = NULL, *threads = "0", *rounds_text = NULL;
+    const char *pos[2] = {0}, *out_path = NULL, *threads = "0", *rounds_text = NULL, *v;
     int n_pos = 0, proba = 0, quiet = 0;
+    char keep[4096] = "";
+    grove_params *params = NULL;
+    grove_status st = grove_params_create(&params);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) {
             fputs(predict_usage, stdout);
+            grove_params_free(params);
             return EXIT_OK;
+        } else if ((r = cli_opt_value(argc, argv, &i, "--keep", "-k", &v)) != 0) {
+            if (r < 0 || strlen(keep) + strlen(v) + 2 > sizeof keep) {
+                if (r > 0) cli_error("--keep: too many columns");
+                grove_params_free(params);
+                return EXIT_USAGE;
+            }
+            if (*keep) strcat(keep, ",");
+            strcat(keep, v);
+        } else if ((r = cli_opt_value(argc, argv, &i, "--sep", NULL, &v)) != 0) {
+            if (r < 0 || (st = grove_params_set(params, "sep", v)) != GROVE_OK) {
+                if (r > 0) cli_fail(st, NULL);
+                grove_params_free(params);
+                return EXIT_USAGE;
+            }
         } else if (cli_opt_flag(argv[i], "--proba", NULL)) {
             proba = 1;
         } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
             quiet = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
-            if (r < 0) return EXIT_USAGE;
+            if (r < 0) goto usage;
         } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) return EXIT_USAGE;
+            if (r < 0) goto usage;
         } else if ((r = cli_opt_value(argc, argv, &i, "--rounds", "-r", &rounds_text)) != 0) {
-            if (r < 0) return EXIT_USAGE;
+            if (r < 0) goto usage;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("predict: unknown option '%s'", argv[i]);
             fputs(predict_usage, stderr);
-            return EXIT_USAGE;
+            goto usage;
         } else if (n_pos < 2) {
             pos[n_pos++] = argv[i];
         } else {
             cli_error("predict: too many arguments");
-            return EXIT_USAGE;
+            goto usage;
         }
     }
     if (n_pos != 2) {
         fputs(predict_usage, stderr);
-        return EXIT_USAGE;
+        goto usage;
+    }
+    if (*keep && (st = grove_params_set(params, "keep", keep)) != GROVE_OK) {
+        cli_fail(st, NULL);
+        goto usage;
     }
     grove_model *model = NULL;
     grove_dataset *data = NULL;
@@ -63,13 +90,17 @@ int cmd_predict(int argc, char **argv)
     cli_out out = {0};
     int rc;
     long n_threads;
-    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
+    if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) goto usage;
     /* the output is opened (checked) first: refused when it is an input, nothing written on error */
     const char *inputs[] = {pos[0], pos[1], NULL};
-    if (cli_out_open_for(&out, out_path, inputs) != 0) return EXIT_INPUT;
-    grove_status st = grove_model_load(pos[0], &model);
+    if (cli_out_open_for(&out, out_path, inputs) != 0) {
+        grove_params_free(params);
+        return EXIT_INPUT;
+    }
+    st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) {
         cli_out_abort(&out);
+        grove_params_free(params);
         return cli_fail(st, NULL);
     }
     const grove_schema *s = grove_model_schema(model);
@@ -80,8 +111,14 @@ int cmd_predict(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    rc = cli_load(pos[1], NULL, s, quiet, &data);
+    rc = cli_load(pos[1], params, s, quiet, &data);
     if (rc != EXIT_OK) goto done;
+    size_t n_kept = grove_dataset_n_kept(data);
+    if (*keep && !n_kept) {
+        cli_error("predict: --keep needs CSV data; %s is LIBSVM", pos[1]);
+        rc = EXIT_USAGE;
+        goto done;
+    }
     size_t n = grove_dataset_n_rows(data), k = grove_model_n_outputs(model);
     p = malloc((n ? n : 1) * k * sizeof *p);
     if (!p) {
@@ -110,6 +147,10 @@ int cmd_predict(int argc, char **argv)
         rc = cli_fail(st, NULL);
         goto done;
     }
+    for (size_t c = 0; c < n_kept; c++) {
+        cli_csv_field(out.fp, grove_dataset_kept_name(data, c));
+        fputc(',', out.fp);
+    }
     fputs("label", out.fp);
     if (proba)
         for (size_t c = 0; c < k; c++) {
@@ -122,6 +163,10 @@ int cmd_predict(int argc, char **argv)
     char buf[32];
     for (size_t i = 0; i < n; i++) {
         const double *row = p + i * k;
+        for (size_t c = 0; c < n_kept; c++) {
+            cli_csv_field(out.fp, grove_dataset_kept_value(data, c, i));
+            fputc(',', out.fp);
+        }
         if (cls) {
             size_t best = 0; /* argmax, ties to the lowest class index */
             for (size_t c = 1; c < k; c++)
@@ -145,5 +190,9 @@ done:
     free(p);
     grove_dataset_free(data);
     grove_model_free(model);
+    grove_params_free(params);
     return rc;
+usage:
+    grove_params_free(params);
+    return EXIT_USAGE;
 }

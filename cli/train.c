@@ -122,6 +122,11 @@ int cmd_train(int argc, char **argv)
     /* every output is opened (checked) before anything is loaded or trained: a bad path fails
      * now, writes nothing and leaves the old files intact */
     const char *inputs[] = {data_path, valid_path, NULL};
+    if (log_path && cli_same_output(out_path, log_path)) {
+        cli_error("train: --log %s is also the model's output (-o); choose another file",
+                  log_path);
+        goto done;
+    }
     if (cli_out_open_for(&model_out, out_path, inputs) != 0 ||
         (log_path && cli_out_open_for(&log_out, log_path, inputs) != 0)) {
         rc = EXIT_INPUT;
@@ -157,6 +162,10 @@ int cmd_train(int argc, char **argv)
     }
     if (log_path) fputs(log, log_out.fp);
     grove_string_free(log);
+    /* a model or log written to standard output keeps it clean: the summary goes to stderr */
+    FILE *sum = cli_out_is_stdout(&model_out) || (log_path && cli_out_is_stdout(&log_out))
+                    ? stderr
+                    : stdout;
     /* the log's bytes are complete before the model replaces the old one */
     if (cli_out_commit(&model_out) != 0 || (log_path && cli_out_commit(&log_out) != 0)) {
         rc = EXIT_INPUT;
@@ -168,38 +177,38 @@ int cmd_train(int argc, char **argv)
     const grove_schema *s = grove_model_schema(model);
     char shape[128], stop[512];
     describe_model(model, shape, sizeof shape, stop, sizeof stop);
-    printf("trained %s on %s: %zu rows, %zu features, ", grove_model_algo(model), data_path,
+    fprintf(sum, "trained %s on %s: %zu rows, %zu features, ", grove_model_algo(model), data_path,
            grove_dataset_n_rows(data), grove_dataset_n_features(data));
     if (grove_schema_task(s) == GROVE_CLASSIFICATION)
-        printf("%zu classes", grove_schema_n_classes(s));
+        fprintf(sum, "%zu classes", grove_schema_n_classes(s));
     else
-        printf("regression");
-    printf("%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
+        fprintf(sum, "regression");
+    fprintf(sum, "%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
            out_path);
     if (grove_model_n_rounds(model)) {
         char asked[32] = "";
         grove_params_get(params, "rounds", asked, sizeof asked);
-        printf("rounds: %zu", grove_model_n_rounds(model));
+        fprintf(sum, "rounds: %zu", grove_model_n_rounds(model));
         /* ε = 0, ε >= 1/2, no edge, early stopping: say so, not only in `grove info` */
-        if (stop[0]) printf(" of %s; stopped early: %s", asked, stop);
-        putchar('\n');
+        if (stop[0]) fprintf(sum, " of %s; stopped early: %s", asked, stop);
+        fputc('\n', sum);
     }
     double oob;
     size_t oob_n;
     if (grove_model_oob(model, &oob, &oob_n) == GROVE_OK) {
         /* a bagged model's error on its own training rows says little (and costs a pass of
          * every member over every row); its out-of-bag estimate is the honest one */
-        printf("out-of-bag error %.6g over %zu rows (grove eval MODEL DATA for other data)\n", oob,
-               oob_n);
+        fprintf(sum, "out-of-bag error %.6g over %zu rows (grove eval MODEL DATA for other data)\n",
+                oob, oob_n);
     } else if (grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
-        cli_print_metrics(stdout, e, s, "training data", 0);
+        cli_print_metrics(sum, e, s, "training data", 0);
     }
     grove_eval_free(e);
     e = NULL;
     if (valid && grove_model_evaluate(model, valid, 0, &e) == GROVE_OK) {
         char title[512];
         snprintf(title, sizeof title, "validation data (%s)", valid_path);
-        cli_print_metrics(stdout, e, s, title, 0);
+        cli_print_metrics(sum, e, s, title, 0);
     }
 done:
     cli_progress_done();

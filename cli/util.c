@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,6 +237,43 @@ int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs)
 }
 
 int cli_out_open(cli_out *o, const char *path) { return cli_out_open_for(o, path, NULL); }
+
+int cli_out_is_stdout(const cli_out *o)
+{
+    struct stat a, b;
+    return o->fp && fstat(fileno(o->fp), &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The path with its folder resolved (the file itself may not exist yet); NULL if unresolvable. */
+static char *resolve_parent(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    char *real = realpath(dir, NULL);
+    if (!real) return NULL;
+    const char *base = slash ? slash + 1 : path;
+    char *full = malloc(strlen(real) + strlen(base) + 2);
+    if (full) sprintf(full, "%s/%s", real, base);
+    free(real);
+    return full;
+}
+
+int cli_same_output(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = resolve_parent(a), *rb = resolve_parent(b);
+    int same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
 
 int cli_out_commit(cli_out *o)
 {

@@ -267,6 +267,12 @@ double grove_dataset_label(const grove_dataset *data, size_t row);
  * Borrowed. */
 const char *grove_dataset_warning(const grove_dataset *data);
 
+/* Columns kept as text (parameter "keep", CSV files): how many, column k's name, and its field
+ * in `row` (borrowed, NUL-terminated, "" out of range).  Subsets keep none.  Since 0.1. */
+size_t grove_dataset_n_kept(const grove_dataset *data);
+const char *grove_dataset_kept_name(const grove_dataset *data, size_t k);
+const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t row);
+
 /* Schema queries (all returned strings borrowed from the schema). */
 typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;
 grove_task grove_schema_task(const grove_schema *schema);

@@ -70,6 +70,27 @@ expect_in "$TMP/err" "(first: line 2: \"?\")"
 expect_exit 2 "$GROVE" eval "$TMP/ref.model" "$TMP/badlabels.csv"   # eval needs them
 expect_in "$TMP/err" "no label column 'label' to evaluate against"
 
+# LIBSVM too: labels the model does not know are ignored at prediction
+expect_exit 0 "$GROVE" train "$DATA/iris.csv" -o "$TMP/iris_named.model" --algo tree
+expect_exit 0 "$GROVE" predict "$TMP/iris_named.model" "$DATA/iris.libsvm" -o "$TMP/p.csv"
+expect_in "$TMP/err" "the labels are ignored: 150 rows without a usable label (first: line 1: \"0\")"
+
+# ---- predict --keep COL: ID columns passed through, in front of the predictions ----
+awk -F, 'BEGIN{OFS=","} {print (NR == 1 ? "id" : "row" NR - 1), $0}' "$test" >"$TMP/ids.csv"
+expect_exit 0 "$GROVE" predict "$TMP/ref.model" "$TMP/ids.csv" --keep id -k 1 -o "$TMP/kept.csv"
+[[ $(head -1 "$TMP/kept.csv") == "id,label,label" ]] || fail "--keep header: $(head -1 "$TMP/kept.csv")"
+cmp -s <(cut -d, -f3 "$TMP/kept.csv" | tail -n +2) <(tail -n +2 "$TMP/ref.csv") || fail "--keep changed the predictions"
+cmp -s <(cut -d, -f1,2 "$TMP/kept.csv" | tail -n +2) <(cut -d, -f1,2 "$TMP/ids.csv" | tail -n +2) || fail "--keep did not copy the columns row by row"
+printf 'name,%s
+"Doe, J.",%s
+' "$(head -1 "$test")" "$(sed -n 2p "$test")" >"$TMP/quoted.csv"
+expect_exit 0 "$GROVE" predict "$TMP/ref.model" "$TMP/quoted.csv" --keep name
+[[ $(sed -n 2p "$TMP/out" | cut -c1-10) == '"Doe, J.",' ]] || fail "--keep: a field with a comma is not quoted again: $(sed -n 2p "$TMP/out")"
+expect_exit 2 "$GROVE" predict "$TMP/ref.model" "$TMP/ids.csv" --keep nosuchcolumn
+expect_in "$TMP/err" "parameter keep: expected a column name or 0-based index, found \"nosuchcolumn\""
+expect_exit 1 "$GROVE" predict "$TMP/iris_named.model" "$DATA/iris.libsvm" --keep 1
+expect_in "$TMP/err" "--keep needs CSV data"
+
 # ---- type guessing: one stray value turns a numeric column categorical, with a warning ----
 awk -F, 'BEGIN{OFS=","} NR==5{$3="abc"} NR==9{$3="\"1,5\""} {print}' "$train" >"$TMP/stray.csv"
 col=$(head -1 "$train" | cut -d, -f3)

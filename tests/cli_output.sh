@@ -110,4 +110,35 @@ chmod 600 "$TMP/mode.csv"
 expect_exit 0 "$GROVE" predict "$TMP/mode.model" "$test" -o "$TMP/mode.csv"
 [[ $(stat -c %a "$TMP/mode.csv") == 600 ]] || fail "a replaced file lost its mode 600"
 
+# train -o -: standard output carries the model alone, the summary goes to stderr
+"$GROVE" train "$train" -o - --set max_depth=3 >"$TMP/stdout.model" 2>"$TMP/stdout.err" || fail "train -o - failed"
+"$GROVE" info "$TMP/stdout.model" >/dev/null 2>&1 || fail "train -o -: standard output is not a loadable model"
+grep -q "^trained tree" "$TMP/stdout.err" || fail "train -o -: the summary is not on stderr"
+cmp -s "$TMP/stdout.model" <("$GROVE" train "$train" -o - --set max_depth=3 -q) || fail "train -o -: other bytes than with -q"
+
+# -o and --log naming one file (also through another spelling) are refused before training
+cp "$TMP/m" "$TMP/keep.model"
+expect_exit 1 "$GROVE" train "$train" -o "$TMP/keep.model" --algo adaboost -r 3 --log "$TMP/keep.model"
+expect_in "$TMP/err" "is also the model's output (-o)"
+expect_exit 1 "$GROVE" train "$train" -o "$TMP/new.model" --algo adaboost -r 3 --log "$TMP/./new.model"
+[[ -e "$TMP/new.model" ]] && fail "a refused -o/--log pair wrote the model"
+cmp -s "$TMP/keep.model" "$TMP/m" || fail "a refused -o/--log pair touched the old model"
+
+# the vision outputs (cascade files, drawn pictures) go through grove_output too
+face=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
+if [[ -r $face ]]; then
+  touch "$TMP/real.json"
+  ln -s real.json "$TMP/link.json"
+  expect_exit 0 "$GROVE" cascade convert "$face" "$TMP/link.json"
+  [[ -L "$TMP/link.json" && -s "$TMP/real.json" ]] || fail "cascade convert replaced a symlink instead of its target"
+  expect_exit 0 "$GROVE" cascade convert "$TMP/real.json" "$TMP/back.xml"
+  ln -s back2.xml "$TMP/link.xml"
+  expect_exit 0 "$GROVE" cascade convert "$TMP/real.json" "$TMP/link.xml"
+  [[ -L "$TMP/link.xml" ]] && cmp -s "$TMP/back2.xml" "$TMP/back.xml" || fail "OpenCV XML through a symlink"
+  ln -s drawn.png "$TMP/link.png"
+  expect_exit 0 "$GROVE" detect "$face" "$SRC/tests/data/vision/astronaut.pgm" --draw "$TMP/link.png" -o /dev/null
+  [[ -L "$TMP/link.png" && -s "$TMP/drawn.png" ]] || fail "detect --draw replaced a symlink instead of its target"
+  [[ -c /dev/null ]] || fail "/dev/null is no longer a character device after detect"
+fi
+
 finish

@@ -74,6 +74,8 @@
     "columns to leave out") \
   X(SEP, "sep", STRING, "auto", 0, 0, "auto, tab or one character (, ; | ...)", \
     "CSV field separator; auto: the most frequent of ',', ';' and tab in the header line (',' on a tie)") \
+  X(KEEP, "keep", STRING, "", 0, 0, "comma-separated column names or indices", \
+    "CSV columns kept as text beside the features, e.g. row IDs (grove predict --keep COL writes them into the output)") \
   X(NUMERIC, "numeric", STRING, "", 0, 0, "comma-separated column names or indices", \
     "columns to read as numbers even if some values are not: those values become missing (and are counted in a warning)") \
   X(LIBSVM_ABSENT, "libsvm_absent", ENUM, "zero", 0, 0, "zero|missing", \

@@ -955,6 +955,75 @@ static grove_status explain_columns(csv_ctx *c, const grove_params *params,
     return st;
 }
 
+/* ---- columns kept as text (parameter "keep") ---- */
+
+static grove_status keep_columns(csv_ctx *c, const grove_params *params)
+{
+    const char *list = gv_param_str(params, GV_P_KEEP);
+    if (!*list) return GROVE_OK;
+    grove_dataset *ds = c->ds;
+    size_t n = 1;
+    for (const char *s = list; *s; s++) n += *s == ',';
+    long *col = gv_malloc_array(n, sizeof *col);
+    ds->kept_names = gv_calloc(n, sizeof *ds->kept_names);
+    ds->kept_text = gv_calloc(n, sizeof *ds->kept_text);
+    ds->kept_off = gv_calloc(n, sizeof *ds->kept_off);
+    csv_field *fields = gv_malloc_array(c->n_cols, sizeof *fields);
+    gv_buf scratch = {0};
+    grove_status st = GROVE_OK;
+    if (!col || !ds->kept_names || !ds->kept_text || !ds->kept_off || !fields) {
+        st = gv_err_nomem("the kept columns");
+        goto done;
+    }
+    ds->n_kept = n;
+    size_t k = 0;
+    for (const char *s = list; k < n; k++) {
+        const char *comma = strchr(s, ',');
+        const char *e = comma ? comma : s + strlen(s), *t = e;
+        while (s < e && is_blank(*s, ',')) s++;
+        while (t > s && is_blank(t[-1], ',')) t--;
+        if ((col[k] = find_column(c, s, (size_t)(t - s))) < 0) {
+            st = no_column(c, "keep", s, (size_t)(t - s));
+            goto done;
+        }
+        ds->kept_names[k] = gv_strdup(c->names[col[k]]);
+        ds->kept_off[k] = gv_malloc_array(c->n_rows ? c->n_rows : 1, sizeof **ds->kept_off);
+        if (!ds->kept_names[k] || !ds->kept_off[k]) {
+            st = gv_err_nomem("the kept columns");
+            goto done;
+        }
+        s = comma ? comma + 1 : e;
+    }
+    gv_buf *text = gv_calloc(n, sizeof *text);
+    if (!text) {
+        st = gv_err_nomem("the kept columns");
+        goto done;
+    }
+    for (size_t i = 0; i < c->n_rows && st == GROVE_OK; i++) {
+        size_t nf = split_record(c->rec[2 * i], c->rec[2 * i + 1], fields, c->n_cols, NULL, c->sep);
+        for (k = 0; k < n; k++) {
+            size_t len = 0;
+            const char *v = (size_t)col[k] < nf ? field_text(&fields[col[k]], &scratch, &len) : "";
+            ds->kept_off[k][i] = text[k].len;
+            if (!v || gv_buf_append(&text[k], v, len) != 0 || gv_buf_append(&text[k], "", 1) != 0) {
+                st = gv_err_nomem("the kept columns");
+                break;
+            }
+        }
+    }
+    for (k = 0; k < n; k++) {
+        if (st == GROVE_OK && !text[k].data && gv_buf_append(&text[k], "", 1) != 0)
+            st = gv_err_nomem("the kept columns");
+        ds->kept_text[k] = text[k].data; /* owned by the dataset, freed with it */
+    }
+    gv_free(text);
+done:
+    gv_free(col);
+    gv_free(fields);
+    gv_buf_free(&scratch);
+    return st;
+}
+
 /* ---- the loader ---- */
 
 /* The separator of a file whose text starts at p: parameter "sep", else the most frequent of
@@ -1108,6 +1177,7 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
                                                c.ds->schema)) != GROVE_OK)
             goto done;
     }
+    if ((st = keep_columns(&c, params)) != GROVE_OK) goto done;
     *out = c.ds;
     c.ds = NULL;
 done:

@@ -306,6 +306,14 @@ void grove_dataset_free(grove_dataset *d)
     gv_free(d->weights);
     gv_free(d->source);
     gv_free(d->warning);
+    for (size_t k = 0; k < d->n_kept; k++) {
+        if (d->kept_names) gv_free(d->kept_names[k]);
+        if (d->kept_text) gv_free(d->kept_text[k]);
+        if (d->kept_off) gv_free(d->kept_off[k]);
+    }
+    gv_free(d->kept_names);
+    gv_free(d->kept_text);
+    gv_free(d->kept_off);
     gv_free(d);
 }
 

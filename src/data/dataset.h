@@ -65,6 +65,13 @@ struct grove_dataset {
     double *weights;          /* [n_rows] or NULL (all 1); owned */
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */
+    /* Columns passed through as text (parameter "keep", CSV only): column k's name, and row
+     * i's field at kept_text[k] + kept_off[k][i] (NUL-terminated).  All owned; 0/NULL when
+     * none (subsets and copies keep none). */
+    size_t n_kept;
+    char **kept_names;        /* [n_kept] */
+    char **kept_text;         /* [n_kept] */
+    size_t **kept_off;        /* [n_kept][n_rows] */
 };
 
 /* The value of feature f in row i of a sparse dataset: a binary search in f's rows. */

@@ -281,6 +281,22 @@ const char *grove_dataset_warning(const grove_dataset *data)
     return null_arg(data, __func__) ? "" : data->warning;
 }
 
+size_t grove_dataset_n_kept(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? 0 : data->n_kept;
+}
+
+const char *grove_dataset_kept_name(const grove_dataset *data, size_t k)
+{
+    return null_arg(data, __func__) || k >= data->n_kept ? "" : data->kept_names[k];
+}
+
+const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t row)
+{
+    if (null_arg(data, __func__) || k >= data->n_kept || row >= data->n_rows) return "";
+    return data->kept_text[k] + data->kept_off[k][row];
+}
+
 /* ---- schema queries ---- */
 
 grove_task grove_schema_task(const grove_schema *schema)

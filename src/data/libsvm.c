@@ -57,6 +57,8 @@ typedef struct svm_worker {
     size_t ignored_row;    /* the first of them (SIZE_MAX: none) */
     const char *ignored_at;
     size_t ignored_index;
+    size_t n_bad_labels;   /* following a schema: labels that are not numbers or not classes */
+    const char *bad_label_at; /* the first of them */
 } svm_worker;
 
 typedef struct svm_ctx {
@@ -141,6 +143,15 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
         if (t == 1) {
             double y;
             int r = colon ? GV_NUM_BAD : gv_parse_decimal(tok, len, &y);
+            /* following a schema the label is optional value by value (as in csv.c): one that
+             * is not a number or not a class makes the dataset label-less, with a notice */
+            if (schema && !colon &&
+                (r != GV_NUM_OK ||
+                 (schema->task == GROVE_CLASSIFICATION && gv_labels_class_of_number(schema, y) < 0))) {
+                if (w->n_bad_labels++ == 0 || tok < w->bad_label_at) w->bad_label_at = tok;
+                c->labels[i] = NAN;
+                continue;
+            }
             if (r != GV_NUM_OK) {
                 gv_excerpt(tok, len, found, sizeof found);
                 gv_row_fail(&w->err, r == GV_NUM_NOMEM ? GROVE_ERR_NOMEM : GROVE_ERR_PARSE, i, tok,
@@ -296,6 +307,9 @@ static grove_status parse_rows(svm_ctx *c, int n_threads, svm_worker *merged)
         if (w->err.status != GROVE_OK && w->err.row < merged->err.row) merged->err = w->err;
         if (w->max_index > merged->max_index) merged->max_index = w->max_index;
         merged->n_ignored += w->n_ignored;
+        merged->n_bad_labels += w->n_bad_labels;
+        if (w->n_bad_labels && (!merged->bad_label_at || w->bad_label_at < merged->bad_label_at))
+            merged->bad_label_at = w->bad_label_at;
         if (w->n_ignored && w->ignored_row < merged->ignored_row) {
             merged->ignored_row = w->ignored_row;
             merged->ignored_at = w->ignored_at;
@@ -446,8 +460,20 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
                                      c.ds->schema);
         if (st != GROVE_OK) goto done;
     }
-    c.ds->labels = c.labels;
-    c.labels = NULL;
+    if (result.n_bad_labels) {
+        char found[96];
+        const char *e = result.bad_label_at;
+        while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
+        gv_excerpt(result.bad_label_at, (size_t)(e - result.bad_label_at), found, sizeof found);
+        st = gv_dataset_warn(c.ds, "note: %s: the labels are ignored: %zu row%s without a usable "
+                             "label (first: line %zu: %s)", path, result.n_bad_labels,
+                             result.n_bad_labels == 1 ? "" : "s",
+                             gv_line_of(buf, result.bad_label_at), found);
+        if (st != GROVE_OK) goto done;
+    } else {
+        c.ds->labels = c.labels;
+        c.labels = NULL;
+    }
     *out = c.ds;
     c.ds = NULL;
 done:

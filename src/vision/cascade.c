@@ -380,27 +380,22 @@ grove_status gv_cascade_save_json(const struct grove_cascade *c, const char *pat
         }
         json_object_set_new(doc, "training", json_pack("{s:o}", "stages", ts));
     }
-    /* write beside, then rename: a failed save keeps the old file */
-    size_t n = strlen(path);
-    char *tmp = gv_malloc(n + 8);
-    if (!tmp) goto nomem;
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmpXXX", 8);
-    if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))) {
-        remove(tmp);
-        gv_free(tmp);
+    /* grove_output: a device or FIFO written through, a regular file replaced atomically (a
+     * failed save keeps the old file) */
+    grove_output *out = NULL;
+    st = grove_output_open(path, NULL, &out);
+    if (st != GROVE_OK) {
+        json_decref(doc);
+        return st;
+    }
+    if (json_dumpf(doc, grove_output_stream(out),
+                   JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))) {
+        grove_output_abort(out);
         json_decref(doc);
         return gv_err(GROVE_ERR_IO, "%s: cannot write", path);
     }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        gv_free(tmp);
-        json_decref(doc);
-        return gv_err(GROVE_ERR_IO, "%s: cannot replace", path);
-    }
-    gv_free(tmp);
     json_decref(doc);
-    return GROVE_OK;
+    return grove_output_commit(out);
 nomem:
     json_decref(doc);
     json_decref(feats);

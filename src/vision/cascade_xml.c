@@ -407,20 +407,17 @@ grove_status gv_cascade_write_xml(const struct grove_cascade *c, const char *pat
         gv_buf_free(&b);
         return gv_err_nomem("cascade XML");
     }
-    size_t n = strlen(path);
-    char *tmp = gv_malloc(n + 8);
-    if (!tmp) {
-        gv_buf_free(&b);
-        return gv_err_nomem("path");
+    /* grove_output: a device or FIFO written through, a regular file replaced atomically */
+    grove_output *out = NULL;
+    st = grove_output_open(path, NULL, &out);
+    if (st == GROVE_OK) {
+        if (fwrite(b.data, 1, b.len, grove_output_stream(out)) == b.len) {
+            st = grove_output_commit(out);
+        } else {
+            grove_output_abort(out);
+            st = gv_err(GROVE_ERR_IO, "%s: cannot write", path);
+        }
     }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmpXXX", 8);
-    FILE *fp = fopen(tmp, "wb");
-    int ok = fp && fwrite(b.data, 1, b.len, fp) == b.len;
-    if (fp && fclose(fp) != 0) ok = 0;
-    if (ok && rename(tmp, path) != 0) ok = 0;
-    if (!ok) remove(tmp);
-    gv_free(tmp);
     gv_buf_free(&b);
-    return ok ? GROVE_OK : gv_err(GROVE_ERR_IO, "%s: cannot write", path);
+    return st;
 }

@@ -217,10 +217,8 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
     return GROVE_OK;
 }
 
-grove_status gv_png_write_rgb(const char *path, int w, int h, const uint8_t *rgb)
+grove_status gv_png_write_rgb(FILE *fp, const char *path, int w, int h, const uint8_t *rgb)
 {
-    FILE *fp = fopen(path, "wb");
-    if (!fp) return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
     png_err_ctx ectx;
     ectx.msg[0] = 0;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &ectx, png_on_error,
@@ -228,12 +226,10 @@ grove_status gv_png_write_rgb(const char *path, int w, int h, const uint8_t *rgb
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(&png, &info);
-        fclose(fp);
         return gv_err_nomem("PNG writer");
     }
     if (setjmp(ectx.jb)) {
         png_destroy_write_struct(&png, &info);
-        fclose(fp);
         return gv_err(GROVE_ERR_IO, "%s: PNG write failed: %s", path, ectx.msg);
     }
     png_init_io(png, fp);
@@ -243,7 +239,6 @@ grove_status gv_png_write_rgb(const char *path, int w, int h, const uint8_t *rgb
     for (int y = 0; y < h; y++) png_write_row(png, (png_const_bytep)(rgb + (size_t)y * w * 3));
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
-    if (fclose(fp) != 0) return gv_err(GROVE_ERR_IO, "%s: write failed", path);
     return GROVE_OK;
 }
 

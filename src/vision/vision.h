@@ -42,7 +42,8 @@ void gv_image_free(gv_image *img);
 grove_status gv_image_load(const char *path, gv_image **out);
 
 /* Writes an RGB picture (rgb: [w*h*3], borrowed) as PNG; or a grey one as PGM (P5). */
-grove_status gv_png_write_rgb(const char *path, int w, int h, const uint8_t *rgb);
+/* Writes an RGB picture as PNG to fp (borrowed, left open; `path` names it in messages). */
+grove_status gv_png_write_rgb(FILE *fp, const char *path, int w, int h, const uint8_t *rgb);
 grove_status gv_pgm_write(const char *path, const gv_image *img);
 
 /* Bilinear resize to (w, h) computed like OpenCV's resize(INTER_LINEAR) on 8-bit images, bit

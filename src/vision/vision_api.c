@@ -84,18 +84,15 @@ grove_status grove_image_save_png_boxes(const grove_image *image, const int *box
     for (size_t b = 0; b < n_boxes; b++)
         draw_box(rgb, image->width, image->height, boxes + 5 * b, colors ? colors + 3 * b : green,
                  thickness);
-    size_t len = strlen(path);
-    char *tmp = gv_malloc(len + 8);
-    grove_status st;
-    if (!tmp) {
-        st = gv_err_nomem("path");
-    } else {
-        memcpy(tmp, path, len);
-        memcpy(tmp + len, ".tmpXXX", 8);
-        st = gv_png_write_rgb(tmp, image->width, image->height, rgb);
-        if (!st && rename(tmp, path) != 0) st = gv_err(GROVE_ERR_IO, "%s: cannot replace", path);
-        if (st) remove(tmp);
-        gv_free(tmp);
+    /* grove_output: a device or FIFO written through, a regular file replaced atomically */
+    grove_output *out = NULL;
+    grove_status st = grove_output_open(path, NULL, &out);
+    if (st == GROVE_OK) {
+        st = gv_png_write_rgb(grove_output_stream(out), path, image->width, image->height, rgb);
+        if (st == GROVE_OK)
+            st = grove_output_commit(out);
+        else
+            grove_output_abort(out);
     }
     gv_free(rgb);
     return st;
