@@ -242,10 +242,35 @@ static void test_csr(void)
     CHECK(o == NULL);
 }
 
+/* The array copy is shared among threads: with a bad value in two blocks, every thread count
+ * names the first one. */
+static void test_parallel_copy_first_error(void)
+{
+    enum { R = 5000, C = 4 };
+    static double x[R * C];
+    for (size_t k = 0; k < R * C; k++) x[k] = (double)(k % 97);
+    x[4321 * C + 2] = INFINITY;
+    x[1234 * C + 1] = -INFINITY;
+    for (int th = 1; th <= 4; th++) {
+        grove_params *p = NULL;
+        char t[8];
+        snprintf(t, sizeof t, "%d", th);
+        CHECK_OK(grove_params_create(&p));
+        CHECK_OK(grove_params_set(p, "threads", t));
+        grove_dataset *d = NULL;
+        CHECK_STATUS(grove_dataset_from_array(x, GROVE_FLOAT64, R, C, NULL, NULL, NULL, p, NULL,
+                                              &d), GROVE_ERR_DATA);
+        CHECK_CONTAINS(grove_last_error(), "row 1234, feature 1");
+        CHECK(d == NULL);
+        grove_params_free(p);
+    }
+}
+
 int main(void)
 {
     test_layouts_and_buffers();
     test_names_and_categories();
     test_csr();
+    test_parallel_copy_first_error();
     TEST_MAIN_END();
 }

@@ -64,30 +64,52 @@ static grove_status take_value(const grove_schema *s, size_t i, size_t f, double
     return GROVE_OK;
 }
 
-/* Copies the features of `data` into ds (column-major), checking every value.  Element (i, f)
- * is data[i * row_stride + f * feature_stride]; rows go in blocks of 256 and, inside a block,
- * feature by feature, so both a row-major and a column-major source are read in long runs. */
-static grove_status copy_values(grove_dataset *ds, const void *data, grove_dtype dtype,
-                                size_t row_stride, size_t feature_stride, const double *marker)
+/* Copies rows [i0, i1) of `data` into ds (column-major), checking every value: element (i, f)
+ * is data[i * row_stride + f * feature_stride]; inside the block feature by feature, so both a
+ * row-major and a column-major source are read in long runs. */
+static grove_status copy_block(grove_dataset *ds, const void *data, grove_dtype dtype,
+                               size_t row_stride, size_t feature_stride, const double *marker,
+                               size_t i0, size_t i1)
 {
     const grove_schema *s = ds->schema;
     const size_t n_rows = ds->n_rows, n_features = s->n_features;
     const float *f32 = dtype == GROVE_FLOAT32 ? data : NULL;
     const double *f64 = dtype == GROVE_FLOAT64 ? data : NULL;
-    enum { BLOCK = 256 };
-    for (size_t i0 = 0; i0 < n_rows; i0 += BLOCK) {
-        size_t i1 = i0 + BLOCK < n_rows ? i0 + BLOCK : n_rows;
-        for (size_t f = 0; f < n_features; f++) {
-            float *col = &ds->values[f * n_rows];
-            for (size_t i = i0; i < i1; i++) {
-                size_t k = i * row_stride + f * feature_stride;
-                grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], marker,
-                                             &col[i]);
-                if (st != GROVE_OK) return st;
-            }
+    for (size_t f = 0; f < n_features; f++) {
+        float *col = &ds->values[f * n_rows];
+        for (size_t i = i0; i < i1; i++) {
+            size_t k = i * row_stride + f * feature_stride;
+            grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], marker, &col[i]);
+            if (st != GROVE_OK) return st;
         }
     }
     return GROVE_OK;
+}
+
+/* All rows, in blocks of 256 shared among the threads (params' threads); a bad value is
+ * reported from the first block that has one, found again in the calling thread so that the
+ * message is the same for any number of threads. */
+static grove_status copy_values(grove_dataset *ds, const void *data, grove_dtype dtype,
+                                size_t row_stride, size_t feature_stride, const double *marker,
+                                int n_threads)
+{
+    enum { BLOCK = 256 };
+    const size_t n_rows = ds->n_rows, n_blocks = (n_rows + BLOCK - 1) / BLOCK;
+    size_t first_bad = n_blocks;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) reduction(min : first_bad)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t i0 = b * BLOCK, i1 = i0 + BLOCK < n_rows ? i0 + BLOCK : n_rows;
+        if (b < first_bad &&
+            copy_block(ds, data, dtype, row_stride, feature_stride, marker, i0, i1) != GROVE_OK)
+            first_bad = b;
+    }
+    (void)n_threads;
+    if (first_bad == n_blocks) return GROVE_OK;
+    size_t i0 = first_bad * BLOCK;
+    return copy_block(ds, data, dtype, row_stride, feature_stride, marker, i0,
+                      i0 + BLOCK < n_rows ? i0 + BLOCK : n_rows);
 }
 
 static grove_status copy_labels(grove_dataset *ds, const double *labels, int task_param,
@@ -201,7 +223,9 @@ grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, siz
     if (!s) return gv_err_nomem("the schema");
     grove_dataset *ds = gv_dataset_new(s, n_rows, labels != NULL); /* takes over s */
     if (!ds) return gv_err_nomem("the dataset");
-    return finish(ds, copy_values(ds, data, dtype, row_stride, feature_stride, missing_marker),
+    int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
+    return finish(ds, copy_values(ds, data, dtype, row_stride, feature_stride, missing_marker,
+                                  n_threads),
                   labels, weights, params, schema != NULL, out);
 }
 
