@@ -16,8 +16,9 @@
  * save and load; the stored 1.0 and 1.1 files still load (and a 1.0 file saves as today's
  * file); a comma locale does not change packed arrays (when one is installed).
  *
- * Set GROVE_REGEN_MODELS=1 to rewrite tests/data/models/tree-1.1.json (only when the format
- * version changes: old files must keep loading, so tree-1.0.json is never rewritten).
+ * Set GROVE_REGEN_MODELS=1 to rewrite tests/data/models/tree-1.2.json (only when the format
+ * version changes: old files must keep loading, so tree-1.0.json and tree-1.1.json are never
+ * rewritten).
  */
 #include "check.h"
 
@@ -38,7 +39,8 @@
 #define CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
 #define FILE_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 #define GOLDEN_1_0 "tests/data/models/tree-1.0.json"
-#define GOLDEN "tests/data/models/tree-1.1.json" /* the current format */
+#define GOLDEN_1_1 "tests/data/models/tree-1.1.json"
+#define GOLDEN "tests/data/models/tree-1.2.json" /* the current format */
 
 static char tmpdir[256];
 
@@ -977,8 +979,15 @@ static void test_load_rejects(void)
     REJECT_EDIT("bins[3]", NULL, "bins: expected 4 entries (one per feature), got 3");
     REJECT_EDIT("bins[1].n_bins", json_integer(4),
                 "bins[1]: categorical feature 'color' has 4 categories, so 5 bins, got 4");
-    REJECT_EDIT("bins[0].n_bins", json_integer(65537), "bins[0]: n_bins: must be in [1, 65536]");
+    REJECT_EDIT("bins[0].n_bins", json_integer(65537), "bins[0]: n_bins: must be in [0, 65536]");
     REJECT_EDIT("bins[0].n_bins", json_integer(4), "bins[0]: 4 bins need 2 cut points, got 3");
+    /* format 1.2: a numeric feature's bins may be left out ({"n_bins": 0}) only when no split
+     * reads it, and then without cuts; a categorical feature's never */
+    REJECT_EDIT("bins[0]", json_pack("{s:i}", "n_bins", 0), "model: node 0 splits on feature 'x', whose bins are not in the file");
+    REJECT_EDIT("bins[0]", json_pack("{s:i, s:[]}", "n_bins", 0, "cuts"),
+                "bins[0]: n_bins 0 (not stored) is for a numeric feature, without cuts");
+    REJECT_EDIT("bins[1]", json_pack("{s:i}", "n_bins", 0),
+                "bins[1]: n_bins 0 (not stored) is for a numeric feature, without cuts");
     REJECT_EDIT("bins[0].cuts[1]", json_real(0.25), "bins[0]: cuts[1] = 0.25 is not above cuts[0]");
     REJECT_EDIT("bins[0].cuts[1]", json_real(0.1), "bins[0]: cuts[1]: 0.10000000000000001 is not a "
                                                    "float value");
@@ -1196,12 +1205,14 @@ static void check_loads_like_make_model(const char *path)
 }
 
 /* The stored files keep loading and predicting (old model files must keep working): the 1.0
- * file (JSON arrays) and the 1.1 file (packed arrays); a 1.0 file saves as today's file. */
+ * file (JSON arrays), the 1.1 file (packed arrays, every bin mapper) and the 1.2 file (bin
+ * mappers only for the features splits read); 1.0 and 1.1 files save as today's file. */
 static void test_golden(void)
 {
-    char golden[512], golden10[512];
+    char golden[512], golden10[512], golden11[512];
     test_src_path(GOLDEN, golden, sizeof golden);
     test_src_path(GOLDEN_1_0, golden10, sizeof golden10);
+    test_src_path(GOLDEN_1_1, golden11, sizeof golden11);
     if (getenv("GROVE_REGEN_MODELS")) {
         grove_model *m = make_model();
         CHECK_OK(grove_model_save(m, golden));
@@ -1209,17 +1220,21 @@ static void test_golden(void)
     }
     check_loads_like_make_model(golden);
     check_loads_like_make_model(golden10);
-    grove_model *l = NULL;
-    CHECK_OK(grove_model_load(golden10, &l));
-    if (l) {
-        const char *p = tmp_path("upgraded.json");
-        CHECK_OK(grove_model_save(l, p));
-        size_t n;
-        char *t = read_all(p, &n);
-        CHECK(t && n == valid_len && memcmp(t, valid_text, n) == 0);
-        free(t);
+    check_loads_like_make_model(golden11);
+    const char *old[] = {golden10, golden11};
+    for (size_t k = 0; k < 2; k++) {
+        grove_model *l = NULL;
+        CHECK_OK(grove_model_load(old[k], &l));
+        if (l) {
+            const char *p = tmp_path("upgraded.json");
+            CHECK_OK(grove_model_save(l, p));
+            size_t n;
+            char *t = read_all(p, &n);
+            CHECK(t && n == valid_len && memcmp(t, valid_text, n) == 0);
+            free(t);
+        }
+        grove_model_free(l);
     }
-    grove_model_free(l);
 }
 
 /* The packed-array helpers on their own: exact round trips at the edges of double and int64. */

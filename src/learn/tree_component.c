@@ -271,6 +271,10 @@ static grove_status tree_check(const void *impl, const grove_model *m, size_t n_
         if (n->type != GV_NODE_NUM) continue;
         const gv_bin_mapper *b = &m->mappers[n->feature];
         const char *name = m->schema->feature_names[n->feature];
+        if (m->mark_used) m->mark_used[n->feature] = 1;
+        if (b->n_bins == 0) /* format 1.2: not stored, as no split read it when saved */
+            return gv_err(GROVE_ERR_MODEL, "model: node %zu splits on feature '%s', whose bins "
+                          "are not in the file", k, name);
         if (n->bin_split > b->n_cuts)
             return gv_err(GROVE_ERR_MODEL, "model: node %zu: bin_split %lu, but feature '%s' has "
                           "%lu cut points", k, (unsigned long)n->bin_split, name,

@@ -19,6 +19,9 @@ struct grove_model {
     size_t n_outputs;           /* n_classes for classification, 1 for regression */
     gv_component root;          /* owned */
     size_t n_train_rows;        /* rows it was trained on */
+    /* NULL, except in the writer's copy (model_io.c): [n_features], where the tree check marks
+     * each feature a numeric split reads, so that only those bin mappers are written */
+    unsigned char *mark_used;
 };
 
 /* Frees everything the model owns (NULL accepted). */

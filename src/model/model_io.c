@@ -5,7 +5,7 @@
  * Pipeline position: model/ (after ensemble/, before api/).  The format is a JSON document
  * (jansson), specified in docs/model-format.md; in short:
  *
- *   {"format": "grove-model", "version": [1, 1], "grove_version", "algo", "n_outputs",
+ *   {"format": "grove-model", "version": [1, 2], "grove_version", "algo", "n_outputs",
  *    "n_train_rows", "params": {name: text}, "schema": {...}, "bins": [...],
  *    "model": {"kind": "tree", ...component...}, "crc32": "8 hex digits"}
  *
@@ -50,7 +50,7 @@
 
 #define FORMAT_NAME "grove-model"
 #define FORMAT_MAJOR 1
-#define FORMAT_MINOR 1
+#define FORMAT_MINOR 2
 /* The canonical text the checksum is computed on, and the text written to files. */
 #define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
 #define DUMP_FILE (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
@@ -276,6 +276,8 @@ static grove_status check_bins(const grove_schema *s, const gv_bin_mapper *mappe
             return gv_err(GROVE_ERR_MODEL, "bins[%zu]: a %s mapper for %s feature '%s'", f,
                           b->is_categorical ? "categorical" : "numeric",
                           s->is_categorical[f] ? "categorical" : "numeric", name);
+        if (b->n_bins == 0 && !b->is_categorical && b->n_cuts == 0)
+            continue; /* not stored (format 1.2): the tree check refuses a split on it */
         if (b->n_bins < 1 || b->n_bins > MAX_BINS)
             return gv_err(GROVE_ERR_MODEL, "bins[%zu]: n_bins must be in [1, %d], got %lu", f,
                           MAX_BINS, (unsigned long)b->n_bins);
@@ -423,13 +425,22 @@ static json_t *schema_to_json(const grove_schema *s)
     return obj;
 }
 
-static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers)
+/* The bin mappers: prediction reads raw values, so the cut points serve only to check that every
+ * numeric split's threshold is a cut point of its feature; from format 1.2 a numeric feature no
+ * split reads is written as {"n_bins": 0} (a stump over 30 features: 192 KB -> 8 KB). */
+static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
+                            const unsigned char *used)
 {
     json_t *a = json_array();
     int bad = !a;
     for (size_t f = 0; f < s->n_features && !bad; f++) {
         const gv_bin_mapper *b = &mappers[f];
         json_t *obj = json_object();
+        if (!b->is_categorical && used && !used[f]) {
+            bad |= set_new(obj, "n_bins", json_integer(0));
+            bad |= json_array_append_new(a, obj);
+            continue;
+        }
         bad |= set_new(obj, "n_bins", json_integer(b->n_bins));
         if (!b->is_categorical) {
             json_t *cuts = json_array();
@@ -451,7 +462,7 @@ static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers)
 }
 
 /* The document without "crc32", in the order of docs/model-format.md. */
-static json_t *model_to_json(const grove_model *m)
+static json_t *model_to_json(const grove_model *m, const unsigned char *used)
 {
     json_t *doc = json_object(), *version = json_array(), *component = NULL;
     int bad = !doc || !version;
@@ -465,7 +476,7 @@ static json_t *model_to_json(const grove_model *m)
     bad |= set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= set_new(doc, "params", params_to_json(m->params));
     bad |= set_new(doc, "schema", schema_to_json(m->schema));
-    bad |= set_new(doc, "bins", bins_to_json(m->schema, m->mappers));
+    bad |= set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used));
     if (!bad) {
         /* {"kind": ..., then the component's own fields} */
         component = gv_component_to_json(&m->root);
@@ -512,14 +523,20 @@ static grove_status model_to_doc(const grove_model *m, json_t **out)
 {
     *out = NULL;
     grove_status st;
+    /* the root check runs on a shallow copy that marks the features numeric splits read */
+    grove_model marked = *m;
+    marked.mark_used = gv_calloc(m->schema ? m->schema->n_features + 1 : 1, 1);
+    if (!marked.mark_used) return gv_err_nomem("the model's JSON");
     if ((st = check_model_head(m)) != GROVE_OK || (st = check_strings(m)) != GROVE_OK ||
-        (st = check_model_root(m, 1)) != GROVE_OK) {
+        (st = check_model_root(&marked, 1)) != GROVE_OK) {
+        gv_free(marked.mark_used);
         if (st != GROVE_ERR_MODEL) return st; /* NOMEM, or DATA: a name that is not UTF-8 */
         /* Our own trainer built it: an invalid model is a bug, not bad input. */
         gv_err_prefix("cannot write an invalid model");
         return GROVE_ERR_INTERNAL;
     }
-    json_t *doc = model_to_json(m);
+    json_t *doc = model_to_json(m, marked.mark_used);
+    gv_free(marked.mark_used);
     if (!doc) return gv_err_nomem("the model's JSON");
     char hex[9];
     st = doc_checksum(doc, hex);
@@ -654,12 +671,18 @@ static grove_status parse_bins(const json_t *a, const grove_schema *s, gv_bin_ma
             return gv_err(GROVE_ERR_MODEL, "bins[%zu]: expected an object, got %s", f,
                           json_kind(obj));
         if ((st = check_fields(obj, bin_fields, COUNT(bin_fields), "a bin mapper")) != GROVE_OK ||
-            (st = gv_json_get_int(obj, "n_bins", 1, MAX_BINS, &n_bins)) != GROVE_OK) {
+            (st = gv_json_get_int(obj, "n_bins", 0, MAX_BINS, &n_bins)) != GROVE_OK) {
             gv_err_prefix("bins[%zu]", f);
             return st;
         }
         b->n_bins = (uint32_t)n_bins;
         b->is_categorical = s->is_categorical[f];
+        if (n_bins == 0) { /* format 1.2: a numeric feature whose bins are not stored */
+            if (b->is_categorical || json_object_get(obj, "cuts"))
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: n_bins 0 (not stored) is for a "
+                              "numeric feature, without cuts", f);
+            continue;
+        }
         if (b->is_categorical) {
             if (json_object_get(obj, "cuts"))
                 return gv_err(GROVE_ERR_MODEL, "bins[%zu]: a categorical feature has no cuts", f);
