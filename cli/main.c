@@ -15,9 +15,9 @@ static const struct {
     {"eval", cmd_eval, "evaluate a model on a labelled file"},
     {"cv", cmd_cv, "k-fold cross-validation of an algorithm on a file"},
     {"info", cmd_info, "describe a model file"},
-    {"margins", cmd_margins, "normalized margins of a boosting model and their distribution"},
-    {"help", cmd_help, "parameters, algorithms, file formats"},
-    {"importance", cmd_importance, "feature importances of a tree model (impurity, permutation)"},
+    {"margins", cmd_margins, "normalized margins of a voting ensemble and their distribution"},
+    {"help", cmd_help, "a command's options; parameters, algorithms, file formats"},
+    {"importance", cmd_importance, "feature importances (impurity, gain, cover; permutation on data)"},
     {"biasvar", cmd_biasvar, "bias-variance decomposition of an algorithm's error"},
     {"cascade", cmd_cascade, "train a Viola-Jones face cascade; its stages, rates, conversion"},
     {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
@@ -30,7 +30,7 @@ void cli_usage(FILE *fp)
     fprintf(fp, "grove %s -- ensemble learning\n\nusage: grove COMMAND [ARGS]\n\ncommands:\n",
             grove_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(fp, "\n`grove help COMMAND` (or `grove COMMAND --help`) describes a command and every "
                 "option it takes;\n`grove help params|algos|formats`: every parameter, the "
                 "algorithms, the file formats.\n`grove --version`: the version.\n"
