@@ -177,7 +177,8 @@ int cmd_train(int argc, char **argv)
     const grove_schema *s = grove_model_schema(model);
     char shape[128], stop[512];
     describe_model(model, shape, sizeof shape, stop, sizeof stop);
-    fprintf(sum, "trained %s on %s: %zu rows, %zu features, ", grove_model_algo(model), data_path,
+    fprintf(sum, "trained %s on %s: %zu rows, %zu features, ", grove_model_algo(model),
+            strcmp(data_path, "-") ? data_path : "standard input",
            grove_dataset_n_rows(data), grove_dataset_n_features(data));
     if (grove_schema_task(s) == GROVE_CLASSIFICATION)
         fprintf(sum, "%zu classes", grove_schema_n_classes(s));

@@ -42,6 +42,10 @@ same_as_ref "$TMP/trail.model" "$test" "trailing separators"
 { head -1 "$TMP/trail.csv"; sed -n '2,$p' "$train"; } >"$TMP/trail_mixed.csv"
 expect_exit 0 "$GROVE" train "$TMP/trail_mixed.csv" -o "$TMP/tm.model" --algo forest -r 5 --seed 2
 same_as_ref "$TMP/tm.model" "$test" "a trailing header separator over plain rows"
+# ... and values under such an unnamed last column are not dropped silently
+{ head -1 "$TMP/trail.csv"; sed -n '2,3p' "$TMP/trail.csv"; sed -n '4p' "$train" | sed 's/$/,42/'; sed -n '5,$p' "$TMP/trail.csv"; } >"$TMP/trail_value.csv"
+expect_exit 0 "$GROVE" train "$TMP/trail_value.csv" -o "$TMP/x.model"
+expect_in "$TMP/err" "the header ends with a separator, so its last column has no name and is ignored, but 1 row holds a value there (first: line 4: \"42\")"
 sed 's/$/,/' "$test" >"$TMP/trail_test.csv"
 same_as_ref "$TMP/ref.model" "$TMP/trail_test.csv" "trailing separators at prediction"
 

@@ -190,6 +190,8 @@ typedef struct csv_worker {
     size_t bad_label_row;      /* the first of them (SIZE_MAX: none) */
     const char *bad_label_at;
     char bad_label_text[80];
+    size_t n_trailing;         /* "a,b," headers: rows with a value in the unnamed last column */
+    const char *trailing_at;   /* the first of them */
 } csv_worker;
 
 typedef struct csv_ctx {
@@ -553,6 +555,9 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
         n_fields = c->n_cols;
     } else if (n_fields == c->n_cols + 1 && re > rs && re[-1] == c->sep) {
         n_fields = c->n_cols;
+    } else if (c->trailing_empty && n_fields == c->n_cols && w->fields[n_fields - 1].len > 0 &&
+               (w->n_trailing++ == 0 || w->fields[n_fields - 1].p < w->trailing_at)) {
+        w->trailing_at = w->fields[n_fields - 1].p;
     }
     if (n_fields != c->n_cols) {
         size_t k = n_fields < c->n_cols ? n_fields : c->n_cols;
@@ -750,13 +755,17 @@ static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_se
     /* The error of the lowest row wins; the first unseen category is the lowest row's. */
     const gv_row_error *err = NULL;
     const csv_worker *unseen = NULL, *bad_label = NULL;
-    size_t n_unseen = 0, n_bad_labels = 0;
+    size_t n_unseen = 0, n_bad_labels = 0, n_trailing = 0;
+    const char *trailing_at = NULL;
     for (int t = 0; t < n_threads; t++) {
         const csv_worker *w = &workers[t];
         if (w->err.status != GROVE_OK && (!err || w->err.row < err->row)) err = &w->err;
         n_unseen += w->n_unseen;
         if (w->n_unseen && (!unseen || w->unseen_row < unseen->unseen_row)) unseen = w;
         n_bad_labels += w->n_bad_labels;
+        n_trailing += w->n_trailing;
+        if (w->n_trailing && (!trailing_at || w->trailing_at < trailing_at))
+            trailing_at = w->trailing_at;
         if (w->n_bad_labels && (!bad_label || w->bad_label_at < bad_label->bad_label_at))
             bad_label = w;
         for (size_t k = 0; k < c->n_cols; k++) text_seen[k] |= w->text_seen[k];
@@ -772,6 +781,16 @@ static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_se
                                  c->path, n_unseen, n_unseen == 1 ? "" : "s",
                                  c->names[unseen->unseen_col],
                                  gv_line_of(c->text, unseen->unseen_at), unseen->unseen_text);
+        if (n_trailing && st == GROVE_OK && c->cols[c->n_cols - 1].role == COL_SKIP) {
+            char found[96];
+            gv_excerpt(trailing_at, rest_of_field(trailing_at, c->text + strlen(c->text), c->sep),
+                       found, sizeof found);
+            st = gv_dataset_warn(c->ds, "%s: the header ends with a separator, so its last column "
+                                 "has no name and is ignored, but %zu %s a value there "
+                                 "(first: line %zu: %s); name the column to use it",
+                                 c->path, n_trailing, n_trailing == 1 ? "row holds" : "rows hold",
+                                 gv_line_of(c->text, trailing_at), found);
+        }
         if (bad_label && st == GROVE_OK) {
             st = gv_dataset_warn(c->ds,
                                  "note: %s: the label column '%s' is ignored: %zu row%s without a "
