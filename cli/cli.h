@@ -92,7 +92,7 @@ void cli_out_abort(cli_out *o);
 
 /* Writes `s` as one CSV field (quoted when it holds a comma, quote, CR or LF). */
 void cli_csv_field(FILE *fp, const char *s);
-/* Shortest text that reads back to x. */
+/* Shortest text that reads back to x (grove_format_double; buf of GROVE_DOUBLE_TEXT bytes). */
 void cli_format_double(double x, char *buf);
 
 double cli_now(void);

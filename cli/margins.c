@@ -95,8 +95,10 @@ int cmd_margins(int argc, char **argv)
     printf("theta,cdf\n");
     for (size_t i = 0; i < n; i++) {
         if (i + 1 < n && m[i + 1] == m[i]) continue;
+        char cdf[GROVE_DOUBLE_TEXT];
         cli_format_double(m[i], buf);
-        printf("%s,%.17g\n", buf, (double)(i + 1) / (double)n);
+        cli_format_double((double)(i + 1) / (double)n, cdf);
+        printf("%s,%s\n", buf, cdf);
     }
     if (!quiet && n) {
         cli_format_double(m[0], buf);

@@ -160,30 +160,65 @@ int cmd_predict(int argc, char **argv)
             cli_csv_field(out.fp, name);
         }
     fputc('\n', out.fp);
-    char buf[32];
-    for (size_t i = 0; i < n; i++) {
+    /* one line at a time into a buffer, one fwrite each: the class names quoted once */
+    size_t n_names = cls ? k : 0, line_cap = 2 + k * (GROVE_DOUBLE_TEXT + 1), longest = 0;
+    char **names = calloc(n_names ? n_names : 1, sizeof *names);
+    rc = names ? EXIT_OK : EXIT_INTERNAL;
+    for (size_t c = 0; c < n_names && rc == EXIT_OK; c++) {
+        const char *name = grove_schema_class_name(s, c);
+        size_t len = strlen(name), q = 0;
+        for (const char *t = name; *t; t++) q += *t == '"';
+        int quote = strpbrk(name, ",\"\r\n") != NULL;
+        names[c] = malloc(len + q + 3);
+        if (!names[c]) {
+            rc = EXIT_INTERNAL;
+            break;
+        }
+        char *w = names[c];
+        if (quote) *w++ = '"';
+        for (const char *t = name; *t; t++) {
+            if (*t == '"') *w++ = '"';
+            *w++ = *t;
+        }
+        if (quote) *w++ = '"';
+        *w = '\0';
+        if ((size_t)(w - names[c]) > longest) longest = (size_t)(w - names[c]);
+    }
+    line_cap += longest; /* a name, then k numbers of <= 24 characters and their commas */
+    char *line = rc == EXIT_OK ? malloc(line_cap) : NULL;
+    if (!line) {
+        cli_error("predict: out of memory");
+        rc = EXIT_INTERNAL;
+    }
+    for (size_t i = 0; line && i < n; i++) {
         const double *row = p + i * k;
-        for (size_t c = 0; c < n_kept; c++) {
+        for (size_t c = 0; c < n_kept; c++) { /* kept columns straight to the stream */
             cli_csv_field(out.fp, grove_dataset_kept_value(data, c, i));
             fputc(',', out.fp);
         }
+        char *w = line;
         if (cls) {
             size_t best = 0; /* argmax, ties to the lowest class index */
             for (size_t c = 1; c < k; c++)
                 if (row[c] > row[best]) best = c;
-            cli_csv_field(out.fp, grove_schema_class_name(s, best));
+            size_t len = strlen(names[best]);
+            memcpy(w, names[best], len);
+            w += len;
         } else {
-            cli_format_double(row[0], buf);
-            fputs(buf, out.fp);
+            w += grove_format_double(row[0], w);
         }
         if (proba)
             for (size_t c = 0; c < k; c++) {
-                cli_format_double(row[c], buf);
-                fputc(',', out.fp);
-                fputs(buf, out.fp);
+                *w++ = ',';
+                w += grove_format_double(row[c], w);
             }
-        fputc('\n', out.fp);
+        *w++ = '\n';
+        fwrite(line, 1, (size_t)(w - line), out.fp);
     }
+    free(line);
+    for (size_t c = 0; names && c < n_names; c++) free(names[c]);
+    free(names);
+    if (rc != EXIT_OK) goto done;
     rc = cli_out_commit(&out) == 0 ? EXIT_OK : EXIT_INPUT;
 done:
     if (rc != EXIT_OK) cli_out_abort(&out);

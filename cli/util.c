@@ -306,13 +306,7 @@ void cli_csv_field(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-void cli_format_double(double x, char *buf)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, 32, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) return;
-    }
-}
+void cli_format_double(double x, char *buf) { (void)grove_format_double(x, buf); }
 
 double cli_now(void)
 {

@@ -66,6 +66,14 @@ const char *grove_last_error(void);
 /* The library's version string, e.g. "0.1.0" (static storage). */
 const char *grove_version(void);
 
+/* Writes the shortest text that strtod() reads back to exactly `x` into buf (NUL-terminated,
+ * at most 24 characters; buf must hold GROVE_DOUBLE_TEXT bytes) and returns its length.
+ * Integers below 10^15 in plain decimal ("150", "-0"), other values as printf's "%.{n}g" lays
+ * out their n shortest digits ("0.1", "1e-300", "1.5e+20"), "nan", "inf", "-inf"; independent
+ * of the locale; thread-safe.  Every CSV the library and the CLI write uses it. */
+#define GROVE_DOUBLE_TEXT 32
+size_t grove_format_double(double x, char *buf);
+
 /* ---------------------------------------------------------------------------------------------
  * Opaque handles.
  * ------------------------------------------------------------------------------------------ */

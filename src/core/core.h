@@ -73,9 +73,15 @@ void gv_rng_shuffle(gv_rng *rng, size_t *a, size_t n);
 
 /* ---- text (text.c) ----
  * Locale-independent number formatting and parsing. */
-/* Shortest text that strtod() reads back to exactly `x` ("0.1", "1e-300", "nan", "inf").
- * buf must hold at least 32 bytes. */
+/* ---- dtoa.c: shortest round-trip text of a double (Schubfach) ----
+ * The shortest text that strtod() reads back to exactly `x` ("0.1", "1e-300", "150", "nan",
+ * "inf"), NUL-terminated, at most 24 characters; buf must hold at least 25 bytes (callers use
+ * 32).  _len returns the length. */
 void gv_format_double(double x, char *buf);
+size_t gv_format_double_len(double x, char *buf);
+/* The three floor-of-log formulas dtoa.c relies on (which = 0: floor(x log10 2), 1:
+ * floor(log10(3/4 2^x)), 2: floor(x log2 10)), for their test. */
+int gv_dtoa_flog(int which, int x);
 /* Parses a whole string as a finite or infinite double (C syntax, no trailing garbage, no
  * leading/trailing blanks); 0 ok, -1 not a number. */
 int gv_parse_double(const char *s, size_t len, double *out);

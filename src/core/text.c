@@ -2,11 +2,8 @@
  * text.c -- numbers as text, independent of the locale.
  *
  * grove never calls setlocale(), but a host program may have (a comma as the decimal point
- * would make "0.1" unreadable and write "0,1" into model files), so these functions run printf
- * and strtod in the "C" numeric locale, switched for the calling thread only (POSIX
- * uselocale).  Model files and reports are written by gv_format_double, which tries increasing
- * precision until the text reads back to the same double (shortest round-trip form, at most 17
- * significant digits).
+ * would make "0.1" unreadable and write "0,1" into model files), so the parsers run strtod in
+ * the "C" numeric locale, switched for the calling thread only (POSIX uselocale).  Doubles are written by gv_format_double (dtoa.c), which needs no locale.
  */
 #include "core.h"
 
@@ -34,29 +31,6 @@ static locale_t c_numeric_begin(void)
 static void c_numeric_end(locale_t old)
 {
     if (old) uselocale(old);
-}
-
-void gv_format_double(double x, char *buf)
-{
-    if (isnan(x)) {
-        strcpy(buf, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        strcpy(buf, x > 0 ? "inf" : "-inf");
-        return;
-    }
-    locale_t old = c_numeric_begin();
-    /* integers print as integers ("10", not "1e+01") while they are exact in a double */
-    if (x == floor(x) && fabs(x) < 1e15) {
-        snprintf(buf, 32, "%.0f", x);
-    } else {
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, 32, "%.*g", prec, x);
-            if (strtod(buf, NULL) == x) break;
-        }
-    }
-    c_numeric_end(old);
 }
 
 int gv_parse_double(const char *s, size_t len, double *out)
