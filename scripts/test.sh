@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: installs dependencies, builds grove, runs ctest (unit, io, cli, python
+# The whole test suite: installs dependencies, builds grove, runs ctest (labels unit, cli, python
 # tests); then builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
 # suite once more.  Usage: scripts/test.sh [--no-sanitize]
 set -euo pipefail
