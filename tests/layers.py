@@ -39,26 +39,13 @@ RANK = {name: i for i, name in enumerate(ORDER)}
 
 # "file -> later layer" -> why it is tolerated for now.  Each entry is a debt to pay, not a design; an entry
 # that no longer occurs is reported so that the list only shrinks.
-JSON = "the JSON and packed-array helpers live in model/model_io.c (their place: core/json.c)"
 REGISTRY = "the learner registry fills its table with the ensembles' fit and component functions " \
            "(their place: one registry above learn/ and ensemble/)"
 ALLOWED = {
-    "src/learn/linear.c -> model": JSON,
-    "src/learn/logistic.c -> model": JSON,
-    "src/learn/mlp.c -> model": JSON,
-    "src/learn/perceptron.c -> model": JSON,
-    "src/learn/tree_component.c -> model": JSON + "; the tree reader also reads the file's minor version "
-                                           "from model_io.c's thread-local",
     "src/learn/learners.c -> ensemble": REGISTRY,
     "src/learn/tree_component.c -> ensemble": REGISTRY,
-    "src/ensemble/bagging.c -> model": JSON,
-    "src/ensemble/boost.c -> model": JSON,
-    "src/ensemble/confidence.c -> model": JSON,
-    "src/ensemble/filter.c -> model": JSON,
-    "src/ensemble/gbdt.c -> model": JSON,
     "src/ensemble/importance.c -> model": "permutation importance predicts with a whole grove_model "
                                           "(its place: eval/)",
-    "src/ensemble/stacking.c -> model": JSON,
     "src/eval/biasvar.c -> api": "bias-variance trains and predicts through the public grove_train and "
                                  "grove_model_predict_label",
     "src/eval/metrics.c -> api": "grove_model_evaluate predicts through the public grove_model_predict",

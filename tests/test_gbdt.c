@@ -260,7 +260,7 @@ static void round_trip(const char *train_rel, const char *test_rel, const char *
         if (j == 1) json_array_append_new(json_object_get(o, "base"), json_real(1));
         if (j == 2) json_object_set_new(o, "objective", json_string("poisson"));
         void *impl = NULL;
-        CHECK_EQ_INT(vt->from_json(o, grove_model_schema(m), &impl), GROVE_ERR_MODEL);
+        CHECK_EQ_INT(vt->from_json(o, &(gv_model_ctx){.schema = grove_model_schema(m), .minor = 2}, &impl), GROVE_ERR_MODEL);
         CHECK_CONTAINS(grove_last_error(), want);
         CHECK(impl == NULL);
         json_decref(o);

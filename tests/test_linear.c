@@ -705,7 +705,7 @@ static grove_status reload(const gv_component *c, const grove_schema *s, gv_comp
     free(text);
     out->vt = c->vt;
     out->impl = NULL;
-    grove_status st = obj ? c->vt->from_json(obj, s, &out->impl) : GROVE_ERR_NOMEM;
+    grove_status st = obj ? c->vt->from_json(obj, &(gv_model_ctx){.schema = s, .minor = 2}, &out->impl) : GROVE_ERR_NOMEM;
     json_decref(obj);
     return st;
 }
@@ -770,7 +770,7 @@ static void expect_bad(const gv_component_vt *vt, const grove_schema *s, json_t 
                        const char *field)
 {
     void *impl = (void *)1;
-    CHECK_STATUS(vt->from_json(obj, s, &impl), GROVE_ERR_MODEL);
+    CHECK_STATUS(vt->from_json(obj, &(gv_model_ctx){.schema = s, .minor = 2}, &impl), GROVE_ERR_MODEL);
     CHECK(impl == NULL);
     CHECK_CONTAINS(grove_last_error(), field);
     json_decref(obj);
@@ -833,9 +833,9 @@ static void test_malformed(void)
 #undef MUTATE
     /* the unmodified objects load */
     void *impl = NULL;
-    CHECK_OK(pc.vt->from_json(good_p, s, &impl));
+    CHECK_OK(pc.vt->from_json(good_p, &(gv_model_ctx){.schema = s, .minor = 2}, &impl));
     pc.vt->free(impl);
-    CHECK_OK(lr.vt->from_json(good_l, s, &impl));
+    CHECK_OK(lr.vt->from_json(good_l, &(gv_model_ctx){.schema = s, .minor = 2}, &impl));
     lr.vt->free(impl);
     json_decref(good_p);
     json_decref(good_l);
@@ -892,8 +892,8 @@ static void test_pipeline(void)
             grove_string_free(info);
             /* the component's model-level checks */
             CHECK_OK(m->root.vt->validate(m->root.impl, m->schema));
-            CHECK_OK(m->root.vt->check(m->root.impl, m, 3));
-            CHECK_STATUS(m->root.vt->check(m->root.impl, m, 2), GROVE_ERR_MODEL);
+            CHECK_OK(m->root.vt->check(m->root.impl, &(gv_model_ctx){.schema = m->schema, .mappers = m->mappers, .algo = m->algo, .root = m->root.impl, .minor = 2}, 3));
+            CHECK_STATUS(m->root.vt->check(m->root.impl, &(gv_model_ctx){.schema = m->schema, .mappers = m->mappers, .algo = m->algo, .root = m->root.impl, .minor = 2}, 2), GROVE_ERR_MODEL);
             CHECK_CONTAINS(grove_last_error(), "3 outputs, 2 expected");
             grove_eval *e = NULL;
             double acc = 0;

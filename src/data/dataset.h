@@ -12,6 +12,7 @@
 #define GV_DATASET_H
 
 #include "../core/core.h"
+#include "../core/numparse.h"
 
 /* A string -> code dictionary: codes are dense 0..n-1; `names` owned. */
 typedef struct gv_dict {
@@ -142,22 +143,6 @@ grove_status gv_load_libsvm(const char *path, const grove_params *params,
  * `old_to_new` is non-NULL it receives, for every old code, its new code ([d->n] entries).
  * 0 ok, -1 out of memory (d unchanged then). */
 int gv_dict_sort(gv_dict *d, size_t *old_to_new);
-
-/* numparse.c: decimal numbers and missing-value tokens, independent of the locale. */
-enum { GV_NUM_OK = 0, GV_NUM_BAD = -1, GV_NUM_RANGE = -2, GV_NUM_NOMEM = -3 };
-/* Parses exactly s[0..len) as a decimal number: [+-] digits [. digits] [(e|E) [+-] digits]
- * (digits on at least one side of the point; no blanks, no hex, no "inf"/"nan").  The result is
- * bit-identical to strtod().  GV_NUM_RANGE when the magnitude overflows a double; GV_NUM_NOMEM
- * when a literal of 128 or more characters needs a copy and memory is out. */
-int gv_parse_decimal(const char *s, size_t len, double *out);
-/* The fast path alone, for tokenizers: when a decimal literal starts at s (within [s, e)) and
- * Clinger's fast path applies to it, sets *out (the same double gv_parse_decimal gives for that
- * literal) and returns the literal's end; else NULL (the caller falls back to finding the
- * field's end and calling gv_parse_decimal). */
-const char *gv_scan_decimal(const char *s, const char *e, double *out);
-/* 1 when s[0..len) is a missing-value token: empty, NA, ?, NaN, and the infinities inf, +inf,
- * -inf, infinity, +infinity, -infinity (ASCII case-insensitive). */
-int gv_is_missing_token(const char *s, size_t len);
 
 /* input.c: whole-file reading and message helpers. */
 /* Reads all of `path` (gzip-compressed files, by magic bytes, are inflated) into a new buffer

@@ -47,7 +47,7 @@
 #include "ensemble.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -634,21 +634,16 @@ static int name_index(const char *const *names, int n, const char *s)
 
 static grove_status bagging_validate(const void *impl, const grove_schema *schema);
 
-static grove_status bagging_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
     static const char *const known[] = {"kind",      "mode",  "vote",          "n_classes",
                                         "members",   "oob_error", "oob_n", "oob_importance"};
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        if (name_index(known, (int)(sizeof known / sizeof known[0]), key) < 0)
-            return gv_err(GROVE_ERR_MODEL, "bagging: unknown field '%s'", key);
-    }
     const char *mname, *vname;
     int64_t K;
     grove_status st;
-    if ((st = gv_json_get_string(obj, "mode", &mname)) != GROVE_OK ||
+    if ((st = gv_json_check_fields(obj, known, GV_COUNT(known), "a bagging model")) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "mode", &mname)) != GROVE_OK ||
         (st = gv_json_get_string(obj, "vote", &vname)) != GROVE_OK ||
         (st = gv_json_get_int(obj, "n_classes", 0, 1 << 20, &K)) != GROVE_OK)
         return st;
@@ -698,7 +693,7 @@ static grove_status bagging_from_json(const json_t *obj, const grove_schema *sch
             st = gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
             goto fail;
         }
-        if ((st = vt->from_json(m, schema, &b->members[t].impl)) != GROVE_OK) {
+        if ((st = vt->from_json(m, ctx, &b->members[t].impl)) != GROVE_OK) {
             gv_err_prefix("members[%zu]", t);
             goto fail;
         }
@@ -707,7 +702,7 @@ static grove_status bagging_from_json(const json_t *obj, const grove_schema *sch
     }
     const json_t *imp = json_object_get(obj, "oob_importance");
     if (imp && !json_is_null(imp)) {
-        size_t F = schema->n_features;
+        size_t F = ctx->schema->n_features;
         const json_t *a;
         if ((st = gv_json_get_array(obj, "oob_importance", F, &a)) != GROVE_OK) goto fail;
         b->oob_importance = gv_malloc_array(F ? F : 1, sizeof(double));
@@ -718,7 +713,7 @@ static grove_status bagging_from_json(const json_t *obj, const grove_schema *sch
         b->n_features = F;
         for (size_t f = 0; f < F; f++) b->oob_importance[f] = json_number_value(json_array_get(a, f));
     }
-    if ((st = bagging_validate(b, schema)) != GROVE_OK) goto fail;
+    if ((st = bagging_validate(b, ctx->schema)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:
@@ -751,13 +746,13 @@ static grove_status bagging_validate(const void *impl, const grove_schema *schem
     return GROVE_OK;
 }
 
-static grove_status bagging_check(const void *impl, const grove_model *m, size_t n_outputs)
+static grove_status bagging_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_bagging *b = impl;
     if (n_out(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a bagging component has %zu outputs, %zu expected",
                       n_out(b), n_outputs);
-    return gv_components_check(b->members, b->n_members, m, n_outputs, "members");
+    return gv_components_check(b->members, b->n_members, ctx, n_outputs, "members");
 }
 
 static json_t *bagging_summary(const void *impl)

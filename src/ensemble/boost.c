@@ -62,7 +62,7 @@
 #include "ensemble.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <float.h>
 #include <math.h>
@@ -1022,21 +1022,15 @@ static json_t *boost_to_json(const void *impl)
 
 static grove_status boost_validate(const void *impl, const grove_schema *schema);
 
-static grove_status boost_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status boost_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
     static const char *const known[] = {"kind",  "variant", "n_classes", "alpha", "members",
                                         "plausibilities", "log", "stop"};
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        size_t j = 0;
-        while (j < sizeof known / sizeof known[0] && strcmp(known[j], key)) j++;
-        if (j == sizeof known / sizeof known[0])
-            return gv_err(GROVE_ERR_MODEL, "boost: unknown field '%s'", key);
-    }
+    static const char *const log_fields[] = {"epsilon", "Z", "train_error", "valid_error"};
     const char *vname;
-    grove_status st = gv_json_get_string(obj, "variant", &vname);
+    grove_status st = gv_json_check_fields(obj, known, GV_COUNT(known), "a boosting model");
+    if (st == GROVE_OK) st = gv_json_get_string(obj, "variant", &vname);
     if (st != GROVE_OK) return st;
     int variant = -1;
     for (int v = 0; v < BV_COUNT; v++)
@@ -1054,11 +1048,8 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
     size_t n = json_array_size(members);
     const json_t *log = json_object_get(obj, "log");
     if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
-    json_object_foreach((json_t *)log, key, value) {
-        if (strcmp(key, "epsilon") && strcmp(key, "Z") && strcmp(key, "train_error") &&
-            strcmp(key, "valid_error"))
-            return gv_err(GROVE_ERR_MODEL, "log: unknown field '%s'", key);
-    }
+    if ((st = gv_json_check_fields(log, log_fields, GV_COUNT(log_fields), "log")) != GROVE_OK)
+        return st;
     if (variant == BV_ADABOOST && K != 2)
         return gv_err(GROVE_ERR_MODEL, "n_classes: adaboost has two classes, got %lld",
                       (long long)K);
@@ -1087,7 +1078,7 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
             st = gv_err(GROVE_ERR_MODEL, "alpha[%zu]: must be >= 0", t);
             goto fail;
         }
-        st = gv_component_from_json(json_array_get(members, t), schema, &b->members[t]);
+        st = gv_component_from_json(json_array_get(members, t), ctx, &b->members[t]);
         if (st != GROVE_OK) {
             gv_err_prefix("members[%zu]", t);
             goto fail;
@@ -1125,7 +1116,7 @@ static grove_status boost_from_json(const json_t *obj, const grove_schema *schem
         st = gv_err(GROVE_ERR_MODEL, "plausibilities: only adaboost.m2 has them");
         goto fail;
     }
-    if ((st = boost_validate(b, schema)) != GROVE_OK) goto fail;
+    if ((st = boost_validate(b, ctx->schema)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:
@@ -1158,17 +1149,17 @@ static grove_status boost_validate(const void *impl, const grove_schema *schema)
     return GROVE_OK;
 }
 
-static grove_status boost_check(const void *impl, const grove_model *m, size_t n_outputs)
+static grove_status boost_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_boost *b = impl;
     /* at the root, the variant is the model's algorithm */
-    if (m->root.impl == impl && strcmp(m->algo, variant_names[b->variant]) != 0)
+    if (ctx->root == impl && strcmp(ctx->algo, variant_names[b->variant]) != 0)
         return gv_err(GROVE_ERR_MODEL, "model: variant '%s' differs from algo '%s'",
-                      variant_names[b->variant], m->algo);
+                      variant_names[b->variant], ctx->algo);
     if (boost_outputs(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a boosting component has %zu outputs, %zu expected",
                       boost_outputs(b), n_outputs);
-    return gv_components_check(b->members, b->n_members, m, n_outputs, "members");
+    return gv_components_check(b->members, b->n_members, ctx, n_outputs, "members");
 }
 
 static json_t *boost_summary(const void *impl)

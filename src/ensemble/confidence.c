@@ -17,7 +17,7 @@
 #include "ensemble.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <string.h>
@@ -167,19 +167,14 @@ static json_t *conf_to_json(const void *impl)
                      errs);
 }
 
-static grove_status conf_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status conf_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        if (strcmp(key, "kind") && strcmp(key, "chosen") && strcmp(key, "k") && strcmp(key, "m") &&
-            strcmp(key, "chosen_index") && strcmp(key, "errors"))
-            return gv_err(GROVE_ERR_MODEL, "confidence: unknown field '%s'", key);
-    }
+    static const char *const known[] = {"kind", "chosen", "k", "m", "chosen_index", "errors"};
     int64_t k, m, ci;
     grove_status st;
-    if ((st = gv_json_get_int(obj, "k", 1, 64, &k)) != GROVE_OK ||
+    if ((st = gv_json_check_fields(obj, known, GV_COUNT(known), "a confidence-boost model")) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "k", 1, 64, &k)) != GROVE_OK ||
         (st = gv_json_get_int(obj, "m", 1, INT64_MAX, &m)) != GROVE_OK ||
         (st = gv_json_get_int(obj, "chosen_index", 0, k - 1, &ci)) != GROVE_OK)
         return st;
@@ -205,7 +200,7 @@ static grove_status conf_from_json(const json_t *obj, const grove_schema *schema
         }
         c->errors[j] = json_number_value(e);
     }
-    if ((st = gv_component_from_json(h, schema, &c->chosen)) != GROVE_OK) {
+    if ((st = gv_component_from_json(h, ctx, &c->chosen)) != GROVE_OK) {
         gv_err_prefix("chosen");
         conf_free(c);
         return st;
@@ -220,10 +215,10 @@ static grove_status conf_validate(const void *impl, const grove_schema *schema)
     return c->chosen.vt->validate ? c->chosen.vt->validate(c->chosen.impl, schema) : GROVE_OK;
 }
 
-static grove_status conf_check(const void *impl, const grove_model *model, size_t n_outputs)
+static grove_status conf_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_confidence *c = impl;
-    return gv_component_check(&c->chosen, model, n_outputs);
+    return gv_component_check(&c->chosen, ctx, n_outputs);
 }
 
 static json_t *conf_summary(const void *impl)

@@ -24,7 +24,7 @@
 #include "ensemble.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <string.h>
@@ -266,18 +266,13 @@ static json_t *maj_to_json(const void *impl)
     return o;
 }
 
-static grove_status maj_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status maj_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        if (strcmp(key, "kind") && strcmp(key, "n_classes") && strcmp(key, "children") &&
-            strcmp(key, "errors"))
-            return gv_err(GROVE_ERR_MODEL, "majority3: unknown field '%s'", key);
-    }
+    static const char *const known[] = {"kind", "n_classes", "children", "errors"};
     int64_t k;
-    grove_status st = gv_json_get_int(obj, "n_classes", 2, 1 << 20, &k);
+    grove_status st = gv_json_check_fields(obj, known, GV_COUNT(known), "a majority of three");
+    if (st == GROVE_OK) st = gv_json_get_int(obj, "n_classes", 2, 1 << 20, &k);
     if (st != GROVE_OK) return st;
     const json_t *children = json_object_get(obj, "children");
     const json_t *errors = json_object_get(obj, "errors");
@@ -295,7 +290,7 @@ static grove_status maj_from_json(const json_t *obj, const grove_schema *schema,
             goto fail;
         }
         m->error[j] = json_number_value(e);
-        if ((st = gv_component_from_json(c, schema, &m->child[j])) != GROVE_OK) {
+        if ((st = gv_component_from_json(c, ctx, &m->child[j])) != GROVE_OK) {
             gv_err_prefix("children[%d]", j);
             goto fail;
         }
@@ -321,13 +316,13 @@ static grove_status maj_validate(const void *impl, const grove_schema *schema)
     return GROVE_OK;
 }
 
-static grove_status maj_check(const void *impl, const grove_model *model, size_t n_outputs)
+static grove_status maj_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_majority3 *m = impl;
     if ((size_t)m->n_classes != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "majority3: %d classes, %zu outputs expected",
                       m->n_classes, n_outputs);
-    return gv_components_check(m->child, 3, model, n_outputs, "children");
+    return gv_components_check(m->child, 3, ctx, n_outputs, "children");
 }
 
 static size_t count_base(const gv_component *c)

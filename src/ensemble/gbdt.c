@@ -48,7 +48,7 @@
 #include "ensemble.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1221,19 +1221,13 @@ static int name_index(const char *const *names, int count, const char *s)
 
 static grove_status gbdt_validate(const void *impl, const grove_schema *schema);
 
-static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
     static const char *const known[] = {"kind", "objective", "n_classes", "learning_rate", "base",
                                         "metric", "trees", "log", "stop"};
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        size_t j = 0;
-        while (j < sizeof known / sizeof known[0] && strcmp(known[j], key)) j++;
-        if (j == sizeof known / sizeof known[0])
-            return gv_err(GROVE_ERR_MODEL, "gbdt: unknown field '%s'", key);
-    }
+    if (gv_json_check_fields(obj, known, GV_COUNT(known), "a gbdt model") != GROVE_OK)
+        return GROVE_ERR_MODEL;
     const char *oname, *mname, *stop;
     int64_t K;
     double eta;
@@ -1310,7 +1304,7 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
     }
     for (size_t k = 0; k < n_trees; k++) {
         void *t = NULL;
-        st = gv_tree_component.from_json(json_array_get(trees, k), schema, &t);
+        st = gv_tree_component.from_json(json_array_get(trees, k), ctx, &t);
         if (st != GROVE_OK) {
             gv_err_prefix("trees[%zu]", k);
             b->n_rounds = (k + G - 1) / G; /* frees what was read (NULL entries are fine) */
@@ -1319,7 +1313,7 @@ static grove_status gbdt_from_json(const json_t *obj, const grove_schema *schema
         b->trees[k] = t;
     }
     b->n_rounds = rounds;
-    if ((st = gbdt_validate(b, schema)) != GROVE_OK || (st = gbdt_compile(b)) != GROVE_OK) goto fail;
+    if ((st = gbdt_validate(b, ctx->schema)) != GROVE_OK || (st = gbdt_compile(b)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:
@@ -1355,14 +1349,14 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
     return GROVE_OK;
 }
 
-static grove_status gbdt_check(const void *impl, const grove_model *m, size_t n_outputs)
+static grove_status gbdt_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_gbdt *b = impl;
     if (gbdt_outputs(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a gbdt component has %zu outputs, %zu expected",
                       gbdt_outputs(b), n_outputs);
     for (size_t k = 0; k < b->n_rounds * b->n_groups; k++) {
-        grove_status st = gv_tree_component.check(b->trees[k], m, 1);
+        grove_status st = gv_tree_component.check(b->trees[k], ctx, 1);
         if (st != GROVE_OK) {
             gv_err_prefix("trees[%zu]", k);
             return st;

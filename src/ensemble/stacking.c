@@ -47,7 +47,7 @@
 
 #include "../core/params.h"
 #include "../data/dataset.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -205,7 +205,7 @@ static json_t *members_json(const gv_component *m, size_t n)
 }
 
 /* Reads "learners" (names of known learners) and "members" (as many components) of obj. */
-static grove_status read_members(const json_t *obj, const grove_schema *schema, char ***names,
+static grove_status read_members(const json_t *obj, const gv_model_ctx *ctx, char ***names,
                                  gv_component **members, size_t *n)
 {
     *names = NULL;
@@ -235,7 +235,7 @@ static grove_status read_members(const json_t *obj, const grove_schema *schema, 
             st = gv_err_nomem("a model's members");
             break;
         }
-        st = gv_component_from_json(json_array_get(mb, l), schema, &m[l]);
+        st = gv_component_from_json(json_array_get(mb, l), ctx, &m[l]);
         if (st != GROVE_OK) gv_err_prefix("members[%zu]", l);
     }
     if (st == GROVE_OK) {
@@ -250,19 +250,6 @@ fail:
     gv_free(m);
     free_names(nm, L);
     return st;
-}
-
-static grove_status check_fields(const json_t *obj, const char *const *fields, size_t n,
-                                 const char *what)
-{
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        int known = 0;
-        for (size_t j = 0; j < n; j++) known |= !strcmp(key, fields[j]);
-        if (!known) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in a %s", key, what);
-    }
-    return GROVE_OK;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -769,13 +756,13 @@ static grove_status stacking_validate(const void *impl, const grove_schema *sche
     return GROVE_OK;
 }
 
-static grove_status stacking_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status stacking_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     static const char *const fields[] = {"kind",      "n_classes", "learners", "folds",
                                          "passthrough", "members", "meta_name", "meta",
                                          "coef",      "fill",      "intercept"};
     *out = NULL;
-    grove_status st = check_fields(obj, fields, sizeof fields / sizeof fields[0], "stacking");
+    grove_status st = gv_json_check_fields(obj, fields, GV_COUNT(fields), "a stacking model");
     if (st != GROVE_OK) return st;
     gv_stacking *s = gv_calloc(1, sizeof *s);
     if (!s) return gv_err_nomem("a stacking model");
@@ -801,13 +788,13 @@ static grove_status stacking_from_json(const json_t *obj, const grove_schema *sc
         st = gv_err_nomem("a stacking model");
         goto fail;
     }
-    if ((st = read_members(obj, schema, &s->names, &s->members, &s->n_learners)) != GROVE_OK)
+    if ((st = read_members(obj, ctx, &s->names, &s->members, &s->n_learners)) != GROVE_OK)
         goto fail;
-    if ((schema->task == GROVE_CLASSIFICATION) != (nc >= 2)) {
-        st = gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the schema's task", (int)nc);
+    if ((ctx->schema->task == GROVE_CLASSIFICATION) != (nc >= 2)) {
+        st = gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the ctx->schema's task", (int)nc);
         goto fail;
     }
-    if (!(s->meta_schema = meta_schema_new(s, schema))) {
+    if (!(s->meta_schema = meta_schema_new(s, ctx->schema))) {
         st = gv_err_nomem("a stacking model");
         goto fail;
     }
@@ -838,12 +825,16 @@ static grove_status stacking_from_json(const json_t *obj, const grove_schema *sc
             st = gv_err(GROVE_ERR_MODEL, "meta: missing");
             goto fail;
         }
-        if ((st = gv_component_from_json(m, s->meta_schema, &s->meta)) != GROVE_OK) {
+        /* the meta-learner reads the meta-features (no bin mappers in the model) */
+        gv_model_ctx meta_ctx = *ctx;
+        meta_ctx.schema = s->meta_schema;
+        meta_ctx.mappers = NULL;
+        if ((st = gv_component_from_json(m, &meta_ctx, &s->meta)) != GROVE_OK) {
             gv_err_prefix("meta");
             goto fail;
         }
     }
-    if ((st = stacking_validate(s, schema)) != GROVE_OK) goto fail;
+    if ((st = stacking_validate(s, ctx->schema)) != GROVE_OK) goto fail;
     *out = s;
     return GROVE_OK;
 fail:
@@ -851,7 +842,7 @@ fail:
     return st;
 }
 
-static grove_status stacking_check(const void *impl, const struct grove_model *m, size_t n_outputs)
+static grove_status stacking_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_stacking *s = impl;
     size_t K = s->n_classes ? (size_t)s->n_classes : 1;
@@ -860,7 +851,7 @@ static grove_status stacking_check(const void *impl, const struct grove_model *m
                       n_outputs);
     /* the members read the model's features (and bins); the meta-learner reads the meta
      * schema, which has no bin mappers in the model: validate() covered it */
-    return gv_components_check(s->members, s->n_learners, m, n_outputs, "members");
+    return gv_components_check(s->members, s->n_learners, ctx, n_outputs, "members");
 }
 
 static json_t *stacking_summary(const void *impl)
@@ -1071,12 +1062,12 @@ static grove_status voting_validate(const void *impl, const grove_schema *schema
     return GROVE_OK;
 }
 
-static grove_status voting_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status voting_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     static const char *const fields[] = {"kind", "n_classes", "learners", "soft", "weights",
                                          "members"};
     *out = NULL;
-    grove_status st = check_fields(obj, fields, sizeof fields / sizeof fields[0], "voting");
+    grove_status st = gv_json_check_fields(obj, fields, GV_COUNT(fields), "a voting model");
     if (st != GROVE_OK) return st;
     gv_voting *v = gv_calloc(1, sizeof *v);
     if (!v) return gv_err_nomem("a voting model");
@@ -1091,7 +1082,7 @@ static grove_status voting_from_json(const json_t *obj, const grove_schema *sche
     }
     v->n_classes = (int)nc;
     v->soft = (int)soft;
-    if ((st = read_members(obj, schema, &v->names, &v->members, &v->n_learners)) != GROVE_OK)
+    if ((st = read_members(obj, ctx, &v->names, &v->members, &v->n_learners)) != GROVE_OK)
         goto fail;
     if (!(v->weights = gv_malloc_array(v->n_learners, sizeof *v->weights))) {
         st = gv_err_nomem("a voting model");
@@ -1100,7 +1091,7 @@ static grove_status voting_from_json(const json_t *obj, const grove_schema *sche
     if ((st = gv_json_get_array(obj, "weights", v->n_learners, &a)) != GROVE_OK) goto fail;
     for (size_t l = 0; l < v->n_learners; l++)
         v->weights[l] = json_number_value(json_array_get(a, l));
-    if ((st = voting_validate(v, schema)) != GROVE_OK) goto fail;
+    if ((st = voting_validate(v, ctx->schema)) != GROVE_OK) goto fail;
     *out = v;
     return GROVE_OK;
 fail:
@@ -1108,10 +1099,10 @@ fail:
     return st;
 }
 
-static grove_status voting_check(const void *impl, const struct grove_model *m, size_t n_outputs)
+static grove_status voting_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_voting *v = impl;
-    return gv_components_check(v->members, v->n_learners, m, n_outputs, "members");
+    return gv_components_check(v->members, v->n_learners, ctx, n_outputs, "members");
 }
 
 static json_t *voting_summary(const void *impl)

@@ -10,11 +10,23 @@
 #ifndef GV_LEARNER_H
 #define GV_LEARNER_H
 
-#include <jansson.h>
-
+#include "../core/json.h"
 #include "tree.h"
 
-struct grove_model;
+/* What a component's reader and checker may know of the model around it.  The model file's
+ * reader and writer fill it; an ensemble passes it on to its members (stacking gives its
+ * meta-learner a copy with the meta-features' schema).  Borrowed and read-only. */
+typedef struct gv_model_ctx {
+    const grove_schema *schema;   /* the features the component reads */
+    const gv_bin_mapper *mappers; /* [schema->n_features]: a numeric split's threshold is a cut point */
+    const char *algo;             /* the model's algorithm ("adaboost", ...) */
+    const void *root;             /* the impl of the model's root component */
+    int minor;                    /* the format minor version being read (components whose fields
+                                   * changed form: a tree's arrays are packed from 1.1 on) */
+    unsigned char *mark_used;     /* NULL, or (the writer's check) [n_features] where a tree marks
+                                   * each feature a numeric split reads: only those bin mappers
+                                   * are written (format 1.2) */
+} gv_model_ctx;
 
 typedef struct gv_component_vt {
     const char *kind; /* the "kind" written in model files: "tree", ... */
@@ -23,7 +35,7 @@ typedef struct gv_component_vt {
     /* A new JSON object describing the component (without "kind"); NULL when out of memory. */
     json_t *(*to_json)(const void *impl);
     /* Reads and fully validates a component; GROVE_ERR_MODEL naming the bad field on failure. */
-    grove_status (*from_json)(const json_t *obj, const grove_schema *schema, void **out);
+    grove_status (*from_json)(const json_t *obj, const gv_model_ctx *ctx, void **out);
     void (*free)(void *impl);
     /* Full structural validation against the schema (what from_json checks after parsing);
      * the model writer runs it before writing.  Recursive for ensembles. */
@@ -31,7 +43,7 @@ typedef struct gv_component_vt {
     /* Invariants between the component and the model holding it: it produces `n_outputs`
      * values per row, and its splits agree with the model's bin mappers.  Recursive for
      * ensembles.  GROVE_ERR_MODEL naming what is wrong. */
-    grove_status (*check)(const void *impl, const struct grove_model *m, size_t n_outputs);
+    grove_status (*check)(const void *impl, const gv_model_ctx *ctx, size_t n_outputs);
     /* A new JSON object summarizing the component for `grove info` (size, depth, rounds...). */
     json_t *(*summary)(const void *impl);
     /* Staged prediction (optional, NULL when the component has no rounds): the number of rounds,
@@ -60,17 +72,17 @@ extern const gv_component_vt gv_tree_component; /* impl: gv_tree */
 
 void gv_component_free(gv_component *c);
 /* vt->check when the kind has one (GROVE_OK otherwise); vt->summary, or {"kind": kind}. */
-grove_status gv_component_check(const gv_component *c, const struct grove_model *m,
+grove_status gv_component_check(const gv_component *c, const gv_model_ctx *ctx,
                                 size_t n_outputs);
 json_t *gv_component_summary(const gv_component *c);
 /* gv_component_check of each of c[0..n), with "<what>[i]" prefixed to the first failure. */
-grove_status gv_components_check(const gv_component *c, size_t n, const struct grove_model *m,
+grove_status gv_components_check(const gv_component *c, size_t n, const gv_model_ctx *ctx,
                                  size_t n_outputs, const char *what);
 /* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
 json_t *gv_component_to_json(const gv_component *c);
 /* Reads such an object: looks up its "kind" and calls that kind's from_json.  *out is cleared
  * on failure (GROVE_ERR_MODEL naming the problem; callers prefix where it was). */
-grove_status gv_component_from_json(const json_t *obj, const grove_schema *schema,
+grove_status gv_component_from_json(const json_t *obj, const gv_model_ctx *ctx,
                                     gv_component *out);
 
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */

@@ -17,7 +17,7 @@
  */
 #include "linear.h"
 
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <string.h>
@@ -279,18 +279,15 @@ int gv_linear_model_to_json(const gv_linear_model *lm, json_t *obj)
 static const char *const common_fields[] = {"kind", "n_classes", "mean", "std", "coef",
                                             "intercept"};
 
+/* The common fields and the learner's own ones (at most MAX_EXTRA). */
+#define MAX_EXTRA 8
 static grove_status check_fields(const json_t *obj, const char *const *extra, size_t n_extra)
 {
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        int known = 0;
-        for (size_t j = 0; j < sizeof common_fields / sizeof common_fields[0]; j++)
-            known |= !strcmp(key, common_fields[j]);
-        for (size_t j = 0; j < n_extra; j++) known |= !strcmp(key, extra[j]);
-        if (!known) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in a linear model", key);
-    }
-    return GROVE_OK;
+    const char *known[GV_COUNT(common_fields) + MAX_EXTRA];
+    size_t n = 0;
+    for (size_t j = 0; j < GV_COUNT(common_fields); j++) known[n++] = common_fields[j];
+    for (size_t j = 0; j < n_extra && j < MAX_EXTRA; j++) known[n++] = extra[j];
+    return gv_json_check_fields(obj, known, n, "a linear model");
 }
 
 grove_status gv_linear_model_from_json(const json_t *obj, const grove_schema *schema,

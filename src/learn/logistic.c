@@ -46,7 +46,7 @@
 #include "linear.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <float.h>
 #include <math.h>
@@ -418,14 +418,14 @@ static json_t *logistic_to_json(const void *impl)
     return obj;
 }
 
-static grove_status logistic_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status logistic_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     static const char *const extra[] = {"n_iter", "converged"};
     *out = NULL;
     gv_logistic *lr = gv_calloc(1, sizeof *lr);
     if (!lr) return gv_err_nomem("a logistic regression");
     int64_t conv;
-    grove_status st = gv_linear_model_from_json(obj, schema, extra, 2, &lr->lm);
+    grove_status st = gv_linear_model_from_json(obj, ctx->schema, extra, 2, &lr->lm);
     if (st == GROVE_OK) st = gv_json_get_int(obj, "n_iter", 0, INT64_MAX, &lr->n_iter);
     if (st == GROVE_OK && (st = gv_json_get_int(obj, "converged", 0, 1, &conv)) == GROVE_OK)
         lr->converged = (int)conv;
@@ -446,10 +446,10 @@ static grove_status logistic_validate(const void *impl, const grove_schema *sche
     return gv_linear_model_validate(&lr->lm, schema);
 }
 
-static grove_status logistic_check(const void *impl, const struct grove_model *m,
+static grove_status logistic_check(const void *impl, const gv_model_ctx *ctx,
                                    size_t n_outputs)
 {
-    (void)m; /* reads raw values: no relation to the bin mappers */
+    (void)ctx; /* reads raw values: no relation to the bin mappers */
     return gv_linear_model_check(&((const gv_logistic *)impl)->lm, n_outputs);
 }
 

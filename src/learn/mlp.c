@@ -44,7 +44,7 @@
 #include "linear.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <string.h>
@@ -509,17 +509,11 @@ static const char *const mlp_fields[] = {"kind", "n_classes", "hidden", "activat
                                          "std", "w1", "b1", "w2", "b2", "y_mean", "y_std",
                                          "epochs"};
 
-static grove_status mlp_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status mlp_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        int known = 0;
-        for (size_t j = 0; j < sizeof mlp_fields / sizeof mlp_fields[0]; j++)
-            known |= !strcmp(key, mlp_fields[j]);
-        if (!known) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in an mlp", key);
-    }
+    grove_status st0 = gv_json_check_fields(obj, mlp_fields, GV_COUNT(mlp_fields), "an mlp");
+    if (st0 != GROVE_OK) return st0;
     gv_mlp *m = gv_calloc(1, sizeof *m);
     if (!m) return gv_err_nomem("a neural network");
     int64_t nc, hidden, epochs;
@@ -542,7 +536,7 @@ static grove_status mlp_from_json(const json_t *obj, const grove_schema *schema,
     if (st == GROVE_OK) st = gv_json_get_double(obj, "y_mean", &m->y_mean);
     if (st == GROVE_OK) st = gv_json_get_double(obj, "y_std", &m->y_std);
     if (st == GROVE_OK) {
-        st = gv_linear_map_init(&m->map, schema);
+        st = gv_linear_map_init(&m->map, ctx->schema);
         if (st == GROVE_ERR_DATA) st = GROVE_ERR_MODEL;
     }
     if (st != GROVE_OK) goto fail;
@@ -569,7 +563,7 @@ static grove_status mlp_from_json(const json_t *obj, const grove_schema *schema,
         gv_json_array_values(a, m->map.mean, m->map.n_features);
     if (st == GROVE_OK && (st = gv_json_get_array(obj, "std", m->map.n_features, &a)) == GROVE_OK)
         gv_json_array_values(a, m->map.std, m->map.n_features);
-    if (st == GROVE_OK) st = mlp_validate(m, schema);
+    if (st == GROVE_OK) st = mlp_validate(m, ctx->schema);
     if (st == GROVE_OK) {
         *out = m;
         return GROVE_OK;
@@ -579,9 +573,9 @@ fail:
     return st;
 }
 
-static grove_status mlp_check(const void *impl, const struct grove_model *model, size_t n_outputs)
+static grove_status mlp_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
-    (void)model; /* reads raw values: no relation to the bin mappers */
+    (void)ctx; /* reads raw values: no relation to the bin mappers */
     const gv_mlp *m = impl;
     if (m->n_out != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "an mlp with %zu outputs where %zu are expected", m->n_out,

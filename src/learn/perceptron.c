@@ -52,7 +52,7 @@
 #include "linear.h"
 
 #include "../core/params.h"
-#include "../model/model.h"
+#include "../core/json.h"
 
 #include <math.h>
 #include <string.h>
@@ -399,14 +399,14 @@ static json_t *perceptron_to_json(const void *impl)
     return obj;
 }
 
-static grove_status perceptron_from_json(const json_t *obj, const grove_schema *schema,
+static grove_status perceptron_from_json(const json_t *obj, const gv_model_ctx *ctx,
                                          void **out)
 {
     static const char *const extra[] = {"variant", "epochs", "mistakes"};
     *out = NULL;
     gv_perceptron *pc = gv_calloc(1, sizeof *pc);
     if (!pc) return gv_err_nomem("a perceptron");
-    grove_status st = gv_linear_model_from_json(obj, schema, extra, 3, &pc->lm);
+    grove_status st = gv_linear_model_from_json(obj, ctx->schema, extra, 3, &pc->lm);
     const char *variant = NULL;
     int64_t epochs, mistakes;
     if (st == GROVE_OK && (st = gv_json_get_string(obj, "variant", &variant)) == GROVE_OK) {
@@ -442,10 +442,10 @@ static grove_status perceptron_validate(const void *impl, const grove_schema *sc
     return gv_linear_model_validate(&pc->lm, schema);
 }
 
-static grove_status perceptron_check(const void *impl, const struct grove_model *m,
+static grove_status perceptron_check(const void *impl, const gv_model_ctx *ctx,
                                      size_t n_outputs)
 {
-    (void)m; /* reads raw values: no relation to the bin mappers */
+    (void)ctx; /* reads raw values: no relation to the bin mappers */
     return gv_linear_model_check(&((const gv_perceptron *)impl)->lm, n_outputs);
 }
 

@@ -3,15 +3,14 @@
  * component kinds that model files may contain.
  *
  * Pipeline position: learn/; the model container (model/) reads and writes components through
- * gv_component_vt.  The JSON helpers gv_json_get_* live in model/model_io.c (declared in
- * model.h): the one include here that points forward in the pipeline, kept because every
- * component's reader must report bad fields the same way.
+ * gv_component_vt, with the JSON codec of core/json.h; the reader learns the file's minor version
+ * and the model's bin mappers from the gv_model_ctx it is handed.
  *
  * File form of a tree (docs/model-format.md, "tree"): parallel arrays, one entry per node,
  *   n_nodes, n_outputs, type ("leaf" | "num" | "cat_set" | "cat_multi"), feature, depth,
  *   default_left (0/1), threshold, bin_split, left, right, cat_begin, cat_len, gain, weight,
  *   count; values (n_nodes * n_outputs, node-major); cat_data (uint32 words).
- * Each array is a packed array (format 1.1: one string, "num leaf leaf", "0 -1 -1"; model.h),
+ * Each array is a packed array (format 1.1: one string, "num leaf leaf", "0 -1 -1"; core/json.h),
  * so a tree is a handful of JSON values rather than ~16 per node; a format 1.0 file has JSON
  * arrays there, and the same reader reads both (gv_packed_* take either form).
  * Fields a node type does not use are written in one canonical form (0, or -1 for children and
@@ -23,7 +22,7 @@
 #include "learner.h"
 #include "linear.h" /* the linear components' vtables, for the registry below */
 
-#include "../model/model.h"
+#include "../core/json.h"
 #include "../ensemble/ensemble.h"
 
 #include <float.h>
@@ -177,26 +176,17 @@ static grove_status read_node(gv_packed *a, size_t k, gv_tree_node *n)
 /* Reads the fields of a tree object into `t` (allocated, zeroed, freed by the caller).  The
  * arrays are packed strings, or JSON arrays in a format 1.0 file; every array's length (and a
  * packed array's separators) is checked before any entry is read or any node allocated. */
-static grove_status read_tree(const json_t *obj, gv_tree *t)
+static grove_status read_tree(const json_t *obj, int minor, gv_tree *t)
 {
-    const char *key;
-    json_t *value;
-    /* json_object_foreach wants a non-const object; it only reads it. */
-    json_object_foreach((json_t *)obj, key, value) {
-        size_t j = 0;
-        while (j < sizeof tree_fields / sizeof tree_fields[0] && strcmp(key, tree_fields[j]))
-            j++;
-        if (j == sizeof tree_fields / sizeof tree_fields[0])
-            return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in a tree", key);
-    }
     int64_t n_nodes, n_outputs;
     grove_status st;
-    if ((st = gv_json_get_int(obj, "n_nodes", 1, INT32_MAX, &n_nodes)) != GROVE_OK ||
+    if ((st = gv_json_check_fields(obj, tree_fields, GV_COUNT(tree_fields), "a tree")) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_nodes", 1, INT32_MAX, &n_nodes)) != GROVE_OK ||
         (st = gv_json_get_int(obj, "n_outputs", 1, 65536, &n_outputs)) != GROVE_OK)
         return st;
     t->n_outputs = (int)n_outputs;
 
-    int packed = gv_model_reading_minor() >= 1;
+    int packed = minor >= 1;
     gv_packed a[N_NODE_FIELDS], values, cat_data;
     for (int j = 0; j < N_NODE_FIELDS; j++)
         if ((st = gv_packed_open(obj, node_fields[j], (size_t)n_nodes, packed, &a[j])) != GROVE_OK)
@@ -226,13 +216,13 @@ static grove_status read_tree(const json_t *obj, gv_tree *t)
     return GROVE_OK;
 }
 
-static grove_status tree_from_json(const json_t *obj, const grove_schema *schema, void **out)
+static grove_status tree_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
     gv_tree *t = gv_calloc(1, sizeof *t);
     if (!t) return gv_err_nomem("a tree");
-    grove_status st = read_tree(obj, t);
-    if (st == GROVE_OK) st = gv_tree_validate(t, schema);
+    grove_status st = read_tree(obj, ctx->minor, t);
+    if (st == GROVE_OK) st = gv_tree_validate(t, ctx->schema);
     if (st != GROVE_OK) {
         gv_tree_free(t);
         return st;
@@ -260,7 +250,7 @@ static grove_status tree_validate_schema(const void *impl, const grove_schema *s
 /* The tree's outputs are what its parent expects, and every numeric split agrees with the bin
  * mappers -- bin_split names a cut point and the threshold is that cut point, so the raw-value
  * walk and the binned walk take the same path (bin.h: x <= c[b-1] iff bin <= b). */
-static grove_status tree_check(const void *impl, const grove_model *m, size_t n_outputs)
+static grove_status tree_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
     const gv_tree *t = impl;
     if ((size_t)t->n_outputs != n_outputs)
@@ -269,9 +259,9 @@ static grove_status tree_check(const void *impl, const grove_model *m, size_t n_
     for (size_t k = 0; k < t->n_nodes; k++) {
         const gv_tree_node *n = &t->nodes[k];
         if (n->type != GV_NODE_NUM) continue;
-        const gv_bin_mapper *b = &m->mappers[n->feature];
-        const char *name = m->schema->feature_names[n->feature];
-        if (m->mark_used) m->mark_used[n->feature] = 1;
+        const gv_bin_mapper *b = &ctx->mappers[n->feature];
+        const char *name = ctx->schema->feature_names[n->feature];
+        if (ctx->mark_used) ctx->mark_used[n->feature] = 1;
         if (b->n_bins == 0) /* format 1.2: not stored, as no split read it when saved */
             return gv_err(GROVE_ERR_MODEL, "model: node %zu splits on feature '%s', whose bins "
                           "are not in the file", k, name);
@@ -336,16 +326,16 @@ void gv_component_free(gv_component *c)
     c->impl = NULL;
 }
 
-grove_status gv_component_check(const gv_component *c, const grove_model *m, size_t n_outputs)
+grove_status gv_component_check(const gv_component *c, const gv_model_ctx *ctx, size_t n_outputs)
 {
-    return c->vt->check ? c->vt->check(c->impl, m, n_outputs) : GROVE_OK;
+    return c->vt->check ? c->vt->check(c->impl, ctx, n_outputs) : GROVE_OK;
 }
 
-grove_status gv_components_check(const gv_component *c, size_t n, const grove_model *m,
+grove_status gv_components_check(const gv_component *c, size_t n, const gv_model_ctx *ctx,
                                  size_t n_outputs, const char *what)
 {
     for (size_t i = 0; i < n; i++) {
-        grove_status st = gv_component_check(&c[i], m, n_outputs);
+        grove_status st = gv_component_check(&c[i], ctx, n_outputs);
         if (st != GROVE_OK) {
             gv_err_prefix("%s[%zu]", what, i);
             return st;
@@ -372,7 +362,7 @@ json_t *gv_component_to_json(const gv_component *c)
     return obj;
 }
 
-grove_status gv_component_from_json(const json_t *obj, const grove_schema *schema,
+grove_status gv_component_from_json(const json_t *obj, const gv_model_ctx *ctx,
                                     gv_component *out)
 {
     out->vt = NULL;
@@ -383,7 +373,7 @@ grove_status gv_component_from_json(const json_t *obj, const grove_schema *schem
     if (st != GROVE_OK) return st;
     const gv_component_vt *vt = gv_component_kind(kind);
     if (!vt) return gv_err(GROVE_ERR_MODEL, "kind: unknown component kind '%s'", kind);
-    st = vt->from_json(obj, schema, &out->impl);
+    st = vt->from_json(obj, ctx, &out->impl);
     if (st == GROVE_OK) out->vt = vt;
     return st;
 }

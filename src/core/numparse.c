@@ -1,7 +1,8 @@
 /*
  * numparse.c -- decimal numbers and missing-value tokens for the loaders.
  *
- * Pipeline position: data/, under csv.c, libsvm.c and labels.c.
+ * Pipeline position: core/, under the loaders (data/csv.c, libsvm.c, labels.c) and the packed
+ * arrays of model files (core/json.c).
  *
  * Numbers are the bulk of every data file, so gv_parse_decimal() has a fast path (Clinger 1990,
  * "How to read floating point numbers accurately", the "fast path" of section 3): when the
@@ -16,7 +17,8 @@
  * random strings in tests/test_data.c).  Requires FLT_EVAL_METHOD 0 (SSE2 and every 64-bit
  * target grove builds on), checked below.
  */
-#include "dataset.h"
+#include "numparse.h"
+#include "core.h"
 
 #include <errno.h>
 #include <float.h>

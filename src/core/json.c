@@ -1,0 +1,450 @@
+/*
+ * json.c -- the JSON codec of model files: typed getters, known-field checks, real arrays and
+ * packed arrays (json.h).
+ *
+ * Pipeline position: core/.  Moved here from model/model_io.c so that the components in learn/
+ * and ensemble/ read and write their fields without reaching up into the model layer.
+ * Exactness: reals are written with 17 significant digits (%.17g), which reads back to the same
+ * double.  Packed arrays (format 1.1) hold a field's numbers as one JSON string separated by
+ * single spaces; the reader checks every entry against JSON's number grammar.
+ */
+#include "json.h"
+#include "numparse.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gv_json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "an unknown value";
+}
+
+grove_status gv_json_get_int(const json_t *obj, const char *field, int64_t lo, int64_t hi,
+                             int64_t *out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_integer(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an integer, got %s", field, gv_json_kind(v));
+    int64_t x = (int64_t)json_integer_value(v);
+    if (x < lo || x > hi)
+        return gv_err(GROVE_ERR_MODEL, "%s: must be in [%lld, %lld], got %lld", field,
+                      (long long)lo, (long long)hi, (long long)x);
+    *out = x;
+    return GROVE_OK;
+}
+
+grove_status gv_json_get_double(const json_t *obj, const char *field, double *out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_number(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected a number, got %s", field, gv_json_kind(v));
+    *out = json_number_value(v); /* finite: JSON has no NaN, jansson rejects overflow */
+    return GROVE_OK;
+}
+
+grove_status gv_json_get_string(const json_t *obj, const char *field, const char **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_string(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected a string, got %s", field, gv_json_kind(v));
+    *out = json_string_value(v);
+    return GROVE_OK;
+}
+
+/* An array of numbers; n = (size_t)-1 accepts any length (read it with json_array_size). */
+grove_status gv_json_get_array(const json_t *obj, const char *field, size_t n, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_array(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an array, got %s", field, gv_json_kind(v));
+    size_t len = json_array_size(v);
+    if (n != (size_t)-1 && len != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu entries, got %zu", field, n, len);
+    for (size_t i = 0; i < len; i++) {
+        const json_t *x = json_array_get(v, i);
+        if (!json_is_number(x))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got %s", field, i,
+                          gv_json_kind(x));
+    }
+    *out = v;
+    return GROVE_OK;
+}
+
+grove_status gv_json_check_fields(const json_t *obj, const char *const *known, size_t n,
+                                  const char *what)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        (void)value;
+        size_t j = 0;
+        while (j < n && strcmp(key, known[j]) != 0) j++;
+        if (j == n) return gv_err(GROVE_ERR_MODEL, "unknown field '%s' in %s", key, what);
+    }
+    return GROVE_OK;
+}
+
+grove_status gv_json_get_object(const json_t *obj, const char *field, const json_t **out)
+{
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    if (!json_is_object(v))
+        return gv_err(GROVE_ERR_MODEL, "%s: expected an object, got %s", field, gv_json_kind(v));
+    *out = v;
+    return GROVE_OK;
+}
+
+json_t *gv_json_real_array(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, double *out)
+{
+    const json_t *a = json_object_get(obj, field);
+    if (!json_is_array(a))
+        return gv_err(GROVE_ERR_MODEL, "%s: %s", field, a ? "expected an array" : "missing");
+    if (json_array_size(a) != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu values, got %zu", field, n,
+                      json_array_size(a));
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_number(v) || !isfinite(json_number_value(v)))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number", field, i);
+        out[i] = json_number_value(v);
+    }
+    return GROVE_OK;
+}
+
+void gv_json_array_values(const json_t *a, double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(a, i));
+}
+
+/* ---- packed arrays ----
+ * The writer's half turns numbers into text and the reader's half checks every entry against
+ * JSON's number grammar (RFC 8259, section 6) before converting it, so a packed array accepts
+ * exactly the numbers a JSON array would: no "+1", "01", ".5", "1.", "0x10", "nan" or "inf",
+ * and reals that overflow a double are refused (as jansson refuses them).  Reals are parsed by
+ * gv_parse_decimal (core/numparse.c): strtod's value, without its locale dependence. */
+
+/* How many bytes of a bad entry a message quotes. */
+#define SHOWN_MAX 40
+
+/* Appends " token" (just "token" to an empty buffer). */
+static int add_token(gv_buf *b, const char *s, size_t n)
+{
+    if (gv_buf_reserve(b, n + 1) != 0) return -1;
+    if (b->len) b->data[b->len++] = ' ';
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+int gv_packed_add_int(gv_buf *b, int64_t v)
+{
+    char text[24], *p = text + sizeof text;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN included */
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *--p = '-';
+    return add_token(b, p, (size_t)(text + sizeof text - p));
+}
+
+int gv_packed_add_real(gv_buf *b, double v)
+{
+    if (!isfinite(v)) return -1;
+    /* Whole numbers below 2^53 (counts, weights, the zeros of unused fields) are written as
+     * integers, the same text %.17g gives them ("150", "0"), without printf's cost; -0 is
+     * left to printf ("-0"). */
+    if (v == trunc(v) && fabs(v) < 9007199254740992.0 && !(v == 0 && signbit(v)))
+        return gv_packed_add_int(b, (int64_t)v);
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.17g", v);
+    if (n <= 0 || (size_t)n >= sizeof text) return -1; /* at most 24 characters */
+    /* printf writes the locale's radix character, which a host program may have made ",":
+     * the file's is always "." (every other character of %.17g is a digit, '-', '+' or 'e'). */
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        char c = text[i];
+        if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e')
+            text[len++] = c;
+        else if (len == 0 || text[len - 1] != '.')
+            text[len++] = '.'; /* a multibyte radix becomes one '.' */
+    }
+    return add_token(b, text, len);
+}
+
+int gv_packed_add_word(gv_buf *b, const char *word) { return add_token(b, word, strlen(word)); }
+
+json_t *gv_packed_json(const gv_buf *b)
+{
+    /* the text is ASCII by construction: no UTF-8 check needed */
+    return json_stringn_nocheck(b->data ? b->data : "", b->len);
+}
+
+json_t *gv_json_packed_reals(const double *v, size_t n)
+{
+    gv_buf b = {0};
+    json_t *s = NULL;
+    size_t i = 0;
+    while (i < n && gv_packed_add_real(&b, v[i]) == 0) i++;
+    if (i == n) s = gv_packed_json(&b);
+    gv_buf_free(&b);
+    return s;
+}
+
+grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
+                            gv_packed *r)
+{
+    memset(r, 0, sizeof *r);
+    r->field = field;
+    const json_t *v = json_object_get(obj, field);
+    if (!v) return gv_err(GROVE_ERR_MODEL, "%s: missing", field);
+    size_t count = 0;
+    if (!packed) {
+        if (!json_is_array(v))
+            return gv_err(GROVE_ERR_MODEL, "%s: expected an array, got %s%s", field, gv_json_kind(v),
+                          json_is_string(v) ? " (a packed array: format 1.1 and later)" : "");
+        r->array = v;
+        count = json_array_size(v);
+    } else {
+        if (!json_is_string(v))
+            return gv_err(GROVE_ERR_MODEL, "%s: expected a packed array (a string of numbers), "
+                          "got %s%s", field, gv_json_kind(v),
+                          json_is_array(v) ? " (the format 1.0 form)" : "");
+        const char *s = json_string_value(v), *e = s + json_string_length(v);
+        /* entries are the runs between single spaces: an empty run is an error */
+        for (const char *p = s; p < e;) {
+            const char *q = memchr(p, ' ', (size_t)(e - p));
+            if (q == p || (q && q + 1 == e))
+                return gv_err(GROVE_ERR_MODEL, "%s[%zu]: empty entry (entries are separated by "
+                              "single spaces)", field, count + (q != p));
+            count++;
+            p = q ? q + 1 : e;
+        }
+        r->p = s;
+        r->end = e;
+    }
+    if (n != (size_t)-1 && count != n)
+        return gv_err(GROVE_ERR_MODEL, "%s: expected %zu entries, got %zu", field, n, count);
+    r->n = count;
+    return GROVE_OK;
+}
+
+/* The next entry of a packed (string) array: s[0..*len), non-empty (gv_packed_open checked). */
+static const char *next_token(const gv_packed *r, size_t *len)
+{
+    const char *q = memchr(r->p, ' ', (size_t)(r->end - r->p));
+    *len = (size_t)((q ? q : r->end) - r->p);
+    return r->p;
+}
+
+static void skip_token(gv_packed *r, size_t len)
+{
+    r->p += len;
+    if (r->p < r->end) r->p++; /* the space */
+    r->next++;
+}
+
+/* An entry as a message shows it: at most SHOWN_MAX bytes, other than printable ASCII as '?'. */
+static const char *shown(const char *s, size_t len, char buf[SHOWN_MAX + 4])
+{
+    size_t n = len > SHOWN_MAX ? SHOWN_MAX : len;
+    for (size_t i = 0; i < n; i++) buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    strcpy(buf + n, len > SHOWN_MAX ? "..." : "");
+    return buf;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* 1 when s[0..len) is a JSON number; *is_int: without fraction and exponent. */
+static int json_number_text(const char *s, size_t len, int *is_int)
+{
+    const char *p = s, *e = s + len;
+    if (p < e && *p == '-') p++;
+    if (p == e || !is_digit(*p)) return 0;
+    if (*p == '0')
+        p++;
+    else
+        while (p < e && is_digit(*p)) p++;
+    *is_int = 1;
+    if (p < e && *p == '.') {
+        if (++p == e || !is_digit(*p)) return 0;
+        while (p < e && is_digit(*p)) p++;
+        *is_int = 0;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-')) p++;
+        if (p == e || !is_digit(*p)) return 0;
+        while (p < e && is_digit(*p)) p++;
+        *is_int = 0;
+    }
+    return p == e;
+}
+
+static grove_status past_end(const gv_packed *r)
+{
+    return gv_err(GROVE_ERR_INTERNAL, "%s: reading entry %zu of %zu", r->field, r->next, r->n);
+}
+
+grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next, len = 0;
+    char buf[SHOWN_MAX + 4];
+    int64_t x;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        if (!json_is_integer(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got %s", r->field, k,
+                          gv_json_kind(v));
+        x = (int64_t)json_integer_value(v);
+        if (x < lo || x > hi)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %lld", r->field,
+                          k, (long long)lo, (long long)hi, (long long)x);
+    } else {
+        const char *s = next_token(r, &len);
+        int is_int = 0;
+        if (!json_number_text(s, len, &is_int) || !is_int)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got \"%s\"", r->field, k,
+                          shown(s, len, buf));
+        /* the magnitude, saturating: beyond 2^63 is out of any range anyway */
+        int negative = s[0] == '-';
+        uint64_t u = 0, limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+        int over = 0;
+        for (size_t i = (size_t)negative; i < len && !over; i++) {
+            uint64_t d = (uint64_t)(s[i] - '0');
+            if (u > (limit - d) / 10)
+                over = 1;
+            else
+                u = u * 10 + d;
+        }
+        x = negative ? (u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u) : (int64_t)u;
+        if (over || x < lo || x > hi)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %s", r->field, k,
+                          (long long)lo, (long long)hi, shown(s, len, buf));
+    }
+    *out = x;
+    if (r->array)
+        r->next++;
+    else
+        skip_token(r, len);
+    return GROVE_OK;
+}
+
+grove_status gv_packed_real(gv_packed *r, double *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        if (!json_is_number(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got %s", r->field, k,
+                          gv_json_kind(v));
+        *out = json_number_value(v); /* finite: JSON has no NaN, jansson rejects overflow */
+        r->next++;
+        return GROVE_OK;
+    }
+    size_t len;
+    const char *s = next_token(r, &len);
+    char buf[SHOWN_MAX + 4];
+    int is_int;
+    double x = 0;
+    int rc = json_number_text(s, len, &is_int) ? gv_parse_decimal(s, len, &x) : GV_NUM_BAD;
+    if (rc == GV_NUM_NOMEM) return gv_err_nomem("a number");
+    if (rc == GV_NUM_RANGE || (rc == GV_NUM_OK && !isfinite(x)))
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number, got \"%s\"", r->field,
+                      k, shown(s, len, buf));
+    if (rc != GV_NUM_OK)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got \"%s\"", r->field, k,
+                      shown(s, len, buf));
+    *out = x;
+    skip_token(r, len);
+    return GROVE_OK;
+}
+
+grove_status gv_packed_float(gv_packed *r, float *out)
+{
+    size_t k = r->next;
+    double x;
+    grove_status st = gv_packed_real(r, &x);
+    if (st != GROVE_OK) return st;
+    /* the range first: converting an out-of-range double to float is undefined */
+    if (!(fabs(x) <= FLT_MAX) || (double)(float)x != x)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: %.17g is not a float value", r->field, k, x);
+    *out = (float)x;
+    return GROVE_OK;
+}
+
+grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words, int *out)
+{
+    if (r->next >= r->n) return past_end(r);
+    size_t k = r->next, len;
+    const char *s;
+    if (r->array) {
+        const json_t *v = json_array_get(r->array, k);
+        s = json_string_value(v);
+        len = s ? json_string_length(v) : 0;
+    } else {
+        s = next_token(r, &len);
+    }
+    for (int j = 0; s && j < n_words; j++)
+        if (strlen(words[j]) == len && !memcmp(words[j], s, len)) {
+            *out = j;
+            if (r->array)
+                r->next++;
+            else
+                skip_token(r, len);
+            return GROVE_OK;
+        }
+    /* expected "a", "b" or "c", got "x" (or: got an integer) */
+    char list[256] = "", buf[SHOWN_MAX + 4];
+    size_t used = 0;
+    for (int j = 0; j < n_words && used < sizeof list; j++) {
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                         j == 0 ? "" : j + 1 < n_words ? ", " : " or ", words[j]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (!s)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got %s", r->field, k, list,
+                      gv_json_kind(json_array_get(r->array, k)));
+    return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got \"%s\"", r->field, k, list,
+                  shown(s, len, buf));
+}
+
+grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size_t n, int packed,
+                                      double *out)
+{
+    gv_packed r;
+    grove_status st = gv_packed_open(obj, field, n, packed, &r);
+    for (size_t i = 0; st == GROVE_OK && i < n; i++) st = gv_packed_real(&r, &out[i]);
+    return st;
+}

@@ -1,0 +1,89 @@
+/*
+ * json.h -- the JSON codec every reader and writer of model files shares: typed getters, the
+ * check that an object holds only known fields, arrays of reals, and packed arrays.
+ *
+ * Pipeline position: core/ (jansson underneath).  Components (learn/, ensemble/), the model file
+ * (model/) and the vision cascade read and write through these, so a field's message has one
+ * shape everywhere: "FIELD: expected ..., got ...", "unknown field 'KEY' in WHAT".
+ * Format details (packed arrays, exact reals): docs/model-format.md.
+ */
+#ifndef GV_JSON_H
+#define GV_JSON_H
+
+#include <jansson.h>
+
+#include "core.h"
+
+/* "an object", "an array", "a string", "an integer", "a real number", "true", "false", "null":
+ * what a message says it found. */
+const char *gv_json_kind(const json_t *v);
+
+/* GROVE_OK when every member of object `obj` is named in known[0..n); else GROVE_ERR_MODEL
+ * "unknown field 'KEY' in WHAT" (loaders reject what they do not understand). */
+grove_status gv_json_check_fields(const json_t *obj, const char *const *known, size_t n,
+                                  const char *what);
+#define GV_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- typed getters: each records a GROVE_ERR_MODEL message naming `field` when it is absent or
+ * has the wrong type or range ("n_bins: expected an integer, got a string") ---- */
+grove_status gv_json_get_int(const json_t *obj, const char *field, int64_t lo, int64_t hi,
+                             int64_t *out);
+grove_status gv_json_get_double(const json_t *obj, const char *field, double *out);
+grove_status gv_json_get_string(const json_t *obj, const char *field, const char **out);
+/* A new JSON array of the n doubles (written with 17 digits: exact); NULL when out of memory. */
+json_t *gv_json_real_array(const double *v, size_t n);
+/* The numbers of array `a` into x[0..n) (a was checked first, e.g. by gv_json_get_array). */
+void gv_json_array_values(const json_t *a, double *x, size_t n);
+/* The array field `field` of exactly n finite numbers into out[n]. */
+grove_status gv_json_get_reals(const json_t *obj, const char *field, size_t n, double *out);
+/* An array field of exactly n numbers (n = (size_t)-1: any length, returned in *n_out). */
+grove_status gv_json_get_array(const json_t *obj, const char *field, size_t n, const json_t **out);
+
+/* An object-valued field. */
+grove_status gv_json_get_object(const json_t *obj, const char *field, const json_t **out);
+
+/* ---- packed arrays (format 1.1; docs/model-format.md, "Packed arrays") ----
+ * A packed array is one JSON string holding numbers separated by single spaces ("2 -1 0",
+ * "0.5 1e-300 150"): integers in decimal, reals as %.17g (so they read back exactly), each
+ * entry a JSON number; a word field (a tree's "type") holds names instead.  Written with the
+ * gv_packed_add_* functions into a gv_buf, then turned into a JSON string. */
+
+/* Appends one entry to the text of a packed array (a space first unless b is empty); 0 ok, -1
+ * out of memory.  A real must be finite (a packed array cannot hold NaN or infinities: -1). */
+int gv_packed_add_int(gv_buf *b, int64_t v);
+int gv_packed_add_real(gv_buf *b, double v);
+/* A word: letters, digits and '_' only (callers pass their own names). */
+int gv_packed_add_word(gv_buf *b, const char *word);
+/* A new JSON string holding b's text (b is not changed); NULL when out of memory. */
+json_t *gv_packed_json(const gv_buf *b);
+/* The n doubles (finite) as a new packed-array string; NULL when out of memory. */
+json_t *gv_json_packed_reals(const double *v, size_t n);
+
+/* A packed array being read, entry by entry; also reads the 1.0 form of the same field (a JSON
+ * array), so a component has one reader for both.  Borrows the JSON value it reads. */
+typedef struct gv_packed {
+    const char *field;   /* the field's name, for messages: "left[3]: ..." */
+    const json_t *array; /* the 1.0 form, or NULL */
+    const char *p, *end; /* the packed form: the text not read yet */
+    size_t n, next;      /* the number of entries, and the index of the next one */
+} gv_packed;
+
+/* Opens field `field` of `obj`: a packed string when `packed` (else a JSON array) of exactly n
+ * entries (n = (size_t)-1: any number; r->n says how many).  The separators are checked here
+ * (single spaces, nothing before the first entry or after the last: "field[k]: empty entry"),
+ * so the entries can be counted before any is read.  GROVE_ERR_MODEL naming the field. */
+grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
+                            gv_packed *r);
+/* The next entry (r->next < r->n: callers read at most r->n entries) as an integer in [lo, hi],
+ * a double, a float (a number that is exactly a 32-bit float, not rounded to one), or the index
+ * of one of words[0..n_words).  Errors name the entry (`feature[3]: expected an integer, got
+ * "1.5"`); after one, r is not read further. */
+grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out);
+grove_status gv_packed_real(gv_packed *r, double *out);
+grove_status gv_packed_float(gv_packed *r, float *out);
+grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words, int *out);
+/* Field `field` of exactly n reals, packed (or a JSON array when !packed), into out[0..n). */
+grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size_t n, int packed,
+                                      double *out);
+
+#endif /* GV_JSON_H */
