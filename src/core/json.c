@@ -111,6 +111,28 @@ grove_status gv_json_get_object(const json_t *obj, const char *field, const json
     return GROVE_OK;
 }
 
+int gv_json_set_new(json_t *obj, const char *key, json_t *value)
+{
+    return json_object_set_new(obj, key, value); /* decrefs value on failure, takes NULL */
+}
+
+json_t *gv_json_string_array(char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        if (json_array_append_new(a, json_string(names[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+int gv_json_buf_sink(const char *buffer, size_t size, void *data)
+{
+    return gv_buf_append(data, buffer, size);
+}
+
 json_t *gv_json_real_array(const double *v, size_t n)
 {
     json_t *a = json_array();

@@ -42,6 +42,15 @@ grove_status gv_json_get_array(const json_t *obj, const char *field, size_t n, c
 /* An object-valued field. */
 grove_status gv_json_get_object(const json_t *obj, const char *field, const json_t **out);
 
+/* ---- building ---- */
+/* json_object_set_new that takes NULL (out of memory while building the value): 0 ok, -1 failed
+ * (value is released either way), so a writer can OR the results and check once. */
+int gv_json_set_new(json_t *obj, const char *key, json_t *value);
+/* A new JSON array of the n strings (UTF-8); NULL when out of memory. */
+json_t *gv_json_string_array(char *const *names, size_t n);
+/* json_dump_callback's sink appending to the gv_buf `data`. */
+int gv_json_buf_sink(const char *buffer, size_t size, void *data);
+
 /* ---- packed arrays (format 1.1; docs/model-format.md, "Packed arrays") ----
  * A packed array is one JSON string holding numbers separated by single spaces ("2 -1 0",
  * "0.5 1e-300 150"): integers in decimal, reals as %.17g (so they read back exactly), each

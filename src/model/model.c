@@ -3,7 +3,7 @@
  *
  * Pipeline position: model/.  A grove_model owns its schema, bin mappers, algorithm name,
  * training parameters and root component (model.h); it is built by grove_train (api/train.c)
- * or by the loader (model_io.c) and never changed afterwards, so the accessors below only read.
+ * or by the loader (model_json.c) and never changed afterwards, so the accessors below only read.
  */
 #include "model.h"
 

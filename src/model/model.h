@@ -3,7 +3,8 @@
  *
  * Pipeline position: model/ (after ensemble/, before api/).
  * A grove_model is immutable once built: prediction only reads it, so many threads may use it.
- * Saving and loading (model_io.c) walk the component tree; the file format is documented in
+ * Saving and loading (model_json.c: the document, model_file.c: files; model_int.h lists the
+ * files of model/) walk the component tree; the file format is documented in
  * docs/model-format.md.
  */
 #ifndef GV_MODEL_H

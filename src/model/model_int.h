@@ -1,0 +1,52 @@
+/*
+ * model_int.h -- what the files of model/ share: the format's constants and the functions each
+ * file offers the others (not used outside model/).
+ *
+ *   model.c        the container (accessors, free, compatibility with a dataset)
+ *   model_check.c  semantic checks, shared by the writer and the reader
+ *   model_json.c   the model as a JSON document: write and read (the format: docs/model-format.md)
+ *   model_file.c   files: atomic save, gzip, load
+ *   model_info.c   the description for `grove info`
+ *   export.c       the model as C source
+ */
+#ifndef GV_MODEL_INT_H
+#define GV_MODEL_INT_H
+
+#include "model.h"
+
+#define GV_MODEL_FORMAT_NAME "grove-model"
+#define GV_MODEL_FORMAT_MAJOR 1
+#define GV_MODEL_FORMAT_MINOR 2
+/* The text written to files: indented one space, keys in the writer's order, exact reals. */
+#define GV_MODEL_DUMP_FILE (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+/* Duplicate keys would let two readers see different models in one file. */
+#define GV_MODEL_LOAD_FLAGS JSON_REJECT_DUPLICATES
+/* A bin index is stored in 16 bits: at most 65535 value bins plus the missing bin. */
+#define GV_MODEL_MAX_BINS 65536
+
+/* ---- model_check.c ---- */
+/* Every name (label, classes, features, categories) is UTF-8 (GROVE_ERR_DATA naming it). */
+grove_status gv_model_check_strings(const grove_model *m);
+/* The schema, the bin mappers and the head fields (n_outputs, algo, params) agree. */
+grove_status gv_model_check_head(const grove_model *m);
+/* The root component: registered, valid (validate_root: run its validate too) and agreeing with
+ * the model (its check); the writer passes mark_used ([n_features], zeroed) to learn which bin
+ * mappers numeric splits read, the reader NULL. */
+grove_status gv_model_check_root(const grove_model *m, int validate_root,
+                                 unsigned char *mark_used);
+/* What the components may know of the model around them (learner.h). */
+gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mark_used);
+
+/* ---- model_json.c ---- */
+/* The checked model as its complete document, "crc32" included (a new reference in *out);
+ * GROVE_ERR_INTERNAL when the model is invalid (our trainer built it: a bug). */
+grove_status gv_model_to_doc(const grove_model *m, json_t **out);
+/* The model of a parsed document (doc: what jansson returned for `len` bytes of text, NULL on a
+ * parse error described by jerr; taken over); `source` names the file in messages. */
+grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
+                                  const char *source, grove_model **out);
+/* The stored parameters as a JSON object of texts (every parameter but threads, then the
+ * base learner's "base.KEY" the user set); NULL when out of memory. */
+json_t *gv_model_params_json(const grove_params *p);
+
+#endif /* GV_MODEL_INT_H */

@@ -1,0 +1,569 @@
+/*
+ * model_json.c -- the model as a JSON document: the writer (model -> document, with its
+ * checksum) and the reader (document -> model, every field checked).
+ *
+ * Pipeline position: model/, between the container (model.c) and the file (model_file.c).
+ * The format (docs/model-format.md), in short:
+ *
+ *   {"format": "grove-model", "version": [1, 2], "grove_version", "algo", "n_outputs",
+ *    "n_train_rows", "params": {name: text}, "schema": {...}, "bins": [...],
+ *    "model": {"kind": "tree", ...component...}, "crc32": "8 hex digits"}
+ *
+ * Exactness: reals are written with 17 significant digits (%.17g), which reads back to the same
+ * double, so every double -- and every float, widened to double -- round-trips bit for bit.
+ * Packed arrays (format 1.1): a tree's per-node arrays are each one JSON string of numbers
+ * separated by single spaces ("0 -1 3"); the gv_packed_* helpers (core/json.c) write and read
+ * them as strictly as JSON numbers.  Format 1.0 files, with JSON arrays there, still load: the
+ * reader tells the components which form to expect (gv_model_ctx.minor).
+ * Checksum: the CRC-32 (zlib) of the canonical text of the document without "crc32":
+ * json_dumps(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)).  The reader parses the
+ * file, removes "crc32" and recomputes the same text, so the checksum covers every value but
+ * no whitespace or key order.
+ * Trust: a model file is untrusted input.  Reading checks, in this order: the JSON syntax
+ * (path:line:column), that it is a grove model ("format"), that this build can read its
+ * version (a newer major version is refused by name), the checksum, that every field is known,
+ * the type and range of every field, and then the semantic checks of model_check.c that the
+ * writer runs before writing.
+ */
+#include "model_int.h"
+
+#include "../core/params.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* The canonical text the checksum is computed on. */
+#define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+#define MAX_OUTPUTS 65536
+
+static const char *const top_fields[] = {"format", "version", "grove_version", "algo",
+                                         "n_outputs", "n_train_rows", "params", "schema",
+                                         "bins", "model", "crc32"};
+static const char *const schema_fields[] = {"task", "label", "classes", "features"};
+static const char *const feature_fields[] = {"name", "type", "categories"};
+static const char *const bin_fields[] = {"n_bins", "cuts"};
+
+/* ---- writing ---- */
+
+/* Parameters that are not part of a model: the thread count is an execution setting, and a
+ * model must not depend on it (same seed and data -> the same file for any "threads"). */
+static int is_stored_param(gv_param_id id) { return id != GV_P_THREADS; }
+
+static int add_base_param(void *obj, const char *key, const char *value)
+{
+    return gv_json_set_new(obj, key, json_string(value));
+}
+
+/* Every parameter of the table, then the base learner's ("base.KEY") that the user set. */
+json_t *gv_model_params_json(const grove_params *p)
+{
+    json_t *obj = json_object();
+    for (int i = 0; obj && i < GV_P_COUNT; i++) {
+        if (!is_stored_param((gv_param_id)i)) continue;
+        if (gv_json_set_new(obj, gv_param_name((gv_param_id)i),
+                    json_string(gv_param_str(p, (gv_param_id)i)))) {
+            json_decref(obj);
+            return NULL;
+        }
+    }
+    if (obj && gv_params_foreach_base(p, "", add_base_param, obj) != 0) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static json_t *schema_to_json(const grove_schema *s)
+{
+    json_t *obj = json_object(), *features = json_array();
+    int bad = !obj || !features;
+    bad |= gv_json_set_new(obj, "task", json_string(s->task == GROVE_CLASSIFICATION ? "classification"
+                                                                            : "regression"));
+    bad |= gv_json_set_new(obj, "label", json_string(s->label_name));
+    bad |= gv_json_set_new(obj, "classes", gv_json_string_array(s->classes.names, s->classes.n));
+    for (size_t f = 0; f < s->n_features && !bad; f++) {
+        json_t *feat = json_object();
+        bad |= gv_json_set_new(feat, "name", json_string(s->feature_names[f]));
+        bad |= gv_json_set_new(feat, "type", json_string(s->is_categorical[f] ? "categorical"
+                                                                      : "numeric"));
+        if (s->is_categorical[f])
+            bad |= gv_json_set_new(feat, "categories",
+                           gv_json_string_array(s->categories[f].names, s->categories[f].n));
+        bad |= json_array_append_new(features, feat);
+    }
+    bad |= json_object_set(obj, "features", features);
+    json_decref(features);
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+/* The bin mappers: prediction reads raw values, so the cut points serve only to check that every
+ * numeric split's threshold is a cut point of its feature; from format 1.2 a numeric feature no
+ * split reads is written as {"n_bins": 0} (a stump over 30 features: 192 KB -> 8 KB). */
+static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
+                            const unsigned char *used)
+{
+    json_t *a = json_array();
+    int bad = !a;
+    for (size_t f = 0; f < s->n_features && !bad; f++) {
+        const gv_bin_mapper *b = &mappers[f];
+        json_t *obj = json_object();
+        if (!b->is_categorical && used && !used[f]) {
+            bad |= gv_json_set_new(obj, "n_bins", json_integer(0));
+            bad |= json_array_append_new(a, obj);
+            continue;
+        }
+        bad |= gv_json_set_new(obj, "n_bins", json_integer(b->n_bins));
+        if (!b->is_categorical) {
+            json_t *cuts = json_array();
+            for (uint32_t c = 0; c < b->n_cuts && cuts; c++) {
+                if (json_array_append_new(cuts, json_real((double)b->cuts[c]))) {
+                    json_decref(cuts);
+                    cuts = NULL;
+                }
+            }
+            bad |= gv_json_set_new(obj, "cuts", cuts);
+        }
+        bad |= json_array_append_new(a, obj);
+    }
+    if (bad) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* The document without "crc32", in the order of docs/model-format.md. */
+static json_t *model_to_json(const grove_model *m, const unsigned char *used)
+{
+    json_t *doc = json_object(), *version = json_array(), *component = NULL;
+    int bad = !doc || !version;
+    bad |= json_array_append_new(version, json_integer(GV_MODEL_FORMAT_MAJOR));
+    bad |= json_array_append_new(version, json_integer(GV_MODEL_FORMAT_MINOR));
+    bad |= gv_json_set_new(doc, "format", json_string(GV_MODEL_FORMAT_NAME));
+    bad |= json_object_set(doc, "version", version);
+    bad |= gv_json_set_new(doc, "grove_version", json_string(GROVE_VERSION_STRING));
+    bad |= gv_json_set_new(doc, "algo", json_string(m->algo));
+    bad |= gv_json_set_new(doc, "n_outputs", json_integer((json_int_t)m->n_outputs));
+    bad |= gv_json_set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
+    bad |= gv_json_set_new(doc, "params", gv_model_params_json(m->params));
+    bad |= gv_json_set_new(doc, "schema", schema_to_json(m->schema));
+    bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used));
+    if (!bad) {
+        /* {"kind": ..., then the component's own fields} */
+        component = gv_component_to_json(&m->root);
+        bad |= !component || json_object_set(doc, "model", component);
+    }
+    json_decref(component);
+    json_decref(version);
+    if (bad) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int crc_callback(const char *buffer, size_t size, void *data)
+{
+    uLong *crc = data;
+    while (size > 0) {
+        uInt n = size > 1u << 30 ? 1u << 30 : (uInt)size;
+        *crc = crc32(*crc, (const Bytef *)buffer, n);
+        buffer += n;
+        size -= n;
+    }
+    return 0;
+}
+
+/* The checksum of `doc` (which has no "crc32") as 8 lowercase hex digits. */
+static grove_status doc_checksum(const json_t *doc, char hex[9])
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    if (json_dump_callback(doc, crc_callback, &crc, DUMP_CANONICAL) != 0)
+        return gv_err_nomem("the model checksum");
+    snprintf(hex, 9, "%08lx", (unsigned long)(crc & 0xFFFFFFFFul));
+    return GROVE_OK;
+}
+
+/* The checked model as its complete document, "crc32" included (a new reference in *out). */
+grove_status gv_model_to_doc(const grove_model *m, json_t **out)
+{
+    *out = NULL;
+    grove_status st;
+    /* the root check marks the features numeric splits read */
+    unsigned char *mark_used = gv_calloc(m->schema ? m->schema->n_features + 1 : 1, 1);
+    if (!mark_used) return gv_err_nomem("the model's JSON");
+    if ((st = gv_model_check_head(m)) != GROVE_OK || (st = gv_model_check_strings(m)) != GROVE_OK ||
+        (st = gv_model_check_root(m, 1, mark_used)) != GROVE_OK) {
+        gv_free(mark_used);
+        if (st != GROVE_ERR_MODEL) return st; /* NOMEM, or DATA: a name that is not UTF-8 */
+        /* Our own trainer built it: an invalid model is a bug, not bad input. */
+        gv_err_prefix("cannot write an invalid model");
+        return GROVE_ERR_INTERNAL;
+    }
+    json_t *doc = model_to_json(m, mark_used);
+    gv_free(mark_used);
+    if (!doc) return gv_err_nomem("the model's JSON");
+    char hex[9];
+    st = doc_checksum(doc, hex);
+    if (st == GROVE_OK && gv_json_set_new(doc, "crc32", json_string(hex)) != 0)
+        st = gv_err_nomem("the model's JSON");
+    if (st != GROVE_OK) {
+        json_decref(doc);
+        return st;
+    }
+    *out = doc;
+    return GROVE_OK;
+}
+
+grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc;
+    grove_status st = gv_model_to_doc(m, &doc);
+    if (st != GROVE_OK) return st;
+    if (json_dump_callback(doc, gv_json_buf_sink, out, GV_MODEL_DUMP_FILE) != 0 ||
+        gv_buf_append(out, "\n", 1) != 0)
+        st = gv_err_nomem("the model text");
+    json_decref(doc);
+    if (st != GROVE_OK) gv_buf_free(out);
+    return st;
+}
+
+/* ---- reading ---- */
+
+static grove_status parse_strings(const json_t *a, const char *field, gv_dict *dict)
+{
+    if (!json_is_array(a))
+        return gv_err(GROVE_ERR_MODEL, "%s: %s", field,
+                      a ? "expected an array of strings" : "missing");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_string(v))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a string, got %s", field, i,
+                          gv_json_kind(v));
+        long code = gv_dict_add(dict, json_string_value(v), json_string_length(v));
+        if (code < 0) return gv_err_nomem("the schema");
+        if ((size_t)code != i)
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: '%s' is also entry %ld", field, i,
+                          json_string_value(v), code);
+    }
+    return GROVE_OK;
+}
+
+static grove_status parse_feature(const json_t *obj, grove_schema *s, size_t f)
+{
+    if (!json_is_object(obj))
+        return gv_err(GROVE_ERR_MODEL, "expected an object, got %s", gv_json_kind(obj));
+    grove_status st = gv_json_check_fields(obj, feature_fields, GV_COUNT(feature_fields), "a feature");
+    const char *name, *type;
+    if (st != GROVE_OK || (st = gv_json_get_string(obj, "name", &name)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "type", &type)) != GROVE_OK)
+        return st;
+    char *copy = gv_strdup(name);
+    if (!copy) return gv_err_nomem("the schema");
+    gv_free(s->feature_names[f]);
+    s->feature_names[f] = copy;
+    const json_t *categories = json_object_get(obj, "categories");
+    if (!strcmp(type, "numeric")) {
+        if (categories)
+            return gv_err(GROVE_ERR_MODEL, "categories: a numeric feature has no categories");
+        return GROVE_OK;
+    }
+    if (strcmp(type, "categorical") != 0)
+        return gv_err(GROVE_ERR_MODEL, "type: expected \"numeric\" or \"categorical\", got \"%s\"",
+                      type);
+    s->is_categorical[f] = 1;
+    return parse_strings(categories, "categories", &s->categories[f]);
+}
+
+static grove_status parse_schema(const json_t *obj, grove_schema **out)
+{
+    grove_status st = gv_json_check_fields(obj, schema_fields, GV_COUNT(schema_fields), "the schema");
+    const char *task, *label;
+    if (st != GROVE_OK || (st = gv_json_get_string(obj, "task", &task)) != GROVE_OK ||
+        (st = gv_json_get_string(obj, "label", &label)) != GROVE_OK)
+        return st;
+    const json_t *features = json_object_get(obj, "features");
+    if (!json_is_array(features) || json_array_size(features) == 0)
+        return gv_err(GROVE_ERR_MODEL, "features: %s",
+                      features ? "expected an array of at least one feature" : "missing");
+    grove_task t;
+    if (!strcmp(task, "classification"))
+        t = GROVE_CLASSIFICATION;
+    else if (!strcmp(task, "regression"))
+        t = GROVE_REGRESSION;
+    else
+        return gv_err(GROVE_ERR_MODEL,
+                      "task: expected \"classification\" or \"regression\", got \"%s\"", task);
+    size_t n = json_array_size(features);
+    grove_schema *s = gv_schema_new(n);
+    if (!s) return gv_err_nomem("the schema");
+    s->task = t;
+    char *copy = gv_strdup(label);
+    if (!copy) {
+        st = gv_err_nomem("the schema");
+        goto fail;
+    }
+    gv_free(s->label_name);
+    s->label_name = copy;
+    if ((st = parse_strings(json_object_get(obj, "classes"), "classes", &s->classes)) != GROVE_OK)
+        goto fail;
+    for (size_t f = 0; f < n; f++) {
+        if ((st = parse_feature(json_array_get(features, f), s, f)) != GROVE_OK) {
+            gv_err_prefix("features[%zu]", f);
+            goto fail;
+        }
+    }
+    *out = s;
+    return GROVE_OK;
+fail:
+    gv_schema_free(s);
+    return st;
+}
+
+/* Fills mappers[0..n_features-1] (allocated, zeroed, owned by the model being built). */
+static grove_status parse_bins(const json_t *a, const grove_schema *s, gv_bin_mapper *mappers)
+{
+    if (json_array_size(a) != s->n_features)
+        return gv_err(GROVE_ERR_MODEL, "bins: expected %zu entries (one per feature), got %zu",
+                      s->n_features, json_array_size(a));
+    for (size_t f = 0; f < s->n_features; f++) {
+        const json_t *obj = json_array_get(a, f);
+        gv_bin_mapper *b = &mappers[f];
+        grove_status st;
+        int64_t n_bins;
+        if (!json_is_object(obj))
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: expected an object, got %s", f,
+                          gv_json_kind(obj));
+        if ((st = gv_json_check_fields(obj, bin_fields, GV_COUNT(bin_fields), "a bin mapper")) != GROVE_OK ||
+            (st = gv_json_get_int(obj, "n_bins", 0, GV_MODEL_MAX_BINS, &n_bins)) != GROVE_OK) {
+            gv_err_prefix("bins[%zu]", f);
+            return st;
+        }
+        b->n_bins = (uint32_t)n_bins;
+        b->is_categorical = s->is_categorical[f];
+        if (n_bins == 0) { /* format 1.2: a numeric feature whose bins are not stored */
+            if (b->is_categorical || json_object_get(obj, "cuts"))
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: n_bins 0 (not stored) is for a "
+                              "numeric feature, without cuts", f);
+            continue;
+        }
+        if (b->is_categorical) {
+            if (json_object_get(obj, "cuts"))
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: a categorical feature has no cuts", f);
+            continue;
+        }
+        const json_t *cuts;
+        if ((st = gv_json_get_array(obj, "cuts", (size_t)-1, &cuts)) != GROVE_OK) {
+            gv_err_prefix("bins[%zu]", f);
+            return st;
+        }
+        size_t n_cuts = json_array_size(cuts);
+        if (n_cuts > GV_MODEL_MAX_BINS - 2)
+            return gv_err(GROVE_ERR_MODEL, "bins[%zu]: %zu cut points, more than %d", f, n_cuts,
+                          GV_MODEL_MAX_BINS - 2);
+        b->cuts = gv_malloc_array(n_cuts, sizeof *b->cuts);
+        if (!b->cuts) return gv_err_nomem("the bin mappers");
+        b->n_cuts = (uint32_t)n_cuts;
+        for (size_t c = 0; c < n_cuts; c++) {
+            double x = json_number_value(json_array_get(cuts, c));
+            /* range first: converting an out-of-range double to float is undefined */
+            if (!(fabs(x) <= FLT_MAX) || (double)(float)x != x)
+                return gv_err(GROVE_ERR_MODEL, "bins[%zu]: cuts[%zu]: %.17g is not a float value",
+                              f, c, x);
+            b->cuts[c] = (float)x;
+        }
+    }
+    return GROVE_OK;
+}
+
+static grove_status parse_params(const json_t *obj, grove_params **out)
+{
+    grove_params *p = NULL;
+    grove_status st = grove_params_create(&p);
+    if (st != GROVE_OK) return st;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        if (!json_is_string(value)) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: expected a string, got %s", key, gv_json_kind(value));
+            break;
+        }
+        for (int i = 0; i < GV_P_COUNT; i++)
+            if (!is_stored_param((gv_param_id)i) && !strcmp(key, gv_param_name((gv_param_id)i)))
+                st = gv_err(GROVE_ERR_MODEL, "%s: an execution setting, not stored in models",
+                            key);
+        if (st != GROVE_OK) break;
+        st = grove_params_set(p, key, json_string_value(value));
+        if (st != GROVE_OK) {
+            if (st == GROVE_ERR_PARAM) st = GROVE_ERR_MODEL;
+            break;
+        }
+    }
+    if (st != GROVE_OK) {
+        grove_params_free(p);
+        return st;
+    }
+    *out = p;
+    return GROVE_OK;
+}
+
+/* "format" and "version": is this a grove model that this build can read? */
+static grove_status check_format(const json_t *doc, long long *minor_out)
+{
+    if (!json_is_object(doc))
+        return gv_err(GROVE_ERR_MODEL, "not a grove model file (the JSON value is %s, not an "
+                      "object)", gv_json_kind(doc));
+    const json_t *format = json_object_get(doc, "format");
+    if (!json_is_string(format) || strcmp(json_string_value(format), GV_MODEL_FORMAT_NAME) != 0)
+        return gv_err(GROVE_ERR_MODEL, "not a grove model file (no \"format\": \"%s\")",
+                      GV_MODEL_FORMAT_NAME);
+    const json_t *version = json_object_get(doc, "version");
+    const json_t *major = json_array_get(version, 0), *minor = json_array_get(version, 1);
+    if (json_array_size(version) != 2 || !json_is_integer(major) || !json_is_integer(minor) ||
+        json_integer_value(major) < 0 || json_integer_value(minor) < 0)
+        return gv_err(GROVE_ERR_MODEL, "version: expected [major, minor]");
+    long long ma = json_integer_value(major), mi = json_integer_value(minor);
+    if (ma > GV_MODEL_FORMAT_MAJOR)
+        return gv_err(GROVE_ERR_MODEL, "written by a newer grove (format %lld.%lld); this build "
+                      "reads format %d.x", ma, mi, GV_MODEL_FORMAT_MAJOR);
+    if (ma < GV_MODEL_FORMAT_MAJOR)
+        return gv_err(GROVE_ERR_MODEL, "format %lld.%lld is not supported; this build reads "
+                      "format %d.x", ma, mi, GV_MODEL_FORMAT_MAJOR);
+    /* A newer minor version adds only optional fields: it is read when every field in it is
+     * known here (check_fields below refuses the others by name).  The minor version also says
+     * how the tree's arrays are spelled (JSON arrays in 1.0, packed arrays from 1.1 on). */
+    *minor_out = mi;
+    return GROVE_OK;
+}
+
+static grove_status check_checksum(json_t *doc)
+{
+    const json_t *v = json_object_get(doc, "crc32");
+    if (!v) return gv_err(GROVE_ERR_MODEL, "crc32: missing");
+    const char *stored = json_string_value(v);
+    if (!stored || strlen(stored) != 8 || strspn(stored, "0123456789abcdef") != 8)
+        return gv_err(GROVE_ERR_MODEL, "crc32: expected 8 lowercase hexadecimal digits");
+    char want[9], got[9];
+    memcpy(want, stored, 9);
+    json_object_del(doc, "crc32");
+    grove_status st = doc_checksum(doc, got);
+    if (st != GROVE_OK) return st;
+    if (strcmp(want, got) != 0)
+        return gv_err(GROVE_ERR_MODEL, "checksum mismatch: the file was modified or corrupted "
+                      "(crc32 %s stored, %s computed)", want, got);
+    return GROVE_OK;
+}
+
+/* Builds a model from a parsed document (modified: "crc32" is removed).  Messages have no
+ * file prefix. */
+static grove_status model_from_doc(json_t *doc, grove_model **out)
+{
+    grove_status st;
+    long long minor = 0;
+    if ((st = check_format(doc, &minor)) != GROVE_OK || (st = check_checksum(doc)) != GROVE_OK ||
+        (st = gv_json_check_fields(doc, top_fields, GV_COUNT(top_fields), "the model file")) != GROVE_OK)
+        return st;
+    const char *grove_version, *algo, *kind;
+    int64_t n_outputs, n_train_rows;
+    const json_t *params, *schema, *model;
+    const json_t *bins = json_object_get(doc, "bins");
+    if ((st = gv_json_get_string(doc, "grove_version", &grove_version)) != GROVE_OK ||
+        (st = gv_json_get_string(doc, "algo", &algo)) != GROVE_OK ||
+        (st = gv_json_get_int(doc, "n_outputs", 1, MAX_OUTPUTS, &n_outputs)) != GROVE_OK ||
+        (st = gv_json_get_int(doc, "n_train_rows", 0, INT64_MAX, &n_train_rows)) != GROVE_OK ||
+        (st = gv_json_get_object(doc, "params", &params)) != GROVE_OK ||
+        (st = gv_json_get_object(doc, "schema", &schema)) != GROVE_OK ||
+        (st = gv_json_get_object(doc, "model", &model)) != GROVE_OK)
+        return st;
+    if (!json_is_array(bins))
+        return gv_err(GROVE_ERR_MODEL, "bins: %s", bins ? "expected an array" : "missing");
+    if ((st = gv_json_get_string(model, "kind", &kind)) != GROVE_OK) {
+        gv_err_prefix("model");
+        return st;
+    }
+    const gv_component_vt *vt = gv_component_kind(kind);
+    if (!vt) return gv_err(GROVE_ERR_MODEL, "model: kind: unknown component kind '%s'", kind);
+
+    grove_model *m = gv_calloc(1, sizeof *m);
+    if (!m) return gv_err_nomem("a model");
+    m->n_outputs = (size_t)n_outputs;
+    m->n_train_rows = (size_t)n_train_rows;
+    if (!(m->algo = gv_strdup(algo))) {
+        st = gv_err_nomem("a model");
+        goto fail;
+    }
+    if ((st = parse_params(params, &m->params)) != GROVE_OK) {
+        gv_err_prefix("params");
+        goto fail;
+    }
+    if ((st = parse_schema(schema, &m->schema)) != GROVE_OK) {
+        gv_err_prefix("schema");
+        goto fail;
+    }
+    /* The schema is in place, so gv_model_free can free the mappers from here on. */
+    if (!(m->mappers = gv_calloc(m->schema->n_features, sizeof *m->mappers))) {
+        st = gv_err_nomem("the bin mappers");
+        goto fail;
+    }
+    if ((st = parse_bins(bins, m->schema, m->mappers)) != GROVE_OK ||
+        (st = gv_model_check_head(m)) != GROVE_OK)
+        goto fail;
+    void *impl = NULL;
+    /* the components read the file's form of their fields (a newer minor as the newest known) */
+    gv_model_ctx ctx = gv_model_ctx_of(m, minor < GV_MODEL_FORMAT_MINOR ? (int)minor : GV_MODEL_FORMAT_MINOR, NULL);
+    st = vt->from_json(model, &ctx, &impl);
+    if (st != GROVE_OK) {
+        gv_err_prefix("model");
+        goto fail;
+    }
+    m->root.vt = vt;
+    m->root.impl = impl;
+    if ((st = gv_model_check_root(m, 0, NULL)) != GROVE_OK) goto fail;
+    *out = m;
+    return GROVE_OK;
+fail:
+    gv_model_free(m);
+    return st;
+}
+
+/* Duplicate keys would let two readers see different models in one file. */
+#define GV_MODEL_LOAD_FLAGS JSON_REJECT_DUPLICATES
+
+/* The model of a parsed document (doc: what jansson returned for `len` bytes of text, NULL on a
+ * parse error described by jerr; taken over). */
+grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
+                                      const char *source, grove_model **out)
+{
+    if (len == 0) {
+        json_decref(doc);
+        return gv_err(GROVE_ERR_MODEL, "%s: empty file, not a grove model", source);
+    }
+    if (!doc) {
+        if (json_error_code(jerr) == json_error_out_of_memory)
+            return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source);
+        return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr->line, jerr->column,
+                      jerr->text);
+    }
+    grove_status st = model_from_doc(doc, out);
+    json_decref(doc);
+    if (st != GROVE_OK) gv_err_prefix("%s", source);
+    return st;
+}
+
+grove_status gv_model_from_text(const char *text, size_t len, const char *source,
+                                grove_model **out)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *doc = len ? json_loadb(text, len, GV_MODEL_LOAD_FLAGS, &jerr) : NULL;
+    return gv_model_from_parsed(doc, &jerr, len, source, out);
+}
