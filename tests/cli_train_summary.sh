@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The train summary says why boosting stopped before its rounds (issue 17): a perfect
 # hypothesis (epsilon = 0), a first hypothesis with no edge (epsilon >= 1/2: XOR, where every
-# stump errs on exactly half the weight), and early stopping (adaboost and gbdt).  The rounds
+# stump errs on exactly half the weight), no edge in a later round, and early stopping
+# (adaboost and gbdt).  The rounds
 # printed match the model's own record (`grove info`).
 source "$(dirname "$0")/lib_cli.sh"
 
@@ -14,6 +15,12 @@ expect_in "$TMP/out" "rounds: 1 of 10; stopped early: round 1: a perfect hypothe
 printf 'x1,x2,label\n0,0,a\n0,1,b\n1,0,b\n1,1,a\n' >"$TMP/xor.csv"
 expect_exit 0 "$GROVE" train "$TMP/xor.csv" -o "$TMP/x.model" --algo adaboost -r 10
 expect_in "$TMP/out" "rounds: 1 of 10; stopped early: round 1: error 0.5 of the first hypothesis is not below the limit"
+# no edge in a later round: XOR with one point repeated; AdaBoost's weights come back to a
+# distribution on which every stump errs on exactly half (round 10 here)
+printf 'x1,x2,label\n0,0,a\n0,1,b\n1,0,b\n1,1,a\n0,0,a\n' >"$TMP/xor5.csv"
+expect_exit 0 "$GROVE" train "$TMP/xor5.csv" -o "$TMP/x5.model" --algo adaboost -r 10
+expect_in "$TMP/out" "stopped early: round"
+expect_in "$TMP/out" "is not below 1/2; the base learner has no edge on this distribution, training stopped"
 # early stopping on the validation data
 for algo in adaboost gbdt; do
   expect_exit 0 "$GROVE" train "$train" -o "$TMP/e.model" --algo $algo -r 200 --valid "$valid" \
