@@ -65,6 +65,11 @@ int cli_check_unused(const grove_params *params, const char *command, int quiet)
     "                       warning, with a hint such as 'did you mean base.max_depth?')\n"       \
     "  -q, --quiet          no progress, warnings or summary\n"
 
+/* Loads data for `model`: with its schema, and the CSV separator it was trained with when
+ * `params` (may be NULL) does not choose one. */
+int cli_load_for_model(const char *path, const grove_model *model, const grove_params *params,
+                       int quiet, grove_dataset **out);
+
 /* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
              int quiet, grove_dataset **out);

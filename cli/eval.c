@@ -115,7 +115,7 @@ int cmd_eval(int argc, char **argv)
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
+    rc = cli_load_for_model(pos[1], model, NULL, quiet, &data);
     if (rc != EXIT_OK) goto done;
     if (!grove_dataset_has_labels(data)) {
         const char *why = strstr(grove_dataset_warning(data), "the label column");

@@ -120,7 +120,7 @@ int cmd_importance(int argc, char **argv)
         goto done;
     }
     if (pos[1]) {
-        rc = cli_load(pos[1], NULL, schema, quiet, &data);
+        rc = cli_load_for_model(pos[1], model, NULL, quiet, &data);
         if (rc != EXIT_OK) goto done;
         if (!grove_dataset_has_labels(data)) {
             cli_error("%s: no label column '%s' to compute permutation importances", pos[1],

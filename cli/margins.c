@@ -65,7 +65,7 @@ int cmd_margins(int argc, char **argv)
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    rc = cli_load(pos[1], NULL, grove_model_schema(model), quiet, &data);
+    rc = cli_load_for_model(pos[1], model, NULL, quiet, &data);
     if (rc != EXIT_OK) goto done;
     size_t n = grove_dataset_n_rows(data);
     m = malloc((n ? n : 1) * sizeof *m);

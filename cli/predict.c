@@ -111,7 +111,7 @@ int cmd_predict(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    rc = cli_load(pos[1], params, s, quiet, &data);
+    rc = cli_load_for_model(pos[1], model, params, quiet, &data);
     if (rc != EXIT_OK) goto done;
     size_t n_kept = grove_dataset_n_kept(data);
     if (*keep && !n_kept) {

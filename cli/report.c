@@ -105,9 +105,10 @@ int cmd_report(int argc, char **argv)
     int rc = EXIT_OK;
     grove_status st = grove_model_load(model_path, &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    const grove_schema *s = grove_model_schema(model);
-    if (data_path && (rc = cli_load(data_path, NULL, s, quiet, &data)) != EXIT_OK) goto done;
-    if (valid_path && (rc = cli_load(valid_path, NULL, s, quiet, &valid)) != EXIT_OK) goto done;
+    if (data_path && (rc = cli_load_for_model(data_path, model, NULL, quiet, &data)) != EXIT_OK)
+        goto done;
+    if (valid_path && (rc = cli_load_for_model(valid_path, model, NULL, quiet, &valid)) != EXIT_OK)
+        goto done;
     if (biasvar_path && !(biasvar = read_text(biasvar_path))) {
         rc = EXIT_INPUT;
         goto done;

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,30 @@ int cli_load(const char *path, const grove_params *params, const grove_schema *s
         line = end ? end + 1 : line + len;
     }
     return EXIT_OK;
+}
+
+int cli_load_for_model(const char *path, const grove_model *model, const grove_params *params,
+                       int quiet, grove_dataset **out)
+{
+    /* the separator the model was trained with (--sep), unless the caller chose one */
+    grove_params *own = NULL;
+    char sep[16] = "auto";
+    if (params) grove_params_get(params, "sep", sep, sizeof sep);
+    char *info = NULL;
+    if (!strcmp(sep, "auto") && grove_model_info_json(model, &info) == GROVE_OK) {
+        json_t *root = json_loads(info, 0, NULL);
+        const char *trained = json_string_value(
+            json_object_get(json_object_get(root, "params"), "sep"));
+        if (trained && strcmp(trained, "auto") &&
+            (params ? grove_params_copy(params, &own) : grove_params_create(&own)) == GROVE_OK &&
+            grove_params_set(own, "sep", trained) == GROVE_OK)
+            params = own;
+        json_decref(root);
+        grove_string_free(info);
+    }
+    int rc = cli_load(path, params, grove_model_schema(model), quiet, out);
+    grove_params_free(own);
+    return rc;
 }
 
 /* ---- progress ---- */

@@ -25,7 +25,13 @@ expect_in "$TMP/err" "fields are separated by tabs"
 same_as_ref "$TMP/tab.model" "$test" "tab-separated training file"
 tr ',' '|' <"$train" >"$TMP/bar.txt"
 expect_exit 0 "$GROVE" train "$TMP/bar.txt" -o "$TMP/bar.model" --algo forest -r 5 --seed 2 --sep '|' --set format=csv
-same_as_ref "$TMP/bar.model" "$test" "--sep '|'"
+# predict and eval read files with the separator the model was trained with (or --sep)
+tr ',' '|' <"$test" >"$TMP/bar_test.csv"
+same_as_ref "$TMP/bar.model" "$TMP/bar_test.csv" "a '|' test file for a --sep '|' model"
+expect_exit 0 "$GROVE" eval "$TMP/bar.model" "$TMP/bar_test.csv"
+expect_in "$TMP/out" "accuracy"
+expect_exit 0 "$GROVE" predict "$TMP/bar.model" "$test" --sep , -o "$TMP/p.csv"
+cmp -s "$TMP/p.csv" "$TMP/ref.csv" || fail "predict --sep , on a comma file for a '|' model"
 expect_exit 1 "$GROVE" train "$TMP/bar.txt" -o "$TMP/x.model" --sep '||'
 expect_in "$TMP/err" "sep: must be auto, tab or one character"
 # the test file itself separated by ';' at prediction: sniffed there too
