@@ -39,11 +39,7 @@ RANK = {name: i for i, name in enumerate(ORDER)}
 
 # "file -> later layer" -> why it is tolerated for now.  Each entry is a debt to pay, not a design; an entry
 # that no longer occurs is reported so that the list only shrinks.
-REGISTRY = "the learner registry fills its table with the ensembles' fit and component functions " \
-           "(their place: one registry above learn/ and ensemble/)"
 ALLOWED = {
-    "src/learn/learners.c -> ensemble": REGISTRY,
-    "src/learn/tree_component.c -> ensemble": REGISTRY,
     "src/ensemble/importance.c -> model": "permutation importance predicts with a whole grove_model "
                                           "(its place: eval/)",
     "src/eval/biasvar.c -> api": "bias-variance trains and predicts through the public grove_train and "

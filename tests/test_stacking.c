@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "data/dataset.h"
-#include "learn/learner.h"
+#include "ensemble/registry.h"
 
 static uint64_t rng_state = 12345;
 static double unif(void) /* splitmix64 -> [0, 1) */

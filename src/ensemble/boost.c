@@ -92,27 +92,6 @@ typedef struct gv_boost {
  * Shared helpers
  * ------------------------------------------------------------------------------------------ */
 
-grove_status gv_base_learner(const grove_params *p, const gv_learner **out)
-{
-    const char *name = gv_param_str(p, GV_P_BASE);
-    *out = gv_learner_find(name);
-    if (!*out)
-        return gv_err(GROVE_ERR_PARAM, "base: unknown learner '%s' (see `grove help algos`)", name);
-    return GROVE_OK;
-}
-
-void gv_component_predict_all(const gv_component *c, const grove_dataset *d, size_t k,
-                              int n_threads, double *out)
-{
-    const long n = (long)d->n_rows;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads > 0 ? n_threads : 1) schedule(static) if (n > 4096)
-#else
-    (void)n_threads;
-#endif
-    for (long i = 0; i < n; i++) c->vt->predict_row(c->impl, d, (size_t)i, out + (size_t)i * k);
-}
-
 static size_t argmax(const double *v, size_t k)
 {
     size_t best = 0;

@@ -10,6 +10,7 @@
 #define GV_ENSEMBLE_H
 
 #include "../learn/learner.h"
+#include "registry.h"
 
 /* Component ids for random streams (gv_rng_seed's `component` argument). */
 enum { GV_STREAM_LEARNER = 1, GV_STREAM_BOOST = 2, GV_STREAM_FILTER = 3, GV_STREAM_CONFIDENCE = 4 };
@@ -69,10 +70,6 @@ grove_status gv_importance_oob(const gv_component *c, size_t n_features, double 
 /* Permutation importance of model m on labelled d (same schema) into out[n_features]. */
 grove_status gv_importance_permutation(const grove_model *m, const grove_dataset *d,
                                        uint64_t seed, int n_threads, double *out);
-/* The leaf of tree t reached by binned row i, except that feature f is read from row j
- * (permutation importance on binned rows). */
-size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, size_t f,
-                                size_t j);
 
 /* Normalized margins of a voting ensemble ("boost" of adaboost, m1, samme, m2):
  * (s_y - max_{k != y} s_k) / sum |alpha| for every row of labelled d, into out[n_rows].
@@ -88,11 +85,7 @@ grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset 
 /* The per-round training log as CSV text (header + one row per round) into `b`. */
 grove_status gv_boost_log_csv(const gv_component *c, gv_buf *b);
 
-/* Fits the base learner named by in->params' "base" with the base parameters: a copy of `in`
- * with params replaced; the learner is looked up once by the caller with gv_base_learner. */
-grove_status gv_base_learner(const grove_params *ensemble_params, const gv_learner **out);
-
-/* Predicts component c on every row of d into out[n_rows * k] (OpenMP over rows). */
+/* Predicts component c on every row of d into out[n_rows * k] (OpenMP over rows; common.c). */
 void gv_component_predict_all(const gv_component *c, const grove_dataset *d, size_t k,
                               int n_threads, double *out);
 

@@ -121,36 +121,6 @@ grove_status gv_importance_oob(const gv_component *c, size_t n_features, double 
     return GROVE_OK;
 }
 
-/* tree_predict.c's walk, with feature f read from row j. */
-size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, size_t f,
-                                size_t j)
-{
-    size_t k = 0;
-    for (;;) {
-        const gv_tree_node *n = &t->nodes[k];
-        if (n->type == GV_NODE_LEAF) return k;
-        size_t feat = (size_t)n->feature;
-        uint32_t bin = gv_bin_at(b, feat, feat == f ? j : i);
-        if (n->type == GV_NODE_NUM) {
-            if (bin == 0)
-                k = (size_t)(n->default_left ? n->left : n->right);
-            else
-                k = (size_t)(bin <= n->bin_split ? n->left : n->right);
-        } else if (n->type == GV_NODE_CAT_SET) {
-            uint32_t c = bin - 1;
-            if (bin == 0 || c >= n->cat_len * 32u)
-                k = (size_t)(n->default_left ? n->left : n->right);
-            else
-                k = (size_t)((t->cat_data[n->cat_begin + c / 32u] >> (c % 32u)) & 1u ? n->left
-                                                                                      : n->right);
-        } else { /* CAT_MULTI */
-            uint32_t c = bin - 1;
-            uint32_t child = bin == 0 || c >= n->cat_len ? UINT32_MAX : t->cat_data[n->cat_begin + c];
-            k = child == UINT32_MAX ? (size_t)n->right : (size_t)child;
-        }
-    }
-}
-
 /* The model's error on the rows of d (predictions p [n * k] computed here). */
 static double model_error(const grove_model *m, const grove_dataset *d, int n_threads, double *p)
 {

@@ -66,9 +66,10 @@ typedef struct gv_component {
     void *impl;                /* owned */
 } gv_component;
 
-/* The component kinds a model file may contain (looked up by name by the loader). */
-const gv_component_vt *gv_component_kind(const char *kind);
 extern const gv_component_vt gv_tree_component; /* impl: gv_tree */
+
+/* ---- every kind (component.c); the table of kinds and the reader of any kind are the
+ * registry's (ensemble/registry.h) ---- */
 
 void gv_component_free(gv_component *c);
 /* vt->check when the kind has one (GROVE_OK otherwise); vt->summary, or {"kind": kind}. */
@@ -80,10 +81,6 @@ grove_status gv_components_check(const gv_component *c, size_t n, const gv_model
                                  size_t n_outputs, const char *what);
 /* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
 json_t *gv_component_to_json(const gv_component *c);
-/* Reads such an object: looks up its "kind" and calls that kind's from_json.  *out is cleared
- * on failure (GROVE_ERR_MODEL naming the problem; callers prefix where it was). */
-grove_status gv_component_from_json(const json_t *obj, const gv_model_ctx *ctx,
-                                    gv_component *out);
 
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
 typedef struct gv_fit_input {
@@ -104,8 +101,11 @@ typedef struct gv_learner {
     grove_status (*fit)(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 } gv_learner;
 
-/* The learners of this build: "tree" (CART), "id3", "stump". NULL if unknown. */
-const gv_learner *gv_learner_find(const char *name);
+/* The tree-shaped learners (learners.c): CART, ID3, a stump.  Every learner of the build, by
+ * name, is in the registry (ensemble/registry.h: gv_learner_find). */
+grove_status gv_fit_tree(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+grove_status gv_fit_id3(const gv_fit_input *in, gv_rng *rng, gv_component *out);
+grove_status gv_fit_stump(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 
 /* Builds the tree-engine configuration for learner `name` from the parameters; errors name the
  * parameter (e.g. criterion=variance for a classification task). */

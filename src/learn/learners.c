@@ -1,6 +1,7 @@
 /*
- * learners.c -- the registry of base learners, and the translation of user parameters into a
- * tree-engine configuration.
+ * learners.c -- the tree-shaped learners: the translation of user parameters into a
+ * tree-engine configuration, and their fit functions (the registry of every learner is
+ * ensemble/registry.c).
  *
  * Pipeline position: learn/.  The tree-shaped learners of this file differ only in their
  * configuration of the one engine (tree.c):
@@ -11,10 +12,8 @@
  *   stump  a tree of depth one: the best single split.
  */
 #include "learner.h"
-#include "linear.h" /* the linear learners: perceptron, logistic */
 
 #include "../core/params.h"
-#include "../ensemble/ensemble.h"
 
 #include <string.h>
 
@@ -92,47 +91,17 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
     return GROVE_OK;
 }
 
-static grove_status fit_tree(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+grove_status gv_fit_tree(const gv_fit_input *in, gv_rng *rng, gv_component *out)
 {
     return fit_tree_named("tree", in, rng, out);
 }
 
-static grove_status fit_id3(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+grove_status gv_fit_id3(const gv_fit_input *in, gv_rng *rng, gv_component *out)
 {
     return fit_tree_named("id3", in, rng, out);
 }
 
-static grove_status fit_stump(const gv_fit_input *in, gv_rng *rng, gv_component *out)
+grove_status gv_fit_stump(const gv_fit_input *in, gv_rng *rng, gv_component *out)
 {
     return fit_tree_named("stump", in, rng, out);
-}
-
-static const gv_learner learners[] = {
-    {"tree", fit_tree},
-    {"id3", fit_id3},
-    {"stump", fit_stump},
-    {"adaboost", gv_fit_adaboost},
-    {"adaboost.m1", gv_fit_adaboost_m1},
-    {"samme", gv_fit_samme},
-    {"samme.r", gv_fit_samme_r},
-    {"adaboost.m2", gv_fit_adaboost_m2},
-    {"adaboost.r2", gv_fit_adaboost_r2},
-    {"filter-boost", gv_fit_filter_boost},
-    {"confidence-boost", gv_fit_confidence_boost},
-    {"perceptron", gv_perceptron_fit}, /* linear.h, perceptron.c */
-    {"logistic", gv_logistic_fit},     /* linear.h, logistic.c */
-    {"bagging", gv_fit_bagging},       /* ensemble.h, bagging.c */
-    {"forest", gv_fit_forest},         /* ensemble.h, bagging.c */
-    {"extra-trees", gv_fit_extra_trees}, /* ensemble.h, bagging.c */
-    {"gbdt", gv_fit_gbdt},               /* ensemble.h, gbdt.c */
-    {"mlp", gv_mlp_fit},                 /* linear.h, mlp.c */
-    {"stacking", gv_fit_stacking},       /* ensemble.h, stacking.c */
-    {"voting", gv_fit_voting},           /* ensemble.h, stacking.c */
-};
-
-const gv_learner *gv_learner_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof learners / sizeof learners[0]; i++)
-        if (!strcmp(learners[i].name, name)) return &learners[i];
-    return NULL;
 }

@@ -130,6 +130,10 @@ void gv_tree_free(gv_tree *t);
 size_t gv_tree_leaf(const gv_tree *t, const grove_dataset *d, size_t i);
 /* The leaf index reached by row i of binned matrix b. */
 size_t gv_tree_leaf_binned(const gv_tree *t, const gv_binned *b, size_t i);
+/* The leaf of tree t reached by binned row i, except that feature f is read from row j
+ * (permutation importance on binned rows; tree_predict.c). */
+size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, size_t f,
+                                size_t j);
 /* Number of leaves, and the depth of the deepest leaf. */
 size_t gv_tree_n_leaves(const gv_tree *t);
 int gv_tree_depth(const gv_tree *t);

@@ -1,6 +1,5 @@
 /*
- * tree_component.c -- a gv_tree as a model component (kind "tree"), and the registry of
- * component kinds that model files may contain.
+ * tree_component.c -- a gv_tree as a model component (kind "tree").
  *
  * Pipeline position: learn/; the model container (model/) reads and writes components through
  * gv_component_vt, with the JSON codec of core/json.h; the reader learns the file's minor version
@@ -20,10 +19,8 @@
  * structure, so a tree that loads can be walked safely with any input.
  */
 #include "learner.h"
-#include "linear.h" /* the linear components' vtables, for the registry below */
 
 #include "../core/json.h"
-#include "../ensemble/ensemble.h"
 
 #include <float.h>
 #include <math.h>
@@ -294,86 +291,3 @@ const gv_component_vt gv_tree_component = {
     .check = tree_check,
     .summary = tree_summary,
 };
-
-/* ---- the registry of component kinds: one line per kind ---- */
-
-static const gv_component_vt *const component_kinds[] = {
-    &gv_tree_component,
-    &gv_perceptron_component, /* linear.h */
-    &gv_logistic_component,   /* linear.h */
-    &gv_boost_component,      /* ensemble.h */
-    &gv_majority3_component,  /* ensemble.h */
-    &gv_confidence_component, /* ensemble.h */
-    &gv_bagging_component,    /* ensemble.h: bagging, forest, extra-trees */
-    &gv_gbdt_component,       /* ensemble.h */
-    &gv_mlp_component,        /* linear.h */
-    &gv_stacking_component,   /* ensemble.h */
-    &gv_voting_component,     /* ensemble.h */
-};
-
-const gv_component_vt *gv_component_kind(const char *kind)
-{
-    for (size_t i = 0; i < sizeof component_kinds / sizeof component_kinds[0]; i++)
-        if (!strcmp(component_kinds[i]->kind, kind)) return component_kinds[i];
-    return NULL;
-}
-
-void gv_component_free(gv_component *c)
-{
-    if (!c) return;
-    if (c->vt && c->impl) c->vt->free(c->impl);
-    c->vt = NULL;
-    c->impl = NULL;
-}
-
-grove_status gv_component_check(const gv_component *c, const gv_model_ctx *ctx, size_t n_outputs)
-{
-    return c->vt->check ? c->vt->check(c->impl, ctx, n_outputs) : GROVE_OK;
-}
-
-grove_status gv_components_check(const gv_component *c, size_t n, const gv_model_ctx *ctx,
-                                 size_t n_outputs, const char *what)
-{
-    for (size_t i = 0; i < n; i++) {
-        grove_status st = gv_component_check(&c[i], ctx, n_outputs);
-        if (st != GROVE_OK) {
-            gv_err_prefix("%s[%zu]", what, i);
-            return st;
-        }
-    }
-    return GROVE_OK;
-}
-
-json_t *gv_component_summary(const gv_component *c)
-{
-    return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
-}
-
-json_t *gv_component_to_json(const gv_component *c)
-{
-    json_t *fields = c->vt->to_json(c->impl), *obj = json_object();
-    int bad = !fields || !obj || json_object_set_new(obj, "kind", json_string(c->vt->kind)) != 0 ||
-              json_object_update(obj, fields) != 0;
-    json_decref(fields);
-    if (bad) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
-}
-
-grove_status gv_component_from_json(const json_t *obj, const gv_model_ctx *ctx,
-                                    gv_component *out)
-{
-    out->vt = NULL;
-    out->impl = NULL;
-    const char *kind;
-    if (!json_is_object(obj)) return gv_err(GROVE_ERR_MODEL, "expected an object with a kind");
-    grove_status st = gv_json_get_string(obj, "kind", &kind);
-    if (st != GROVE_OK) return st;
-    const gv_component_vt *vt = gv_component_kind(kind);
-    if (!vt) return gv_err(GROVE_ERR_MODEL, "kind: unknown component kind '%s'", kind);
-    st = vt->from_json(obj, ctx, &out->impl);
-    if (st == GROVE_OK) out->vt = vt;
-    return st;
-}

@@ -12,6 +12,7 @@
 
 #include "../learn/learner.h"
 #include "../core/json.h"
+#include "../ensemble/registry.h"
 
 struct grove_model {
     grove_schema *schema;       /* owned */

@@ -1,0 +1,53 @@
+/*
+ * component.c -- what every model component shares, whatever its kind: free, check against the
+ * model, summary, and the JSON object {"kind": ..., fields} (learner.h).
+ *
+ * Pipeline position: learn/.  The kinds themselves live with their learners (tree_component.c,
+ * linear.c, ...) and the ensembles; the table of all kinds is the registry (ensemble/registry.c),
+ * which also reads a component of any kind (gv_component_from_json).
+ */
+#include "learner.h"
+
+void gv_component_free(gv_component *c)
+{
+    if (!c) return;
+    if (c->vt && c->impl) c->vt->free(c->impl);
+    c->vt = NULL;
+    c->impl = NULL;
+}
+
+grove_status gv_component_check(const gv_component *c, const gv_model_ctx *ctx, size_t n_outputs)
+{
+    return c->vt->check ? c->vt->check(c->impl, ctx, n_outputs) : GROVE_OK;
+}
+
+grove_status gv_components_check(const gv_component *c, size_t n, const gv_model_ctx *ctx,
+                                 size_t n_outputs, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        grove_status st = gv_component_check(&c[i], ctx, n_outputs);
+        if (st != GROVE_OK) {
+            gv_err_prefix("%s[%zu]", what, i);
+            return st;
+        }
+    }
+    return GROVE_OK;
+}
+
+json_t *gv_component_summary(const gv_component *c)
+{
+    return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
+}
+
+json_t *gv_component_to_json(const gv_component *c)
+{
+    json_t *fields = c->vt->to_json(c->impl), *obj = json_object();
+    int bad = !fields || !obj || json_object_set_new(obj, "kind", json_string(c->vt->kind)) != 0 ||
+              json_object_update(obj, fields) != 0;
+    json_decref(fields);
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
