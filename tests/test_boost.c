@@ -4,7 +4,11 @@
  *  - a hand-worked two-round AdaBoost example (epsilon, alpha, Z, training error);
  *  - the training-error bound of Freund & Schapire: every round, training error <= prod Z_t <=
  *    exp(-2 sum gamma_t^2), for adaboost on five binary datasets and adaboost.m1 on three
- *    multiclass ones; adaboost.m2's (K - 1) prod Z_t bound;
+ *    multiclass ones; adaboost.m2's (K - 1) prod Z_t bound (digits, iris, wine, glass; stumps
+ *    and trees);
+ *  - adaboost.m2's weak learner minimizes the pseudo-loss: the first stump against a brute-force
+ *    search over every stump; on glass the gini-grown members stall (and boost.min_edge stops
+ *    them with its reason) while the pseudo-loss members keep lowering the training error;
  *  - degenerate rounds: a perfect first hypothesis, a first hypothesis without an edge (M1
  *    stalls where SAMME goes on), a base learner that fails;
  *  - staged prediction equals a model trained with fewer rounds; save -> load -> predict is
@@ -185,8 +189,13 @@ static void test_bounds(void)
         grove_params_free(p);
         check_bound("algo=adaboost.m1", multi[i], "base=tree", 1);
     }
-    /* M2's bound has the factor K - 1 (digits: K = 10) */
+    /* M2's bound has the factor K - 1 (digits: K = 10), with pseudo-loss stumps and trees */
     check_bound("algo=adaboost.m2", "examples/data/digits_train.csv", "base=stump", 9);
+    static const double kminus1[] = {2, 2, 5};
+    for (size_t i = 0; i < 3; i++) {
+        check_bound("algo=adaboost.m2", multi[i], "base=stump", kminus1[i]);
+        check_bound("algo=adaboost.m2", multi[i], "base=tree", kminus1[i]);
+    }
 }
 
 static void test_degenerate(void)
@@ -416,8 +425,103 @@ static void test_determinism(void)
     grove_dataset_free(d);
 }
 
+/* Brute force: the first stump of adaboost.m2 minimizes the pseudo-loss over every stump.  With
+ * D_1 proportional to sample weights and q uniform over the mislabels, each (feature, cut)
+ * stump costs 1/2 sum_leaves sum_y min(A_y, B_y), A_y = sum D(i) [y_i = y], B_y = sum D(i)
+ * q(i, y) [y_i != y]; the engine's stump must reach the minimum of that over all cuts between
+ * distinct values (the data has at most 10 values a feature, so every cut is a bin border). */
+static void test_m2_stump_brute_force(void)
+{
+    enum { N = 160, F = 4, K = 4 };
+    static double x[N * F], y[N], w[N];
+    uint64_t s = 12345;
+    for (size_t i = 0; i < N; i++) {
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            x[i * F + f] = (double)((s >> 33) % 10);
+        }
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        y[i] = (double)(((size_t)x[i * F] / 3 + (s >> 40) % 2) % K);
+        w[i] = 1.0 + (double)((s >> 20) % 5);
+    }
+    grove_dataset *d = NULL;
+    grove_params *tp = params((const char *const[]){"task=classification", NULL});
+    CHECK_OK(grove_dataset_from_array(x, GROVE_FLOAT64, N, F, y, w, NULL, tp, NULL, &d));
+    grove_params_free(tp);
+    grove_model *m = train(d, NULL, (const char *const[]){"algo=adaboost.m2", "base=stump",
+                                                           "rounds=1", NULL});
+    log_row r[2];
+    CHECK_EQ_INT(read_log(m, r, 2), 1);
+    double W = 0;
+    for (size_t i = 0; i < N; i++) W += w[i];
+    double best = INFINITY;
+    for (size_t f = 0; f < F; f++)
+        for (double cut = 0.5; cut < 9; cut += 1) {
+            double A[2][K] = {{0}}, B[2][K] = {{0}};
+            for (size_t i = 0; i < N; i++) {
+                int side = x[i * F + f] > cut, yi = (int)y[i];
+                double D = w[i] / W;
+                for (int c = 0; c < K; c++) {
+                    if (c == yi)
+                        A[side][c] += D;
+                    else
+                        B[side][c] += D / (K - 1);
+                }
+            }
+            double eps = 0;
+            for (int sd = 0; sd < 2; sd++)
+                for (int c = 0; c < K; c++) eps += 0.5 * (A[sd][c] < B[sd][c] ? A[sd][c] : B[sd][c]);
+            if (eps < best) best = eps;
+        }
+    CHECK_NEAR(r[0].eps, best, 1e-12);
+    grove_model_free(m);
+    grove_dataset_free(d);
+}
+
+/* AdaBoost.M2 on glass (6 classes, 149 training rows): stumps grown on D_t with gini stall --
+ * the training error is the same after 30 and 150 rounds and the pseudo-loss creeps to 1/2, so
+ * boost.min_edge stops them with its reason -- while stumps that minimize the pseudo-loss
+ * (the default) keep lowering the training error, and beat them on the test rows. */
+static void test_m2_pseudo_loss(void)
+{
+    grove_dataset *tr = load("examples/data/glass_train.csv", NULL);
+    grove_dataset *te = load_like("examples/data/glass_test.csv", grove_dataset_schema(tr));
+    grove_model *old = train(tr, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=1000",
+                                                             "base.criterion=gini", NULL});
+    grove_model *now = train(tr, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=150",
+                                                             NULL});
+    static log_row a[1000], b[200];
+    size_t na = read_log(old, a, 1000), nb = read_log(now, b, 200);
+    CHECK(na >= 150 && na < 1000); /* stopped early */
+    CHECK_EQ_INT(nb, 150);
+    if (na >= 150 && nb == 150) {
+        CHECK(a[29].train == a[149].train);            /* flat */
+        CHECK(a[na - 1].eps >= 0.5 - 1e-3 - 1e-12 || na < 1000);
+        CHECK(b[149].train < b[29].train - 0.05);      /* still falling */
+        CHECK(b[149].train < a[149].train - 0.1);
+        CHECK(b[149].eps < 0.5 - 1e-3);
+    }
+    char *info = NULL;
+    CHECK_OK(grove_model_info_json(old, &info));
+    CHECK_CONTAINS(info ? info : "", "within boost.min_edge of 1/2");
+    grove_string_free(info);
+    CHECK(accuracy(now, te) > accuracy(old, te) + 0.1);
+    /* the criterion outside M2 is refused by name */
+    grove_params *p = params((const char *const[]){"algo=tree", "criterion=pseudo", NULL});
+    grove_model *m = NULL;
+    CHECK_STATUS(grove_train(tr, NULL, p, &m), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "adaboost.m2");
+    grove_params_free(p);
+    grove_model_free(old);
+    grove_model_free(now);
+    grove_dataset_free(tr);
+    grove_dataset_free(te);
+}
+
 int main(void)
 {
+    test_m2_pseudo_loss();
+    test_m2_stump_brute_force();
     test_hand_worked();
     test_bounds();
     test_degenerate();

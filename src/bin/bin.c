@@ -26,6 +26,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -377,6 +378,46 @@ done:
     gv_free(rows);
     *out = m;
     return st;
+}
+
+grove_status gv_binned_repeat(const gv_binned *b, size_t k, gv_binned **out)
+{
+    *out = NULL;
+    if (b->csr_ptr)
+        return gv_err(GROVE_ERR_ARG, "sparse input: the pseudo-loss criterion (adaboost.m2) needs "
+                      "dense data; set base.criterion=gini, or load the file as dense");
+    size_t n, cells;
+    if (gv_mul_size(b->n_rows, k, &n) != 0 || gv_mul_size(n, b->n_features, &cells) != 0)
+        return gv_err(GROVE_ERR_ARG, "%zu rows x %zu copies x %zu features overflow", b->n_rows,
+                      k, b->n_features);
+    gv_binned *r = gv_calloc(1, sizeof *r);
+    if (!r) return gv_err_nomem("the repeated bins");
+    r->n_rows = n;
+    r->n_features = b->n_features;
+    r->mappers = b->mappers;
+    r->wide = b->wide;
+    if (b->wide)
+        r->bins16 = gv_malloc_array(cells, sizeof *r->bins16);
+    else
+        r->bins8 = gv_malloc_array(cells, sizeof *r->bins8);
+    if (!r->bins8 && !r->bins16) {
+        gv_free(r);
+        char what[96];
+        snprintf(what, sizeof what, "the repeated bins (%zu rows x %zu features)", n,
+                 b->n_features);
+        return gv_err_nomem(what);
+    }
+    for (size_t f = 0; f < b->n_features; f++)
+        for (size_t i = 0; i < b->n_rows; i++)
+            for (size_t j = 0; j < k; j++) {
+                size_t from = f * b->n_rows + i, to = f * n + i * k + j;
+                if (b->wide)
+                    r->bins16[to] = b->bins16[from];
+                else
+                    r->bins8[to] = b->bins8[from];
+            }
+    *out = r;
+    return GROVE_OK;
 }
 
 void gv_binned_free(gv_binned *b)

@@ -102,6 +102,11 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
                              int n_threads, gv_binned **out);
 void gv_binned_free(gv_binned *b);
 
+/* A dense matrix whose row r * k + j (j < k) is row r of `b`: k copies of every row, side by
+ * side (AdaBoost.M2's pseudo-loss statistics are class counts over such copies, learners.c).
+ * Same mappers (borrowed); no sparse-feature index.  GROVE_ERR_ARG for a compressed-row `b`. */
+grove_status gv_binned_repeat(const gv_binned *b, size_t k, gv_binned **out);
+
 /* The 8-bit bins of `b` row-major, [n_rows * n_features] (row i at i * n_features), for
  * learners that read whole rows (gradient-boosted trees' histograms).  NULL when the bins are
  * 16-bit or compressed rows; GROVE_ERR_NOMEM possible.  Free with gv_free. */

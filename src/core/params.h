@@ -20,7 +20,7 @@ typedef enum gv_param_id {
 /* Enum indices, in the order of the table's allowed lists. */
 enum { GV_ALGO_TREE = 0, GV_ALGO_ID3 = 1, GV_ALGO_STUMP = 2 };
 enum { GV_TASK_AUTO = 0, GV_TASK_CLASSIFICATION = 1, GV_TASK_REGRESSION = 2 };
-enum { GV_CRIT_AUTO = 0, GV_CRIT_GINI = 1, GV_CRIT_ENTROPY = 2, GV_CRIT_VARIANCE = 3 };
+enum { GV_CRIT_AUTO = 0, GV_CRIT_GINI = 1, GV_CRIT_ENTROPY = 2, GV_CRIT_VARIANCE = 3, GV_CRIT_PSEUDO = 4 };
 enum { GV_GROWTH_DEPTHWISE = 0, GV_GROWTH_BESTFIRST = 1 };
 enum { GV_CATSPLIT_AUTO = 0, GV_CATSPLIT_PARTITION = 1, GV_CATSPLIT_MULTIWAY = 2 };
 enum { GV_ABSENT_ZERO = 0, GV_ABSENT_MISSING = 1 };

@@ -14,8 +14,8 @@
     "learning algorithm (see `grove help algos`)") \
   X(TASK, "task", ENUM, "auto", 0, 0, "auto|classification|regression", \
     "task; auto: classification if a label is non-numeric or all labels are integers with at most 50 distinct values") \
-  X(CRITERION, "criterion", ENUM, "auto", 0, 0, "auto|gini|entropy|variance", \
-    "split criterion; auto: gini for classification (entropy for id3), variance for regression") \
+  X(CRITERION, "criterion", ENUM, "auto", 0, 0, "auto|gini|entropy|variance|pseudo", \
+    "split criterion; auto: gini for classification (entropy for id3), variance for regression, pseudo for the tree members of adaboost.m2 (the split that minimizes M2's pseudo-loss; base.criterion=gini grows them on D_t with gini instead)") \
   X(MAX_DEPTH, "max_depth", INT, "0", 0, 1000, "", \
     "maximum tree depth, 0 = no limit (stump: always 1)") \
   X(MAX_LEAVES, "max_leaves", INT, "0", 0, 1073741824, "", \
@@ -48,6 +48,8 @@
     "examples drawn per round when resampling (boosting by resampling, filter-boost, confidence-boost); 0 = the number of training rows") \
   X(BOOST_LEARNING_RATE, "boost.learning_rate", FLOAT, "1", 1e-6, 1000, "", \
     "AdaBoost family: shrinkage multiplying every alpha_t (1 = the textbook algorithms)") \
+  X(BOOST_MIN_EDGE, "boost.min_edge", FLOAT, "1e-3", 0, 0.5, "", \
+    "adaboost.m2: stop (with the reason) when the round's pseudo-loss is at least 1/2 - min_edge: the best weak hypothesis then has no edge and further members change nothing") \
   X(BOOST_LOSS, "boost.loss", ENUM, "linear", 0, 0, "linear|square|exponential", \
     "adaboost.r2: loss of a prediction relative to the largest error of the round (Drucker 1997)") \
   X(EARLY_STOPPING_ROUNDS, "early_stopping_rounds", INT, "0", 0, 100000000, "", \

@@ -25,11 +25,14 @@
  *                pseudo-loss eps_t = 1/2 sum_i D_t(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i,y) h(x_i, y));
  *                beta_t = eps_t/(1 - eps_t), w_{i,y} <- w_{i,y} beta_t^(1/2 (1 + h(x_i,y_i) - h(x_i,y))),
  *                H = argmax_y sum ln(1/beta_t) h_t(x, y); training error <= (K - 1) prod 2 sqrt(eps(1-eps)).
- *                Plausibilities h(x, y) in [0, 1]: for a tree base learner, the tree is grown on
- *                D_t and each leaf then gets the plausibilities that minimize the pseudo-loss (for
- *                leaf L and class y, with A = sum_{i in L, y_i = y} D(i), B = sum_{i in L, y_i != y}
- *                D(i) q(i, y): h = 1 if A > B else 0); other base learners' class probabilities
- *                are their plausibilities.
+ *                Plausibilities h(x, y) in [0, 1]: a tree base learner gets q (gv_fit_input's
+ *                mislabel) and grows the tree whose splits minimize the pseudo-loss itself
+ *                (criterion pseudo, split.c; base.criterion=gini grows it on D_t with gini
+ *                instead), and each leaf gets the plausibilities that minimize the pseudo-loss
+ *                (for leaf L and class y, with A = sum_{i in L, y_i = y} D(i), B = sum_{i in L,
+ *                y_i != y} D(i) q(i, y): h = 1 if A > B else 0); other base learners' class
+ *                probabilities are their plausibilities.  Training stops when eps_t >= 1/2 -
+ *                boost.min_edge (no edge left; the round's hypothesis is dropped).
  *   adaboost.r2  regression (Drucker 1997): with e_i = |y_i - f_t(x_i)| and E = max e_i, the loss
  *                L_i = e_i/E (linear), (e_i/E)^2 (square) or 1 - exp(-e_i/E) (exponential);
  *                Lbar = sum D_t(i) L_i, beta_t = Lbar/(1 - Lbar), D_{t+1}(i) ~ D_t(i) beta_t^(1 - L_i),
@@ -318,6 +321,7 @@ typedef struct trainer {
     double *F, *Fv;          /* [n * k], [nv * k] running scores (not r2) */
     double *hv;              /* [nv * k] member outputs on the validation rows */
     double *mw;              /* adaboost.m2: [n * k] mislabel weights w_{i,y} */
+    double *q;               /* adaboost.m2: [n * k] q(i, y) = w_{i,y} / W_i, the members' input */
     double *r2_pred;         /* adaboost.r2: [rounds * n] member predictions on training rows */
     double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
     wv *r2_tmp;              /* [rounds] */
@@ -337,6 +341,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->F);
     gv_free(tr->Fv);
     gv_free(tr->hv);
+    gv_free(tr->q);
     gv_free(tr->mw);
     gv_free(tr->r2_pred);
     gv_free(tr->r2_vpred);
@@ -383,6 +388,20 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
     } else {
         for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->n;
         bi.weight = tr->w_round;
+    }
+    if (tr->q) {
+        /* m2: the mislabel distribution q(i, y) = w_{i,y} / W_i; tree members minimize the
+         * pseudo-loss with it (learners.c) */
+        const size_t k = tr->k;
+        for (size_t i = 0; i < tr->n; i++) {
+            size_t yi = (size_t)tr->y[i];
+            double W = 0;
+            for (size_t y = 0; y < k; y++)
+                if (y != yi) W += tr->mw[i * k + y];
+            for (size_t y = 0; y < k; y++)
+                tr->q[i * k + y] = y != yi && W > 0 ? tr->mw[i * k + y] / W : 0.0;
+        }
+        bi.mislabel = tr->q;
     }
     gv_rng rng;
     gv_rng_seed(&rng, (uint64_t)gv_param_int(tr->in->params, GV_P_SEED), GV_STREAM_BOOST,
@@ -484,7 +503,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     const double *h = tr->h;
     const double nu = tr->nu;
     double eps = 0, alpha = 0, z = 0;
-    int perfect = 0, too_weak = 0;
+    int perfect = 0, too_weak = 0, no_edge = 0;
     *st = GROVE_OK;
 
     switch (b->variant) {
@@ -555,6 +574,8 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
             perfect = 1;
         } else if (eps >= 0.5) {
             too_weak = 1;
+        } else if (eps >= 0.5 - gv_param_double(tr->in->params, GV_P_BOOST_MIN_EDGE)) {
+            too_weak = no_edge = 1;
         } else {
             double beta = eps / (1 - eps);
             alpha = nu * log(1 / beta);
@@ -601,7 +622,10 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     if (too_weak && b->n_members > 0) {
         gv_component_free(comp);
         gv_free(plaus);
-        *st = set_stop(b, b->variant == BV_SAMME
+        *st = set_stop(b, no_edge ? "round %zu: pseudo-loss %.6g is within boost.min_edge of 1/2; "
+                                    "the best weak hypothesis has no edge on this distribution, "
+                                    "training stopped"
+                          : b->variant == BV_SAMME
                               ? "round %zu: error %.6g is not below 1 - 1/K; the base learner "
                                 "has no edge on this distribution, training stopped"
                               : "round %zu: error %.6g is not below 1/2; the base learner has no "
@@ -715,11 +739,14 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         tr.sample = gv_malloc_array(tr.sample_size, sizeof *tr.sample);
         tr.cum = gv_malloc_array(n, sizeof *tr.cum);
     }
-    if (variant == BV_M2) tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
+    if (variant == BV_M2) {
+        tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
+        tr.q = gv_malloc_array(n, k * sizeof *tr.q);
+    }
     if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || !tr.yc || (valid && !tr.hv) ||
         (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
-        (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && !tr.mw)) {
+        (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && (!tr.mw || !tr.q))) {
         st = gv_err_nomem("boosting state");
         goto fail;
     }

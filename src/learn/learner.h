@@ -94,6 +94,10 @@ typedef struct gv_fit_input {
     const grove_params *params;
     int n_threads;
     const grove_dataset *valid; /* validation rows (early stopping) or NULL; ensembles only */
+    const double *mislabel;     /* AdaBoost.M2: [data->n_rows * n_classes] the mislabel
+                                   distribution q(i, y) (0 at y = y_i), or NULL; tree learners
+                                   then grow the tree that minimizes the pseudo-loss
+                                   (criterion pseudo, the default under M2) */
 } gv_fit_input;
 
 typedef struct gv_learner {

@@ -35,13 +35,15 @@ grove_status gv_tree_config_from_params(const char *name, const grove_params *p,
         if (crit == GV_CRIT_AUTO) crit = is_id3 ? GV_CRIT_ENTROPY : GV_CRIT_GINI;
         if (is_id3 && crit != GV_CRIT_ENTROPY)
             return gv_err(GROVE_ERR_PARAM, "criterion: id3 uses information gain (entropy)");
-        cfg->criterion = crit == GV_CRIT_GINI ? GV_SPLIT_GINI : GV_SPLIT_ENTROPY;
+        cfg->criterion = crit == GV_CRIT_GINI     ? GV_SPLIT_GINI
+                         : crit == GV_CRIT_PSEUDO ? GV_SPLIT_PSEUDO
+                                                  : GV_SPLIT_ENTROPY;
     } else {
-        if (crit == GV_CRIT_GINI || crit == GV_CRIT_ENTROPY)
+        if (crit == GV_CRIT_GINI || crit == GV_CRIT_ENTROPY || crit == GV_CRIT_PSEUDO)
             return gv_err(GROVE_ERR_PARAM,
                           "criterion: %s applies to classification; this is a regression task "
                           "(use variance)",
-                          crit == GV_CRIT_GINI ? "gini" : "entropy");
+                          crit == GV_CRIT_GINI ? "gini" : crit == GV_CRIT_PSEUDO ? "pseudo" : "entropy");
         if (is_id3)
             return gv_err(GROVE_ERR_PARAM,
                           "algo: id3 is a classification algorithm; this is a regression task");
@@ -69,6 +71,60 @@ grove_status gv_tree_config_from_params(const char *name, const grove_params *p,
     return GROVE_OK;
 }
 
+/* The tree that minimizes AdaBoost.M2's pseudo-loss (split.c, GV_SPLIT_PSEUDO): every row r of
+ * the view becomes K copies in a repeated bin matrix, copy y of class slot y_r (A) with r's
+ * weight when y = y_r, else of slot K + y (B_y) with r's weight times q(r, y); a class-count
+ * histogram over the copies holds A_y and B_y per bin.  Costs K times the rows of a gini
+ * tree.  (boost.c gives the leaves their 0/1 plausibilities [A_y > B_y].) */
+static grove_status fit_pseudo(gv_tree_config *cfg, const gv_fit_input *in, gv_rng *rng,
+                               gv_tree **out)
+{
+    const size_t N = in->binned->n_rows, K = (size_t)in->n_classes;
+    const size_t nv = in->rows ? in->n_rows : N;
+    gv_binned *X = NULL;
+    grove_status st = gv_binned_repeat(in->binned, K, &X);
+    if (st != GROVE_OK) return st;
+    size_t *rows = gv_malloc_array(nv, K * sizeof *rows);
+    double *w = gv_malloc_array(N, K * sizeof *w), *y = gv_malloc_array(N, K * sizeof *y);
+    if (!rows || !w || !y) {
+        st = gv_err_nomem("the pseudo-loss statistics");
+        goto done;
+    }
+    for (size_t r = 0; r < N; r++) {
+        size_t yr = (size_t)in->y[r];
+        double wr = in->weight ? in->weight[r] : 1.0;
+        for (size_t c = 0; c < K; c++) {
+            y[r * K + c] = (double)(c == yr ? c : K + c);
+            w[r * K + c] = c == yr ? wr : wr * in->mislabel[r * K + c];
+        }
+    }
+    for (size_t p = 0; p < nv; p++) {
+        size_t r = in->rows ? in->rows[p] : p;
+        for (size_t c = 0; c < K; c++) rows[p * K + c] = r * K + c;
+    }
+    cfg->n_classes = (int)(2 * K);
+    gv_tree_input ti = {.X = X, .rows = rows, .n_rows = nv * K, .weight = w, .y = y};
+    gv_tree *t = NULL;
+    st = gv_tree_fit(cfg, &ti, rng, &t);
+    if (st != GROVE_OK) goto done;
+    /* node values: the class distribution of the true-class slots, A_y / sum A (a tree's values
+     * are class probabilities; M2 keeps the leaves' plausibilities [A_y > B_y] beside them) */
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const double *v = t->values + k * 2 * K;
+        double *h = t->values + k * K, A = 0; /* k * K <= k * 2K: reads stay ahead of writes */
+        for (size_t c = 0; c < K; c++) A += v[c];
+        for (size_t c = 0; c < K; c++) h[c] = A > 0 ? v[c] / A : 1.0 / (double)K;
+    }
+    t->n_outputs = (int)K;
+    *out = t;
+done:
+    gv_binned_free(X);
+    gv_free(rows);
+    gv_free(w);
+    gv_free(y);
+    return st;
+}
+
 static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_rng *rng,
                                    gv_component *out)
 {
@@ -76,15 +132,26 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
     grove_status st = gv_tree_config_from_params(name, in->params, in->n_classes, in->n_threads,
                                                  in->binned->n_features, &cfg);
     if (st != GROVE_OK) return st;
-    gv_tree_input ti = {
-        .X = in->binned,
-        .rows = in->rows,
-        .n_rows = in->n_rows,
-        .weight = in->weight,
-        .y = in->y,
-    };
+    /* AdaBoost.M2 passes its mislabel distribution: the pseudo-loss is then the default */
+    if (in->mislabel && in->n_classes >= 2 && !gv_param_is_set(in->params, GV_P_CRITERION) &&
+        strcmp(name, "id3") != 0)
+        cfg.criterion = GV_SPLIT_PSEUDO;
+    if (cfg.criterion == GV_SPLIT_PSEUDO && !in->mislabel)
+        return gv_err(GROVE_ERR_PARAM, "criterion: pseudo is AdaBoost.M2's pseudo-loss; it "
+                      "applies to the tree members of adaboost.m2 only (use gini or entropy)");
     gv_tree *t = NULL;
-    st = gv_tree_fit(&cfg, &ti, rng, &t);
+    if (cfg.criterion == GV_SPLIT_PSEUDO) {
+        st = fit_pseudo(&cfg, in, rng, &t);
+    } else {
+        gv_tree_input ti = {
+            .X = in->binned,
+            .rows = in->rows,
+            .n_rows = in->n_rows,
+            .weight = in->weight,
+            .y = in->y,
+        };
+        st = gv_tree_fit(&cfg, &ti, rng, &t);
+    }
     if (st != GROVE_OK) return st;
     out->vt = &gv_tree_component;
     out->impl = t;

@@ -8,6 +8,12 @@
  * which equals the weighted impurity decrease W I(P) - sum W_c I(c) for gini, entropy and
  * variance (the terms linear in W cancel since W = sum W_c) and the Newton gain for GRAD
  * (Chen & Guestrin, KDD 2016, eq. 7, with L1 as in XGBoost).
+ * Pseudo-loss (AdaBoost.M2, Freund & Schapire 1997 sec. 4): a leaf predicting plausibilities
+ * h(y) in [0, 1] adds 1/2 (A - sum_y h(y) (A_y - B_y)) to the pseudo-loss, A = sum_y A_y; it is
+ * linear in h, so h(y) = [A_y > B_y] minimizes it, and the leaf costs 1/2 sum_y min(A_y, B_y).
+ * Real-valued h cannot do better for a fixed partition, so 0/1 plausibilities are used.  The
+ * score sc = sum_y max(A_y - B_y, 0) makes gain = cost(P) - cost(L) - cost(R) (times 2) >= 0;
+ * A and B are class-count slots, so histogram subtraction works unchanged.
  * References: Breiman et al., CART (1984) 9.3 and 4.2.2 (ordering the categories of a binary
  * partition by class-1 fraction / mean is optimal for K = 2 and for regression; Fisher 1958);
  * Quinlan, ID3 (1986) for multiway splits on information gain.
@@ -60,6 +66,16 @@ double gv_split_score(const gv_engine *e, const double *s)
     case GV_SPLIT_VARIANCE:
         /* sc = S^2 / W, S = sum w (y - c)   (W Var = sum w (y - c)^2 - S^2 / W) */
         return s[1] > 0 ? s[2] * s[2] / s[1] : 0.0;
+    case GV_SPLIT_PSEUDO: {
+        /* sc = sum_y max(A_y - B_y, 0); A at slots 1..M, B at M+1..2M */
+        size_t M = e->K / 2;
+        double sc = 0;
+        for (size_t y = 0; y < M; y++) {
+            double d = s[1 + y] - s[1 + M + y];
+            sc += d > 0 ? d : 0.0;
+        }
+        return sc;
+    }
     case GV_SPLIT_NEWTON: {
         /* sc = 1/2 T_a(G)^2 / (H + lambda) */
         double t = soft_threshold(s[1], cfg->alpha), d = s[2] + cfg->lambda;

@@ -703,8 +703,13 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
                                  const gv_rng *rng)
 {
     if (cfg->stats == GV_STATS_CLASS) {
-        if (cfg->criterion != GV_SPLIT_GINI && cfg->criterion != GV_SPLIT_ENTROPY)
-            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: class statistics need criterion gini or entropy");
+        if (cfg->criterion != GV_SPLIT_GINI && cfg->criterion != GV_SPLIT_ENTROPY &&
+            cfg->criterion != GV_SPLIT_PSEUDO)
+            return gv_err(GROVE_ERR_ARG,
+                          "gv_tree_fit: class statistics need criterion gini, entropy or pseudo");
+        if (cfg->criterion == GV_SPLIT_PSEUDO && cfg->n_classes % 2 != 0)
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: the pseudo-loss needs 2M class slots, got %d",
+                          cfg->n_classes);
         if (cfg->n_classes < 2)
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: n_classes must be >= 2, got %d", cfg->n_classes);
         if (!in->y) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: class labels y are NULL");

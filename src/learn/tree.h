@@ -7,6 +7,9 @@
  *   GV_STATS_CLASS  weighted class counts       (gini, entropy)      leaf value: class probabilities
  *   GV_STATS_REG    sum w, sum w*y, sum w*y^2    (variance)           leaf value: weighted mean
  *   GV_STATS_GRAD   sum g, sum h                 (Newton, lambda/alpha) leaf value: -T(G)/(H+lambda)
+ * AdaBoost.M2's pseudo-loss criterion (GV_SPLIT_PSEUDO) runs on CLASS statistics with 2M slots:
+ * slot y < M holds A_y = sum D(i) over rows with y_i = y, slot M + y holds B_y = sum D(i) q(i, y)
+ * over rows with y_i != y (learners.c makes one row copy per slot); see split.c.
  * Histograms hold, per bin, the row count followed by the statistics; a node's best split is a
  * scan of its histograms; the smaller child's histograms are built from rows and the larger
  * child's are parent minus sibling.
@@ -32,7 +35,8 @@ typedef enum gv_split_criterion {
     GV_SPLIT_GINI = 0,
     GV_SPLIT_ENTROPY = 1,
     GV_SPLIT_VARIANCE = 2,
-    GV_SPLIT_NEWTON = 3
+    GV_SPLIT_NEWTON = 3,
+    GV_SPLIT_PSEUDO = 4  /* CLASS statistics over 2M "classes": A_0..A_{M-1}, B_0..B_{M-1} */
 } gv_split_criterion;
 
 typedef struct gv_tree_config {
