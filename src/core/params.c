@@ -321,7 +321,8 @@ static const struct {
     const char *shown;
 } shown_defaults[] = {
     {GV_P_MAX_DEPTH, "0 (no limit; gbdt: 6 unless max_leaves is set; stump: 1)"},
-    {GV_P_BASE_SCORE, "label mean when unset (log-odds, class log-priors; absolute, huber: median)"},
+    {GV_P_BASE_SCORE,
+     "label mean when unset (log-odds, class log-priors; absolute, huber: median)"},
     {GV_P_MAX_FEATURES, "all (forest, extra-trees: sqrt; regression: forest 1/3, extra-trees all)"},
     {GV_P_BASE, "stump (bagging: tree)"},
     {GV_P_BAGGING_REPLACE, "true (extra-trees: false)"},

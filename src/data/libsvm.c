@@ -147,7 +147,8 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
              * is not a number or not a class makes the dataset label-less, with a notice */
             if (schema && !colon &&
                 (r != GV_NUM_OK ||
-                 (schema->task == GROVE_CLASSIFICATION && gv_labels_class_of_number(schema, y) < 0))) {
+                 (schema->task == GROVE_CLASSIFICATION &&
+                  gv_labels_class_of_number(schema, y) < 0))) {
                 if (w->n_bad_labels++ == 0 || tok < w->bad_label_at) w->bad_label_at = tok;
                 c->labels[i] = NAN;
                 continue;

@@ -153,7 +153,10 @@ static double class_average(const grove_eval *e, int which, int weighted);
 /* "precision" 0, "recall" 1, "f1" 2, else -1. */
 static int average_kind(const char *name)
 {
-    return !strcmp(name, "precision") ? 0 : !strcmp(name, "recall") ? 1 : !strcmp(name, "f1") ? 2 : -1;
+    return !strcmp(name, "precision") ? 0
+           : !strcmp(name, "recall")  ? 1
+           : !strcmp(name, "f1")      ? 2
+                                      : -1;
 }
 
 grove_status grove_eval_get(const grove_eval *e, const char *metric, double *value)
