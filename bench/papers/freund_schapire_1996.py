@@ -83,11 +83,11 @@ What agrees and what does not:
   classes while boosting with the pseudo-loss (M2) works (the paper's 51.1 vs 29.4); on the
   two-class sets boosted stumps are competitive with boosted trees; boosting and bagging the
   tree both beat the tree alone.
-- Where we part from the paper: its boosted C4.5 beats its bagged C4.5 on glass, ionosphere
-  and sonar (iris ties), ours are within about a point of each other on iris, glass and
-  ionosphere and bagging is ahead on sonar; grove bags unpruned trees (lower bias, more variance for the vote to remove) where the paper
-  bagged pruned ones, which is also why our bagged trees beat the paper's by 3-6 points on glass
-  and sonar.
+- Where we part from the paper: its boosted C4.5 beats its bagged C4.5 on glass, ionosphere and
+  sonar (iris ties), ours are within about a point of each other on iris, glass and ionosphere and
+  bagging is ahead on sonar; grove bags unpruned trees (lower bias, more variance for the vote to
+  remove) where the paper bagged pruned ones, which is also why our bagged trees beat the paper's
+  by 3-6 points on glass and sonar.
 - Differences beyond the paper's spread come from the learners, not the protocol: grove's tree is
   CART-shaped (binary numeric splits, entropy here) without C4.5's pessimistic pruning, which is
   worse alone on ionosphere and glass (better on sonar) and matters less once boosted or bagged;
