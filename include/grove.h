@@ -322,7 +322,8 @@ grove_status grove_model_predict(const grove_model *model, const grove_dataset *
 grove_status grove_model_predict_label(const grove_model *model, const grove_dataset *data,
                                        int n_threads, double *out, size_t out_len);
 
-/* Models with rounds (the AdaBoost family): the number of rounds kept; 0 for other models. */
+/* Models with rounds: the number of rounds kept (AdaBoost family: members; gbdt: boosting
+ * rounds, after early stopping; bagging, forest, extra-trees: members); 0 for other models. */
 size_t grove_model_n_rounds(const grove_model *model);
 
 /* Staged prediction: like grove_model_predict, using only the first `rounds` rounds
@@ -342,11 +343,17 @@ grove_status grove_model_predict_rounds(const grove_model *model, const grove_da
 grove_status grove_model_margins(const grove_model *model, const grove_dataset *data,
                                  int n_threads, double *out, size_t out_len);
 
-/* The per-round training log of a boosting model as CSV text (new string, free with
- * grove_string_free): header "t,epsilon,gamma,alpha,Z,train_error,prod_Z,bound" (plus
- * ",valid_error" when trained with validation data), then one row per round: t, eps_t,
- * gamma_t = 1/2 - eps_t, alpha_t, Z_t, the training error of the combined hypothesis after t
- * rounds, prod_{s<=t} Z_s and exp(-2 sum_{s<=t} gamma_s^2).  GROVE_ERR_ARG for other models. */
+/* The training log of a model with rounds as CSV text (new string, free with
+ * grove_string_free), one row per round or member:
+ *  AdaBoost family: header "t,epsilon,gamma,alpha,Z,train_error,prod_Z,bound" (plus
+ *    ",valid_error" when trained with validation data): t, eps_t, gamma_t = 1/2 - eps_t,
+ *    alpha_t, Z_t, the training error of the combined hypothesis after t rounds,
+ *    prod_{s<=t} Z_s and exp(-2 sum_{s<=t} gamma_s^2);
+ *  gbdt: "t" then ",train_METRIC" (train_metric=true), ",valid_METRIC" (validation data) and
+ *    ",epsilon,alpha" (objective exponential);
+ *  bagging, forest, extra-trees: "models,oob_error,oob_n", the out-of-bag error of the first
+ *    `models` members and the number of rows it is measured on.
+ * GROVE_ERR_ARG for other models. */
 grove_status grove_model_log_csv(const grove_model *model, char **out);
 
 /* The out-of-bag estimate of a bagged model (bagging, forest, extra-trees): the error (0-1 loss,

@@ -7,6 +7,7 @@
  * binning's row sample uses the seed itself.
  */
 #include "../core/params.h"
+#include "../core/streams.h"
 #include "../model/model.h"
 
 #include <math.h>
@@ -104,7 +105,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         .valid = valid,
     };
     gv_rng rng;
-    gv_rng_seed(&rng, seed, 1, 0);
+    gv_rng_seed(&rng, seed, GV_STREAM_LEARNER, 0);
     if (gv_progress(params, algo, 0, 1)) {
         st = gv_err(GROVE_ERR_ARG, "cancelled");
         goto done;

@@ -24,6 +24,8 @@
  */
 #include "bin.h"
 
+#include "../core/streams.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,8 +35,6 @@
 #include <omp.h>
 #endif
 
-/* The rng stream component of the binning sample ("bin"). */
-#define BIN_RNG_COMPONENT 0x62696eu
 
 /* The number of cut points < x (x not NaN), without data-dependent branches: the bulk binning
  * loop runs it once per value of the training matrix. */
@@ -313,7 +313,7 @@ grove_status gv_bin_mappers_build(const grove_dataset *d, int max_bins, size_t s
         rows = gv_malloc_array(sample, sizeof *rows);
         if (!rows) goto nomem;
         gv_rng rng;
-        gv_rng_seed(&rng, seed, BIN_RNG_COMPONENT, 0);
+        gv_rng_seed(&rng, seed, GV_STREAM_BIN, 0);
         size_t taken = 0;
         for (size_t i = 0; i < n_rows && taken < sample; i++) {
             if ((double)(n_rows - i) * gv_rng_uniform(&rng) < (double)(sample - taken))

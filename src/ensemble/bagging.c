@@ -48,6 +48,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,14 +79,6 @@ typedef struct gv_bagging {
 #define STACK_K 256
 
 static size_t n_out(const gv_bagging *b) { return b->n_classes ? (size_t)b->n_classes : 1; }
-
-static size_t argmax(const double *v, size_t k)
-{
-    size_t best = 0;
-    for (size_t c = 1; c < k; c++)
-        if (v[c] > v[best]) best = c;
-    return best;
-}
 
 static void bagging_free(void *impl)
 {
@@ -122,7 +115,7 @@ static gv_bagging *bagging_new(int mode, int vote, int n_classes, size_t n)
 static inline void aggregate_add(int vote, const double *h, size_t k, double *acc)
 {
     if (vote == VOTE_HARD) {
-        acc[argmax(h, k)] += 1;
+        acc[gv_argmax(h, k)] += 1;
         return;
     }
     for (size_t c = 0; c < k; c++) acc[c] += h[c];
@@ -282,7 +275,7 @@ static void fit_one(trainer *tr, slot *s, size_t t)
 /* The loss of a prediction v (member output or aggregate over k) for data row r. */
 static inline double loss_of(const trainer *tr, const double *v, size_t r)
 {
-    if (tr->classification) return (double)argmax(v, tr->k) != tr->in->y[r];
+    if (tr->classification) return (double)gv_argmax(v, tr->k) != tr->in->y[r];
     double d = v[0] - tr->in->y[r];
     return d * d;
 }

@@ -66,6 +66,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 
 #include <float.h>
 #include <math.h>
@@ -94,47 +95,6 @@ typedef struct gv_boost {
 /* ---------------------------------------------------------------------------------------------
  * Shared helpers
  * ------------------------------------------------------------------------------------------ */
-
-static size_t argmax(const double *v, size_t k)
-{
-    size_t best = 0;
-    for (size_t c = 1; c < k; c++)
-        if (v[c] > v[best]) best = c;
-    return best;
-}
-
-/* out = softmax(scale * s) over k classes. */
-static void softmax(const double *s, size_t k, double scale, double *out)
-{
-    double mx = -INFINITY;
-    for (size_t c = 0; c < k; c++)
-        if (scale * s[c] > mx) mx = scale * s[c];
-    double z = 0;
-    for (size_t c = 0; c < k; c++) z += out[c] = exp(scale * s[c] - mx);
-    for (size_t c = 0; c < k; c++) out[c] /= z;
-}
-
-/* Weighted median (Drucker 1997): the smallest prediction y_(j) (sorted) whose cumulative weight
- * reaches half the total.  idx is scratch [n]. */
-typedef struct wv {
-    double v, w;
-} wv;
-static int cmp_wv(const void *a, const void *b)
-{
-    double x = ((const wv *)a)->v, y = ((const wv *)b)->v;
-    return (x > y) - (x < y);
-}
-static double weighted_median(wv *a, size_t n)
-{
-    qsort(a, n, sizeof *a, cmp_wv);
-    double total = 0, acc = 0;
-    for (size_t j = 0; j < n; j++) total += a[j].w;
-    for (size_t j = 0; j < n; j++) {
-        acc += a[j].w;
-        if (acc >= 0.5 * total) return a[j].v;
-    }
-    return a[n - 1].v;
-}
 
 static void boost_free(void *impl)
 {
@@ -201,7 +161,7 @@ static void add_member_score(const gv_boost *b, size_t t, const double *h, doubl
     case BV_ADABOOST:
     case BV_M1:
     case BV_SAMME:
-        s[argmax(h, k)] += a;
+        s[gv_argmax(h, k)] += a;
         break;
     case BV_M2:
         for (size_t c = 0; c < k; c++) s[c] += a * h[c];
@@ -247,7 +207,7 @@ static void scores_to_proba(const gv_boost *b, const double *s, size_t rounds, d
         break;
     }
     }
-    softmax(s, k, scale, out);
+    gv_softmax_scaled(s, k, scale, out);
 }
 
 enum { STACK_K = 256 };
@@ -258,7 +218,7 @@ static void boost_predict_rounds(const void *impl, const grove_dataset *d, size_
     const gv_boost *b = impl;
     if (rounds > b->n_members) rounds = b->n_members;
     if (b->variant == BV_R2) {
-        wv stack[STACK_K], *a = rounds <= STACK_K ? stack : gv_malloc_array(rounds, sizeof *a);
+        gv_wv stack[STACK_K], *a = rounds <= STACK_K ? stack : gv_malloc_array(rounds, sizeof *a);
         if (!a) {
             out[0] = NAN;
             return;
@@ -267,7 +227,7 @@ static void boost_predict_rounds(const void *impl, const grove_dataset *d, size_
             b->members[t].vt->predict_row(b->members[t].impl, d, i, &a[t].v);
             a[t].w = b->alpha[t];
         }
-        out[0] = weighted_median(a, rounds);
+        out[0] = gv_weighted_median(a, rounds);
         if (a != stack) gv_free(a);
         return;
     }
@@ -324,7 +284,7 @@ typedef struct trainer {
     double *q;               /* adaboost.m2: [n * k] q(i, y) = w_{i,y} / W_i, the members' input */
     double *r2_pred;         /* adaboost.r2: [rounds * n] member predictions on training rows */
     double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
-    wv *r2_tmp;              /* [rounds] */
+    gv_wv *r2_tmp;              /* [rounds] */
     gv_rng rng;
 } trainer;
 
@@ -471,7 +431,7 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
                 tr->r2_tmp[s].v = r2_pred[s * n + i];
                 tr->r2_tmp[s].w = b->alpha[s];
             }
-            double r = d->labels[i] - weighted_median(tr->r2_tmp, t + 1);
+            double r = d->labels[i] - gv_weighted_median(tr->r2_tmp, t + 1);
             se += (w ? w[i] * (double)n : 1.0) * r * r;
         }
         return sqrt(se / (double)n);
@@ -483,10 +443,10 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
     for (size_t i = 0; i < n; i++) {
         double *f = F + i * k;
         if (vote)
-            f[pred ? pred[i] : argmax(h + i * k, k)] += a; /* = add_member_score for votes */
+            f[pred ? pred[i] : gv_argmax(h + i * k, k)] += a; /* = add_member_score for votes */
         else
             add_member_score(b, t, h + i * k, f);
-        size_t best = k == 2 ? (size_t)(f[1] > f[0]) : argmax(f, k);
+        size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
         wrong += (double)(best != (size_t)d->labels[i]) * (w ? w[i] : 1.0);
     }
     return w ? wrong : wrong / (double)n;
@@ -544,7 +504,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     }
     case BV_SAMME_R: {
         for (size_t i = 0; i < n; i++)
-            if (argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+            if (gv_argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
         alpha = nu;
         /* D_{t+1}(i) ~ D_t(i) exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) */
         double kk = (double)k;
@@ -794,7 +754,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
             if (k == 2)
                 for (size_t i = 0; i < n; i++) tr.pred[i] = tr.h[2 * i + 1] > tr.h[2 * i];
             else
-                for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)argmax(tr.h + i * k, k);
+                for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)gv_argmax(tr.h + i * k, k);
         }
         int stop = round_update(&tr, t, &c, plaus, &st);
         if (st != GROVE_OK) goto fail;

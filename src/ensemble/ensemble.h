@@ -11,9 +11,9 @@
 
 #include "../learn/learner.h"
 #include "registry.h"
+#include "../core/streams.h"
 
-/* Component ids for random streams (gv_rng_seed's `component` argument). */
-enum { GV_STREAM_LEARNER = 1, GV_STREAM_BOOST = 2, GV_STREAM_FILTER = 3, GV_STREAM_CONFIDENCE = 4 };
+/* Random stream ids: core/streams.h. */
 
 /* The AdaBoost family (boost.c): algo adaboost, adaboost.m1, samme, samme.r, adaboost.m2,
  * adaboost.r2 -- one component kind "boost". */
@@ -36,7 +36,6 @@ extern const gv_component_vt gv_confidence_component;
 /* Averaging ensembles (bagging.c): bagging of any base learner, random forest, extra-trees --
  * one component kind "bagging".  Random streams: model t draws its rows and grows with
  * (seed, GV_STREAM_BAGGING, t); OOB permutations use (seed, GV_STREAM_OOB_PERMUTE, t). */
-enum { GV_STREAM_BAGGING = 21, GV_STREAM_OOB_PERMUTE = 22, GV_STREAM_PERMUTE = 23 };
 grove_status gv_fit_bagging(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 grove_status gv_fit_forest(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 grove_status gv_fit_extra_trees(const gv_fit_input *in, gv_rng *rng, gv_component *out);
@@ -91,7 +90,6 @@ void gv_component_predict_all(const gv_component *c, const grove_dataset *d, siz
 
 /* Gradient-boosted trees (gbdt.c): algo gbdt, component kind "gbdt".  Random streams
  * (seed, GV_STREAM_GBDT, round * 4096 + j): j = 0 rows, 1 features, 2 + g tree g. */
-enum { GV_STREAM_GBDT = 31 };
 grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_gbdt_component;
 /* The per-round log of a gbdt component as CSV (t, train_METRIC[, valid_METRIC][, epsilon,
@@ -102,7 +100,6 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *b);
  * "stacking"; stack.* parameters) and voting (kind "voting"; voting.* parameters).  Random
  * streams (seed, GV_STREAM_STACK, l * (folds + 1) + j) for learner l on fold j (j = folds: all
  * rows), (seed, GV_STREAM_VOTING, l) for voting's learner l. */
-enum { GV_STREAM_STACK = 41, GV_STREAM_VOTING = 42 };
 grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_stacking_component;

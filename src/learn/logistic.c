@@ -47,6 +47,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 
 #include <float.h>
 #include <math.h>
@@ -75,14 +76,6 @@ typedef struct problem {
 /* log(1 + e^t), stably. */
 static double softplus(double t) { return t > 0 ? t + log1p(exp(-t)) : log1p(exp(t)); }
 
-/* 1 / (1 + e^-t), stably (sigma(+inf) = 1, sigma(-inf) = 0). */
-static double sigmoid(double t)
-{
-    if (t >= 0) return 1 / (1 + exp(-t));
-    double e = exp(t);
-    return e / (1 + e);
-}
-
 /* f(theta) and its gradient (see the file comment). */
 static double objective(const problem *pr, const double *theta, double *grad)
 {
@@ -100,7 +93,7 @@ static double objective(const problem *pr, const double *theta, double *grad)
         if (pr->n_vec == 1) {
             double ypm = y == 1 ? 1.0 : -1.0, t = -ypm * pr->z[0];
             /* loss = log(1 + e^t), dloss/dz = -y sigma(t) */
-            double r = -ypm * sigmoid(t);
+            double r = -ypm * gv_sigmoid(t);
             f += pi * softplus(t);
             gv_linear_axpy(pr->map, x, pi * r, gc);
             gb[0] += pi * r;
@@ -377,8 +370,8 @@ static void logistic_predict_row(const void *impl, const grove_dataset *d, size_
         if (isnan(z)) {
             out[0] = out[1] = 0.5;
         } else {
-            out[0] = sigmoid(-z);
-            out[1] = sigmoid(z);
+            out[0] = gv_sigmoid(-z);
+            out[1] = gv_sigmoid(z);
         }
         return;
     }

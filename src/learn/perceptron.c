@@ -53,6 +53,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/streams.h"
 
 #include <math.h>
 #include <string.h>
@@ -304,7 +305,7 @@ grove_status gv_perceptron_run(const double *X, const double *y, size_t n, size_
     problem pr = {.map = &map, .n = n, .enc = X, .y = cls, .q = NULL, .q_sum = (double)n,
                   .uniform = 1, .n_classes = 2};
     gv_rng rng;
-    gv_rng_seed(&rng, seed, 0x70657263, 0);
+    gv_rng_seed(&rng, seed, GV_STREAM_PERCEPTRON, 0);
     state s;
     uint64_t m;
     int64_t ran;
@@ -346,7 +347,7 @@ grove_status gv_perceptron_fit(const gv_fit_input *in, gv_rng *rng, gv_component
     gv_perceptron *pc = NULL;
     gv_rng own_rng;
     if (!rng) { /* a caller without a stream gets the one of seed 0 */
-        gv_rng_seed(&own_rng, 0, 1, 0);
+        gv_rng_seed(&own_rng, 0, GV_STREAM_LEARNER, 0);
         rng = &own_rng;
     }
     st = train(&pr, variant, epochs, 1, rng, &s, &mistakes, &ran);

@@ -224,7 +224,7 @@ static void draw_window(const neg_pool *p, uint64_t seed, int stage, uint64_t k,
                         uint8_t *out)
 {
     gv_rng rng;
-    gv_rng_seed(&rng, seed, 0x6d696e65ULL + (uint64_t)stage, k);
+    gv_rng_seed(&rng, seed, (uint64_t)GV_STREAM_CASCADE_MINE + (uint64_t)stage, k);
     double u = gv_rng_uniform(&rng) * p->total;
     size_t lo = 0, hi = p->n_levels - 1;
     while (lo < hi) {

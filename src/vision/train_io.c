@@ -15,6 +15,7 @@
 #include "vision.h"
 
 #include "../core/params.h"
+#include "../core/streams.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -339,7 +340,7 @@ grove_status grove_cascade_train(const char *positives, const char *negatives,
     if (!st) {
         for (size_t i = 0; i < n_src; i++) order[i] = i;
         gv_rng rng;
-        gv_rng_seed(&rng, o.seed, 0x76616c6964ULL, 0);
+        gv_rng_seed(&rng, o.seed, GV_STREAM_CASCADE_VALID, 0);
         gv_rng_shuffle(&rng, order, n_src);
         size_t n_val = (size_t)lrint(vfrac * (double)n_src);
         if (vfrac > 0 && n_val == 0 && n_src >= 2) n_val = 1;

@@ -1,0 +1,52 @@
+/*
+ * mathx.h -- the small numeric helpers several layers share: argmax, the logistic sigmoid, a
+ * scaled softmax, and the weighted median (mathx.c).
+ *
+ * Pipeline position: core/.  Each is written once here so that, e.g., every ensemble breaks an
+ * argmax tie the same way (the first largest) and a prediction's probabilities come out of the
+ * same formula wherever they are computed.
+ */
+#ifndef GV_MATHX_H
+#define GV_MATHX_H
+
+#include <math.h>
+#include <stddef.h>
+
+/* The index of the largest of v[0..k) (k >= 1); ties go to the first. */
+static inline size_t gv_argmax(const double *v, size_t k)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < k; c++)
+        if (v[c] > v[best]) best = c;
+    return best;
+}
+
+/* sigma(t) = 1 / (1 + e^-t), stably (sigma(+inf) = 1, sigma(-inf) = 0): e^t / (1 + e^t) for
+ * t < 0, so no exp overflows. */
+static inline double gv_sigmoid(double t)
+{
+    if (t >= 0) return 1 / (1 + exp(-t));
+    double e = exp(t);
+    return e / (1 + e);
+}
+
+/* out = softmax(scale * s) over k classes: exp(scale s_c - max) / sum, so no exp overflows. */
+static inline void gv_softmax_scaled(const double *s, size_t k, double scale, double *out)
+{
+    double mx = -INFINITY;
+    for (size_t c = 0; c < k; c++)
+        if (scale * s[c] > mx) mx = scale * s[c];
+    double z = 0;
+    for (size_t c = 0; c < k; c++) z += out[c] = exp(scale * s[c] - mx);
+    for (size_t c = 0; c < k; c++) out[c] /= z;
+}
+
+/* A value and its weight. */
+typedef struct gv_wv {
+    double v, w;
+} gv_wv;
+/* Weighted median (Drucker 1997): sorts a[0..n) by value (n >= 1) and returns the smallest
+ * value y_(j) whose cumulative weight reaches half the total. */
+double gv_weighted_median(gv_wv *a, size_t n);
+
+#endif /* GV_MATHX_H */
