@@ -1,6 +1,6 @@
 /*
- * stacking.c -- stacked generalization ("stacking", component kind "stacking") and weighted
- * voting ("voting", kind "voting") over a list of any base learners.
+ * stacking.c -- stacked generalization ("stacking", component kind "stacking") over a list of
+ * any base learners (the list and the parallel fits: members.c; voting: voting.c).
  *
  * Pipeline position: ensemble/, written against the base-learner interface (learn/learner.h).
  *
@@ -33,228 +33,22 @@
  * The fits run in parallel (one thread each, the rest of the threads inside the learners);
  * each depends only on its stream, so the model is the same for any thread count.
  *
- * Voting: every learner is fitted on all rows with (seed, GV_STREAM_VOTING, l); prediction is
- * the weighted plurality of the members' labels (voting.mode=hard; ties to the lowest class;
- * the output "probabilities" are the normalized vote shares) or the weighted mean of their class
- * probabilities (soft), or of their values (regression).
- *
- * File forms (docs/model-format.md): stacking: n_classes, learners (names), folds, passthrough
- * (0/1), members (components), meta_name, and either meta (a component over the meta schema)
- * or, for "linear", coef, fill (one per meta column) and intercept.  voting: n_classes,
- * learners, soft (0/1), weights, members.
+ * File form (docs/model-format.md): n_classes, learners (names), folds, passthrough (0/1),
+ * members (components), meta_name, and either meta (a component over the meta schema) or, for
+ * "linear", coef, fill (one per meta column) and intercept.
  */
-#include "ensemble.h"
+#include "members.h"
 
 #include "../core/params.h"
 #include "../data/dataset.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #define STREAM_FOLDS UINT64_C(0xF01D5)
-#define MAX_LEARNERS 256
-#define STACK_BUF 512
-
-/* ---------------------------------------------------------------------------------------------
- * Shared: learner lists, base parameters, parallel fits
- * ------------------------------------------------------------------------------------------ */
-
-static void free_names(char **names, size_t n)
-{
-    if (!names) return;
-    for (size_t i = 0; i < n; i++) gv_free(names[i]);
-    gv_free(names);
-}
-
-/* Splits the comma-separated list `text` (blanks around names ignored) into new names, each a
- * known learner.  `param` names the parameter in messages. */
-static grove_status parse_learners(const char *text, const char *param, char ***out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    char **names = gv_calloc(MAX_LEARNERS, sizeof *names);
-    if (!names) return gv_err_nomem("a list of learners");
-    size_t k = 0;
-    const char *s = text;
-    for (;;) {
-        const char *e = strchr(s, ',');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        while (len && (*s == ' ' || *s == '\t')) s++, len--;
-        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
-        if (!len) {
-            free_names(names, k);
-            return gv_err(GROVE_ERR_PARAM, "%s: an empty learner name in '%s'", param, text);
-        }
-        if (k == MAX_LEARNERS) {
-            free_names(names, k);
-            return gv_err(GROVE_ERR_PARAM, "%s: more than %d learners", param, MAX_LEARNERS);
-        }
-        names[k] = gv_strndup(s, len);
-        if (!names[k]) {
-            free_names(names, k);
-            return gv_err_nomem("a list of learners");
-        }
-        if (!gv_learner_find(names[k])) {
-            grove_status st = gv_err(GROVE_ERR_PARAM,
-                                     "%s: unknown learner '%s' (see `grove help algos`)", param,
-                                     names[k]);
-            free_names(names, k + 1);
-            return st;
-        }
-        k++;
-        if (!e) break;
-        s = e + 1;
-    }
-    *out = names;
-    *n = k;
-    return GROVE_OK;
-}
-
-/* The learner list of parameter `id` ("auto": tree,forest,logistic for classification,
- * tree,forest,mlp for regression). */
-static grove_status learners_param(const grove_params *p, gv_param_id id, int classification,
-                                   char ***out, size_t *n)
-{
-    const char *text = gv_param_str(p, id);
-    if (!strcmp(text, "auto")) text = classification ? "tree,forest,logistic" : "tree,forest,mlp";
-    return parse_learners(text, gv_param_name(id), out, n);
-}
-
-/* New parameters for the base learners: base.KEY, with the model's seed unless base.seed. */
-static grove_status base_params(const grove_params *p, grove_params **out)
-{
-    const grove_params *b = gv_params_base(p);
-    grove_status st = b ? grove_params_copy(b, out) : grove_params_create(out);
-    if (st != GROVE_OK) return st;
-    if (!gv_param_is_set(*out, GV_P_SEED)) {
-        st = grove_params_set(*out, "seed", gv_param_str(p, GV_P_SEED));
-        if (st != GROVE_OK) {
-            grove_params_free(*out);
-            *out = NULL;
-        }
-    }
-    return st;
-}
-
-typedef struct fit_task {
-    const gv_learner *learner;
-    gv_fit_input in;
-    uint64_t stream;
-    gv_component comp;
-    grove_status st;
-    char msg[512];
-} fit_task;
-
-/* Fits every task in parallel; inner learners get the threads left over.  On failure returns
- * the first failed task's status with "what <index>: message" (components of every task stay
- * in the tasks, for the caller to free). */
-static grove_status run_tasks(fit_task *tasks, size_t n, int n_threads, uint64_t seed,
-                              uint64_t component, const char *const *names, size_t per_name)
-{
-    int nt = n_threads > 0 ? n_threads : 1;
-    int inner = n == 0 || (size_t)nt <= n ? 1 : (int)((size_t)nt / n);
-    const long nl = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-#endif
-    for (long t = 0; t < nl; t++) {
-        fit_task *k = &tasks[t];
-        gv_rng rng;
-        gv_rng_seed(&rng, seed, component, k->stream);
-        k->in.n_threads = inner;
-        k->st = k->learner->fit(&k->in, &rng, &k->comp);
-        if (k->st != GROVE_OK) snprintf(k->msg, sizeof k->msg, "%s", grove_last_error());
-    }
-    for (size_t t = 0; t < n; t++)
-        if (tasks[t].st != GROVE_OK)
-            return gv_err(tasks[t].st, "learner %zu (%s): %s", t / per_name + 1,
-                          names[t / per_name], tasks[t].msg);
-    return GROVE_OK;
-}
-
-static size_t argmax(const double *v, size_t k)
-{
-    size_t best = 0;
-    for (size_t c = 1; c < k; c++)
-        if (v[c] > v[best]) best = c;
-    return best;
-}
-
-static json_t *names_json(char *const *names, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, json_string(names[i]))) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-static json_t *members_json(const gv_component *m, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, gv_component_to_json(&m[i]))) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
-/* Reads "learners" (names of known learners) and "members" (as many components) of obj. */
-static grove_status read_members(const json_t *obj, const gv_model_ctx *ctx, char ***names,
-                                 gv_component **members, size_t *n)
-{
-    *names = NULL;
-    *members = NULL;
-    *n = 0;
-    const json_t *ln = json_object_get(obj, "learners"), *mb = json_object_get(obj, "members");
-    if (!json_is_array(ln) || json_array_size(ln) == 0 || json_array_size(ln) > MAX_LEARNERS)
-        return gv_err(GROVE_ERR_MODEL, "learners: must be an array of 1 to %d names",
-                      MAX_LEARNERS);
-    size_t L = json_array_size(ln);
-    if (!json_is_array(mb) || json_array_size(mb) != L)
-        return gv_err(GROVE_ERR_MODEL, "members: must be an array of %zu components", L);
-    char **nm = gv_calloc(L, sizeof *nm);
-    gv_component *m = gv_calloc(L, sizeof *m);
-    grove_status st = GROVE_OK;
-    if (!nm || !m) {
-        st = gv_err_nomem("a model's members");
-        goto fail;
-    }
-    for (size_t l = 0; l < L && st == GROVE_OK; l++) {
-        const char *s = json_string_value(json_array_get(ln, l));
-        if (!s || !gv_learner_find(s)) {
-            st = gv_err(GROVE_ERR_MODEL, "learners[%zu]: not a known learner", l);
-            break;
-        }
-        if (!(nm[l] = gv_strdup(s))) {
-            st = gv_err_nomem("a model's members");
-            break;
-        }
-        st = gv_component_from_json(json_array_get(mb, l), ctx, &m[l]);
-        if (st != GROVE_OK) gv_err_prefix("members[%zu]", l);
-    }
-    if (st == GROVE_OK) {
-        *names = nm;
-        *members = m;
-        *n = L;
-        return GROVE_OK;
-    }
-fail:
-    if (m)
-        for (size_t l = 0; l < L; l++) gv_component_free(&m[l]);
-    gv_free(m);
-    free_names(nm, L);
-    return st;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Stacking
- * ------------------------------------------------------------------------------------------ */
 
 typedef struct gv_stacking {
     int n_classes;          /* K >= 2, or 0 for regression */
@@ -280,7 +74,7 @@ static void stacking_free(void *impl)
     if (s->members)
         for (size_t l = 0; l < s->n_learners; l++) gv_component_free(&s->members[l]);
     gv_free(s->members);
-    free_names(s->names, s->n_learners);
+    gv_names_free(s->names, s->n_learners);
     gv_schema_free(s->meta_schema);
     gv_free(s->meta_name);
     gv_component_free(&s->meta);
@@ -357,10 +151,10 @@ static void stacking_predict_row(const void *impl, const grove_dataset *d, size_
 {
     const gv_stacking *s = impl;
     size_t K = s->n_classes ? (size_t)s->n_classes : 1;
-    float fbuf[STACK_BUF];
-    double pbuf[STACK_BUF];
-    float *row = s->n_meta <= STACK_BUF ? fbuf : gv_malloc_array(s->n_meta, sizeof *row);
-    double *p = K <= STACK_BUF ? pbuf : gv_malloc_array(K, sizeof *p);
+    float fbuf[GV_STACK_BUF];
+    double pbuf[GV_STACK_BUF];
+    float *row = s->n_meta <= GV_STACK_BUF ? fbuf : gv_malloc_array(s->n_meta, sizeof *row);
+    double *p = K <= GV_STACK_BUF ? pbuf : gv_malloc_array(K, sizeof *p);
     if (!row || !p) { /* no memory for the scratch: a prediction that says so */
         for (size_t k = 0; k < K; k++) out[k] = s->n_classes ? 1.0 / (double)K : NAN;
         goto done;
@@ -510,7 +304,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
     const size_t folds = (size_t)gv_param_int(p, GV_P_STACK_FOLDS);
     const size_t n = in->n_rows, N = d->n_rows, K = classification ? (size_t)in->n_classes : 1;
     grove_params *bp = NULL;
-    fit_task *tasks = NULL;
+    gv_fit_task *tasks = NULL;
     size_t *fold_of = NULL, *order = NULL, *train_rows = NULL, n_tasks = 0;
     uint8_t *seen = NULL;
     size_t n_meta_cols = 0;
@@ -525,7 +319,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
     s->n_classes = classification ? in->n_classes : 0;
     s->folds = (int64_t)folds;
     s->passthrough = (int)gv_param_int(p, GV_P_STACK_PASSTHROUGH);
-    if ((st = learners_param(p, GV_P_STACK_LEARNERS, classification, &s->names,
+    if ((st = gv_learners_param(p, GV_P_STACK_LEARNERS, classification, &s->names,
                              &s->n_learners)) != GROVE_OK)
         goto done;
     const char *meta = gv_param_str(p, GV_P_STACK_META);
@@ -555,7 +349,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
         st = gv_err(GROVE_ERR_DATA, "stacking: no rows to train on");
         goto done;
     }
-    if ((st = base_params(p, &bp)) != GROVE_OK) goto done;
+    if ((st = gv_base_params_new(p, &bp)) != GROVE_OK) goto done;
 
     /* folds over the distinct rows */
     fold_of = gv_malloc_array(N, sizeof *fold_of);
@@ -591,7 +385,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
     }
     for (size_t l = 0; l < L; l++)
         for (size_t j = 0; j <= folds; j++) {
-            fit_task *k = &tasks[l * (folds + 1) + j];
+            gv_fit_task *k = &tasks[l * (folds + 1) + j];
             k->learner = gv_learner_find(s->names[l]);
             k->in = *in;
             k->in.params = bp;
@@ -602,7 +396,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
                 k->in.n_rows = n_train[j];
             }
         }
-    if ((st = run_tasks(tasks, n_tasks, in->n_threads, seed, GV_STREAM_STACK,
+    if ((st = gv_fit_tasks_run(tasks, n_tasks, in->n_threads, seed, GV_STREAM_STACK,
                         (const char *const *)s->names, folds + 1)) != GROVE_OK)
         goto done;
 
@@ -699,10 +493,10 @@ static json_t *stacking_to_json(const void *impl)
     json_t *obj = json_object();
     if (!obj) return NULL;
     int bad = json_object_set_new(obj, "n_classes", json_integer(s->n_classes));
-    bad |= json_object_set_new(obj, "learners", names_json(s->names, s->n_learners));
+    bad |= json_object_set_new(obj, "learners", gv_json_string_array(s->names, s->n_learners));
     bad |= json_object_set_new(obj, "folds", json_integer((json_int_t)s->folds));
     bad |= json_object_set_new(obj, "passthrough", json_integer(s->passthrough));
-    bad |= json_object_set_new(obj, "members", members_json(s->members, s->n_learners));
+    bad |= json_object_set_new(obj, "members", gv_members_json(s->members, s->n_learners));
     bad |= json_object_set_new(obj, "meta_name", json_string(s->meta_name));
     if (is_linear(s)) {
         bad |= json_object_set_new(obj, "coef", gv_json_real_array(s->coef, s->n_meta));
@@ -788,7 +582,7 @@ static grove_status stacking_from_json(const json_t *obj, const gv_model_ctx *ct
         st = gv_err_nomem("a stacking model");
         goto fail;
     }
-    if ((st = read_members(obj, ctx, &s->names, &s->members, &s->n_learners)) != GROVE_OK)
+    if ((st = gv_members_read(obj, ctx, &s->names, &s->members, &s->n_learners)) != GROVE_OK)
         goto fail;
     if ((ctx->schema->task == GROVE_CLASSIFICATION) != (nc >= 2)) {
         st = gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the ctx->schema's task", (int)nc);
@@ -885,269 +679,6 @@ const gv_component_vt gv_stacking_component = {
     .check = stacking_check,
     .summary = stacking_summary,
 };
-
-/* ---------------------------------------------------------------------------------------------
- * Voting
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct gv_voting {
-    int n_classes;         /* K >= 2, or 0 */
-    int soft;
-    size_t n_learners;
-    char **names;          /* owned */
-    gv_component *members; /* owned */
-    double *weights;       /* [n_learners], >= 0, sum > 0, owned */
-} gv_voting;
-
-static void voting_free(void *impl)
-{
-    gv_voting *v = impl;
-    if (!v) return;
-    if (v->members)
-        for (size_t l = 0; l < v->n_learners; l++) gv_component_free(&v->members[l]);
-    gv_free(v->members);
-    free_names(v->names, v->n_learners);
-    gv_free(v->weights);
-    gv_free(v);
-}
-
-/* The weights of voting.weights ("" = all 1) for L learners. */
-static grove_status parse_weights(const char *text, size_t L, double *w)
-{
-    if (!*text) {
-        for (size_t l = 0; l < L; l++) w[l] = 1;
-        return GROVE_OK;
-    }
-    size_t k = 0;
-    double sum = 0;
-    const char *s = text;
-    for (;;) {
-        const char *e = strchr(s, ',');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        while (len && (*s == ' ' || *s == '\t')) s++, len--;
-        while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
-        double x;
-        if (k == L)
-            return gv_err(GROVE_ERR_PARAM, "voting.weights: more weights than the %zu learners",
-                          L);
-        if (gv_parse_double(s, len, &x) != 0 || !(x >= 0) || !isfinite(x))
-            return gv_err(GROVE_ERR_PARAM,
-                          "voting.weights: weight %zu must be a finite number >= 0 in '%s'",
-                          k + 1, text);
-        w[k++] = x;
-        sum += x;
-        if (!e) break;
-        s = e + 1;
-    }
-    if (k != L)
-        return gv_err(GROVE_ERR_PARAM, "voting.weights: %zu weights for %zu learners", k, L);
-    if (!(sum > 0)) return gv_err(GROVE_ERR_PARAM, "voting.weights: all weights are 0");
-    return GROVE_OK;
-}
-
-grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *out)
-{
-    (void)rng; /* member l has its own stream (seed, GV_STREAM_VOTING, l) */
-    out->vt = NULL;
-    out->impl = NULL;
-    const grove_params *p = in->params;
-    grove_params *bp = NULL;
-    fit_task *tasks = NULL;
-    grove_status st;
-    gv_voting *v = gv_calloc(1, sizeof *v);
-    if (!v) return gv_err_nomem("a voting model");
-    v->n_classes = in->n_classes >= 2 ? in->n_classes : 0;
-    v->soft = gv_param_int(p, GV_P_VOTING_MODE) == 1;
-    if ((st = learners_param(p, GV_P_VOTING_LEARNERS, v->n_classes != 0, &v->names,
-                             &v->n_learners)) != GROVE_OK)
-        goto done;
-    size_t L = v->n_learners;
-    v->weights = gv_malloc_array(L, sizeof *v->weights);
-    v->members = gv_calloc(L, sizeof *v->members);
-    tasks = gv_calloc(L, sizeof *tasks);
-    if (!v->weights || !v->members || !tasks) {
-        st = gv_err_nomem("a voting model");
-        goto done;
-    }
-    if ((st = parse_weights(gv_param_str(p, GV_P_VOTING_WEIGHTS), L, v->weights)) != GROVE_OK)
-        goto done;
-    if ((st = base_params(p, &bp)) != GROVE_OK) goto done;
-    for (size_t l = 0; l < L; l++) {
-        tasks[l].learner = gv_learner_find(v->names[l]);
-        tasks[l].in = *in;
-        tasks[l].in.params = bp;
-        tasks[l].in.valid = NULL;
-        tasks[l].stream = l;
-    }
-    st = run_tasks(tasks, L, in->n_threads, (uint64_t)gv_param_int(p, GV_P_SEED),
-                   GV_STREAM_VOTING, (const char *const *)v->names, 1);
-    for (size_t l = 0; l < L; l++) v->members[l] = tasks[l].comp;
-    if (st != GROVE_OK) goto done;
-    out->vt = &gv_voting_component;
-    out->impl = v;
-    v = NULL;
-done:
-    gv_free(tasks);
-    voting_free(v);
-    grove_params_free(bp);
-    return st;
-}
-
-static void voting_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
-{
-    const gv_voting *v = impl;
-    size_t K = v->n_classes ? (size_t)v->n_classes : 1;
-    double pbuf[STACK_BUF];
-    double *p = K <= STACK_BUF ? pbuf : gv_malloc_array(K, sizeof *p);
-    for (size_t k = 0; k < K; k++) out[k] = 0;
-    if (!p) {
-        for (size_t k = 0; k < K; k++) out[k] = v->n_classes ? 1.0 / (double)K : NAN;
-        return;
-    }
-    double wsum = 0;
-    for (size_t l = 0; l < v->n_learners; l++) {
-        double w = v->weights[l];
-        v->members[l].vt->predict_row(v->members[l].impl, d, i, p);
-        wsum += w;
-        if (!v->n_classes)
-            out[0] += w * p[0];
-        else if (v->soft)
-            for (size_t k = 0; k < K; k++) out[k] += w * p[k];
-        else
-            out[argmax(p, K)] += w;
-    }
-    for (size_t k = 0; k < K; k++) out[k] /= wsum;
-    if (p != pbuf) gv_free(p);
-}
-
-static json_t *voting_to_json(const void *impl)
-{
-    const gv_voting *v = impl;
-    json_t *obj = json_object();
-    if (!obj) return NULL;
-    int bad = json_object_set_new(obj, "n_classes", json_integer(v->n_classes));
-    bad |= json_object_set_new(obj, "learners", names_json(v->names, v->n_learners));
-    bad |= json_object_set_new(obj, "soft", json_integer(v->soft));
-    bad |= json_object_set_new(obj, "weights", gv_json_real_array(v->weights, v->n_learners));
-    bad |= json_object_set_new(obj, "members", members_json(v->members, v->n_learners));
-    if (bad) {
-        json_decref(obj);
-        return NULL;
-    }
-    return obj;
-}
-
-static grove_status voting_validate(const void *impl, const grove_schema *schema)
-{
-    const gv_voting *v = impl;
-    if ((schema->task == GROVE_CLASSIFICATION) != (v->n_classes >= 2) ||
-        (v->n_classes && (size_t)v->n_classes != schema->classes.n))
-        return gv_err(GROVE_ERR_MODEL, "n_classes: %d does not fit the schema", v->n_classes);
-    double sum = 0;
-    for (size_t l = 0; l < v->n_learners; l++) {
-        if (!(v->weights[l] >= 0) || !isfinite(v->weights[l]))
-            return gv_err(GROVE_ERR_MODEL, "weights[%zu]: must be finite and >= 0", l);
-        sum += v->weights[l];
-    }
-    if (!(sum > 0) || !isfinite(sum))
-        return gv_err(GROVE_ERR_MODEL, "weights: must have a positive finite sum");
-    for (size_t l = 0; l < v->n_learners; l++) {
-        grove_status st;
-        if (v->members[l].vt->validate &&
-            (st = v->members[l].vt->validate(v->members[l].impl, schema)) != GROVE_OK) {
-            gv_err_prefix("members[%zu]", l);
-            return st;
-        }
-    }
-    return GROVE_OK;
-}
-
-static grove_status voting_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
-{
-    static const char *const fields[] = {"kind", "n_classes", "learners", "soft", "weights",
-                                         "members"};
-    *out = NULL;
-    grove_status st = gv_json_check_fields(obj, fields, GV_COUNT(fields), "a voting model");
-    if (st != GROVE_OK) return st;
-    gv_voting *v = gv_calloc(1, sizeof *v);
-    if (!v) return gv_err_nomem("a voting model");
-    int64_t nc, soft;
-    const json_t *a;
-    if ((st = gv_json_get_int(obj, "n_classes", 0, 65536, &nc)) != GROVE_OK ||
-        (st = gv_json_get_int(obj, "soft", 0, 1, &soft)) != GROVE_OK)
-        goto fail;
-    if (nc == 1) {
-        st = gv_err(GROVE_ERR_MODEL, "n_classes: must be 0 or >= 2");
-        goto fail;
-    }
-    v->n_classes = (int)nc;
-    v->soft = (int)soft;
-    if ((st = read_members(obj, ctx, &v->names, &v->members, &v->n_learners)) != GROVE_OK)
-        goto fail;
-    if (!(v->weights = gv_malloc_array(v->n_learners, sizeof *v->weights))) {
-        st = gv_err_nomem("a voting model");
-        goto fail;
-    }
-    if ((st = gv_json_get_array(obj, "weights", v->n_learners, &a)) != GROVE_OK) goto fail;
-    for (size_t l = 0; l < v->n_learners; l++)
-        v->weights[l] = json_number_value(json_array_get(a, l));
-    if ((st = voting_validate(v, ctx->schema)) != GROVE_OK) goto fail;
-    *out = v;
-    return GROVE_OK;
-fail:
-    voting_free(v);
-    return st;
-}
-
-static grove_status voting_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
-{
-    const gv_voting *v = impl;
-    return gv_components_check(v->members, v->n_learners, ctx, n_outputs, "members");
-}
-
-static json_t *voting_summary(const void *impl)
-{
-    const gv_voting *v = impl;
-    json_t *obj = json_pack("{s:s, s:s}", "kind", "voting", "mode", v->soft ? "soft" : "hard");
-    json_t *ms = json_array();
-    int bad = !obj || !ms;
-    for (size_t l = 0; l < v->n_learners && !bad; l++)
-        bad |= json_array_append_new(ms, gv_component_summary(&v->members[l]));
-    if (!bad) {
-        bad |= json_object_set_new(obj, "members", ms);
-        ms = NULL;
-    }
-    if (!bad) bad |= json_object_set_new(obj, "weights", gv_json_real_array(v->weights, v->n_learners));
-    if (bad) {
-        json_decref(obj);
-        json_decref(ms);
-        return NULL;
-    }
-    return obj;
-}
-
-const gv_component_vt gv_voting_component = {
-    .kind = "voting",
-    .predict_row = voting_predict_row,
-    .to_json = voting_to_json,
-    .from_json = voting_from_json,
-    .free = voting_free,
-    .validate = voting_validate,
-    .check = voting_check,
-    .summary = voting_summary,
-};
-
-int gv_voting_view_of(const gv_component *c, gv_voting_view *v)
-{
-    if (!c || c->vt != &gv_voting_component) return 0;
-    const gv_voting *vo = c->impl;
-    v->n_classes = vo->n_classes;
-    v->soft = vo->soft;
-    v->n_members = vo->n_learners;
-    v->members = vo->members;
-    v->weights = vo->weights;
-    return 1;
-}
 
 int gv_stacking_view_of(const gv_component *c, gv_stacking_view *v)
 {
