@@ -18,7 +18,7 @@ LIST=$SRC/tests/data/model_hashes.txt
 update=0
 [[ ${1:-} == --update ]] && update=1
 
-B=$DATA/breast_cancer_train.csv     # two classes, numeric
+B=$DATA/breast_cancer_train.csv     # two classes, numeric (--valid: the _test.csv files)
 I=$DATA/iris_train.csv              # three classes
 R=$DATA/boston_housing_train.csv    # regression
 V=$DATA/house_votes84_train.csv     # two classes, categorical
@@ -69,6 +69,10 @@ gbdt-huber $R --algo gbdt --rounds 20 --set objective=huber
 gbdt-logistic $B --algo gbdt --rounds 20 --set subsample=0.8 --set colsample_bytree=0.5
 gbdt-softmax $I --algo gbdt --rounds 10 --set max_leaves=4
 gbdt-exponential $B --algo gbdt --rounds 20 --set objective=exponential --set colsample_bynode=0.5
+gbdt-early-auc $B --algo gbdt --rounds 60 --valid $DATA/breast_cancer_test.csv --set early_stopping_rounds=3 --set eval_metric=auc --set train_metric=true --set learning_rate=0.5
+gbdt-early-mlogloss $I --algo gbdt --rounds 40 --valid $DATA/iris_test.csv --set early_stopping_rounds=2 --set train_metric=true
+gbdt-absolute-valid $R --algo gbdt --rounds 15 --valid $DATA/boston_housing_test.csv --set objective=absolute --set subsample=0.7
+adaboost-early $B --algo adaboost --rounds 40 --valid $DATA/breast_cancer_test.csv --set early_stopping_rounds=3
 stacking-bin $B --algo stacking --set stack.learners=tree,logistic,stump --set stack.folds=3
 stacking-reg $R --algo stacking --set stack.learners=tree,forest --set stack.folds=3 --set base.rounds=5
 voting-hard $I --algo voting --set voting.learners=tree,logistic,stump

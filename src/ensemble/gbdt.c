@@ -49,36 +49,25 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../loss/loss.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Objectives and metrics: indices of the parameter table's allowed lists. */
-enum { OBJ_AUTO, OBJ_SQUARED, OBJ_ABSOLUTE, OBJ_HUBER, OBJ_LOGISTIC, OBJ_SOFTMAX, OBJ_EXPONENTIAL,
-       OBJ_COUNT };
-static const char *const obj_names[OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
-                                                 "logistic", "softmax", "exponential"};
-enum { MET_AUTO, MET_RMSE, MET_MAE, MET_LOGLOSS, MET_ERROR, MET_AUC, MET_MLOGLOSS, MET_MERROR,
-       MET_EXPLOSS, MET_COUNT };
-static const char *const met_names[MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
-                                                 "auc",   "mlogloss", "merror", "exploss"};
-
-/* Rows per block of the blocked (thread-count independent) sums. */
-#define SUM_BLOCK 16384
+/* Objectives, metrics and their names: loss/loss.h. */
 /* Rows below which row loops stay on the calling thread. */
-#define PAR_MIN_ROWS 8192
-#define HESS_MIN 1e-16
+#define PAR_MIN_ROWS GV_LOSS_PAR_MIN_ROWS
 
 typedef struct gv_gbdt {
-    int objective;          /* OBJ_* (never OBJ_AUTO) */
+    int objective;          /* GV_OBJ_* (never GV_OBJ_AUTO) */
     int n_classes;          /* K >= 2, or 0 for regression */
     size_t n_groups;        /* trees per round: K (softmax) or 1 */
     size_t n_rounds;        /* rounds kept */
     double learning_rate;   /* eta (already folded into the leaf values; informational) */
     double *base;           /* [n_groups] initial scores */
     gv_tree **trees;        /* [n_rounds * n_groups], round-major; owned */
-    int metric;             /* MET_* of the log */
+    int metric;             /* GV_MET_* of the log */
     size_t n_log;           /* rounds logged (>= n_rounds: early stopping drops the tail) */
     double *log_train;      /* [n_log], NULL unless train_metric was set */
     double *log_valid;      /* [n_log], NULL without validation data */
@@ -119,19 +108,19 @@ static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_trai
     if (!b) return NULL;
     b->objective = objective;
     b->n_classes = n_classes;
-    b->n_groups = objective == OBJ_SOFTMAX ? (size_t)n_classes : 1;
+    b->n_groups = objective == GV_OBJ_SOFTMAX ? (size_t)n_classes : 1;
     if (cap == 0) cap = 1;
     b->base = gv_calloc(b->n_groups, sizeof *b->base);
     b->trees = gv_calloc(cap, b->n_groups * sizeof *b->trees);
     b->log_train = with_train ? gv_calloc(cap, sizeof(double)) : NULL;
     b->log_valid = with_valid ? gv_calloc(cap, sizeof(double)) : NULL;
-    if (objective == OBJ_EXPONENTIAL) {
+    if (objective == GV_OBJ_EXPONENTIAL) {
         b->log_eps = gv_calloc(cap, sizeof(double));
         b->log_alpha = gv_calloc(cap, sizeof(double));
     }
     b->stop = gv_strdup("");
     if (!b->base || !b->trees || (with_train && !b->log_train) || (with_valid && !b->log_valid) || !b->stop ||
-        (objective == OBJ_EXPONENTIAL && (!b->log_eps || !b->log_alpha))) {
+        (objective == GV_OBJ_EXPONENTIAL && (!b->log_eps || !b->log_alpha))) {
         gbdt_free(b);
         return NULL;
     }
@@ -139,8 +128,6 @@ static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_trai
 }
 
 static size_t gbdt_outputs(const gv_gbdt *b) { return b->n_classes ? (size_t)b->n_classes : 1; }
-
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 /* ---------------------------------------------------------------------------------------------
  * Prediction: scores -> outputs
@@ -151,15 +138,15 @@ static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static void scores_to_outputs(const gv_gbdt *b, double *out)
 {
     switch (b->objective) {
-    case OBJ_LOGISTIC:
-    case OBJ_EXPONENTIAL: {
-        double f = out[1] * (b->objective == OBJ_EXPONENTIAL ? 2.0 : 1.0);
-        double p = sigmoid(f);
+    case GV_OBJ_LOGISTIC:
+    case GV_OBJ_EXPONENTIAL: {
+        double f = out[1] * (b->objective == GV_OBJ_EXPONENTIAL ? 2.0 : 1.0);
+        double p = gv_loss_sigmoid(f);
         out[0] = 1.0 - p;
         out[1] = p;
         break;
     }
-    case OBJ_SOFTMAX: {
+    case GV_OBJ_SOFTMAX: {
         size_t K = (size_t)b->n_classes;
         double mx = -INFINITY, z = 0;
         for (size_t k = 0; k < K; k++)
@@ -394,56 +381,7 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     gv_free(xs);
 }
 
-/* ---------------------------------------------------------------------------------------------
- * Metrics (on scores F [n * G]; y class index or target; w weights or NULL)
- * ------------------------------------------------------------------------------------------ */
-
-typedef struct metric_in {
-    const gv_gbdt *b;
-    const double *F;
-    const double *y, *w;
-    size_t n;
-    int metric;
-} metric_in;
-
-/* Weighted loss of row i for the additive metrics; *wi gets its weight. */
-static double row_loss(const metric_in *m, size_t i)
-{
-    const gv_gbdt *b = m->b;
-    const size_t G = b->n_groups;
-    const double *f = m->F + i * G;
-    double y = m->y[i];
-    switch (m->metric) {
-    case MET_RMSE: return (f[0] - y) * (f[0] - y);
-    case MET_MAE: return fabs(f[0] - y);
-    case MET_LOGLOSS: {
-        double p = sigmoid(b->objective == OBJ_EXPONENTIAL ? 2 * f[0] : f[0]);
-        p = fmin(fmax(p, 1e-15), 1 - 1e-15);
-        return y > 0.5 ? -log(p) : -log(1 - p);
-    }
-    case MET_ERROR: {
-        int pred = (b->objective == OBJ_EXPONENTIAL ? 2 * f[0] : f[0]) > 0;
-        return pred != (y > 0.5);
-    }
-    case MET_EXPLOSS: return exp(-(2 * y - 1) * f[0]);
-    case MET_MLOGLOSS: {
-        double mx = -INFINITY, z = 0;
-        for (size_t k = 0; k < G; k++)
-            if (f[k] > mx) mx = f[k];
-        for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
-        double lp = f[(size_t)y] - mx - log(z);
-        return -fmax(lp, log(1e-15));
-    }
-    case MET_MERROR: {
-        size_t best = 0;
-        for (size_t k = 1; k < G; k++)
-            if (f[k] > f[best]) best = k;
-        return best != (size_t)y;
-    }
-    }
-    return 0;
-}
-
+/* Weighted values sorted by a key (the medians of absolute and huber). */
 typedef struct scored {
     double s, y, w;
 } scored;
@@ -453,68 +391,6 @@ static int cmp_scored(const void *a, const void *b)
     return (x > z) - (x < z);
 }
 
-/* Weighted AUC (ties count one half), or NAN when one class has no weight. */
-static grove_status auc_of(const metric_in *m, double *out)
-{
-    scored *a = gv_malloc_array(m->n ? m->n : 1, sizeof *a);
-    if (!a) return gv_err_nomem("the AUC");
-    for (size_t i = 0; i < m->n; i++) {
-        a[i].s = m->F[i];
-        a[i].y = m->y[i];
-        a[i].w = m->w ? m->w[i] : 1.0;
-    }
-    qsort(a, m->n, sizeof *a, cmp_scored);
-    double neg = 0, pos = 0, area = 0;
-    for (size_t i = 0; i < m->n;) {
-        size_t j = i;
-        double tp = 0, tn = 0;
-        while (j < m->n && a[j].s == a[i].s) {
-            if (a[j].y > 0.5) tp += a[j].w;
-            else tn += a[j].w;
-            j++;
-        }
-        area += tp * (neg + 0.5 * tn);
-        neg += tn;
-        pos += tp;
-        i = j;
-    }
-    gv_free(a);
-    *out = pos > 0 && neg > 0 ? area / (pos * neg) : NAN;
-    return GROVE_OK;
-}
-
-/* The metric over all rows; `part` is scratch of 2 * (n / SUM_BLOCK + 1) doubles. */
-static grove_status metric_value(const metric_in *m, int n_threads, double *part, double *out)
-{
-    if (m->metric == MET_AUC) return auc_of(m, out);
-    const long nb = (long)((m->n + SUM_BLOCK - 1) / SUM_BLOCK);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) if (nb > 1 && n_threads > 1)
-#else
-    (void)n_threads;
-#endif
-    for (long k = 0; k < nb; k++) {
-        size_t lo = (size_t)k * SUM_BLOCK, hi = lo + SUM_BLOCK < m->n ? lo + SUM_BLOCK : m->n;
-        double s = 0, sw = 0;
-        for (size_t i = lo; i < hi; i++) {
-            double wi = m->w ? m->w[i] : 1.0;
-            s += wi * row_loss(m, i);
-            sw += wi;
-        }
-        part[2 * k] = s;
-        part[2 * k + 1] = sw;
-    }
-    double s = 0, sw = 0;
-    for (long k = 0; k < nb; k++) {
-        s += part[2 * k];
-        sw += part[2 * k + 1];
-    }
-    double v = sw > 0 ? s / sw : 0.0;
-    *out = m->metric == MET_RMSE ? sqrt(v) : v;
-    return GROVE_OK;
-}
-
-static int metric_higher_better(int metric) { return metric == MET_AUC; }
 
 /* ---------------------------------------------------------------------------------------------
  * Trees: pruning by gamma, leaf refits
@@ -597,8 +473,17 @@ typedef struct trainer {
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
     gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
-    double *part;            /* [2 * (max(n, nv) / SUM_BLOCK + 1)] */
+    double *part;            /* [2 * (max(n, nv) / GV_LOSS_SUM_BLOCK + 1)] */
     scored *tmp;             /* absolute: [n] residuals by leaf */
+    /* the run's settings (trainer_init) */
+    const grove_dataset *valid; /* validation rows or NULL */
+    size_t rounds, patience;    /* patience: early_stopping_rounds (0 = off) */
+    uint64_t seed;
+    double subsample, col_tree;
+    gv_tree_config cfg;         /* the trees' configuration (feature mask: mask) */
+    /* early stopping: the best validation value so far and its round */
+    size_t best_t;
+    double best_valid;
 } trainer;
 
 static void trainer_free(trainer *tr)
@@ -617,67 +502,11 @@ static void trainer_free(trainer *tr)
     gv_tree_scratch_free(&tr->scratch);
 }
 
-/* Gradients and hessians of every group at the current scores (one row per iteration). */
+/* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
-    const size_t n = tr->n, G = tr->G;
-    const double *y = tr->y, *w = tr->w, *F = tr->F;
-    double *grad = tr->grad, *hess = tr->hess;
-    const int obj = tr->obj;
-    const double delta = tr->huber_delta;
-    const long N = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
-#endif
-    for (long li = 0; li < N; li++) {
-        size_t i = (size_t)li;
-        double wi = w ? w[i] : 1.0, g, h;
-        switch (obj) {
-        case OBJ_SQUARED:
-            g = F[i] - y[i];
-            h = 1.0;
-            break;
-        case OBJ_ABSOLUTE: {
-            double r = F[i] - y[i];
-            g = (r > 0) - (r < 0);
-            h = 1.0;
-            break;
-        }
-        case OBJ_HUBER: {
-            double r = F[i] - y[i];
-            g = r > delta ? delta : (r < -delta ? -delta : r);
-            h = 1.0;
-            break;
-        }
-        case OBJ_LOGISTIC: {
-            double p = sigmoid(F[i]);
-            g = p - y[i];
-            h = fmax(p * (1.0 - p), HESS_MIN);
-            break;
-        }
-        case OBJ_EXPONENTIAL: {
-            double ys = 2 * y[i] - 1, e = exp(-ys * F[i]);
-            g = -ys * e;
-            h = e;
-            break;
-        }
-        default: { /* OBJ_SOFTMAX */
-            const double *f = F + i * G;
-            double mx = -INFINITY, z = 0;
-            for (size_t k = 0; k < G; k++)
-                if (f[k] > mx) mx = f[k];
-            for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
-            for (size_t k = 0; k < G; k++) {
-                double p = exp(f[k] - mx) / z;
-                grad[k * n + i] = wi * (p - (k == (size_t)y[i]));
-                hess[k * n + i] = wi * fmax(2.0 * p * (1.0 - p), HESS_MIN);
-            }
-            continue;
-        }
-        }
-        grad[i] = wi * g;
-        hess[i] = wi * h;
-    }
+    gv_loss_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G, tr->huber_delta, tr->nt,
+                      tr->grad, tr->hess);
 }
 
 /* Leaf of every training row (binned walk), into tr->leaf; with only_unset, of the rows whose
@@ -785,22 +614,22 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
     const int obj = tr->obj;
     if (gv_param_is_set(p, GV_P_BASE_SCORE)) {
         double bs = gv_param_double(p, GV_P_BASE_SCORE);
-        if (obj == OBJ_LOGISTIC || obj == OBJ_EXPONENTIAL) {
+        if (obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) {
             if (!(bs > 0 && bs < 1))
                 return gv_err(GROVE_ERR_PARAM,
                               "base_score: must be a probability in (0, 1) for objective %s, "
-                              "got %g", obj_names[obj], bs);
-            base[0] = log(bs / (1 - bs)) * (obj == OBJ_EXPONENTIAL ? 0.5 : 1.0);
+                              "got %g", gv_objective_names[obj], bs);
+            base[0] = log(bs / (1 - bs)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
         } else {
             for (size_t g = 0; g < tr->G; g++) base[g] = bs;
         }
         return GROVE_OK;
     }
-    if (obj == OBJ_ABSOLUTE || obj == OBJ_HUBER) return median_label(tr, base);
+    if (obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER) return median_label(tr, base);
     double sw = 0;
     for (size_t i = 0; i < tr->n; i++) sw += tr->w ? tr->w[i] : 1.0;
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
-    if (obj == OBJ_SOFTMAX) {
+    if (obj == GV_OBJ_SOFTMAX) {
         for (size_t g = 0; g < tr->G; g++) base[g] = 0;
         for (size_t i = 0; i < tr->n; i++) base[(size_t)tr->y[i]] += tr->w ? tr->w[i] : 1.0;
         for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
@@ -809,11 +638,11 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
     double swy = 0;
     for (size_t i = 0; i < tr->n; i++) swy += (tr->w ? tr->w[i] : 1.0) * tr->y[i];
     double mean = swy / sw;
-    if (obj == OBJ_SQUARED) {
+    if (obj == GV_OBJ_SQUARED) {
         base[0] = mean;
     } else {
         double q = fmin(fmax(mean, 1e-6), 1 - 1e-6);
-        base[0] = log(q / (1 - q)) * (obj == OBJ_EXPONENTIAL ? 0.5 : 1.0);
+        base[0] = log(q / (1 - q)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
     }
     return GROVE_OK;
 }
@@ -855,61 +684,6 @@ static void draw_features(trainer *tr, double c, uint64_t seed, size_t t)
     }
 }
 
-/* Resolves objective "auto" and checks it against the task. */
-static grove_status resolve_objective(const grove_params *p, int K, int *out)
-{
-    int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
-    if (obj == OBJ_AUTO) obj = K == 0 ? OBJ_SQUARED : (K == 2 ? OBJ_LOGISTIC : OBJ_SOFTMAX);
-    int regression = obj == OBJ_SQUARED || obj == OBJ_ABSOLUTE || obj == OBJ_HUBER;
-    if (regression && K != 0)
-        return gv_err(GROVE_ERR_PARAM,
-                      "objective: %s is for regression; this is a classification task (use "
-                      "logistic, softmax or exponential, or --set task=regression)",
-                      obj_names[obj]);
-    if (!regression && K == 0)
-        return gv_err(GROVE_ERR_PARAM,
-                      "objective: %s is for classification; this is a regression task (use "
-                      "squared, absolute or huber)",
-                      obj_names[obj]);
-    if ((obj == OBJ_LOGISTIC || obj == OBJ_EXPONENTIAL) && K != 2)
-        return gv_err(GROVE_ERR_PARAM,
-                      "objective: %s is for two classes, this task has %d (use softmax)",
-                      obj_names[obj], K);
-    *out = obj;
-    return GROVE_OK;
-}
-
-/* Resolves eval_metric "auto" and checks it against the objective. */
-static grove_status resolve_metric(const grove_params *p, int obj, int K, int *out)
-{
-    int m = (int)gv_param_int(p, GV_P_EVAL_METRIC);
-    if (m == MET_AUTO) {
-        switch (obj) {
-        case OBJ_SQUARED: m = MET_RMSE; break;
-        case OBJ_ABSOLUTE:
-        case OBJ_HUBER: m = MET_MAE; break;
-        case OBJ_LOGISTIC: m = MET_LOGLOSS; break;
-        case OBJ_EXPONENTIAL: m = MET_EXPLOSS; break;
-        default: m = MET_MLOGLOSS; break;
-        }
-    }
-    int ok;
-    switch (m) {
-    case MET_RMSE:
-    case MET_MAE: ok = K == 0; break;
-    case MET_LOGLOSS:
-    case MET_ERROR:
-    case MET_AUC:
-    case MET_EXPLOSS: ok = K == 2 && obj != OBJ_SOFTMAX; break;
-    default: ok = K >= 2; break; /* mlogloss, merror */
-    }
-    if (!ok)
-        return gv_err(GROVE_ERR_PARAM, "eval_metric: %s does not apply to objective %s",
-                      met_names[m], obj_names[obj]);
-    *out = m;
-    return GROVE_OK;
-}
-
 /* The tree configuration of gbdt from the parameters (XGBoost's defaults: depth 6). */
 static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cfg)
 {
@@ -932,194 +706,229 @@ static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cf
     cfg->n_threads = n_threads > 0 ? n_threads : 1;
 }
 
-grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_component *out)
+/* Init: the run's settings, the training state and the initial scores F = Fv = base.  On
+ * failure tr holds what was allocated (trainer_free, and gbdt_free(tr->b)). */
+static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
 {
-    (void)rng_unused;
     const grove_params *p = in->params;
     const int K = in->n_classes;
-    if (in->rows) return gv_err(GROVE_ERR_INTERNAL, "gbdt: boosting a row view is not supported");
-    if (!in->binned) return gv_err(GROVE_ERR_INTERNAL, "gbdt: needs the binned training data");
     const grove_dataset *valid = in->valid;
-    size_t patience = (size_t)gv_param_int(p, GV_P_EARLY_STOPPING_ROUNDS);
-    if (patience > 0 && !valid)
+    memset(tr, 0, sizeof *tr);
+    tr->in = in;
+    tr->valid = valid;
+    tr->patience = (size_t)gv_param_int(p, GV_P_EARLY_STOPPING_ROUNDS);
+    if (tr->patience > 0 && !valid)
         return gv_err(GROVE_ERR_PARAM, "early_stopping_rounds: needs validation data (--valid FILE)");
     if (valid && !valid->labels)
         return gv_err(GROVE_ERR_DATA, "%s: the validation data has no labels", valid->source);
-
-    trainer tr;
-    memset(&tr, 0, sizeof tr);
-    tr.in = in;
-    grove_status st = resolve_objective(p, K, &tr.obj);
+    grove_status st = gv_objective_resolve(p, K, &tr->obj);
     if (st != GROVE_OK) return st;
-    int metric = MET_AUTO;
-    if ((st = resolve_metric(p, tr.obj, K, &metric)) != GROVE_OK) return st;
-    const size_t rounds = (size_t)gv_param_int(p, GV_P_ROUNDS);
-    const uint64_t seed = (uint64_t)gv_param_int(p, GV_P_SEED);
-    const double subsample = gv_param_double(p, GV_P_SUBSAMPLE);
-    const double col_tree = gv_param_double(p, GV_P_COLSAMPLE_BYTREE);
+    int metric = GV_MET_AUTO;
+    if ((st = gv_metric_resolve(p, tr->obj, K, &metric)) != GROVE_OK) return st;
+    tr->rounds = (size_t)gv_param_int(p, GV_P_ROUNDS);
+    tr->seed = (uint64_t)gv_param_int(p, GV_P_SEED);
+    tr->subsample = gv_param_double(p, GV_P_SUBSAMPLE);
+    tr->col_tree = gv_param_double(p, GV_P_COLSAMPLE_BYTREE);
     const double col_node = gv_param_double(p, GV_P_COLSAMPLE_BYNODE);
-    tr.n = in->data->n_rows;
-    tr.nv = valid ? valid->n_rows : 0;
-    tr.nt = in->n_threads > 0 ? in->n_threads : 1;
-    tr.eta = gv_param_double(p, GV_P_LEARNING_RATE);
-    tr.gamma = gv_param_double(p, GV_P_GAMMA);
-    tr.huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
-    tr.y = in->y;
-    tr.w = in->weight;
-    tr.F_count = in->binned->n_features;
-    gv_tree_config cfg;
-    tree_config(p, tr.nt, &cfg);
+    tr->n = in->data->n_rows;
+    tr->nv = valid ? valid->n_rows : 0;
+    tr->nt = in->n_threads > 0 ? in->n_threads : 1;
+    tr->eta = gv_param_double(p, GV_P_LEARNING_RATE);
+    tr->gamma = gv_param_double(p, GV_P_GAMMA);
+    tr->huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
+    tr->y = in->y;
+    tr->w = in->weight;
+    tr->F_count = in->binned->n_features;
+    tree_config(p, tr->nt, &tr->cfg);
 
-    tr.b = gbdt_new(tr.obj, K, rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC), valid != NULL);
-    if (!tr.b) return gv_err_nomem("a gbdt model");
-    gv_gbdt *b = tr.b;
+    tr->b = gbdt_new(tr->obj, K, tr->rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC),
+                     valid != NULL);
+    if (!tr->b) return gv_err_nomem("a gbdt model");
+    gv_gbdt *b = tr->b;
     b->metric = metric;
-    b->learning_rate = tr.eta;
-    tr.G = b->n_groups;
-    const size_t n = tr.n, nv = tr.nv, G = tr.G;
-    size_t n_part = 2 * ((n > nv ? n : nv) / SUM_BLOCK + 1);
-    tr.F = gv_malloc_array(n, G * sizeof *tr.F);
-    tr.Fv = valid ? gv_malloc_array(nv ? nv : 1, G * sizeof *tr.Fv) : NULL;
-    tr.grad = gv_malloc_array(n, G * sizeof *tr.grad);
-    tr.hess = gv_malloc_array(n, G * sizeof *tr.hess);
-    tr.rows = subsample < 1 ? gv_malloc_array(n, sizeof *tr.rows) : NULL;
-    tr.mask = col_tree < 1 ? gv_malloc_array(tr.F_count, sizeof *tr.mask) : NULL;
-    tr.perm = col_tree < 1 ? gv_malloc_array(tr.F_count, sizeof *tr.perm) : NULL;
-    tr.leaf = gv_malloc_array(n, sizeof *tr.leaf);
-    tr.part = gv_malloc_array(n_part, sizeof *tr.part);
-    tr.tmp = tr.obj == OBJ_ABSOLUTE ? gv_malloc_array(n, sizeof *tr.tmp) : NULL;
-    if (!tr.F || (valid && !tr.Fv) || !tr.grad || !tr.hess || (subsample < 1 && !tr.rows) ||
-        (col_tree < 1 && (!tr.mask || !tr.perm)) || !tr.leaf || !tr.part ||
-        (tr.obj == OBJ_ABSOLUTE && !tr.tmp)) {
-        st = gv_err_nomem("gbdt training state");
-        goto fail;
-    }
-    if ((st = gv_binned_row_major(in->binned, tr.nt, &tr.row_bins)) != GROVE_OK) goto fail;
-    if ((st = initial_scores(&tr, p, b->base)) != GROVE_OK) goto fail;
-    for (size_t i = 0; i < n; i++) memcpy(tr.F + i * G, b->base, G * sizeof *tr.F);
-    for (size_t i = 0; i < nv; i++) memcpy(tr.Fv + i * G, b->base, G * sizeof *tr.Fv);
+    b->learning_rate = tr->eta;
+    tr->G = b->n_groups;
+    const size_t n = tr->n, nv = tr->nv, G = tr->G;
+    const int sub = tr->subsample < 1, col = tr->col_tree < 1;
+    size_t n_part = 2 * ((n > nv ? n : nv) / GV_LOSS_SUM_BLOCK + 1);
+    tr->F = gv_malloc_array(n, G * sizeof *tr->F);
+    tr->Fv = valid ? gv_malloc_array(nv ? nv : 1, G * sizeof *tr->Fv) : NULL;
+    tr->grad = gv_malloc_array(n, G * sizeof *tr->grad);
+    tr->hess = gv_malloc_array(n, G * sizeof *tr->hess);
+    tr->rows = sub ? gv_malloc_array(n, sizeof *tr->rows) : NULL;
+    tr->mask = col ? gv_malloc_array(tr->F_count, sizeof *tr->mask) : NULL;
+    tr->perm = col ? gv_malloc_array(tr->F_count, sizeof *tr->perm) : NULL;
+    tr->leaf = gv_malloc_array(n, sizeof *tr->leaf);
+    tr->part = gv_malloc_array(n_part, sizeof *tr->part);
+    tr->tmp = tr->obj == GV_OBJ_ABSOLUTE ? gv_malloc_array(n, sizeof *tr->tmp) : NULL;
+    if (!tr->F || (valid && !tr->Fv) || !tr->grad || !tr->hess || (sub && !tr->rows) ||
+        (col && (!tr->mask || !tr->perm)) || !tr->leaf || !tr->part ||
+        (tr->obj == GV_OBJ_ABSOLUTE && !tr->tmp))
+        return gv_err_nomem("gbdt training state");
+    if ((st = gv_binned_row_major(in->binned, tr->nt, &tr->row_bins)) != GROVE_OK) return st;
+    if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
+    for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
+    for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
 
-    size_t n_cand = tr.F_count;
-    if (col_tree < 1) {
-        n_cand = (size_t)(col_tree * (double)tr.F_count);
+    size_t n_cand = tr->F_count;
+    if (col) {
+        n_cand = (size_t)(tr->col_tree * (double)tr->F_count);
         if (n_cand < 1) n_cand = 1;
     }
     if (col_node < 1) {
         size_t mf = (size_t)(col_node * (double)n_cand);
-        cfg.max_features = mf < 1 ? 1 : mf;
+        tr->cfg.max_features = mf < 1 ? 1 : mf;
     }
-    cfg.feature_mask = tr.mask;
+    tr->cfg.feature_mask = tr->mask;
+    tr->best_valid = NAN;
+    return GROVE_OK;
+}
 
-    size_t best_t = 0;
-    double best_valid = NAN;
-    const int higher = metric_higher_better(metric);
+/* Round t: gradients at the current scores, the round's rows and features, one tree per group
+ * (pruned, refitted for absolute, line-searched for exponential, shrunk by eta), and the
+ * scores F (and Fv) moved by it. */
+static grove_status fit_round(trainer *tr, size_t t)
+{
+    gv_gbdt *b = tr->b;
+    const size_t n = tr->n, nv = tr->nv, G = tr->G;
+    const int sub = tr->subsample < 1;
+    compute_gradients(tr);
+    draw_rows(tr, tr->subsample, tr->seed, t);
+    if (tr->col_tree < 1) draw_features(tr, tr->col_tree, tr->seed, t);
+    for (size_t g = 0; g < G; g++) {
+        gv_tree_input ti = {
+            .X = tr->in->binned,
+            .rows = sub ? tr->rows : NULL,
+            .n_rows = tr->n_sampled,
+            .grad = tr->grad + g * n,
+            .hess = tr->hess + g * n,
+            .row_bins = tr->row_bins,
+            .leaf_of_row = tr->leaf,
+            .scratch = &tr->scratch,
+        };
+        gv_rng trng;
+        gv_rng_seed(&trng, tr->seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
+        gv_tree *tree = NULL;
+        if (sub) /* the rows out of the sample stay unset: walked below */
+            memset(tr->leaf, 0xFF, n * sizeof *tr->leaf);
+        grove_status st = gv_tree_fit(&tr->cfg, &ti, &trng, &tree);
+        int pruned = 0;
+        if (st == GROVE_OK) st = prune_tree(tree, tr->gamma, &pruned);
+        if (st != GROVE_OK) {
+            gv_tree_free(tree);
+            gv_err_prefix("round %zu", t + 1);
+            return st;
+        }
+        b->trees[t * G + g] = tree;
+        /* the grower set the leaves of the rows it grew on; the others (subsample) are
+         * walked, and all are after pruning renumbered the nodes */
+        if (pruned || sub) assign_leaves(tr, tree, !pruned);
+        if (tr->obj == GV_OBJ_ABSOLUTE) refit_median(tr, tree);
+        if (tr->obj == GV_OBJ_EXPONENTIAL)
+            b->log_eps[t] = line_search_exp(tr, tree, &b->log_alpha[t]);
+        for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
+        /* scores: F += value of the row's leaf (binned walk done above) */
+        const double *val = tree->values;
+        const uint32_t *leaf = tr->leaf;
+        double *F = tr->F + g;
+        const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+        for (long i = 0; i < N; i++) F[(size_t)i * G] += val[leaf[i]];
+        if (tr->valid) {
+            const long NV = (long)nv;
+            double *Fv = tr->Fv + g;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (NV >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+            for (long i = 0; i < NV; i++)
+                Fv[(size_t)i * G] += val[gv_tree_leaf(tree, tr->valid, (size_t)i)];
+        }
+    }
+    b->n_rounds = t + 1;
+    b->n_log = t + 1;
+    return GROVE_OK;
+}
+
+/* Early stopping: logs round t's metrics and sets *stop (with the model's stop reason) when the
+ * validation metric has not improved for `patience` rounds. */
+static grove_status log_round(trainer *tr, size_t t, int *stop)
+{
+    gv_gbdt *b = tr->b;
+    const int metric = b->metric;
+    grove_status st;
+    *stop = 0;
+    gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric};
+    if (b->log_train && (st = gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
+        return st;
+    if (!tr->valid) return GROVE_OK;
+    gv_metric_in mv = {tr->Fv, tr->valid->labels, tr->valid->weights, tr->nv, tr->G, tr->obj, metric};
+    if ((st = gv_metric_value(&mv, tr->nt, tr->part, &b->log_valid[t])) != GROVE_OK) return st;
+    double v = b->log_valid[t];
+    if (t == 0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {
+        tr->best_valid = v;
+        tr->best_t = t;
+    }
+    if (tr->patience && t - tr->best_t >= tr->patience) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "round %zu: no validation improvement for %zu rounds; kept the best "
+                 "round %zu", t + 1, tr->patience, tr->best_t + 1);
+        char *s = gv_strdup(msg);
+        if (!s) return gv_err_nomem("a stop reason");
+        gv_free(b->stop);
+        b->stop = s;
+        *stop = 1;
+    }
+    return GROVE_OK;
+}
+
+/* Early stopping: keeps the rounds up to the best one. */
+static void keep_best_rounds(trainer *tr)
+{
+    gv_gbdt *b = tr->b;
+    if (!(tr->patience && tr->valid && b->n_rounds > tr->best_t + 1)) return;
+    for (size_t k = (tr->best_t + 1) * tr->G; k < b->n_rounds * tr->G; k++) {
+        gv_tree_free(b->trees[k]);
+        b->trees[k] = NULL;
+    }
+    b->n_rounds = tr->best_t + 1;
+}
+
+grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_component *out)
+{
+    (void)rng_unused;
+    const grove_params *p = in->params;
+    if (in->rows) return gv_err(GROVE_ERR_INTERNAL, "gbdt: boosting a row view is not supported");
+    if (!in->binned) return gv_err(GROVE_ERR_INTERNAL, "gbdt: needs the binned training data");
+    trainer tr;
+    grove_status st = trainer_init(&tr, in);
+    if (st != GROVE_OK) goto fail;
+    const size_t rounds = tr.rounds;
     for (size_t t = 0; t < rounds; t++) {
         if (gv_progress(p, "round", t, rounds)) {
             st = gv_err(GROVE_ERR_ARG, "cancelled");
             goto fail;
         }
-        compute_gradients(&tr);
-        draw_rows(&tr, subsample, seed, t);
-        if (col_tree < 1) draw_features(&tr, col_tree, seed, t);
-        for (size_t g = 0; g < G; g++) {
-            gv_tree_input ti = {
-                .X = in->binned,
-                .rows = subsample < 1 ? tr.rows : NULL,
-                .n_rows = tr.n_sampled,
-                .grad = tr.grad + g * n,
-                .hess = tr.hess + g * n,
-                .row_bins = tr.row_bins,
-                .leaf_of_row = tr.leaf,
-                .scratch = &tr.scratch,
-            };
-            gv_rng trng;
-            gv_rng_seed(&trng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
-            gv_tree *tree = NULL;
-            if (subsample < 1) /* the rows out of the sample stay unset: walked below */
-                memset(tr.leaf, 0xFF, n * sizeof *tr.leaf);
-            st = gv_tree_fit(&cfg, &ti, &trng, &tree);
-            int pruned = 0;
-            if (st == GROVE_OK) st = prune_tree(tree, tr.gamma, &pruned);
-            if (st != GROVE_OK) {
-                gv_tree_free(tree);
-                gv_err_prefix("round %zu", t + 1);
-                goto fail;
-            }
-            b->trees[t * G + g] = tree;
-            /* the grower set the leaves of the rows it grew on; the others (subsample) are
-             * walked, and all are after pruning renumbered the nodes */
-            if (pruned || subsample < 1) assign_leaves(&tr, tree, !pruned);
-            if (tr.obj == OBJ_ABSOLUTE) refit_median(&tr, tree);
-            if (tr.obj == OBJ_EXPONENTIAL)
-                b->log_eps[t] = line_search_exp(&tr, tree, &b->log_alpha[t]);
-            for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr.eta;
-            /* scores: F += value of the row's leaf (binned walk done above) */
-            const double *val = tree->values;
-            const uint32_t *leaf = tr.leaf;
-            double *F = tr.F + g;
-            const long N = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr.nt) schedule(static) if (N >= PAR_MIN_ROWS && tr.nt > 1)
-#endif
-            for (long i = 0; i < N; i++) F[(size_t)i * G] += val[leaf[i]];
-            if (valid) {
-                const long NV = (long)nv;
-                double *Fv = tr.Fv + g;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr.nt) schedule(static) if (NV >= PAR_MIN_ROWS && tr.nt > 1)
-#endif
-                for (long i = 0; i < NV; i++)
-                    Fv[(size_t)i * G] += val[gv_tree_leaf(tree, valid, (size_t)i)];
-            }
-        }
-        b->n_rounds = t + 1;
-        b->n_log = t + 1;
-        metric_in mi = {b, tr.F, tr.y, tr.w, n, metric};
-        if (b->log_train && (st = metric_value(&mi, tr.nt, tr.part, &b->log_train[t])) != GROVE_OK)
+        int stop;
+        if ((st = fit_round(&tr, t)) != GROVE_OK || (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
-        if (valid) {
-            metric_in mv = {b, tr.Fv, valid->labels, valid->weights, nv, metric};
-            if ((st = metric_value(&mv, tr.nt, tr.part, &b->log_valid[t])) != GROVE_OK) goto fail;
-            double v = b->log_valid[t];
-            if (t == 0 || (higher ? v > best_valid : v < best_valid)) {
-                best_valid = v;
-                best_t = t;
-            }
-            if (patience && t - best_t >= patience) {
-                char msg[160];
-                snprintf(msg, sizeof msg,
-                         "round %zu: no validation improvement for %zu rounds; kept the best "
-                         "round %zu", t + 1, patience, best_t + 1);
-                char *s = gv_strdup(msg);
-                if (!s) {
-                    st = gv_err_nomem("a stop reason");
-                    goto fail;
-                }
-                gv_free(b->stop);
-                b->stop = s;
-                break;
-            }
-        }
+        if (stop) break;
     }
-    if (patience && valid && b->n_rounds > best_t + 1) {
-        for (size_t k = (best_t + 1) * G; k < b->n_rounds * G; k++) {
-            gv_tree_free(b->trees[k]);
-            b->trees[k] = NULL;
-        }
-        b->n_rounds = best_t + 1;
-    }
-    if ((st = gbdt_compile(b)) != GROVE_OK) goto fail;
+    keep_best_rounds(&tr);
+    if ((st = gbdt_compile(tr.b)) != GROVE_OK) goto fail;
     gv_progress(p, "round", rounds, rounds);
     out->vt = &gv_gbdt_component;
-    out->impl = b;
+    out->impl = tr.b;
     tr.b = NULL;
     trainer_free(&tr);
     return GROVE_OK;
 fail:
     if (tr.b) {
         /* trees of an unfinished round are owned too */
-        size_t have = tr.b->n_rounds * G;
-        while (have < rounds * G && tr.b->trees[have]) have++;
+        size_t have = tr.b->n_rounds * tr.G;
+        while (have < tr.rounds * tr.G && tr.b->trees[have]) have++;
         for (size_t k = 0; k < have; k++) gv_tree_free(tr.b->trees[k]);
         tr.b->n_rounds = 0;
         gbdt_free(tr.b);
@@ -1137,7 +946,7 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
     if (c->vt != &gv_gbdt_component)
         return gv_err(GROVE_ERR_ARG, "gv_gbdt_log_csv: the model is a %s, not gbdt", c->vt->kind);
     const gv_gbdt *b = c->impl;
-    const char *m = met_names[b->metric];
+    const char *m = gv_metric_names[b->metric];
     int bad = gv_buf_printf(buf, "t");
     if (b->log_train) bad |= gv_buf_printf(buf, ",train_%s", m);
     if (b->log_valid) bad |= gv_buf_printf(buf, ",valid_%s", m);
@@ -1192,11 +1001,11 @@ static json_t *gbdt_to_json(const void *impl)
         bad |= json_object_set_new(log, "valid", real_array_or_null(b->log_valid, b->n_log)) != 0;
         bad |= json_object_set_new(log, "epsilon", real_array_or_null(b->log_eps, b->n_log)) != 0;
         bad |= json_object_set_new(log, "alpha", real_array_or_null(b->log_alpha, b->n_log)) != 0;
-        bad |= json_object_set_new(o, "objective", json_string(obj_names[b->objective])) != 0;
+        bad |= json_object_set_new(o, "objective", json_string(gv_objective_names[b->objective])) != 0;
         bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
         bad |= json_object_set_new(o, "learning_rate", json_real(b->learning_rate)) != 0;
         bad |= json_object_set_new(o, "base", gv_json_real_array(b->base, b->n_groups)) != 0;
-        bad |= json_object_set_new(o, "metric", json_string(met_names[b->metric])) != 0;
+        bad |= json_object_set_new(o, "metric", json_string(gv_metric_names[b->metric])) != 0;
         bad |= json_object_set_new(o, "trees", trees) != 0;
         trees = NULL;
         bad |= json_object_set_new(o, "log", log) != 0;
@@ -1238,13 +1047,13 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
         (st = gv_json_get_double(obj, "learning_rate", &eta)) != GROVE_OK ||
         (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
         return st;
-    int objective = name_index(obj_names, OBJ_COUNT, oname);
+    int objective = name_index(gv_objective_names, GV_OBJ_COUNT, oname);
     if (objective < 0) return gv_err(GROVE_ERR_MODEL, "objective: unknown '%s'", oname);
-    int metric = name_index(met_names, MET_COUNT, mname);
+    int metric = name_index(gv_metric_names, GV_MET_COUNT, mname);
     if (metric < 0) return gv_err(GROVE_ERR_MODEL, "metric: unknown '%s'", mname);
-    int regression = objective == OBJ_SQUARED || objective == OBJ_ABSOLUTE || objective == OBJ_HUBER;
+    int regression = objective == GV_OBJ_SQUARED || objective == GV_OBJ_ABSOLUTE || objective == GV_OBJ_HUBER;
     if (regression ? K != 0
-                   : (K < 2 || ((objective == OBJ_LOGISTIC || objective == OBJ_EXPONENTIAL) && K != 2)))
+                   : (K < 2 || ((objective == GV_OBJ_LOGISTIC || objective == GV_OBJ_EXPONENTIAL) && K != 2)))
         return gv_err(GROVE_ERR_MODEL, "n_classes: %lld does not fit objective %s", (long long)K,
                       oname);
     if (!isfinite(eta) || !(eta > 0))
@@ -1253,7 +1062,7 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
     const json_t *log = json_object_get(obj, "log");
     if (!json_is_array(trees)) return gv_err(GROVE_ERR_MODEL, "trees: expected an array");
     if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
-    size_t G = objective == OBJ_SOFTMAX ? (size_t)K : 1;
+    size_t G = objective == GV_OBJ_SOFTMAX ? (size_t)K : 1;
     size_t n_trees = json_array_size(trees);
     if (n_trees == 0 || n_trees % G != 0)
         return gv_err(GROVE_ERR_MODEL, "trees: expected a non-empty multiple of %zu trees, got %zu",
@@ -1291,7 +1100,7 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
         gv_err_prefix("log");
         goto fail;
     }
-    if (objective == OBJ_EXPONENTIAL) {
+    if (objective == GV_OBJ_EXPONENTIAL) {
         if ((st = gv_json_get_reals(log, "epsilon", n_log, b->log_eps)) != GROVE_OK ||
             (st = gv_json_get_reals(log, "alpha", n_log, b->log_alpha)) != GROVE_OK) {
             gv_err_prefix("log");
@@ -1376,16 +1185,16 @@ static json_t *gbdt_summary(const void *impl)
         if (d > depth) depth = d;
     }
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:i, s:f, s:s, s:s}", "kind", "gbdt",
-                          "objective", obj_names[b->objective], "rounds", (json_int_t)b->n_rounds,
+                          "objective", gv_objective_names[b->objective], "rounds", (json_int_t)b->n_rounds,
                           "trees", (json_int_t)(b->n_rounds * b->n_groups), "total_leaves",
                           (json_int_t)leaves, "max_tree_depth", depth, "learning_rate",
-                          b->learning_rate, "metric", met_names[b->metric], "stop", b->stop);
+                          b->learning_rate, "metric", gv_metric_names[b->metric], "stop", b->stop);
     if (o && b->n_rounds) {
         char key[64];
-        snprintf(key, sizeof key, "final_train_%s", met_names[b->metric]);
+        snprintf(key, sizeof key, "final_train_%s", gv_metric_names[b->metric]);
         if (b->log_train) json_object_set_new(o, key, json_real(b->log_train[b->n_rounds - 1]));
         if (b->log_valid) {
-            snprintf(key, sizeof key, "final_valid_%s", met_names[b->metric]);
+            snprintf(key, sizeof key, "final_valid_%s", gv_metric_names[b->metric]);
             json_object_set_new(o, key, json_real(b->log_valid[b->n_rounds - 1]));
         }
     }
@@ -1410,8 +1219,8 @@ int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)
 {
     if (!c || c->vt != &gv_gbdt_component) return 0;
     const gv_gbdt *b = c->impl;
-    v->objective = obj_names[b->objective];
-    v->metric = met_names[b->metric];
+    v->objective = gv_objective_names[b->objective];
+    v->metric = gv_metric_names[b->metric];
     v->n_classes = b->n_classes;
     v->n_groups = b->n_groups;
     v->n_rounds = b->n_rounds;

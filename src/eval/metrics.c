@@ -16,6 +16,8 @@
  *   classification_report lists), weighted = sum_c support_c x_c / n.
  */
 #include "../model/model.h"
+#include "../core/mathx.h"
+#include "../loss/loss.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,42 +30,6 @@ struct grove_eval {
     double rmse, mae, r2;
     double *confusion; /* [K*K] */
 };
-
-typedef struct scored {
-    double score;
-    int positive;
-} scored;
-
-static int cmp_scored(const void *a, const void *b)
-{
-    double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
-    return (x > y) - (x < y);
-}
-
-/* AUC by average ranks; NaN when one class is absent. */
-static double auc_binary(const double *p, const double *y, size_t n, scored *tmp)
-{
-    size_t n_pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        tmp[i].score = p[2 * i + 1];
-        tmp[i].positive = y[i] == 1.0;
-        n_pos += (size_t)tmp[i].positive;
-    }
-    size_t n_neg = n - n_pos;
-    if (n_pos == 0 || n_neg == 0) return NAN;
-    qsort(tmp, n, sizeof *tmp, cmp_scored);
-    double rank_sum = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && tmp[j].score == tmp[i].score) j++;
-        double avg_rank = 0.5 * (double)(i + 1 + j); /* ranks i+1..j */
-        for (size_t k = i; k < j; k++)
-            if (tmp[k].positive) rank_sum += avg_rank;
-        i = j;
-    }
-    double u = rank_sum - 0.5 * (double)n_pos * (double)(n_pos + 1);
-    return u / ((double)n_pos * (double)n_neg);
-}
 
 void grove_eval_free(grove_eval *e)
 {
@@ -84,7 +50,6 @@ grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, 
     const size_t n = d->n_rows, k = m->n_outputs;
     grove_eval *e = gv_calloc(1, sizeof *e);
     double *p = gv_malloc_array(n, k * sizeof *p);
-    scored *tmp = NULL;
     grove_status st = GROVE_OK;
     if (!e || !p) {
         st = gv_err_nomem("evaluation");
@@ -105,9 +70,7 @@ grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, 
         size_t correct = 0;
         double ll = 0;
         for (size_t i = 0; i < n; i++) {
-            size_t y = (size_t)d->labels[i], best = 0;
-            for (size_t c = 1; c < k; c++)
-                if (p[i * k + c] > p[i * k + best]) best = c;
+            size_t y = (size_t)d->labels[i], best = gv_argmax(p + i * k, k);
             correct += best == y;
             e->confusion[y * k + best] += 1;
             double py = p[i * k + y];
@@ -115,14 +78,9 @@ grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, 
         }
         e->accuracy = (double)correct / (double)n;
         e->logloss = ll / (double)n;
-        if (k == 2) {
-            tmp = gv_malloc_array(n, sizeof *tmp);
-            if (!tmp) {
-                st = gv_err_nomem("AUC ranks");
-                goto done;
-            }
-            e->auc = auc_binary(p, d->labels, n, tmp);
-        }
+        /* the probability of class 1 ranks the rows (Mann-Whitney, ties one half) */
+        if (k == 2 && (st = gv_weighted_auc(p + 1, 2, d->labels, NULL, n, &e->auc)) != GROVE_OK)
+            goto done;
     } else {
         double se = 0, ae = 0, mean = 0, ss_tot = 0;
         for (size_t i = 0; i < n; i++) mean += d->labels[i];
@@ -139,7 +97,6 @@ grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, 
     }
 done:
     gv_free(p);
-    gv_free(tmp);
     if (st != GROVE_OK) {
         grove_eval_free(e);
         return st;

@@ -30,6 +30,8 @@
 #include "plot.h"
 #include "report.h"
 
+#include "../loss/loss.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -354,74 +356,17 @@ static int cmp_scored_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* AUC of scores s[n] for labels y (1 positive), ties counted half (Mann-Whitney). */
-static double auc_of(scored *a, size_t n)
-{
-    qsort(a, n, sizeof *a, cmp_scored_desc);
-    double pos = 0, neg = 0, area = 0;
-    size_t i = 0;
-    while (i < n) {
-        size_t j = i;
-        double tp = 0, fp = 0;
-        while (j < n && a[j].s == a[i].s) {
-            if (a[j].y) tp++;
-            else fp++;
-            j++;
-        }
-        area += fp * (pos + tp / 2);
-        pos += tp;
-        neg += fp;
-        i = j;
-    }
-    return pos > 0 && neg > 0 ? area / (pos * neg) : NAN;
-}
-
-/* The gbdt metric `metric` on d for scores F[n * G] (gbdt.c's metric definitions). */
+/* The gbdt metric (loss/metric.c, unweighted) on d for scores F[n * G]. */
 static double gbdt_metric(const gv_gbdt_view *v, const grove_dataset *d, const double *F,
-                          scored *tmp)
+                          double *part)
 {
-    const size_t n = d->n_rows, G = v->n_groups;
-    const char *m = v->metric;
-    double sum = 0;
-    if (!strcmp(m, "auc")) {
-        for (size_t i = 0; i < n; i++) {
-            tmp[i].s = F[i];
-            tmp[i].y = d->labels[i] == 1;
-        }
-        return auc_of(tmp, n);
-    }
-    for (size_t i = 0; i < n; i++) {
-        double y = d->labels[i], f = F[i * G];
-        if (!strcmp(m, "rmse")) {
-            sum += (f - y) * (f - y);
-        } else if (!strcmp(m, "mae")) {
-            sum += fabs(f - y);
-        } else if (!strcmp(m, "logloss") || !strcmp(m, "error")) {
-            double pr = 1 / (1 + exp(-(!strcmp(v->objective, "exponential") ? 2 * f : f)));
-            if (!strcmp(m, "error"))
-                sum += (pr > 0.5) != (y == 1);
-            else
-                sum -= y == 1 ? log(pr > 1e-15 ? pr : 1e-15) : log(1 - pr > 1e-15 ? 1 - pr : 1e-15);
-        } else if (!strcmp(m, "exploss")) {
-            sum += exp(-(2 * y - 1) * f);
-        } else { /* mlogloss, merror */
-            const double *fi = F + i * G;
-            size_t best = 0;
-            double mx = fi[0], z = 0;
-            for (size_t g = 1; g < G; g++)
-                if (fi[g] > fi[best]) best = g;
-            mx = fi[best];
-            for (size_t g = 0; g < G; g++) z += exp(fi[g] - mx);
-            if (!strcmp(m, "merror"))
-                sum += best != (size_t)y;
-            else {
-                double pr = exp(fi[(size_t)y] - mx) / z;
-                sum -= log(pr > 1e-15 ? pr : 1e-15);
-            }
-        }
-    }
-    sum /= (double)(n ? n : 1);
-    return !strcmp(m, "rmse") ? sqrt(sum) : sum;
+    int obj = 0, met = 0;
+    while (obj < GV_OBJ_COUNT - 1 && strcmp(gv_objective_names[obj], v->objective)) obj++;
+    while (met < GV_MET_COUNT - 1 && strcmp(gv_metric_names[met], v->metric)) met++;
+    gv_metric_in m = {F, d->labels, NULL, d->n_rows, v->n_groups, obj, met};
+    double out = NAN;
+    if (gv_metric_value(&m, 1, part, &out) != GROVE_OK) return NAN;
+    return out;
 }
 
 /* The metric on d after every round (1..R) into out[R]. */
@@ -429,7 +374,7 @@ static int gbdt_curve(const gv_gbdt_view *v, const grove_dataset *d, double *out
 {
     const size_t n = d->n_rows, G = v->n_groups;
     double *F = gv_malloc_array(n ? n : 1, G * sizeof *F);
-    scored *tmp = gv_malloc_array(n ? n : 1, sizeof *tmp);
+    double *tmp = gv_malloc_array(2 * (n / GV_LOSS_SUM_BLOCK + 1), sizeof *tmp);
     if (!F || !tmp) {
         gv_free(F);
         gv_free(tmp);
@@ -787,7 +732,12 @@ static void roc_chart(rep *r, const double *p, const grove_dataset *d)
         a[i].s = p[i * 2 + 1];
         a[i].y = d->labels[i] == 1;
     }
-    double auc = auc_of(a, n); /* sorts a by score, descending */
+    double auc;
+    if (gv_weighted_auc(p + 1, 2, d->labels, NULL, n, &auc) != GROVE_OK) {
+        r->nomem = 1;
+        goto done;
+    }
+    qsort(a, n, sizeof *a, cmp_scored_desc); /* the curve walks the scores downwards */
     double P = 0, N = 0;
     for (size_t i = 0; i < n; i++) {
         if (a[i].y) P++;

@@ -1,0 +1,67 @@
+/*
+ * loss.h -- objectives (scores -> gradients, hessians) and weighted metrics on scores.
+ *
+ * Pipeline position: loss/, after core/ (it needs nothing else).  gbdt (ensemble/gbdt.c) boosts
+ * on these objectives and logs these metrics; eval/ computes its AUC with gv_weighted_auc.
+ * Scores F are row-major [n * G] (G = 1, or the number of classes for softmax); y is the class
+ * index or the target; w the row weights or NULL (all 1).
+ */
+#ifndef GV_LOSS_H
+#define GV_LOSS_H
+
+#include "../core/core.h"
+
+#include <math.h>
+
+/* Objectives and metrics: indices of the parameter table's allowed lists (objective,
+ * eval_metric). */
+enum { GV_OBJ_AUTO, GV_OBJ_SQUARED, GV_OBJ_ABSOLUTE, GV_OBJ_HUBER, GV_OBJ_LOGISTIC, GV_OBJ_SOFTMAX,
+       GV_OBJ_EXPONENTIAL, GV_OBJ_COUNT };
+enum { GV_MET_AUTO, GV_MET_RMSE, GV_MET_MAE, GV_MET_LOGLOSS, GV_MET_ERROR, GV_MET_AUC,
+       GV_MET_MLOGLOSS, GV_MET_MERROR, GV_MET_EXPLOSS, GV_MET_COUNT };
+extern const char *const gv_objective_names[GV_OBJ_COUNT];
+extern const char *const gv_metric_names[GV_MET_COUNT];
+
+/* Rows per block of the blocked (thread-count independent) sums. */
+#define GV_LOSS_SUM_BLOCK 16384
+/* Rows below which row loops stay on the calling thread. */
+#define GV_LOSS_PAR_MIN_ROWS 8192
+/* The smallest hessian (logistic, softmax). */
+#define GV_LOSS_HESS_MIN 1e-16
+
+/* 1 / (1 + e^-x) as gbdt has always computed it (models and their predictions depend on the
+ * exact doubles; core/mathx.h's gv_sigmoid is the overflow-free form the linear models use). */
+static inline double gv_loss_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* The objective of parameter "objective" for a task with K classes (0: regression), "auto"
+ * resolved (squared; logistic for two classes, softmax for more); GROVE_ERR_PARAM when it does
+ * not fit the task. */
+grove_status gv_objective_resolve(const grove_params *p, int K, int *out);
+/* The metric of parameter "eval_metric" for objective obj, "auto" resolved (rmse, mae,
+ * logloss, exploss, mlogloss); GROVE_ERR_PARAM when it does not apply. */
+grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out);
+
+/* Gradients and hessians of objective obj at scores F for every row, into grad and hess
+ * (group-major [G * n]); rows in parallel on n_threads (each row on its own: deterministic). */
+void gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+                       size_t G, double huber_delta, int n_threads, double *grad, double *hess);
+
+/* A metric over scores. */
+typedef struct gv_metric_in {
+    const double *F;      /* [n * G] scores */
+    const double *y, *w;  /* [n] labels, weights or NULL */
+    size_t n, G;
+    int objective;        /* exponential scores are halved log-odds (logloss, error) */
+    int metric;
+} gv_metric_in;
+/* The weighted metric over all rows into *out; `part` is scratch of
+ * 2 * (n / GV_LOSS_SUM_BLOCK + 1) doubles. */
+grove_status gv_metric_value(const gv_metric_in *m, int n_threads, double *part, double *out);
+/* 1 when a larger value of the metric is better (auc). */
+int gv_metric_higher_better(int metric);
+/* The weighted AUC of scores s[i * stride] for labels y (positive: y > 1/2), ties counting one
+ * half; NAN when one class has no weight. */
+grove_status gv_weighted_auc(const double *s, size_t stride, const double *y, const double *w,
+                             size_t n, double *out);
+
+#endif /* GV_LOSS_H */

@@ -1,0 +1,139 @@
+/*
+ * objective.c -- the objectives of gradient boosting (loss.h): their names, the choice of one
+ * for a task, and their gradients and hessians with respect to the raw scores.
+ *
+ * Pipeline position: loss/ (core only).  The tree learner sees gradients, never a loss.
+ *   squared      l = (F - y)^2 / 2               g = F - y                h = 1
+ *   absolute     l = |F - y|                     g = sign(F - y)          h = 1 (leaves refit
+ *                                                                          to weighted medians)
+ *   huber        l = Huber_delta(F - y)          g = clip(F - y, +-delta) h = 1
+ *   logistic     l = log(1 + e^F) - y F          g = p - y, p = sigma(F)  h = max(p(1-p), 1e-16)
+ *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
+ *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
+ * every g and h multiplied by the row's weight.
+ */
+#include "loss.h"
+
+#include "../core/params.h"
+
+#include <math.h>
+
+const char *const gv_objective_names[GV_OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
+                                                      "logistic", "softmax", "exponential"};
+const char *const gv_metric_names[GV_MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
+                                                   "auc",   "mlogloss", "merror", "exploss"};
+
+/* Resolves objective "auto" and checks it against the task. */
+grove_status gv_objective_resolve(const grove_params *p, int K, int *out)
+{
+    int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
+    if (obj == GV_OBJ_AUTO) obj = K == 0 ? GV_OBJ_SQUARED : (K == 2 ? GV_OBJ_LOGISTIC : GV_OBJ_SOFTMAX);
+    int regression = obj == GV_OBJ_SQUARED || obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER;
+    if (regression && K != 0)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for regression; this is a classification task (use "
+                      "logistic, softmax or exponential, or --set task=regression)",
+                      gv_objective_names[obj]);
+    if (!regression && K == 0)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for classification; this is a regression task (use "
+                      "squared, absolute or huber)",
+                      gv_objective_names[obj]);
+    if ((obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) && K != 2)
+        return gv_err(GROVE_ERR_PARAM,
+                      "objective: %s is for two classes, this task has %d (use softmax)",
+                      gv_objective_names[obj], K);
+    *out = obj;
+    return GROVE_OK;
+}
+
+/* Resolves eval_metric "auto" and checks it against the objective. */
+grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
+{
+    int m = (int)gv_param_int(p, GV_P_EVAL_METRIC);
+    if (m == GV_MET_AUTO) {
+        switch (obj) {
+        case GV_OBJ_SQUARED: m = GV_MET_RMSE; break;
+        case GV_OBJ_ABSOLUTE:
+        case GV_OBJ_HUBER: m = GV_MET_MAE; break;
+        case GV_OBJ_LOGISTIC: m = GV_MET_LOGLOSS; break;
+        case GV_OBJ_EXPONENTIAL: m = GV_MET_EXPLOSS; break;
+        default: m = GV_MET_MLOGLOSS; break;
+        }
+    }
+    int ok;
+    switch (m) {
+    case GV_MET_RMSE:
+    case GV_MET_MAE: ok = K == 0; break;
+    case GV_MET_LOGLOSS:
+    case GV_MET_ERROR:
+    case GV_MET_AUC:
+    case GV_MET_EXPLOSS: ok = K == 2 && obj != GV_OBJ_SOFTMAX; break;
+    default: ok = K >= 2; break; /* mlogloss, merror */
+    }
+    if (!ok)
+        return gv_err(GROVE_ERR_PARAM, "eval_metric: %s does not apply to objective %s",
+                      gv_metric_names[m], gv_objective_names[obj]);
+    *out = m;
+    return GROVE_OK;
+}
+
+void gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+                       size_t G, double delta, int n_threads, double *grad, double *hess)
+{
+    const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (N >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1)
+#else
+    (void)n_threads;
+#endif
+    for (long li = 0; li < N; li++) {
+        size_t i = (size_t)li;
+        double wi = w ? w[i] : 1.0, g, h;
+        switch (obj) {
+        case GV_OBJ_SQUARED:
+            g = F[i] - y[i];
+            h = 1.0;
+            break;
+        case GV_OBJ_ABSOLUTE: {
+            double r = F[i] - y[i];
+            g = (r > 0) - (r < 0);
+            h = 1.0;
+            break;
+        }
+        case GV_OBJ_HUBER: {
+            double r = F[i] - y[i];
+            g = r > delta ? delta : (r < -delta ? -delta : r);
+            h = 1.0;
+            break;
+        }
+        case GV_OBJ_LOGISTIC: {
+            double p = gv_loss_sigmoid(F[i]);
+            g = p - y[i];
+            h = fmax(p * (1.0 - p), GV_LOSS_HESS_MIN);
+            break;
+        }
+        case GV_OBJ_EXPONENTIAL: {
+            double ys = 2 * y[i] - 1, e = exp(-ys * F[i]);
+            g = -ys * e;
+            h = e;
+            break;
+        }
+        default: { /* GV_OBJ_SOFTMAX */
+            const double *f = F + i * G;
+            double mx = -INFINITY, z = 0;
+            for (size_t k = 0; k < G; k++)
+                if (f[k] > mx) mx = f[k];
+            for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
+            for (size_t k = 0; k < G; k++) {
+                double p = exp(f[k] - mx) / z;
+                grad[k * n + i] = wi * (p - (k == (size_t)y[i]));
+                hess[k * n + i] = wi * fmax(2.0 * p * (1.0 - p), GV_LOSS_HESS_MIN);
+            }
+            continue;
+        }
+        }
+        grad[i] = wi * g;
+        hess[i] = wi * h;
+    }
+}
