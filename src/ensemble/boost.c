@@ -455,129 +455,175 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
 /* A perfect hypothesis decides alone: alpha above the sum of all earlier alphas. */
 static double dominating_alpha(const gv_boost *b) { return 1.0 + alpha_sum(b, b->n_members); }
 
-/* One round: statistics, degenerate cases, alpha, the weight update.  Returns 1 to stop. */
+/* What one round's weight update found: the round's error (pseudo-loss for m2, the average
+ * loss for r2), alpha and Z, or that the hypothesis is perfect or has no edge. */
+typedef struct round_stats {
+    double eps, alpha, z;
+    int perfect, too_weak, no_edge;
+} round_stats;
+
+/* adaboost, adaboost.m1, samme: the weighted error of the labels h predicts, then
+ *   adaboost  alpha = nu/2 ln((1-eps)/eps),  D(i) *= exp(-alpha y_i h(x_i)), Z = sum D
+ *   m1        alpha = nu ln(1/beta), beta = eps/(1-eps),  D(i) *= beta^nu [h(x_i) = y_i]
+ *   samme     alpha = nu (ln((1-eps)/eps) + ln(K-1)),  D(i) *= exp(alpha [h(x_i) != y_i]) */
+static void update_discrete(trainer *tr, round_stats *rs)
+{
+    const int variant = tr->b->variant;
+    const size_t n = tr->n, k = tr->k;
+    const double nu = tr->nu;
+    const uint32_t *pred = tr->pred, *yc = tr->yc;
+    double eps = 0;
+    for (size_t i = 0; i < n; i++)
+        eps += tr->D[i] * (double)(pred[i] != yc[i]);
+    rs->eps = eps;
+    double limit = variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
+    if (eps <= 0) {
+        rs->perfect = 1;
+    } else if (eps >= limit) {
+        rs->too_weak = 1;
+    } else if (variant == BV_ADABOOST) {
+        double alpha = rs->alpha = gv_adaboost_alpha(eps, nu), z = 0;
+        /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
+        const double down = exp(-alpha), up = exp(alpha);
+        for (size_t i = 0; i < n; i++)
+            z += tr->D[i] *= pred[i] == yc[i] ? down : up;
+        rs->z = z;
+    } else if (variant == BV_M1) {
+        double beta = eps / (1 - eps);
+        double alpha = rs->alpha = nu * log(1 / beta);
+        /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
+        double bnu = exp(-alpha);
+        for (size_t i = 0; i < n; i++)
+            tr->D[i] *= pred[i] == yc[i] ? bnu : 1.0;
+        rs->z = 2 * sqrt(eps * (1 - eps));
+    } else {
+        double alpha = rs->alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
+        /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
+        double up = exp(alpha);
+        for (size_t i = 0; i < n; i++)
+            tr->D[i] *= pred[i] != yc[i] ? up : 1.0;
+        rs->z = 2 * sqrt(eps * (1 - eps));
+    }
+}
+
+/* samme.r: alpha = nu, D(i) *= exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) (y_ic = 1 for the true
+ * class, -1/(K-1) for the others); eps is the weighted error of argmax p, for the log. */
+static void update_samme_r(trainer *tr, round_stats *rs)
+{
+    const size_t n = tr->n, k = tr->k;
+    const double *h = tr->h;
+    const double nu = tr->nu;
+    double eps = 0, z = 0;
+    for (size_t i = 0; i < n; i++)
+        if (gv_argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+    /* D_{t+1}(i) ~ D_t(i) exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) */
+    double kk = (double)k;
+    for (size_t i = 0; i < n; i++) {
+        size_t yi = (size_t)tr->y[i];
+        double dot = 0;
+        for (size_t c = 0; c < k; c++) {
+            double lp = log(h[i * k + c] > P_CLIP ? h[i * k + c] : P_CLIP);
+            dot += (c == yi ? 1.0 : -1.0 / (kk - 1)) * lp;
+        }
+        z += tr->D[i] *= exp(-nu * (kk - 1) / kk * dot);
+    }
+    rs->eps = eps;
+    rs->alpha = nu;
+    rs->z = z;
+}
+
+/* adaboost.m2: the pseudo-loss of the plausibilities h, then the mislabel weights
+ * w_{i,y} *= beta^(1/2 (1 + h(x_i, y_i) - h(x_i, y))) (D follows from w when normalizing). */
+static void update_m2(trainer *tr, round_stats *rs)
+{
+    const size_t n = tr->n, k = tr->k;
+    const double *h = tr->h;
+    const double nu = tr->nu;
+    double eps = 0;
+    /* pseudo-loss: 1/2 sum_i D(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i, y) h(x_i, y)) */
+    for (size_t i = 0; i < n; i++) {
+        size_t yi = (size_t)tr->y[i];
+        double W = 0, mis = 0;
+        for (size_t c = 0; c < k; c++)
+            if (c != yi) W += tr->mw[i * k + c];
+        for (size_t c = 0; c < k; c++)
+            if (c != yi && W > 0) mis += tr->mw[i * k + c] / W * h[i * k + c];
+        eps += 0.5 * tr->D[i] * (1 - h[i * k + yi] + mis);
+    }
+    rs->eps = eps;
+    if (eps <= 0) {
+        rs->perfect = 1;
+    } else if (eps >= 0.5) {
+        rs->too_weak = 1;
+    } else if (eps >= 0.5 - gv_param_double(tr->in->params, GV_P_BOOST_MIN_EDGE)) {
+        rs->too_weak = rs->no_edge = 1;
+    } else {
+        double beta = eps / (1 - eps);
+        double alpha = rs->alpha = nu * log(1 / beta);
+        /* w_{i,y} <- w_{i,y} beta^(1/2 (1 + h(x_i, y_i) - h(x_i, y))) */
+        for (size_t i = 0; i < n; i++) {
+            size_t yi = (size_t)tr->y[i];
+            for (size_t c = 0; c < k; c++)
+                if (c != yi)
+                    tr->mw[i * k + c] *=
+                        exp(-alpha * 0.5 * (1 + h[i * k + yi] - h[i * k + c]));
+        }
+        rs->z = 2 * sqrt(eps * (1 - eps));
+    }
+}
+
+/* adaboost.r2 (Drucker 1997): losses L_i of |y_i - h(x_i)| relative to the round's largest
+ * (linear, square or exponential), eps = sum D(i) L_i, D(i) *= beta^(1 - L_i). */
+static void update_r2(trainer *tr, round_stats *rs)
+{
+    const size_t n = tr->n;
+    const double *h = tr->h;
+    const double nu = tr->nu;
+    double eps = 0;
+    double emax = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(tr->y[i] - h[i]);
+        if (e > emax) emax = e;
+    }
+    int64_t loss = gv_param_int(tr->in->params, GV_P_BOOST_LOSS);
+    double *L = tr->w_round; /* scratch: the losses L_i */
+    for (size_t i = 0; i < n; i++) {
+        double r = emax > 0 ? fabs(tr->y[i] - h[i]) / emax : 0;
+        L[i] = loss == 0 ? r : loss == 1 ? r * r : 1 - exp(-r);
+        eps += tr->D[i] * L[i];
+    }
+    rs->eps = eps;
+    if (eps <= 0) {
+        rs->perfect = 1;
+    } else if (eps >= 0.5) {
+        rs->too_weak = 1;
+    } else {
+        double beta = eps / (1 - eps);
+        double alpha = rs->alpha = nu * log(1 / beta);
+        /* D_{t+1}(i) ~ D_t(i) beta^(1 - L_i) */
+        for (size_t i = 0; i < n; i++) tr->D[i] *= exp(-alpha * (1 - L[i]));
+        rs->z = 2 * sqrt(eps * (1 - eps));
+    }
+}
+
+/* One round: the family's statistics and weight update, then the degenerate cases, the
+ * normalization of D and the new member.  Returns 1 to stop. */
 static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus, grove_status *st)
 {
     gv_boost *b = tr->b;
     const size_t n = tr->n, k = tr->k;
-    const double *h = tr->h;
-    const double nu = tr->nu;
-    double eps = 0, alpha = 0, z = 0;
-    int perfect = 0, too_weak = 0, no_edge = 0;
+    round_stats rs = {0, 0, 0, 0, 0, 0};
     *st = GROVE_OK;
-
     switch (b->variant) {
     case BV_ADABOOST:
     case BV_M1:
-    case BV_SAMME: {
-        const uint32_t *pred = tr->pred, *yc = tr->yc;
-        for (size_t i = 0; i < n; i++)
-            eps += tr->D[i] * (double)(pred[i] != yc[i]);
-        double limit = b->variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
-        if (eps <= 0) {
-            perfect = 1;
-        } else if (eps >= limit) {
-            too_weak = 1;
-        } else if (b->variant == BV_ADABOOST) {
-            alpha = gv_adaboost_alpha(eps, nu);
-            /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
-            const double down = exp(-alpha), up = exp(alpha);
-            for (size_t i = 0; i < n; i++)
-                z += tr->D[i] *= pred[i] == yc[i] ? down : up;
-        } else if (b->variant == BV_M1) {
-            double beta = eps / (1 - eps);
-            alpha = nu * log(1 / beta);
-            /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
-            double bnu = exp(-alpha);
-            for (size_t i = 0; i < n; i++)
-                tr->D[i] *= pred[i] == yc[i] ? bnu : 1.0;
-            z = 2 * sqrt(eps * (1 - eps));
-        } else {
-            alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
-            /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
-            double up = exp(alpha);
-            for (size_t i = 0; i < n; i++)
-                tr->D[i] *= pred[i] != yc[i] ? up : 1.0;
-            z = 2 * sqrt(eps * (1 - eps));
-        }
-        break;
+    case BV_SAMME: update_discrete(tr, &rs); break;
+    case BV_SAMME_R: update_samme_r(tr, &rs); break;
+    case BV_M2: update_m2(tr, &rs); break;
+    case BV_R2: update_r2(tr, &rs); break;
     }
-    case BV_SAMME_R: {
-        for (size_t i = 0; i < n; i++)
-            if (gv_argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
-        alpha = nu;
-        /* D_{t+1}(i) ~ D_t(i) exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) */
-        double kk = (double)k;
-        for (size_t i = 0; i < n; i++) {
-            size_t yi = (size_t)tr->y[i];
-            double dot = 0;
-            for (size_t c = 0; c < k; c++) {
-                double lp = log(h[i * k + c] > P_CLIP ? h[i * k + c] : P_CLIP);
-                dot += (c == yi ? 1.0 : -1.0 / (kk - 1)) * lp;
-            }
-            z += tr->D[i] *= exp(-nu * (kk - 1) / kk * dot);
-        }
-        break;
-    }
-    case BV_M2: {
-        /* pseudo-loss: 1/2 sum_i D(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i, y) h(x_i, y)) */
-        for (size_t i = 0; i < n; i++) {
-            size_t yi = (size_t)tr->y[i];
-            double W = 0, mis = 0;
-            for (size_t c = 0; c < k; c++)
-                if (c != yi) W += tr->mw[i * k + c];
-            for (size_t c = 0; c < k; c++)
-                if (c != yi && W > 0) mis += tr->mw[i * k + c] / W * h[i * k + c];
-            eps += 0.5 * tr->D[i] * (1 - h[i * k + yi] + mis);
-        }
-        if (eps <= 0) {
-            perfect = 1;
-        } else if (eps >= 0.5) {
-            too_weak = 1;
-        } else if (eps >= 0.5 - gv_param_double(tr->in->params, GV_P_BOOST_MIN_EDGE)) {
-            too_weak = no_edge = 1;
-        } else {
-            double beta = eps / (1 - eps);
-            alpha = nu * log(1 / beta);
-            /* w_{i,y} <- w_{i,y} beta^(1/2 (1 + h(x_i, y_i) - h(x_i, y))) */
-            for (size_t i = 0; i < n; i++) {
-                size_t yi = (size_t)tr->y[i];
-                for (size_t c = 0; c < k; c++)
-                    if (c != yi)
-                        tr->mw[i * k + c] *=
-                            exp(-alpha * 0.5 * (1 + h[i * k + yi] - h[i * k + c]));
-            }
-            z = 2 * sqrt(eps * (1 - eps));
-        }
-        break;
-    }
-    case BV_R2: {
-        double emax = 0;
-        for (size_t i = 0; i < n; i++) {
-            double e = fabs(tr->y[i] - h[i]);
-            if (e > emax) emax = e;
-        }
-        int64_t loss = gv_param_int(tr->in->params, GV_P_BOOST_LOSS);
-        double *L = tr->w_round; /* scratch: the losses L_i */
-        for (size_t i = 0; i < n; i++) {
-            double r = emax > 0 ? fabs(tr->y[i] - h[i]) / emax : 0;
-            L[i] = loss == 0 ? r : loss == 1 ? r * r : 1 - exp(-r);
-            eps += tr->D[i] * L[i];
-        }
-        if (eps <= 0) {
-            perfect = 1;
-        } else if (eps >= 0.5) {
-            too_weak = 1;
-        } else {
-            double beta = eps / (1 - eps);
-            alpha = nu * log(1 / beta);
-            /* D_{t+1}(i) ~ D_t(i) beta^(1 - L_i) */
-            for (size_t i = 0; i < n; i++) tr->D[i] *= exp(-alpha * (1 - L[i]));
-            z = 2 * sqrt(eps * (1 - eps));
-        }
-        break;
-    }
-    }
+    const double eps = rs.eps, alpha = rs.alpha, z = rs.z;
+    const int perfect = rs.perfect, too_weak = rs.too_weak, no_edge = rs.no_edge;
 
     if (too_weak && b->n_members > 0) {
         gv_component_free(comp);
