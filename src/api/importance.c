@@ -5,6 +5,7 @@
  */
 #include "../ensemble/ensemble.h"
 #include "../model/model.h"
+#include "../eval/eval.h"
 
 #include <string.h>
 

@@ -66,9 +66,6 @@ grove_status gv_importance_impurity(const gv_component *c, size_t n_features, do
 grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int cover,
                                 double *out);
 grove_status gv_importance_oob(const gv_component *c, size_t n_features, double *out);
-/* Permutation importance of model m on labelled d (same schema) into out[n_features]. */
-grove_status gv_importance_permutation(const grove_model *m, const grove_dataset *d,
-                                       uint64_t seed, int n_threads, double *out);
 
 /* Normalized margins of a voting ensemble ("boost" of adaboost, m1, samme, m2):
  * (s_y - max_{k != y} s_k) / sum |alpha| for every row of labelled d, into out[n_rows].
