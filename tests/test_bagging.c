@@ -71,7 +71,7 @@ static double test_error(const grove_model *m, const grove_dataset *d)
 static double oob_error(const grove_model *m, size_t *n)
 {
     double e;
-    gv_bagging_oob(&m->root, &e, n);
+    CHECK(grove_model_oob(m, &e, n) == GROVE_OK);
     return e;
 }
 

@@ -1,7 +1,8 @@
 /*
  * importance.c -- grove_model_importance: the public entry point of feature importances.
  *
- * Pipeline position: api/.  Checks the arguments and calls ensemble/importance.c.
+ * Pipeline position: api/.  Checks the arguments and calls ensemble/importance.c (or, for permutation
+ * importance, eval/permutation.c).
  */
 #include "../ensemble/ensemble.h"
 #include "../model/model.h"
@@ -32,8 +33,5 @@ grove_status grove_model_importance(const grove_model *m, const char *kind,
         if (st != GROVE_OK) return st;
         return gv_importance_permutation(m, d, seed, gv_threads(n_threads), out);
     }
-    if (!strcmp(kind, "gain") || !strcmp(kind, "cover"))
-        return gv_importance_gbdt(&m->root, F, !strcmp(kind, "cover"), out);
-    if (!strcmp(kind, "impurity")) return gv_importance_impurity(&m->root, F, out);
-    return gv_importance_oob(&m->root, F, out);
+    return gv_component_importance(&m->root, kind, F, out);
 }

@@ -1,5 +1,7 @@
 /*
- * predict.c -- grove_model_predict and grove_model_predict_label.
+ * predict.c -- grove_model_predict and grove_model_predict_label; staged prediction, margins,
+ * the OOB estimate and the training log, each through the root component's vtable slot (no
+ * list of kinds here: a new kind fills its slots in its own file).
  *
  * Pipeline position: api/.  A model is read-only here, so any number of threads may call these
  * at once; inside, rows are split over OpenMP threads, each row written by exactly one thread,
@@ -8,7 +10,6 @@
 #include "../ensemble/ensemble.h"
 #include "../model/model.h"
 
-#include <math.h>
 
 /* The data must have the model's features: same count, kinds and category counts (data loaded
  * with the model's schema always does). */
@@ -138,41 +139,18 @@ grove_status grove_model_margins(const grove_model *m, const grove_dataset *d, i
                       out_len, d->n_rows);
     grove_status st = gv_check_compatible(m, d);
     if (st != GROVE_OK) return st;
-    if (m->root.vt != &gv_bagging_component && m->root.vt != &gv_voting_component)
-        return gv_boost_margins(&m->root, d, gv_threads(n_threads), out);
-    /* averaging ensembles (bagging, forest, extra-trees, voting): their outputs are the vote
-     * fractions (hard vote) or the mean class probabilities (soft), both summing to 1, so
-     *   margin(x, y) = p_y(x) - max_{k != y} p_k(x)   in [-1, 1]
-     * is Breiman's (2001, sec. 2) margin function av_t I(h_t(x) = y) - max_j av_t I(h_t(x) = j)
-     * for a hard vote, and its analogue over probabilities for a soft one */
-    if (m->schema->task != GROVE_CLASSIFICATION)
-        return gv_err(GROVE_ERR_ARG, "margins are defined for classification; this %s model is "
-                                     "a regression model", m->algo);
-    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: margins need labels", d->source);
-    const size_t n = d->n_rows, k = m->n_outputs;
-    double *p = gv_malloc_array(n ? n : 1, k * sizeof *p);
-    if (!p) return gv_err_nomem("margins");
-    st = grove_model_predict(m, d, n_threads, p, n * k);
-    for (size_t i = 0; st == GROVE_OK && i < n; i++) {
-        size_t y = (size_t)d->labels[i];
-        double other = -INFINITY;
-        for (size_t c = 0; c < k; c++)
-            if (c != y && p[i * k + c] > other) other = p[i * k + c];
-        out[i] = p[i * k + y] - other;
-    }
-    gv_free(p);
-    return st;
+    return gv_component_margins(&m->root, d, gv_threads(n_threads), out);
 }
 
 grove_status grove_model_oob(const grove_model *m, double *error, size_t *n_rows)
 {
     gv_err_clear();
     if (!m) return gv_err(GROVE_ERR_ARG, "grove_model_oob: model is NULL");
-    if (m->root.vt != &gv_bagging_component)
+    if (!m->root.vt->oob)
         return gv_err(GROVE_ERR_ARG, "a %s model has no out-of-bag estimate", m->algo);
     double e;
     size_t n;
-    gv_bagging_oob(&m->root, &e, &n);
+    m->root.vt->oob(m->root.impl, &e, &n);
     if (error) *error = e;
     if (n_rows) *n_rows = n;
     return GROVE_OK;
@@ -185,9 +163,7 @@ grove_status grove_model_log_csv(const grove_model *m, char **out)
     *out = NULL;
     if (!m) return gv_err(GROVE_ERR_ARG, "grove_model_log_csv: model is NULL");
     gv_buf b = {0};
-    grove_status st = m->root.vt == &gv_bagging_component ? gv_bagging_log_csv(&m->root, &b)
-                      : m->root.vt == &gv_gbdt_component  ? gv_gbdt_log_csv(&m->root, &b)
-                                                          : gv_boost_log_csv(&m->root, &b);
+    grove_status st = gv_component_log_csv(&m->root, &b);
     if (st != GROVE_OK) {
         gv_buf_free(&b);
         return st;

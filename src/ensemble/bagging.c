@@ -537,15 +537,13 @@ grove_status gv_fit_extra_trees(const gv_fit_input *in, gv_rng *rng, gv_componen
 }
 
 /* ---------------------------------------------------------------------------------------------
- * OOB log, accessors
+ * The OOB log and estimate, margins, importances (the component's report slots); members
  * ------------------------------------------------------------------------------------------ */
 
-grove_status gv_bagging_log_csv(const gv_component *c, gv_buf *buf)
+/* The log_csv slot: the OOB error curve, "models,oob_error,oob_n". */
+static grove_status bagging_log_csv(const void *impl, gv_buf *buf)
 {
-    if (c->vt != &gv_bagging_component)
-        return gv_err(GROVE_ERR_ARG, "an OOB log exists for bagging, forest and extra-trees; "
-                                     "this model is a %s", c->vt->kind);
-    const gv_bagging *b = c->impl;
+    const gv_bagging *b = impl;
     int bad = gv_buf_printf(buf, "models,oob_error,oob_n\n");
     char v[32];
     for (size_t t = 0; t < b->n_members && !bad; t++) {
@@ -555,11 +553,43 @@ grove_status gv_bagging_log_csv(const gv_component *c, gv_buf *buf)
     return bad ? gv_err_nomem("the OOB log") : GROVE_OK;
 }
 
-void gv_bagging_oob(const gv_component *c, double *error, size_t *n)
+/* The oob slot: the OOB error and |S| after the last member (error NaN when |S| = 0). */
+static void bagging_oob(const void *impl, double *error, size_t *n)
 {
-    const gv_bagging *b = c->impl;
+    const gv_bagging *b = impl;
     *error = b->n_members ? b->oob_error[b->n_members - 1] : NAN;
     *n = b->n_members ? b->oob_n[b->n_members - 1] : 0;
+}
+
+/* The margins slot: p_y - max_{k != y} p_k over the averaged outputs (common.c). */
+static grove_status bagging_margins(const void *impl, const grove_dataset *d, int n_threads,
+                                    double *out)
+{
+    const gv_bagging *b = impl;
+    const gv_component self = {&gv_bagging_component, (void *)impl};
+    return gv_margins_averaged(&self, (size_t)b->n_classes, mode_names[b->mode], d, n_threads,
+                               out);
+}
+
+/* The importance slot: impurity over the members (all trees), and the OOB permutation
+ * importances stored at training time. */
+static int bagging_importance(const void *impl, const char *type, size_t n_features,
+                              double *out, grove_status *st)
+{
+    const gv_bagging *b = impl;
+    if (!strcmp(type, "impurity")) {
+        *st = gv_importance_impurity_trees(b->members, b->n_members, n_features, out);
+        return 1;
+    }
+    if (strcmp(type, "oob_permutation") || !b->oob_importance) return 0;
+    if (b->n_features != n_features)
+        *st = gv_err(GROVE_ERR_INTERNAL, "OOB importances: %zu values for %zu features",
+                     b->n_features, n_features);
+    else {
+        memcpy(out, b->oob_importance, n_features * sizeof *out);
+        *st = GROVE_OK;
+    }
+    return 1;
 }
 
 size_t gv_bagging_members(const gv_component *c, const gv_component **members)
@@ -569,12 +599,6 @@ size_t gv_bagging_members(const gv_component *c, const gv_component **members)
     return b->n_members;
 }
 
-const double *gv_bagging_oob_importance(const gv_component *c, size_t *n_features)
-{
-    const gv_bagging *b = c->impl;
-    *n_features = b->n_features;
-    return b->oob_importance;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * The component: JSON, validation, summary
@@ -775,6 +799,10 @@ const gv_component_vt gv_bagging_component = {
     .summary = bagging_summary,
     .n_rounds = bagging_n_rounds,
     .predict_row_rounds = bagging_predict_rounds,
+    .log_csv = bagging_log_csv,
+    .margins = bagging_margins,
+    .oob = bagging_oob,
+    .importance = bagging_importance,
 };
 
 int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v)

@@ -52,9 +52,9 @@
  *     exists; the stop reason says which.
  *   a base learner that fails: training fails with the round's number and the learner's message.
  * The per-round log (eps, alpha, Z, training error, validation error) is kept in the model;
- * gv_boost_log_csv() prints it with gamma, prod Z and exp(-2 sum gamma^2).  Z_t is the actual
- * normalizer of the weight update for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1) and samme.r, and
- * 2 sqrt(eps_t (1 - eps_t)) for the others; the bounds are theorems for adaboost, m1, and m2
+ * boost_log_csv() (the log_csv slot) prints it with gamma, prod Z and exp(-2 sum gamma^2).  Z_t
+ * is the actual normalizer of the weight update for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1)
+ * and samme.r, and 2 sqrt(eps_t (1 - eps_t)) for the others; the bounds are theorems for adaboost, m1, and m2
  * (times K - 1), diagnostics for the rest.
  *
  * Class probabilities (argmax unaffected): adaboost: p_1 = sigma(2 f), f = sum alpha_t h_t
@@ -884,16 +884,10 @@ grove_status gv_fit_adaboost_r2(const gv_fit_input *in, gv_rng *rng, gv_componen
  * Margins and the log
  * ------------------------------------------------------------------------------------------ */
 
-grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset *d,
-                                     const size_t *rounds, size_t n_stages, int n_threads,
-                                     double *out)
+static grove_status margins_stages(const gv_boost *b, const grove_dataset *d,
+                                   const size_t *rounds, size_t n_stages, int n_threads,
+                                   double *out)
 {
-    if (c->vt != &gv_boost_component)
-        return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
-                                     "adaboost.m1, samme, adaboost.m2, bagging, forest, "
-                                     "extra-trees, voting); this model is a %s",
-                      c->vt->kind);
-    const gv_boost *b = c->impl;
     if (b->variant == BV_SAMME_R || b->variant == BV_R2)
         return gv_err(GROVE_ERR_ARG, "margins are defined for voting ensembles (adaboost, "
                                      "adaboost.m1, samme, adaboost.m2, bagging, forest, "
@@ -936,19 +930,29 @@ grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset 
     return failed ? gv_err_nomem("margins") : GROVE_OK;
 }
 
-grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
-                              double *out)
-{
-    size_t all = c->vt == &gv_boost_component ? ((const gv_boost *)c->impl)->n_members : 1;
-    return gv_boost_margins_rounds(c, d, &all, 1, n_threads, out);
-}
-
-grove_status gv_boost_log_csv(const gv_component *c, gv_buf *buf)
+grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset *d,
+                                     const size_t *rounds, size_t n_stages, int n_threads,
+                                     double *out)
 {
     if (c->vt != &gv_boost_component)
-        return gv_err(GROVE_ERR_ARG, "a per-round log exists for the AdaBoost family; this "
-                                     "model is a %s", c->vt->kind);
-    const gv_boost *b = c->impl;
+        return gv_err(GROVE_ERR_ARG, "gv_boost_margins_rounds: the model is a %s, not boost",
+                      c->vt->kind);
+    return margins_stages(c->impl, d, rounds, n_stages, n_threads, out);
+}
+
+/* The margins slot: after all the rounds. */
+static grove_status boost_margins(const void *impl, const grove_dataset *d, int n_threads,
+                                  double *out)
+{
+    const gv_boost *b = impl;
+    return margins_stages(b, d, &b->n_members, 1, n_threads, out);
+}
+
+/* The log_csv slot: t, epsilon, gamma = 1/2 - epsilon, alpha, Z, the training error, prod Z and
+ * the bound exp(-2 sum gamma^2) (Freund & Schapire 1997, thm. 6)[, the validation error]. */
+static grove_status boost_log_csv(const void *impl, gv_buf *buf)
+{
+    const gv_boost *b = impl;
     int bad = gv_buf_printf(buf, "t,epsilon,gamma,alpha,Z,train_error,prod_Z,bound%s\n",
                             b->log_valid ? ",valid_error" : "");
     double prod_z = 1, sum_g2 = 0;
@@ -1201,6 +1205,8 @@ const gv_component_vt gv_boost_component = {
     .summary = boost_summary,
     .n_rounds = boost_n_rounds,
     .predict_row_rounds = boost_predict_rounds,
+    .log_csv = boost_log_csv,
+    .margins = boost_margins,
 };
 
 int gv_boost_view_of(const gv_component *c, gv_boost_view *v)

@@ -47,51 +47,55 @@ extern const gv_component_vt gv_bagging_component;
  * GV_STREAM_BAGGING, t), which the model's tree t then continues to use for its growth. */
 size_t gv_bagging_replicate(size_t n, double fraction, int replace, gv_rng *rng, size_t *rows,
                             uint8_t *in_bag, uint32_t *count);
-/* The OOB error curve as CSV ("models,oob_error,oob_n"), for grove_model_log_csv. */
-grove_status gv_bagging_log_csv(const gv_component *c, gv_buf *b);
-/* OOB summary of a bagging component: the final OOB error and |S| (error NaN when |S| = 0). */
-void gv_bagging_oob(const gv_component *c, double *error, size_t *n);
 /* The members of a bagging component (borrowed) and their number. */
 size_t gv_bagging_members(const gv_component *c, const gv_component **members);
-/* The stored OOB permutation importances (borrowed, [*n_features]) or NULL. */
-const double *gv_bagging_oob_importance(const gv_component *c, size_t *n_features);
 
-/* Feature importances (importance.c).  Impurity: the trees of c (a tree, or a bagging of
- * trees) -- per tree the summed gain per feature normalized to 1, averaged over trees,
- * normalized (scikit-learn's feature_importances_); GROVE_ERR_ARG when c has no trees.
- * OOB permutation: the vector stored at training time (GROVE_ERR_ARG if none). */
-grove_status gv_importance_impurity(const gv_component *c, size_t n_features, double *out);
-/* gbdt: mean loss reduction (cover = 0) or mean hessian sum (cover = 1) of the splits on each
- * feature, as XGBoost's get_score. */
-grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int cover,
-                                double *out);
-grove_status gv_importance_oob(const gv_component *c, size_t n_features, double *out);
+/* Feature importances (importance.c).  gv_component_importance: importances of `type`
+ * ("impurity", "gain", "cover", "oob_permutation") of component c into out[n_features], through
+ * its kind's `importance` slot (a lone tree's impurity directly); GROVE_ERR_ARG naming the kinds
+ * that have them when c's kind has none.  The formulas the slots call:
+ *   impurity: per tree the summed gain per feature normalized to 1, averaged over the trees,
+ *   normalized (scikit-learn's feature_importances_); GROVE_ERR_ARG naming the first member of
+ *   trees[0..n) that is not a tree.
+ *   gain, cover: the mean loss reduction (cover = 0) or mean hessian sum (cover = 1) of the
+ *   splits on each feature over trees[0..n), as XGBoost's get_score. */
+grove_status gv_component_importance(const gv_component *c, const char *type,
+                                     size_t n_features, double *out);
+grove_status gv_importance_impurity_trees(const gv_component *trees, size_t n,
+                                          size_t n_features, double *out);
+grove_status gv_importance_gain_cover(const gv_tree *const *trees, size_t n, int cover,
+                                      size_t n_features, double *out);
 
-/* Normalized margins of a voting ensemble ("boost" of adaboost, m1, samme, m2):
- * (s_y - max_{k != y} s_k) / sum |alpha| for every row of labelled d, into out[n_rows].
- * GROVE_ERR_ARG when the component has no margins (samme.r, r2, non-boosting models). */
-grove_status gv_boost_margins(const gv_component *c, const grove_dataset *d, int n_threads,
-                              double *out);
-/* The same after each of the first rounds[0] < rounds[1] < ... < rounds[n_stages - 1] rounds
- * (each in [1, T]): out[s * n_rows + i] is row i's margin using the first rounds[s] members
- * (normalized by their sum |alpha|), as in Schapire et al. 1998's margin distribution graphs. */
+/* Normalized margins of a voting ensemble ("boost" of adaboost, m1, samme, m2; after all the
+ * rounds: its `margins` slot) after each of the first rounds[0] < rounds[1] < ... <
+ * rounds[n_stages - 1] rounds (each in [1, T]): out[s * n_rows + i] is row i's margin using the
+ * first rounds[s] members (normalized by their sum |alpha|), as in Schapire et al. 1998's margin
+ * distribution graphs.  c must be a boost component. */
 grove_status gv_boost_margins_rounds(const gv_component *c, const grove_dataset *d,
                                      const size_t *rounds, size_t n_stages, int n_threads,
                                      double *out);
-/* The per-round training log as CSV text (header + one row per round) into `b`. */
-grove_status gv_boost_log_csv(const gv_component *c, gv_buf *b);
 
-/* Predicts component c on every row of d into out[n_rows * k] (OpenMP over rows; common.c). */
+/* ---- common.c ---- */
+/* Predicts component c on every row of d into out[n_rows * k] (OpenMP over rows). */
 void gv_component_predict_all(const gv_component *c, const grove_dataset *d, size_t k,
                               int n_threads, double *out);
+/* c's per-round log as CSV into b (its `log_csv` slot); GROVE_ERR_ARG when its kind has none. */
+grove_status gv_component_log_csv(const gv_component *c, gv_buf *b);
+/* c's margins on the labelled rows of d into out[d->n_rows] (its `margins` slot): (s_y -
+ * max_{k != y} s_k) / sum |alpha| for the AdaBoost family's voting variants, p_y - max_{k != y}
+ * p_k for averaging ensembles; GROVE_ERR_ARG naming the kinds that have margins otherwise. */
+grove_status gv_component_margins(const gv_component *c, const grove_dataset *d, int n_threads,
+                                  double *out);
+/* The margins slot of the averaging ensembles (bagging, forest, extra-trees, voting), whose
+ * n_classes outputs sum to 1: p_y(x) - max_{k != y} p_k(x) for every row of d into out[n_rows].
+ * GROVE_ERR_ARG naming `algo` when n_classes is 0 (regression); GROVE_ERR_DATA without labels. */
+grove_status gv_margins_averaged(const gv_component *c, size_t n_classes, const char *algo,
+                                 const grove_dataset *d, int n_threads, double *out);
 
 /* Gradient-boosted trees (gbdt.c): algo gbdt, component kind "gbdt".  Random streams
  * (seed, GV_STREAM_GBDT, round * 4096 + j): j = 0 rows, 1 features, 2 + g tree g. */
 grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_gbdt_component;
-/* The per-round log of a gbdt component as CSV (t, train_METRIC[, valid_METRIC][, epsilon,
- * alpha]) into `b`; GROVE_ERR_ARG for other components. */
-grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *b);
 
 /* Stacking and voting over a list of learners (stacking.c): algo stacking (component kind
  * "stacking"; stack.* parameters) and voting (kind "voting"; voting.* parameters).  Random

@@ -938,14 +938,13 @@ fail:
 }
 
 /* ---------------------------------------------------------------------------------------------
- * The log
+ * The log and the importances (the component's report slots)
  * ------------------------------------------------------------------------------------------ */
 
-grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
+/* The log_csv slot: t, train_METRIC[, valid_METRIC][, epsilon, alpha]. */
+static grove_status gbdt_log_csv(const void *impl, gv_buf *buf)
 {
-    if (c->vt != &gv_gbdt_component)
-        return gv_err(GROVE_ERR_ARG, "gv_gbdt_log_csv: the model is a %s, not gbdt", c->vt->kind);
-    const gv_gbdt *b = c->impl;
+    const gv_gbdt *b = impl;
     const char *m = gv_metric_names[b->metric];
     int bad = gv_buf_printf(buf, "t");
     if (b->log_train) bad |= gv_buf_printf(buf, ",train_%s", m);
@@ -972,6 +971,18 @@ grove_status gv_gbdt_log_csv(const gv_component *c, gv_buf *buf)
         bad |= gv_buf_printf(buf, "\n");
     }
     return bad ? gv_err_nomem("the training log") : GROVE_OK;
+}
+
+/* The importance slot: gain and cover over every tree of every round (importance.c). */
+static int gbdt_importance(const void *impl, const char *type, size_t n_features, double *out,
+                           grove_status *st)
+{
+    const gv_gbdt *b = impl;
+    int cover = !strcmp(type, "cover");
+    if (!cover && strcmp(type, "gain")) return 0;
+    *st = gv_importance_gain_cover((const gv_tree *const *)b->trees, b->n_rounds * b->n_groups,
+                                   cover, n_features, out);
+    return 1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -1213,6 +1224,8 @@ const gv_component_vt gv_gbdt_component = {
     .n_rounds = gbdt_n_rounds,
     .predict_row_rounds = gbdt_predict_rounds,
     .predict_block = gbdt_predict_block,
+    .log_csv = gbdt_log_csv,
+    .importance = gbdt_importance,
 };
 
 int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)

@@ -3,8 +3,9 @@
  * gbdt's gain and cover, and the OOB permutation importances stored by bagging.c
  * (permutation importance on labelled data, of any model: eval/permutation.c).
  *
- * Pipeline position: ensemble/ (reads trees of learn/ and bagging components; the public entry
- * point grove_model_importance is in api/importance.c).
+ * Pipeline position: ensemble/ (reads trees of learn/; each ensemble kind's `importance` slot
+ * says which of its trees count and calls the formulas here; the public entry point
+ * grove_model_importance is in api/importance.c).
  *   impurity      for every tree, I_t(f) = sum over the nodes splitting on f of the node's gain
  *                 (its weighted impurity decrease, W I(P) - sum_c W_c I(c), as the engine
  *                 stores it), normalized to sum 1 per tree; averaged over the trees and
@@ -14,42 +15,19 @@
  *                 split on f in every tree, the mean of the split's loss reduction (XGBoost's
  *                 loss_chg, 2 x the engine's gain) / of the node's hessian sum.  Not normalized;
  *                 0 for a feature no tree splits on.
- * Determinism: predictions are row-parallel with each row owned by one thread; the error sums
- * run in row order.
+ * Determinism: the sums run in tree and node order.
  */
 #include "ensemble.h"
 
-
-#include <math.h>
 #include <string.h>
 
-/* The trees of c: a tree, or a bagging component whose members are all trees. */
-static grove_status collect_trees(const gv_component *c, const gv_component **trees, size_t *n)
+grove_status gv_importance_impurity_trees(const gv_component *trees, size_t n,
+                                          size_t n_features, double *out)
 {
-    if (c->vt == &gv_tree_component) {
-        *trees = c;
-        *n = 1;
-        return GROVE_OK;
-    }
-    if (c->vt == &gv_bagging_component) {
-        *n = gv_bagging_members(c, trees);
-        for (size_t t = 0; t < *n; t++)
-            if ((*trees)[t].vt != &gv_tree_component)
-                return gv_err(GROVE_ERR_ARG, "impurity importances need tree members; member "
-                                             "%zu is a %s", t + 1, (*trees)[t].vt->kind);
-        return GROVE_OK;
-    }
-    return gv_err(GROVE_ERR_ARG, "impurity importances exist for tree, bagging (of trees), "
-                                 "forest and extra-trees models; this model is a %s",
-                  c->vt->kind);
-}
-
-grove_status gv_importance_impurity(const gv_component *c, size_t n_features, double *out)
-{
-    const gv_component *trees = NULL;
-    size_t n = 0;
-    grove_status st = collect_trees(c, &trees, &n);
-    if (st != GROVE_OK) return st;
+    for (size_t t = 0; t < n; t++)
+        if (trees[t].vt != &gv_tree_component)
+            return gv_err(GROVE_ERR_ARG, "impurity importances need tree members; member "
+                                         "%zu is a %s", t + 1, trees[t].vt->kind);
     double *per = gv_calloc(n_features ? n_features : 1, sizeof *per);
     if (!per) return gv_err_nomem("importances");
     memset(out, 0, n_features * sizeof *out);
@@ -74,18 +52,14 @@ grove_status gv_importance_impurity(const gv_component *c, size_t n_features, do
     return GROVE_OK;
 }
 
-grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int cover,
-                                double *out)
+grove_status gv_importance_gain_cover(const gv_tree *const *trees, size_t n, int cover,
+                                      size_t n_features, double *out)
 {
-    gv_gbdt_view v;
-    if (!gv_gbdt_view_of(c, &v))
-        return gv_err(GROVE_ERR_ARG, "%s importances exist for gbdt models; this model is a %s",
-                      cover ? "cover" : "gain", c->vt->kind);
     size_t *uses = gv_calloc(n_features ? n_features : 1, sizeof *uses);
     if (!uses) return gv_err_nomem("importances");
     memset(out, 0, n_features * sizeof *out);
-    for (size_t t = 0; t < v.n_rounds * v.n_groups; t++) {
-        const gv_tree *tree = v.trees[t];
+    for (size_t t = 0; t < n; t++) {
+        const gv_tree *tree = trees[t];
         for (size_t k = 0; k < tree->n_nodes; k++) {
             const gv_tree_node *nd = &tree->nodes[k];
             if (nd->type == GV_NODE_LEAF || (size_t)nd->feature >= n_features) continue;
@@ -100,17 +74,23 @@ grove_status gv_importance_gbdt(const gv_component *c, size_t n_features, int co
     return GROVE_OK;
 }
 
-grove_status gv_importance_oob(const gv_component *c, size_t n_features, double *out)
+grove_status gv_component_importance(const gv_component *c, const char *type,
+                                     size_t n_features, double *out)
 {
-    size_t nf = 0;
-    const double *v = c->vt == &gv_bagging_component ? gv_bagging_oob_importance(c, &nf) : NULL;
-    if (!v)
-        return gv_err(GROVE_ERR_ARG, "the model holds no OOB permutation importances (train "
-                                     "bagging of trees, forest or extra-trees with "
-                                     "oob_importance=true and bootstrap replicates)");
-    if (nf != n_features)
-        return gv_err(GROVE_ERR_INTERNAL, "OOB importances: %zu values for %zu features", nf,
-                      n_features);
-    memcpy(out, v, n_features * sizeof *out);
-    return GROVE_OK;
+    int impurity = !strcmp(type, "impurity");
+    /* a lone tree (learn/, below the ensembles) is the base case of impurity importances */
+    if (impurity && c->vt == &gv_tree_component)
+        return gv_importance_impurity_trees(c, 1, n_features, out);
+    grove_status st = GROVE_OK;
+    if (c->vt->importance && c->vt->importance(c->impl, type, n_features, out, &st)) return st;
+    if (impurity)
+        return gv_err(GROVE_ERR_ARG, "impurity importances exist for tree, bagging (of trees), "
+                                     "forest and extra-trees models; this model is a %s",
+                      c->vt->kind);
+    if (!strcmp(type, "gain") || !strcmp(type, "cover"))
+        return gv_err(GROVE_ERR_ARG, "%s importances exist for gbdt models; this model is a %s",
+                      type, c->vt->kind);
+    return gv_err(GROVE_ERR_ARG, "the model holds no OOB permutation importances (train "
+                                 "bagging of trees, forest or extra-trees with "
+                                 "oob_importance=true and bootstrap replicates)");
 }

@@ -257,6 +257,15 @@ static json_t *voting_summary(const void *impl)
     return obj;
 }
 
+/* The margins slot: p_y - max_{k != y} p_k over the weighted vote (common.c). */
+static grove_status voting_margins(const void *impl, const grove_dataset *d, int n_threads,
+                                   double *out)
+{
+    const gv_voting *v = impl;
+    const gv_component self = {&gv_voting_component, (void *)impl};
+    return gv_margins_averaged(&self, (size_t)v->n_classes, "voting", d, n_threads, out);
+}
+
 const gv_component_vt gv_voting_component = {
     .kind = "voting",
     .predict_row = voting_predict_row,
@@ -266,6 +275,7 @@ const gv_component_vt gv_voting_component = {
     .validate = voting_validate,
     .check = voting_check,
     .summary = voting_summary,
+    .margins = voting_margins,
 };
 
 int gv_voting_view_of(const gv_component *c, gv_voting_view *v)

@@ -57,6 +57,22 @@ typedef struct gv_component_vt {
      * while the tree is in cache.  NULL: rows are predicted one by one. */
     void (*predict_block)(const void *impl, const grove_dataset *d, size_t begin, size_t end,
                           size_t rounds, double *out);
+    /* ---- Optional reports of an ensemble (NULL: the kind has none).  The model's entry points
+     * call them through ensemble/common.c and ensemble/importance.c, which name the kinds that
+     * have each when the slot is NULL; a new kind fills the slots it has, in its own file. ---- */
+    /* The per-round training log as CSV text (a header line, then one line per round) into b. */
+    grove_status (*log_csv)(const void *impl, gv_buf *b);
+    /* Margins of the labelled rows of d (whose features match the component's) into
+     * out[d->n_rows]: GROVE_ERR_ARG when this component has none (e.g. a regression model). */
+    grove_status (*margins)(const void *impl, const grove_dataset *d, int n_threads, double *out);
+    /* The out-of-bag estimate: the final OOB error (NaN when no row was ever out of bag) and the
+     * number of rows it averages. */
+    void (*oob)(const void *impl, double *error, size_t *n_rows);
+    /* Feature importances of `type` ("impurity", "gain", "cover", "oob_permutation"): returns 0
+     * when the component has none of that type (out and *st untouched); else fills
+     * out[n_features], sets *st (GROVE_OK or the error) and returns 1. */
+    int (*importance)(const void *impl, const char *type, size_t n_features, double *out,
+                      grove_status *st);
 } gv_component_vt;
 
 #define GV_PREDICT_BLOCK 64
