@@ -79,6 +79,8 @@ void gv_tree_scratch_free(gv_tree_scratch *s)
     gv_free(s->tmp);
     gv_free(s->ns);
     gv_free(s->ncls);
+    for (size_t i = 0; i < s->n_hists; i++) gv_free(s->hists[i]);
+    gv_free(s->hists);
     memset(s, 0, sizeof *s);
 }
 
@@ -793,11 +795,22 @@ static grove_status check_rows(const gv_engine *e)
 static void engine_free(gv_engine *e)
 {
     gv_free(e->hist_off);
-    if (!e->in || !e->in->scratch) {
+    gv_tree_scratch *sc = e->in ? e->in->scratch : NULL;
+    if (!sc) {
         gv_free(e->idx);
         gv_free(e->tmp);
         gv_free(e->ns);
         gv_free(e->ncls);
+    } else if (e->free_hists && e->n_free > 0) {
+        /* the pool's buffers go back to the caller's scratch, for the next tree (the array of
+         * pointers moves with them) */
+        for (size_t i = 0; i < sc->n_hists; i++) gv_free(sc->hists[i]);
+        gv_free(sc->hists);
+        sc->hists = e->free_hists;
+        sc->n_hists = e->n_free;
+        sc->hist_len = e->hist_len;
+        e->free_hists = NULL;
+        e->n_free = 0;
     }
     gv_hist_pool_free(e);
     gv_free(e->free_hists);
@@ -879,7 +892,16 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     e->max_kept = HIST_BUDGET_BYTES / hist_bytes;
     if (e->max_kept < 2) e->max_kept = 2;
     e->cap_free = HIST_FREE_CAP;
-    e->free_hists = gv_malloc_array(e->cap_free, sizeof *e->free_hists);
+    gv_tree_scratch *hs = in->scratch;
+    if (hs && hs->hists && hs->hist_len == e->hist_len) {
+        /* the previous tree's buffers (HIST_FREE_CAP pointers, as allocated below) */
+        e->free_hists = hs->hists;
+        e->n_free = hs->n_hists;
+        hs->hists = NULL;
+        hs->n_hists = 0;
+    } else {
+        e->free_hists = gv_malloc_array(e->cap_free, sizeof *e->free_hists);
+    }
     e->fbits = gv_malloc_array(words ? words : 1, sizeof *e->fbits);
     e->scratch = gv_calloc((size_t)e->nt, sizeof *e->scratch);
     if (!e->free_hists || !e->fbits || !e->scratch) return gv_err_nomem("tree engine");
