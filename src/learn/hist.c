@@ -175,13 +175,21 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
     }
 }
 
-/* GRAD statistics: a bin record is (count, g, h, 0), four doubles, so adding a row to a bin is
- * one vector addition of (1, g, h, 0).  The vector type aliases the histogram's doubles. */
-typedef double gv_v4d __attribute__((vector_size(32), aligned(8), may_alias));
-#define V4D_AT(p) (*(gv_v4d *)(p))
-#define GRAD_ROW(i) ((gv_v4d){1.0, ns[2 * (i)], ns[2 * (i) + 1], 0.0})
+/* GRAD statistics: a bin record is (count, g, h), three doubles (24 bytes: a fourth, padding
+ * double made each addition one 256-bit vector operation but every pass over the histograms --
+ * zeroing, subtraction, the split scan -- a third longer); adding a row to a bin is a scalar
+ * addition of 1 and one 128-bit addition of (g, h).  The vector type aliases the doubles. */
+typedef double gv_v2d __attribute__((vector_size(16), aligned(8), may_alias));
+#define V2D_AT(p) (*(gv_v2d *)(p))
+#define GRAD_ROW(i) ((gv_v2d){ns[2 * (i)], ns[2 * (i) + 1]})
+#define GRAD_ADD(hb, v)                                                                            \
+    do {                                                                                           \
+        double *hb_ = (hb);                                                                        \
+        hb_[0] += 1.0;                                                                             \
+        V2D_AT(hb_ + 1) += (v);                                                                    \
+    } while (0)
 #define HIST_LOOP_GRAD(COL)                                                                       \
-    for (size_t i = begin; i < end; i++) V4D_AT(hf + 4 * (size_t)(COL)[idx[i]]) += GRAD_ROW(i);
+    for (size_t i = begin; i < end; i++) GRAD_ADD(hf + 3 * (size_t)(COL)[idx[i]], GRAD_ROW(i));
 
 /* Column-major GRAD over many rows: rows go round-robin to four histograms (the feature's and
  * three per-thread ones), so that runs of rows in the same bin do not chain every addition on
@@ -191,19 +199,19 @@ typedef double gv_v4d __attribute__((vector_size(32), aligned(8), may_alias));
     {                                                                                              \
         size_t i = begin;                                                                          \
         for (; i + 3 < end; i += 4) {                                                              \
-            V4D_AT(hf + 4 * (size_t)(COL)[ROW(i)]) += GRAD_ROW(i);                                 \
-            V4D_AT(sub + 4 * (size_t)(COL)[ROW(i + 1)]) += GRAD_ROW(i + 1);                        \
-            V4D_AT(sub2 + 4 * (size_t)(COL)[ROW(i + 2)]) += GRAD_ROW(i + 2);                       \
-            V4D_AT(sub3 + 4 * (size_t)(COL)[ROW(i + 3)]) += GRAD_ROW(i + 3);                       \
+            GRAD_ADD(hf + 3 * (size_t)(COL)[ROW(i)], GRAD_ROW(i));                                 \
+            GRAD_ADD(sub + 3 * (size_t)(COL)[ROW(i + 1)], GRAD_ROW(i + 1));                        \
+            GRAD_ADD(sub2 + 3 * (size_t)(COL)[ROW(i + 2)], GRAD_ROW(i + 2));                       \
+            GRAD_ADD(sub3 + 3 * (size_t)(COL)[ROW(i + 3)], GRAD_ROW(i + 3));                       \
         }                                                                                          \
-        for (; i < end; i++) V4D_AT(hf + 4 * (size_t)(COL)[ROW(i)]) += GRAD_ROW(i);                \
+        for (; i < end; i++) GRAD_ADD(hf + 3 * (size_t)(COL)[ROW(i)], GRAD_ROW(i));                \
     }
 
 static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f,
                                 double *hf, double *sub)
 {
     const gv_binned *X = e->X;
-    const size_t S = 4, nb = (size_t)X->mappers[f].n_bins;
+    const size_t S = 3, nb = (size_t)X->mappers[f].n_bins;
     const size_t *idx = e->idx;
     const double *ns = e->ns;
     const int identity = begin == 0 && end == e->n && !e->in->rows;
@@ -252,7 +260,7 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         size_t f = (size_t)feats[k0 + k];
         hp[k] = h + e->hist_off[f];
         pos[k] = (uint32_t)(f - f0);
-        memset(hp[k], 0, (size_t)X->mappers[f].n_bins * 4 * sizeof(double));
+        memset(hp[k], 0, (size_t)X->mappers[f].n_bins * 3 * sizeof(double));
     }
     const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
     const uint8_t *base = in->row_bins + f0;
@@ -263,15 +271,15 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     for (size_t i = begin; i < end; i++) {                                                         \
         if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);         \
         const uint8_t *row = base + idx[i] * F;                                                    \
-        const gv_v4d v = GRAD_ROW(i);                                                              \
+        const gv_v2d v = GRAD_ROW(i);                                                              \
         size_t k = 0;                                                                              \
         for (; k + 4 <= nk; k += 4) {                                                              \
-            V4D_AT(hp[k] + 4 * (size_t)row[AT(k)]) += v;                                           \
-            V4D_AT(hp[k + 1] + 4 * (size_t)row[AT(k + 1)]) += v;                                   \
-            V4D_AT(hp[k + 2] + 4 * (size_t)row[AT(k + 2)]) += v;                                   \
-            V4D_AT(hp[k + 3] + 4 * (size_t)row[AT(k + 3)]) += v;                                   \
+            GRAD_ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                           \
+            GRAD_ADD(hp[k + 1] + 3 * (size_t)row[AT(k + 1)], v);                                   \
+            GRAD_ADD(hp[k + 2] + 3 * (size_t)row[AT(k + 2)], v);                                   \
+            GRAD_ADD(hp[k + 3] + 3 * (size_t)row[AT(k + 3)], v);                                   \
         }                                                                                          \
-        for (; k < nk; k++) V4D_AT(hp[k] + 4 * (size_t)row[AT(k)]) += v;                           \
+        for (; k < nk; k++) GRAD_ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                           \
     }
     if (contiguous)
         ROWS_GRAD_LOOP(AT_SAME)
@@ -290,7 +298,7 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
                           size_t min_blocks, size_t *bounds, size_t cap)
 {
     size_t total = 0;
-    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * 32;
+    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * 24;
     size_t nb = (total + GRAD_BLOCK_BYTES - 1) / GRAD_BLOCK_BYTES;
     size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
     if (nb < by_count) nb = by_count;

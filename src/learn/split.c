@@ -191,7 +191,7 @@ static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const d
     }
 }
 
-/* scan_numeric for the Newton criterion (GRAD records: count, g, h, 0): the same candidates,
+/* scan_numeric for the Newton criterion (GRAD records: count, g, h): the same candidates,
  * in the same order, with the same arithmetic as scan_numeric (so the same winner), in three
  * passes: the left prefixes of the non-empty bins (sequential), every candidate's gain and
  * tolerance four at a time (vector divisions, no branch: they dominated the search on wide
@@ -260,7 +260,7 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     double lc = 0, lg = 0, lh = 0;
     size_t n = 0;
     for (uint32_t b = 1; b + 1 < nb; b++) {
-        const double *hb = hf + 4 * (size_t)b;
+        const double *hb = hf + 3 * (size_t)b;
         if (hb[0] == 0 && b > 1) continue;
         lc += hb[0];
         lg += hb[1];

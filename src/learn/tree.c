@@ -851,7 +851,8 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     e->n_features = F;
     e->nt = cfg->n_threads;
     e->K = cfg->stats == GV_STATS_CLASS ? (size_t)cfg->n_classes : 0;
-    e->S = cfg->stats == GV_STATS_CLASS ? 1 + e->K : 4; /* REG: count + 3; GRAD: count, g, h, 0 */
+    /* CLASS: count + K; REG: count + 3; GRAD: count, g, h */
+    e->S = cfg->stats == GV_STATS_CLASS ? 1 + e->K : cfg->stats == GV_STATS_REG ? 4 : 3;
     e->n = in->rows ? in->n_rows : X->n_rows;
 
     e->hist_off = gv_malloc_array(F ? F : 1, sizeof *e->hist_off);

@@ -8,8 +8,8 @@
  *   CLASS  w_0 .. w_{K-1}         (weighted class counts)
  *   REG    w, w (y - c), w (y - c)^2   (c = the root's weighted mean: centring keeps the
  *                                  variance terms accurate; gains do not depend on c)
- *   GRAD   g, h, 0        (the fourth double pads the record to one 32-byte vector:
- *                          hist.c adds a row to a bin with one vector addition)
+ *   GRAD   g, h           (24 bytes a record: hist.c adds the count and then (g, h) as
+ *                          one 128-bit vector)
  * A node's totals use the same record layout and are summed over its rows in row order.
  *
  * Tie-breaking (mirrored by the naive tree of tests/test_tree.c):
