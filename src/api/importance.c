@@ -1,8 +1,8 @@
 /*
  * importance.c -- grove_model_importance: the public entry point of feature importances.
  *
- * Pipeline position: api/.  Checks the arguments and calls ensemble/importance.c (or, for permutation
- * importance, eval/permutation.c).
+ * Pipeline position: api/.  Checks the arguments and calls ensemble/importance.c (or, for
+ * permutation importance, eval/permutation.c).
  */
 #include "../ensemble/ensemble.h"
 #include "../model/model.h"

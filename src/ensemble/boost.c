@@ -54,8 +54,8 @@
  * The per-round log (eps, alpha, Z, training error, validation error) is kept in the model;
  * boost_log_csv() (the log_csv slot) prints it with gamma, prod Z and exp(-2 sum gamma^2).  Z_t
  * is the actual normalizer of the weight update for adaboost (= 2 sqrt(eps(1-eps)) at nu = 1)
- * and samme.r, and 2 sqrt(eps_t (1 - eps_t)) for the others; the bounds are theorems for adaboost, m1, and m2
- * (times K - 1), diagnostics for the rest.
+ * and samme.r, and 2 sqrt(eps_t (1 - eps_t)) for the others; the bounds are theorems for
+ * adaboost, m1, and m2 (times K - 1), diagnostics for the rest.
  *
  * Class probabilities (argmax unaffected): adaboost: p_1 = sigma(2 f), f = sum alpha_t h_t
  * (Friedman, Hastie & Tibshirani 2000); m1, samme: p ~ exp(K/(K-1)^2 s_k), s_k = sum alpha_t

@@ -27,7 +27,7 @@
  * classification and "linear" for regression: the combiner of Breiman (1996), least squares
  *     min_{b, beta} sum_i w_i (y_i - b - sum_c beta_c x_ic)^2,   beta_c >= 0 for base columns
  * (raw passthrough columns unconstrained, categorical ones ignored; a missing raw value takes
- * the column's training mean), solved by cyclic coordinate descent on centred columns.
+ * the column's training mean), solved by cyclic coordinate descent (learn/least_squares.c).
  * Random streams: task t = l * (folds + 1) + j (j = folds: the refit on all rows) fits with
  * (seed, GV_STREAM_STACK, t); the meta-learner with (seed, GV_STREAM_STACK, L * (folds + 1)).
  * The fits run in parallel (one thread each, the rest of the threads inside the learners);
@@ -39,6 +39,7 @@
  */
 #include "members.h"
 
+#include "../learn/least_squares.h"
 #include "../core/params.h"
 #include "../data/dataset.h"
 #include "../core/json.h"
@@ -63,8 +64,7 @@ typedef struct gv_stacking {
     grove_schema *meta_schema; /* owned */
     char *meta_name;        /* "linear" or a learner name, owned */
     gv_component meta;      /* the meta-learner (not "linear"), owned */
-    double *coef, *fill;    /* "linear": [n_meta] each, owned */
-    double intercept;
+    gv_least_squares lin;   /* "linear": coef and fill [n_meta] each, owned; intercept */
 } gv_stacking;
 
 static void stacking_free(void *impl)
@@ -78,8 +78,7 @@ static void stacking_free(void *impl)
     gv_schema_free(s->meta_schema);
     gv_free(s->meta_name);
     gv_component_free(&s->meta);
-    gv_free(s->coef);
-    gv_free(s->fill);
+    gv_least_squares_free(&s->lin);
     gv_free(s);
 }
 
@@ -135,18 +134,6 @@ static void put_meta(const gv_stacking *s, size_t l, const double *p, float *row
         for (size_t k = 0; k < s->per; k++) dst[k] = (float)p[k];
 }
 
-/* The linear combiner's value on a meta row. */
-static double linear_value(const gv_stacking *s, const float *row)
-{
-    double v = s->intercept;
-    for (size_t c = 0; c < s->n_meta; c++) {
-        if (s->coef[c] == 0) continue;
-        double x = (double)row[c];
-        v += s->coef[c] * (isfinite(x) ? x : s->fill[c]);
-    }
-    return v;
-}
-
 static void stacking_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
 {
     const gv_stacking *s = impl;
@@ -166,7 +153,7 @@ static void stacking_predict_row(const void *impl, const grove_dataset *d, size_
         put_meta(s, l, p, row);
     }
     if (is_linear(s)) {
-        out[0] = linear_value(s, row);
+        out[0] = gv_least_squares_value(&s->lin, s->n_meta, row);
     } else {
         /* a one-row dataset over the caller's stack buffer (values are read-only here) */
         grove_dataset one;
@@ -204,92 +191,6 @@ static size_t assign_folds(const gv_fit_input *in, size_t folds, uint64_t seed, 
         for (size_t j = 0; j < m; j++) fold_of[order[j]] = (dealt++) % folds;
     }
     return n_distinct;
-}
-
-/* Breiman's combiner (file comment) on the n x n_meta meta matrix X (column-major floats,
- * `cat` marks categorical columns, `lo0` columns >= 0 constrained), targets y, weights w. */
-static grove_status fit_linear(gv_stacking *s, const grove_dataset *X, const double *y,
-                               const double *w)
-{
-    size_t n = X->n_rows, C = s->n_meta;
-    s->coef = gv_calloc(C, sizeof *s->coef);
-    s->fill = gv_calloc(C, sizeof *s->fill);
-    double *xc = gv_malloc_array(n, C * sizeof(double)); /* centred columns */
-    double *r = gv_malloc_array(n, sizeof *r), *ss = gv_calloc(C, sizeof *ss);
-    grove_status st = GROVE_OK;
-    if (!s->coef || !s->fill || !xc || !r || !ss) {
-        st = gv_err_nomem("the linear meta-learner");
-        goto done;
-    }
-    size_t first_meta = s->passthrough ? s->n_raw : 0;
-    double W = 0, ym = 0;
-    for (size_t i = 0; i < n; i++) {
-        W += w[i];
-        ym += w[i] * y[i];
-    }
-    if (!(W > 0)) {
-        st = gv_err(GROVE_ERR_DATA, "stacking: every training row has sample weight 0");
-        goto done;
-    }
-    ym /= W;
-    for (size_t c = 0; c < C; c++) {
-        double *col = xc + c * n, sw = 0, sx = 0;
-        if (X->schema->is_categorical[c]) {
-            for (size_t i = 0; i < n; i++) col[i] = 0;
-            continue;
-        }
-        for (size_t i = 0; i < n; i++) {
-            double v = (double)gv_value(X, c, i);
-            if (isfinite(v)) {
-                sw += w[i];
-                sx += w[i] * v;
-            }
-        }
-        s->fill[c] = sw > 0 ? sx / sw : 0;
-        for (size_t i = 0; i < n; i++) {
-            double v = (double)gv_value(X, c, i);
-            col[i] = (isfinite(v) ? v : s->fill[c]) - s->fill[c];
-            ss[c] += w[i] * col[i] * col[i];
-        }
-    }
-    for (size_t i = 0; i < n; i++) r[i] = y[i] - ym;
-    /* cyclic coordinate descent: beta_c <- argmin over the line (clipped at 0 for base
-     * columns); residuals r = y - ym - sum_c beta_c xc_c kept up to date */
-    double scale = 0;
-    for (size_t i = 0; i < n; i++) scale += w[i] * r[i] * r[i];
-    for (int sweep = 0; sweep < 10000; sweep++) {
-        double change = 0;
-        for (size_t c = 0; c < C; c++) {
-            if (!(ss[c] > 1e-300)) continue;
-            const double *col = xc + c * n;
-            double g = 0;
-            for (size_t i = 0; i < n; i++) g += w[i] * col[i] * r[i];
-            double b = s->coef[c] + g / ss[c];
-            if (c >= first_meta && b < 0) b = 0;
-            double delta = b - s->coef[c];
-            if (delta == 0) continue;
-            for (size_t i = 0; i < n; i++) r[i] -= delta * col[i];
-            s->coef[c] = b;
-            /* the decrease of the weighted squared error from this step */
-            double dec = delta * delta * ss[c];
-            if (dec > change) change = dec;
-        }
-        if (!(change > 1e-14 * (scale > 0 ? scale : 1))) break;
-    }
-    s->intercept = ym;
-    for (size_t c = 0; c < C; c++) s->intercept -= s->coef[c] * s->fill[c];
-    for (size_t c = 0; c < C; c++)
-        if (!isfinite(s->coef[c]) || !isfinite(s->fill[c])) {
-            st = gv_err(GROVE_ERR_DATA, "stacking: the linear meta-learner is not finite");
-            break;
-        }
-    if (!isfinite(s->intercept) && st == GROVE_OK)
-        st = gv_err(GROVE_ERR_DATA, "stacking: the linear meta-learner is not finite");
-done:
-    gv_free(xc);
-    gv_free(r);
-    gv_free(ss);
-    return st;
 }
 
 grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *out)
@@ -438,7 +339,8 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
     for (size_t t = 0; t < n_tasks; t++) gv_component_free(&tasks[t].comp);
 
     if (!meta_learner) {
-        st = fit_linear(s, meta_ds, meta_ds->labels, meta_w);
+        st = gv_least_squares_fit(meta_ds, meta_ds->labels, meta_w,
+                                  s->passthrough ? s->n_raw : 0, "stacking", &s->lin);
         if (st != GROVE_OK) goto done;
     } else {
         int nt = in->n_threads > 0 ? in->n_threads : 1;
@@ -499,9 +401,9 @@ static json_t *stacking_to_json(const void *impl)
     bad |= json_object_set_new(obj, "members", gv_members_json(s->members, s->n_learners));
     bad |= json_object_set_new(obj, "meta_name", json_string(s->meta_name));
     if (is_linear(s)) {
-        bad |= json_object_set_new(obj, "coef", gv_json_real_array(s->coef, s->n_meta));
-        bad |= json_object_set_new(obj, "fill", gv_json_real_array(s->fill, s->n_meta));
-        bad |= json_object_set_new(obj, "intercept", json_real(s->intercept));
+        bad |= json_object_set_new(obj, "coef", gv_json_real_array(s->lin.coef, s->n_meta));
+        bad |= json_object_set_new(obj, "fill", gv_json_real_array(s->lin.fill, s->n_meta));
+        bad |= json_object_set_new(obj, "intercept", json_real(s->lin.intercept));
     } else {
         bad |= json_object_set_new(obj, "meta", gv_component_to_json(&s->meta));
     }
@@ -532,16 +434,17 @@ static grove_status stacking_validate(const void *impl, const grove_schema *sche
         if (s->n_classes) return gv_err(GROVE_ERR_MODEL, "meta_name: linear in a classifier");
         size_t first_meta = s->passthrough ? s->n_raw : 0;
         for (size_t c = 0; c < s->n_meta; c++) {
-            if (!isfinite(s->coef[c]) || !isfinite(s->fill[c]))
+            if (!isfinite(s->lin.coef[c]) || !isfinite(s->lin.fill[c]))
                 return gv_err(GROVE_ERR_MODEL, "coef/fill[%zu]: must be finite", c);
-            if (c >= first_meta && s->coef[c] < 0)
+            if (c >= first_meta && s->lin.coef[c] < 0)
                 return gv_err(GROVE_ERR_MODEL, "coef[%zu]: a base learner's weight must be >= 0",
                               c);
-            if (s->meta_schema->is_categorical[c] && s->coef[c] != 0)
+            if (s->meta_schema->is_categorical[c] && s->lin.coef[c] != 0)
                 return gv_err(GROVE_ERR_MODEL, "coef[%zu]: must be 0 for a categorical column",
                               c);
         }
-        if (!isfinite(s->intercept)) return gv_err(GROVE_ERR_MODEL, "intercept: must be finite");
+        if (!isfinite(s->lin.intercept))
+            return gv_err(GROVE_ERR_MODEL, "intercept: must be finite");
     } else if (s->meta.vt->validate &&
                (st = s->meta.vt->validate(s->meta.impl, s->meta_schema)) != GROVE_OK) {
         gv_err_prefix("meta");
@@ -597,17 +500,19 @@ static grove_status stacking_from_json(const json_t *obj, const gv_model_ctx *ct
             st = gv_err(GROVE_ERR_MODEL, "meta: not expected with meta_name linear");
             goto fail;
         }
-        s->coef = gv_malloc_array(s->n_meta, sizeof *s->coef);
-        s->fill = gv_malloc_array(s->n_meta, sizeof *s->fill);
-        if (!s->coef || !s->fill) {
+        s->lin.coef = gv_malloc_array(s->n_meta, sizeof *s->lin.coef);
+        s->lin.fill = gv_malloc_array(s->n_meta, sizeof *s->lin.fill);
+        if (!s->lin.coef || !s->lin.fill) {
             st = gv_err_nomem("a stacking model");
             goto fail;
         }
         if ((st = gv_json_get_array(obj, "coef", s->n_meta, &a)) != GROVE_OK) goto fail;
-        for (size_t c = 0; c < s->n_meta; c++) s->coef[c] = json_number_value(json_array_get(a, c));
+        for (size_t c = 0; c < s->n_meta; c++)
+            s->lin.coef[c] = json_number_value(json_array_get(a, c));
         if ((st = gv_json_get_array(obj, "fill", s->n_meta, &a)) != GROVE_OK) goto fail;
-        for (size_t c = 0; c < s->n_meta; c++) s->fill[c] = json_number_value(json_array_get(a, c));
-        if ((st = gv_json_get_double(obj, "intercept", &s->intercept)) != GROVE_OK) goto fail;
+        for (size_t c = 0; c < s->n_meta; c++)
+            s->lin.fill[c] = json_number_value(json_array_get(a, c));
+        if ((st = gv_json_get_double(obj, "intercept", &s->lin.intercept)) != GROVE_OK) goto fail;
     } else {
         if (json_object_get(obj, "coef") || json_object_get(obj, "fill") ||
             json_object_get(obj, "intercept")) {
@@ -660,8 +565,10 @@ static json_t *stacking_summary(const void *impl)
     for (size_t l = 0; l < s->n_learners && !bad; l++)
         bad |= json_array_append_new(ms, gv_component_summary(&s->members[l]));
     bad |= json_object_set_new(obj, "members", ms);
-    if (!bad && !is_linear(s)) bad |= json_object_set_new(obj, "meta", gv_component_summary(&s->meta));
-    if (!bad && is_linear(s)) bad |= json_object_set_new(obj, "meta_coef", gv_json_real_array(s->coef, s->n_meta));
+    if (!bad && !is_linear(s))
+        bad |= json_object_set_new(obj, "meta", gv_component_summary(&s->meta));
+    if (!bad && is_linear(s))
+        bad |= json_object_set_new(obj, "meta_coef", gv_json_real_array(s->lin.coef, s->n_meta));
     if (bad) {
         json_decref(obj);
         return NULL;
@@ -693,8 +600,8 @@ int gv_stacking_view_of(const gv_component *c, gv_stacking_view *v)
     v->n_meta = s->n_meta;
     v->meta_schema = s->meta_schema;
     v->meta = is_linear(s) ? NULL : &s->meta;
-    v->coef = s->coef;
-    v->fill = s->fill;
-    v->intercept = s->intercept;
+    v->coef = s->lin.coef;
+    v->fill = s->lin.fill;
+    v->intercept = s->lin.intercept;
     return 1;
 }
