@@ -8,7 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char biasvar_usage[] =
+enum { OPT_REPLICATES, OPT_TEST, OPT_JSON };
+static const cli_option biasvar_options[] = {
+    {OPT_REPLICATES, "--replicates", "-R", "R", "bootstrap replicates (default 20)", NULL},
+    {OPT_TEST, "--test", NULL, "FILE", "the fixed test set (default: 30 % of DATA held out by the seed)",
+     NULL},
+    {OPT_JSON, "--json", NULL, NULL, "the library's JSON report instead of the table", NULL},
+    {CLI_HEADING, NULL, NULL, NULL, "Training options (as for grove train):\n", NULL},
+    CLI_TRAINING_OPTIONS,
+    {0}};
+static const cli_command biasvar_command = {
+    "biasvar",
     "usage: grove biasvar DATA [--replicates R] [--test FILE] [--json] [training options]\n"
     "\n"
     "Trains the algorithm on R bootstrap replicates of DATA (default R = 20; replicate r uses\n"
@@ -23,11 +33,8 @@ static const char biasvar_usage[] =
     "    variance (where y_m = y) and biased variance (where y_m != y); net variance =\n"
     "    unbiased - biased (two classes; multiclass weights biased rows by P(f_r = y | f_r !=\n"
     "    y_m)); error = bias + net variance.\n"
-    "\n"
-    "  -R, --replicates R   bootstrap replicates (default 20)\n"
-    "      --test FILE      the fixed test set (default: 30 % of DATA held out by the seed)\n"
-    "      --json           the library's JSON report instead of the table\n"
-    "Training options (as for grove train):\n" CLI_TRAINING_OPTIONS_HELP;
+    "\n",
+    biasvar_options, NULL, 23};
 
 static void print_row(const json_t *o, const char *key, const char *label)
 {
@@ -48,37 +55,33 @@ int cmd_biasvar(int argc, char **argv)
     json_t *o = NULL;
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(biasvar_usage, stdout);
-            rc = EXIT_OK;
+    cli_args a = {.cmd = &biasvar_command, .argc = argc, .argv = argv, .params = params};
+    for (int opt; (opt = cli_next(&a)) != CLI_END;) {
+        switch (opt) {
+        case CLI_EXIT:
+            rc = a.rc;
             goto done;
-        }
-        if ((r = cli_common_option(argc, argv, &i, params, &quiet)) != 0) {
-            if (r < 0) {
-                rc = -r;
+        case CLI_POSITIONAL:
+            if (data_path) {
+                cli_error("biasvar: more than one DATA file");
                 goto done;
             }
-        } else if ((r = cli_opt_value(argc, argv, &i, "--replicates", "-R", &rep_text)) != 0) {
-            if (r < 0) goto done;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--test", NULL, &test_path)) != 0) {
-            if (r < 0) goto done;
-        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+            data_path = a.value;
+            break;
+        case OPT_REPLICATES:
+            rep_text = a.value;
+            break;
+        case OPT_TEST:
+            test_path = a.value;
+            break;
+        case OPT_JSON:
             json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("biasvar: unknown option '%s'", argv[i]);
-            fputs(biasvar_usage, stderr);
-            goto done;
-        } else if (!data_path) {
-            data_path = argv[i];
-        } else {
-            cli_error("biasvar: more than one DATA file");
-            goto done;
+            break;
         }
     }
+    quiet = a.quiet;
     if (!data_path) {
-        fputs(biasvar_usage, stderr);
+        cli_help(stderr, &biasvar_command);
         goto done;
     }
     long R;

@@ -9,32 +9,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char cascade_usage[] =
+enum { OPT_POSITIVES, OPT_NEGATIVES, OPT_OUTPUT, OPT_OPENCV, OPT_SCALE, OPT_THREADS };
+static const cli_option cascade_train_options[] = {
+    {OPT_POSITIVES, "--positives", NULL, "P",
+     "a folder of object crops (PGM/PNG/JPEG, any size; each is resized to\n"
+     "the window) or a CSV image,x,y,w,h of boxes (header first)", NULL},
+    {OPT_NEGATIVES, "--negatives", NULL, "DIR",
+     "a folder of images without the object (hard negatives are mined\n"
+     "from them at every stage)", NULL},
+    {OPT_OUTPUT, "--output", "-o", "FILE", "grove's cascade file (JSON; `grove detect` reads it)",
+     NULL},
+    {OPT_OPENCV, "--opencv", NULL, "FILE.xml",
+     "also write OpenCV's XML (cv2.CascadeClassifier runs it)", NULL},
+    {CLI_PARAM, "--window", NULL, "WxH", "base window (default 24x24)", "cascade.window"},
+    {CLI_PARAM, "--features", NULL, "basic|all",
+     "the five upright Haar families, or also the 45-degree ones", "cascade.features"},
+    {CLI_PARAM, "--stages", NULL, "N", "most stages (default 20)", "cascade.stages"},
+    {CLI_PARAM, "--max-fp", NULL, "f",
+     "a stage's largest false-positive rate on validation (default 0.5)", "cascade.max_fp"},
+    {CLI_PARAM, "--min-detect", NULL, "d",
+     "a stage's smallest detection rate on validation (default 0.995)", "cascade.min_detect"},
+    {CLI_PARAM, "--target-fp", NULL, "F", "stop when the product of the f_i reaches F (default 1e-6)",
+     "cascade.target_fp"},
+    {CLI_PARAM, "--max-weak", NULL, "N", "most features per stage (default 200)",
+     "cascade.max_weak"},
+    {CLI_PARAM, "--negatives-per-stage", NULL, "N",
+     "training negatives per stage (default: 2 x positives)", "cascade.negatives"},
+    {CLI_PARAM, "--augment", NULL, "none|mirror|mirror-shift",
+     "copies of each positive (default mirror-shift)", "cascade.augment"},
+    {CLI_PARAM, "--valid-fraction", NULL, "x",
+     "positive sources held out for stage thresholds (default 0.2)", "cascade.valid_fraction"},
+    {CLI_PARAM, "--memory-mb", NULL, "N", "memory for the binned feature values (default 2048)",
+     "cascade.memory_mb"},
+    {CLI_PARAM, "--max-windows", NULL, "N",
+     "most windows scanned per stage to mine negatives (default 2e8)", "cascade.max_windows"},
+    {CLI_PARAM, "--seed", NULL, "N", "random seed", "seed"},
+    {CLI_PARAM, "--threads", "-j", "N", "threads (0 = all cores)", "threads"},
+    {CLI_SET, "--set", "-s", "cascade.KEY=VALUE", "any cascade parameter (`grove help params`)",
+     NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress and no training time", NULL},
+    {0}};
+static const cli_command cascade_train_command = {
+    "cascade train",
     "usage: grove cascade train --positives P --negatives DIR --output CASCADE [options]\n"
     "       grove cascade info CASCADE\n"
     "       grove cascade eval CASCADE [--positives DIR] [--negatives DIR] [--scale-factor F]\n"
+    "                              [--threads N]\n"
     "       grove cascade convert CASCADE OUT.xml|OUT.json\n"
     "\n"
-    "train: an attentional cascade of boosted Haar-feature stumps (Viola & Jones 2004).\n"
-    "  --positives P        a folder of object crops (PGM/PNG/JPEG, any size; each is resized to\n"
-    "                       the window) or a CSV image,x,y,w,h of boxes (header first)\n"
-    "  --negatives DIR      a folder of images without the object (hard negatives are mined\n"
-    "                       from them at every stage)\n"
-    "  -o, --output FILE    grove's cascade file (JSON; `grove detect` reads it)\n"
-    "  --opencv FILE.xml    also write OpenCV's XML (cv2.CascadeClassifier runs it)\n"
-    "  --window WxH         base window (default 24x24)\n"
-    "  --features basic|all the five upright Haar families, or also the 45-degree ones\n"
-    "  --stages N           most stages (default 20)\n"
-    "  --max-fp f           a stage's largest false-positive rate on validation (default 0.5)\n"
-    "  --min-detect d       a stage's smallest detection rate on validation (default 0.995)\n"
-    "  --target-fp F        stop when the product of the f_i reaches F (default 1e-6)\n"
-    "  --max-weak N         most features per stage (default 200)\n"
-    "  --negatives-per-stage N  training negatives per stage (default: 2 x positives)\n"
-    "  --augment none|mirror|mirror-shift  copies of each positive (default mirror-shift)\n"
-    "  --valid-fraction x   positive sources held out for stage thresholds (default 0.2)\n"
-    "  --memory-mb N        memory for the binned feature values (default 2048)\n"
-    "  --max-windows N      most windows scanned per stage to mine negatives (default 2e8)\n"
-    "  --seed N, --threads N (-j N), --quiet (-q), --set (-s) cascade.KEY=VALUE\n"
+    "train: an attentional cascade of boosted Haar-feature stumps (Viola & Jones 2004).\n",
+    cascade_train_options,
     "  Prints the per-stage table: features, f_i, d_i, cumulative F and D, negatives mined,\n"
     "  windows scanned for them, seconds.\n"
     "\n"
@@ -42,7 +66,27 @@ static const char cascade_usage[] =
     "eval: detection rate on a folder of crops (each resized to the window, one window) and\n"
     "  false positives per million windows scanned over a folder of negative images (the\n"
     "  detector's pyramid, raw windows before grouping).  Works for OpenCV's cascades too.\n"
-    "convert: write a cascade as OpenCV XML (.xml) or grove's file (.json).\n";
+    "  Its options: grove cascade eval --help.\n"
+    "convert: write a cascade as OpenCV XML (.xml) or grove's file (.json).\n",
+    28};
+
+static const cli_option cascade_eval_options[] = {
+    {OPT_POSITIVES, "--positives", NULL, "DIR", "object crops: the detection rate", NULL},
+    {OPT_NEGATIVES, "--negatives", NULL, "DIR",
+     "images without the object: false positives per million windows", NULL},
+    {OPT_SCALE, "--scale-factor", NULL, "F", "pyramid step, > 1 (default 1.1, as OpenCV)", NULL},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {0}};
+static const cli_command cascade_eval_command = {
+    "cascade eval",
+    "usage: grove cascade eval CASCADE [--positives DIR] [--negatives DIR] [--scale-factor F]\n"
+    "                              [--threads N]\n"
+    "\n"
+    "The detection rate on a folder of crops (each resized to the window, one window) and the\n"
+    "false positives per million windows scanned over a folder of negative images (the\n"
+    "detector's pyramid, raw windows before grouping).  Works for OpenCV's cascades too.\n"
+    "\n",
+    cascade_eval_options, NULL, 24};
 
 static int print_table(FILE *fp, const grove_cascade *c)
 {
@@ -71,65 +115,33 @@ static int cmd_train_cascade(int argc, char **argv)
     int quiet = 0;
     grove_params *params = NULL;
     if (grove_params_create(&params)) return cli_fail(GROVE_ERR_NOMEM, NULL);
-    static const struct {
-        const char *opt, *param;
-    } map[] = {{"--window", "cascade.window"},
-               {"--features", "cascade.features"},
-               {"--stages", "cascade.stages"},
-               {"--max-fp", "cascade.max_fp"},
-               {"--min-detect", "cascade.min_detect"},
-               {"--target-fp", "cascade.target_fp"},
-               {"--max-weak", "cascade.max_weak"},
-               {"--negatives-per-stage", "cascade.negatives"},
-               {"--augment", "cascade.augment"},
-               {"--valid-fraction", "cascade.valid_fraction"},
-               {"--memory-mb", "cascade.memory_mb"},
-               {"--max-windows", "cascade.max_windows"}};
     int rc = EXIT_OK;
-    for (int i = 2; i < argc && rc == EXIT_OK; i++) {
-        const char *v;
-        int r, matched = 0;
-        if (cli_is_help(argv[i])) {
-            fputs(cascade_usage, stdout);
+    cli_args a = {.cmd = &cascade_train_command, .argc = argc, .argv = argv, .i = 1,
+                  .params = params};
+    for (int o; rc == EXIT_OK && (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
             grove_params_free(params);
-            return EXIT_OK;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--positives", NULL, &v))) {
-            if (r < 0) rc = EXIT_USAGE;
-            pos = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--negatives", NULL, &v))) {
-            if (r < 0) rc = EXIT_USAGE;
-            neg = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &v))) {
-            if (r < 0) rc = EXIT_USAGE;
-            output = v;
-            continue;
-        }
-        if ((r = cli_opt_value(argc, argv, &i, "--opencv", NULL, &v))) {
-            if (r < 0) rc = EXIT_USAGE;
-            opencv = v;
-            continue;
-        }
-        for (size_t k = 0; k < sizeof map / sizeof map[0] && !matched; k++) {
-            if ((r = cli_opt_value(argc, argv, &i, map[k].opt, NULL, &v))) {
-                matched = 1;
-                if (r < 0) rc = EXIT_USAGE;
-                else if (grove_params_set(params, map[k].param, v) != GROVE_OK)
-                    rc = cli_fail(GROVE_ERR_PARAM, NULL);
-            }
-        }
-        if (matched) continue;
-        r = cli_run_option(argc, argv, &i, params, &quiet);
-        if (r < 0) rc = -r;
-        else if (r == 0) {
-            cli_error("cascade train: unknown option '%s' (see grove cascade --help)", argv[i]);
+            return a.rc;
+        case CLI_POSITIONAL:
+            cli_error("cascade train: unexpected argument '%s'", a.value);
             rc = EXIT_USAGE;
+            break;
+        case OPT_POSITIVES:
+            pos = a.value;
+            break;
+        case OPT_NEGATIVES:
+            neg = a.value;
+            break;
+        case OPT_OUTPUT:
+            output = a.value;
+            break;
+        case OPT_OPENCV:
+            opencv = a.value;
+            break;
         }
     }
+    quiet = a.quiet;
     if (rc == EXIT_OK && (!pos || !neg || !output)) {
         cli_error("cascade train: --positives, --negatives and --output are required");
         rc = EXIT_USAGE;
@@ -212,37 +224,40 @@ static int cmd_eval_cascade(int argc, char **argv)
     const char *path = NULL, *pos = NULL, *neg = NULL;
     double sf = 1.1;
     long threads = 0;
-    for (int i = 2; i < argc; i++) {
-        const char *v;
-        int r;
-        if ((r = cli_opt_value(argc, argv, &i, "--positives", NULL, &v))) {
-            if (r < 0) return EXIT_USAGE;
+    cli_args a = {.cmd = &cascade_eval_command, .argc = argc, .argv = argv, .i = 1};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        const char *v = a.value;
+        char *end;
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (path) {
+                cli_error("cascade eval: one cascade only");
+                return EXIT_USAGE;
+            }
+            path = v;
+            break;
+        case OPT_POSITIVES:
             pos = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--negatives", NULL, &v))) {
-            if (r < 0) return EXIT_USAGE;
+            break;
+        case OPT_NEGATIVES:
             neg = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--scale-factor", NULL, &v))) {
-            char *end;
-            if (r < 0) return EXIT_USAGE;
+            break;
+        case OPT_SCALE:
             sf = strtod(v, &end);
             if (end == v || *end || !(sf > 1) || sf > 100) {
                 cli_error("--scale-factor: must be a number in (1, 100], got '%s'", v);
                 return EXIT_USAGE;
             }
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &v))) {
-            if (r < 0 || cli_int_arg("--threads", v, 0, 4096, &threads)) return EXIT_USAGE;
-        } else if (argv[i][0] == '-') {
-            cli_error("cascade eval: unknown option '%s'", argv[i]);
-            return EXIT_USAGE;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            cli_error("cascade eval: one cascade only");
-            return EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            if (cli_int_arg("--threads", v, 0, 4096, &threads)) return EXIT_USAGE;
+            break;
         }
     }
     if (!path || (!pos && !neg)) {
-        fputs(cascade_usage, stderr);
+        cli_help(stderr, &cascade_eval_command);
         return EXIT_USAGE;
     }
     grove_cascade *c = NULL;
@@ -301,7 +316,7 @@ static int cmd_eval_cascade(int argc, char **argv)
 int cmd_cascade(int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(cascade_usage, argc < 2 ? stderr : stdout);
+        cli_help(argc < 2 ? stderr : stdout, &cascade_train_command);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (!strcmp(argv[1], "train")) return cmd_train_cascade(argc, argv);
@@ -309,7 +324,7 @@ int cmd_cascade(int argc, char **argv)
     if (!strcmp(argv[1], "info") || !strcmp(argv[1], "convert")) {
         int conv = !strcmp(argv[1], "convert");
         if (argc != (conv ? 4 : 3)) {
-            fputs(cascade_usage, stderr);
+            cli_help(stderr, &cascade_train_command);
             return EXIT_USAGE;
         }
         grove_cascade *c = NULL;

@@ -20,26 +20,94 @@ int cli_fail(grove_status status, const char *what);
 /* The exit code for a library status. */
 int cli_exit_code(grove_status status);
 
-/* Option parsing: `argv[*i]` is an option; if it is `name` (as "--name VALUE" or "--name=VALUE",
- * or the short alias), stores the value and advances *i; returns 1 if matched, 0 if not, -1
- * (after printing) when the value is missing. */
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alias,
-                  const char **value);
-/* 1 if argv[i] is the flag `name` (or alias). */
-int cli_opt_flag(const char *arg, const char *name, const char *alias);
-/* 1 if argv[i] is -h or --help. */
+/* ---- Options, each declared once, in its command's table: the table feeds both the parser
+ * (cli_next) and the help (cli_help), so an option cannot be accepted and left out of --help. */
+enum {
+    CLI_END = -1,        /* cli_next: no more arguments */
+    CLI_POSITIONAL = -2, /* cli_next: a positional argument, in value */
+    CLI_EXIT = -3,       /* cli_next: the command ends with exit code rc: 0 after -h or --help
+                          * (the help printed on stdout), 1 after an unknown option (named, and
+                          * the help printed on stderr) or a missing or bad value (named) */
+    /* ids cli_next applies itself, to cli_args.params (never returned): */
+    CLI_PARAM = -10,     /* sets the parameter `param` to the value (grove_params_set) */
+    CLI_SET = -11,       /* --set KEY=VALUE (grove_params_set_pair) */
+    CLI_STRICT = -12,    /* --strict: unused parameters are errors (cli_check_unused) */
+    CLI_QUIET = -13,     /* --quiet: sets cli_args.quiet */
+    CLI_HEADING = -20    /* not an option: `help` is a line of the help, printed as it is */
+};
+
+typedef struct cli_option {
+    int id;            /* what cli_next returns for it (>= 0), or one of the CLI_* above */
+    const char *name;  /* "--threads"; NULL for CLI_HEADING and for the table's end ({0}) */
+    const char *alias; /* "-j" (shown in the help), another long spelling (not shown), or NULL */
+    const char *arg;   /* the value's name in the help ("N"), or NULL for a flag */
+    const char *help;  /* the description; each '\n' starts a line at the description column */
+    const char *param; /* CLI_PARAM: the parameter the value sets */
+} cli_option;
+
+typedef struct cli_command {
+    const char *name;          /* in messages: "margins" */
+    const char *usage;         /* the help before the options: usage lines, what it does */
+    const cli_option *options; /* ended by {0} */
+    const char *tail;          /* the help after the options, or NULL */
+    int column;                /* where the descriptions start (an option column wider than
+                                  column - 2 is followed by two spaces instead) */
+} cli_command;
+
+/* The command's help: usage, one line per option ("  -j, --threads N" and its description, or
+ * "      --seed N" without a short alias), tail. */
+void cli_help(FILE *fp, const cli_command *c);
+
+/* Walks argv[1..argc) against a command's table.  Set cmd, argc, argv, i = 0 (or the index of
+ * the last argument already taken), and params when the table has CLI_PARAM, CLI_SET or
+ * CLI_STRICT entries; cli_next writes value, quiet and rc.  An option takes its value as
+ * "--name VALUE", "--name=VALUE" or "-j VALUE". */
+typedef struct cli_args {
+    const cli_command *cmd;
+    int argc;
+    char **argv;
+    int i;                 /* the argument last read */
+    grove_params *params;  /* borrowed, or NULL */
+    int quiet;             /* 1 after a CLI_QUIET option */
+    int rc;                /* CLI_EXIT: the exit code */
+    const char *value;     /* the option's value, or the positional argument */
+} cli_args;
+/* The next argument: an option's id (>= 0; its value in a->value if it takes one), or one of
+ * CLI_END, CLI_POSITIONAL (a->value), CLI_EXIT (a->rc). */
+int cli_next(cli_args *a);
+
+/* grove train's table (train.c; the fuzz target of the command line walks it too). */
+extern const cli_command cli_train_command;
+
+/* 1 if arg is -h or --help. */
 int cli_is_help(const char *arg);
 /* The value of an integer option in [lo, hi] into *out: 0, or -1 after printing
  * "OPTION: must be an integer in [lo, hi], got 'TEXT'". */
 int cli_int_arg(const char *option, const char *text, long lo, long hi, long *out);
 
-/* Common training options: --algo, --label, --rounds, --set K=V, --seed, --threads, --quiet,
- * --strict.
- * Returns 1 when argv[*i] was one of them (consumed), 0 if not, or -(exit code) on error. */
-int cli_common_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
-/* The part of them every training command takes, cascade training too: --seed, --threads,
- * --set, --quiet. */
-int cli_run_option(int argc, char **argv, int *i, grove_params *params, int *quiet);
+/* The options that set training parameters, as cv and biasvar list them (train lists the same
+ * ids with its own wording). */
+#define CLI_TRAINING_OPTIONS                                                                       \
+    {CLI_PARAM, "--algo", "-a", "NAME", "algorithm (default tree; `grove help algos`)", "algo"},  \
+    {CLI_PARAM, "--base", "-b", "LEARNER",                                                         \
+     "base learner of an ensemble; its parameters: --set base.KEY=VALUE", "base"},                 \
+    {CLI_PARAM, "--label", NULL, "COL",                                                            \
+     "label column, by name or 0-based index (default: 'label', else\n"                            \
+     "the first column, named in a notice)", "label"},                                             \
+    {CLI_PARAM, "--weight", NULL, "COL", "column of sample weights", "weight"},                    \
+    {CLI_PARAM, "--rounds", "-r", "N", "rounds / ensemble members (ensemble algorithms)",          \
+     "rounds"},                                                                                    \
+    {CLI_SET, "--set", "-s", "KEY=VALUE", "any parameter (`grove help params`), repeatable", NULL}, \
+    {CLI_PARAM, "--seed", NULL, "N",                                                               \
+     "random seed (same seed: bit-identical model for any --threads)", "seed"},                    \
+    {CLI_PARAM, "--threads", "-j", "N", "threads (0 = all cores)", "threads"},                     \
+    {CLI_PARAM, "--sep", NULL, "C",                                                                \
+     "CSV field separator (default: ',', or ';' / tab when the header\n"                           \
+     "holds more of those; `tab` for a tab)", "sep"},                                              \
+    {CLI_STRICT, "--strict", NULL, NULL,                                                           \
+     "a parameter the algorithm does not use is an error (default: a\n"                            \
+     "warning, with a hint such as 'did you mean base.max_depth?')", NULL},                        \
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress, warnings or summary", NULL}
 
 /* Unused parameters: cli_track_params starts recording which parameters are read (call it after
  * the options are parsed, before loading data); cli_check_unused then prints one warning per
@@ -47,23 +115,6 @@ int cli_run_option(int argc, char **argv, int *i, grove_params *params, int *qui
  * --strict was given and some were unused (the caller then writes nothing). */
 int cli_track_params(grove_params *params);
 int cli_check_unused(const grove_params *params, const char *command, int quiet);
-
-/* The options of cli_common_option, for the usage texts of the commands that train. */
-#define CLI_TRAINING_OPTIONS_HELP                                                              \
-    "  -a, --algo NAME      algorithm (default tree; `grove help algos`)\n"                        \
-    "  -b, --base LEARNER   base learner of an ensemble; its parameters: --set base.KEY=VALUE\n"  \
-    "      --label COL      label column, by name or 0-based index (default: 'label', else\n"     \
-    "                       the first column, named in a notice)\n"                               \
-    "      --weight COL     column of sample weights\n"                                           \
-    "  -r, --rounds N       rounds / ensemble members (ensemble algorithms)\n"                    \
-    "  -s, --set KEY=VALUE  any parameter (`grove help params`), repeatable\n"                    \
-    "      --seed N         random seed (same seed: bit-identical model for any --threads)\n"    \
-    "  -j, --threads N      threads (0 = all cores)\n"                                            \
-    "      --sep C          CSV field separator (default: ',', or ';' / tab when the header\n"   \
-    "                       holds more of those; `tab` for a tab)\n"                              \
-    "      --strict         a parameter the algorithm does not use is an error (default: a\n"    \
-    "                       warning, with a hint such as 'did you mean base.max_depth?')\n"       \
-    "  -q, --quiet          no progress, warnings or summary\n"
 
 /* Loads data for `model`: with its schema, and the CSV separator it was trained with when
  * `params` (may be NULL) does not choose one. */

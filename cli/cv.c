@@ -13,16 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char cv_usage[] =
+enum { OPT_FOLDS, OPT_JSON };
+static const cli_option cv_options[] = {
+    {OPT_FOLDS, "--folds", "-k", "K", "number of folds (default 5)", NULL},
+    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table", NULL},
+    {CLI_HEADING, NULL, NULL, NULL, "Training options (as for grove train):\n", NULL},
+    CLI_TRAINING_OPTIONS,
+    {0}};
+static const cli_command cv_command = {
+    "cv",
     "usage: grove cv DATA [--folds K] [--json] [training options]\n"
     "\n"
     "K-fold cross-validation (default K = 5; stratified by class for classification).\n"
     "Prints each fold's metrics and their mean and standard deviation; --json prints one JSON\n"
     "object {\"algo\", \"folds\", \"metrics\": {name: {\"mean\", \"sd\", \"folds\": [...]}}}.\n"
-    "\n"
-    "  -k, --folds K        number of folds (default 5)\n"
-    "      --json           one JSON object instead of the table\n"
-    "Training options (as for grove train):\n" CLI_TRAINING_OPTIONS_HELP;
+    "\n",
+    cv_options, NULL, 23};
 
 /* splitmix64 for the fold shuffle (the CLI sees only grove.h, so it has its own). */
 static uint64_t mix(uint64_t *x)
@@ -77,35 +83,30 @@ int cmd_cv(int argc, char **argv)
     int quiet = 0, json = 0, rc = EXIT_USAGE;
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(cv_usage, stdout);
-            rc = EXIT_OK;
+    cli_args a = {.cmd = &cv_command, .argc = argc, .argv = argv, .params = params};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            rc = a.rc;
             goto done;
-        }
-        if ((r = cli_common_option(argc, argv, &i, params, &quiet)) != 0) {
-            if (r < 0) {
-                rc = -r;
+        case CLI_POSITIONAL:
+            if (data_path) {
+                cli_error("cv: more than one DATA file");
                 goto done;
             }
-        } else if ((r = cli_opt_value(argc, argv, &i, "--folds", "-k", &folds_text)) != 0) {
-            if (r < 0) goto done;
-        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+            data_path = a.value;
+            break;
+        case OPT_FOLDS:
+            folds_text = a.value;
+            break;
+        case OPT_JSON:
             json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("cv: unknown option '%s'", argv[i]);
-            fputs(cv_usage, stderr);
-            goto done;
-        } else if (!data_path) {
-            data_path = argv[i];
-        } else {
-            cli_error("cv: more than one DATA file");
-            goto done;
+            break;
         }
     }
+    quiet = a.quiet;
     if (!data_path) {
-        fputs(cv_usage, stderr);
+        cli_help(stderr, &cv_command);
         goto done;
     }
     long k;

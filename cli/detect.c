@@ -9,7 +9,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char detect_usage[] =
+enum { OPT_SCALE, OPT_NEIGHBORS, OPT_MIN_SIZE, OPT_MAX_SIZE, OPT_STEP, OPT_THREADS, OPT_DRAW,
+       OPT_OUTPUT, OPT_STATS };
+static const cli_option detect_options[] = {
+    {OPT_SCALE, "--scale-factor", NULL, "F", "pyramid step, > 1 (default 1.1, as OpenCV)", NULL},
+    {OPT_NEIGHBORS, "--min-neighbors", "--min-neighbours", "N",
+     "a box needs more than N overlapping raw hits (default 3; 0 prints\n"
+     "every raw window, ungrouped); also spelt --min-neighbours", NULL},
+    {OPT_MIN_SIZE, "--min-size", NULL, "WxH",
+     "smallest box (or N for NxN; default: the cascade's window)", NULL},
+    {OPT_MAX_SIZE, "--max-size", NULL, "WxH", "largest box (default: the image)", NULL},
+    {OPT_STEP, "--step", NULL, "N",
+     "window step in pixels (default: 2 below scale 2, then 1, as OpenCV)", NULL},
+    {OPT_THREADS, "--threads", "-j", "N",
+     "threads (default: all cores; the boxes do not depend on it)", NULL},
+    {OPT_DRAW, "--draw", NULL, "PATH",
+     "draw the boxes into a PNG: a file for one image, a folder for\n"
+     "several (PATH/NAME.png)", NULL},
+    {OPT_OUTPUT, "--output", "-o", "FILE", "write the CSV to FILE instead of standard output",
+     NULL},
+    {OPT_STATS, "--stats", NULL, NULL,
+     "print per image the windows evaluated and the seconds to stderr", NULL},
+    {0}};
+static const cli_command detect_command = {
+    "detect",
     "usage: grove detect CASCADE IMAGE... [options]\n"
     "\n"
     "Finds objects with a boosted Haar cascade (Viola & Jones 2004) the way OpenCV's\n"
@@ -19,18 +42,8 @@ static const char detect_usage[] =
     "haarcascade_frontalface_default.xml) or a cascade trained by `grove cascade train`.\n"
     "IMAGE is a PGM, PNG or JPEG file (colour is converted to grey like OpenCV's cvtColor).\n"
     "\n"
-    "options:\n"
-    "  --scale-factor F   pyramid step, > 1 (default 1.1, as OpenCV)\n"
-    "  --min-neighbors N  a box needs more than N overlapping raw hits (default 3; 0 prints\n"
-    "                     every raw window, ungrouped); also spelt --min-neighbours\n"
-    "  --min-size WxH     smallest box (or N for NxN; default: the cascade's window)\n"
-    "  --max-size WxH     largest box (default: the image)\n"
-    "  --step N           window step in pixels (default: 2 below scale 2, then 1, as OpenCV)\n"
-    "  --threads N, -j N  threads (default: all cores; the boxes do not depend on it)\n"
-    "  --draw PATH        draw the boxes into a PNG: a file for one image, a folder for several\n"
-    "                     (PATH/NAME.png)\n"
-    "  --output FILE, -o  write the CSV to FILE instead of standard output\n"
-    "  --stats            print per image the windows evaluated and the seconds to stderr\n";
+    "options:\n",
+    detect_options, NULL, 25};
 
 /* "24x30" or "24" into w, h. */
 static int parse_size(const char *opt, const char *s, int *wh)
@@ -71,52 +84,55 @@ int cmd_detect(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     int rc = EXIT_OK;
-    for (int i = 1; i < argc && rc == EXIT_OK; i++) {
-        const char *v;
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(detect_usage, stdout);
+    cli_args a = {.cmd = &detect_command, .argc = argc, .argv = argv};
+    for (int o; rc == EXIT_OK && (o = cli_next(&a)) != CLI_END;) {
+        const char *v = a.value;
+        char *end;
+        switch (o) {
+        case CLI_EXIT:
             free(images);
-            return EXIT_OK;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--scale-factor", NULL, &v))) {
-            char *end;
-            if (r < 0) rc = EXIT_USAGE;
-            else {
-                scale_factor = strtod(v, &end);
-                if (end == v || *end || !(scale_factor > 1.0) || scale_factor > 100) {
-                    cli_error("--scale-factor: must be a number in (1, 100], got '%s'", v);
-                    rc = EXIT_USAGE;
-                }
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (!cascade_path)
+                cascade_path = v;
+            else
+                images[n_images++] = v;
+            break;
+        case OPT_SCALE:
+            scale_factor = strtod(v, &end);
+            if (end == v || *end || !(scale_factor > 1.0) || scale_factor > 100) {
+                cli_error("--scale-factor: must be a number in (1, 100], got '%s'", v);
+                rc = EXIT_USAGE;
             }
-        } else if ((r = cli_opt_value(argc, argv, &i, "--min-neighbors", "--min-neighbours", &v))) {
-            if (r < 0 || cli_int_arg("--min-neighbors", v, 0, 100000, &min_neighbors)) rc = EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--step", NULL, &v))) {
-            if (r < 0 || cli_int_arg("--step", v, 0, 1000, &step)) rc = EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &v))) {
-            if (r < 0 || cli_int_arg("--threads", v, 0, 4096, &threads)) rc = EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--min-size", NULL, &v))) {
-            if (r < 0 || parse_size("--min-size", v, min_size)) rc = EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--max-size", NULL, &v))) {
-            if (r < 0 || parse_size("--max-size", v, max_size)) rc = EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--draw", NULL, &v))) {
-            if (r < 0) rc = EXIT_USAGE;
+            break;
+        case OPT_NEIGHBORS:
+            if (cli_int_arg("--min-neighbors", v, 0, 100000, &min_neighbors)) rc = EXIT_USAGE;
+            break;
+        case OPT_STEP:
+            if (cli_int_arg("--step", v, 0, 1000, &step)) rc = EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            if (cli_int_arg("--threads", v, 0, 4096, &threads)) rc = EXIT_USAGE;
+            break;
+        case OPT_MIN_SIZE:
+            if (parse_size("--min-size", v, min_size)) rc = EXIT_USAGE;
+            break;
+        case OPT_MAX_SIZE:
+            if (parse_size("--max-size", v, max_size)) rc = EXIT_USAGE;
+            break;
+        case OPT_DRAW:
             draw = v;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &v))) {
-            if (r < 0) rc = EXIT_USAGE;
+            break;
+        case OPT_OUTPUT:
             output = v;
-        } else if (cli_opt_flag(argv[i], "--stats", NULL)) {
+            break;
+        case OPT_STATS:
             stats = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("detect: unknown option '%s' (see grove detect --help)", argv[i]);
-            rc = EXIT_USAGE;
-        } else if (!cascade_path) {
-            cascade_path = argv[i];
-        } else {
-            images[n_images++] = argv[i];
+            break;
         }
     }
     if (rc == EXIT_OK && (!cascade_path || n_images == 0)) {
-        fputs(detect_usage, stderr);
+        cli_help(stderr, &detect_command);
         rc = EXIT_USAGE;
     }
     struct stat sb;

@@ -7,17 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char eval_usage[] =
+enum { OPT_JSON, OPT_THREADS };
+static const cli_option eval_options[] = {
+    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table", NULL},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about DATA", NULL},
+    {0}};
+static const cli_command eval_command = {
+    "eval",
     "usage: grove eval MODEL DATA [--json] [--threads N] [--quiet]\n"
     "\n"
     "Evaluates MODEL on the labelled DATA (CSV or LIBSVM, read with the model's schema).\n"
     "Classification: n, accuracy, error, logloss, auc (two classes), per-class precision,\n"
     "recall, F1 and support with their macro and weighted averages, and a confusion matrix.\n"
     "Regression: n, rmse, mae, r2.\n"
-    "\n"
-    "      --json       one JSON object instead of the table\n"
-    "  -j, --threads N  threads (0 = all cores)\n"
-    "  -q, --quiet      no notes or warnings about DATA\n";
+    "\n",
+    eval_options, NULL, 19};
 
 void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
                        const char *title, int confusion)
@@ -79,32 +84,31 @@ void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema
 int cmd_eval(int argc, char **argv)
 {
     const char *pos[2] = {0};
-    int n_pos = 0, json = 0, quiet = 0;
+    int n_pos = 0, json = 0;
     const char *threads = "0";
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(eval_usage, stdout);
-            return EXIT_OK;
-        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+    cli_args a = {.cmd = &eval_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (n_pos == 2) {
+                cli_error("eval: too many arguments");
+                return EXIT_USAGE;
+            }
+            pos[n_pos++] = a.value;
+            break;
+        case OPT_JSON:
             json = 1;
-        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
-            quiet = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("eval: unknown option '%s'", argv[i]);
-            fputs(eval_usage, stderr);
-            return EXIT_USAGE;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = argv[i];
-        } else {
-            cli_error("eval: too many arguments");
-            return EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            threads = a.value;
+            break;
         }
     }
+    const int quiet = a.quiet;
     if (n_pos != 2) {
-        fputs(eval_usage, stderr);
+        cli_help(stderr, &eval_command);
         return EXIT_USAGE;
     }
     grove_model *model = NULL;

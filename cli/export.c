@@ -8,7 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char export_usage[] =
+enum { OPT_LANG, OPT_OUTPUT, OPT_PREFIX, OPT_FORM };
+static const cli_option export_options[] = {
+    {OPT_LANG, "--lang", NULL, "c", "the language (only c)", NULL},
+    {OPT_OUTPUT, "--output", "-o", "FILE",
+     "write here (a file is replaced atomically, a device or FIFO written\n"
+     "through, never an input file); default stdout (-)", NULL},
+    {OPT_PREFIX, "--prefix", NULL, "NAME", "the entry points' prefix, a C identifier (default: model)",
+     NULL},
+    {OPT_FORM, "--form", NULL, "F",
+     "trees as one function each (code), one static node table (table), or\n"
+     "chosen by size (auto, the default: tables above 20000 nodes)", NULL},
+    {0}};
+static const cli_command export_command = {
+    "export",
     "usage: grove export MODEL --lang c [-o FILE] [--prefix NAME] [--form auto|code|table]\n"
     "\n"
     "Writes the model as one standalone C99 source file that needs only libm: functions\n"
@@ -18,42 +31,42 @@ static const char export_usage[] =
     "probabilities or the value out).  Their outputs equal `grove predict --proba` bit for bit.\n"
     "Trees, forests, extra-trees, bagging, the AdaBoost family, filter- and confidence-boosting,\n"
     "gbdt, voting, stacking, perceptron and logistic regression export; mlp does not (yet).\n"
-    "\n"
-    "  --lang c           the language (only c)\n"
-    "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"
-    "                     through, never an input file); default stdout (-)\n"
-    "  --prefix NAME      the entry points' prefix, a C identifier (default: model)\n"
-    "  --form F           trees as one function each (code), one static node table (table), or\n"
-    "                     chosen by size (auto, the default: tables above 20000 nodes)\n";
+    "\n",
+    export_options, NULL, 21};
 
 int cmd_export(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL, *lang = NULL, *prefix = "model",
                *form = "auto";
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(export_usage, stdout);
-            return EXIT_OK;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--lang", NULL, &lang)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--prefix", NULL, &prefix)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--form", NULL, &form)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("export: unknown option '%s'", argv[i]);
-            fputs(export_usage, stderr);
-            return EXIT_USAGE;
-        } else if (!model_path) {
-            model_path = argv[i];
-        } else {
-            cli_error("export: too many arguments");
-            return EXIT_USAGE;
+    cli_args a = {.cmd = &export_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (model_path) {
+                cli_error("export: too many arguments");
+                return EXIT_USAGE;
+            }
+            model_path = a.value;
+            break;
+        case OPT_LANG:
+            lang = a.value;
+            break;
+        case OPT_OUTPUT:
+            out_path = a.value;
+            break;
+        case OPT_PREFIX:
+            prefix = a.value;
+            break;
+        case OPT_FORM:
+            form = a.value;
+            break;
         }
     }
     if (!model_path || !lang) {
         if (model_path) cli_error("export: --lang is required (--lang c)");
-        fputs(export_usage, stderr);
+        cli_help(stderr, &export_command);
         return EXIT_USAGE;
     }
     if (strcmp(lang, "c") != 0) {

@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char importance_usage[] =
+enum { OPT_SEED, OPT_THREADS, OPT_CSV };
+static const cli_option importance_options[] = {
+    {OPT_SEED, "--seed", NULL, "N", "the permutations' seed (default 0)", NULL},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {OPT_CSV, "--csv", NULL, NULL, "CSV instead of the table", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no warnings about DATA", NULL},
+    {0}};
+static const cli_command importance_command = {
+    "importance",
     "usage: grove importance MODEL [DATA] [--seed N] [--threads N] [--csv] [--quiet]\n"
     "\n"
     "Feature importances of MODEL, those that apply:\n"
@@ -23,12 +31,8 @@ static const char importance_usage[] =
     "                   feature (XGBoost's get_score)\n"
     "  permutation      any model, with DATA: increase of the model's error on DATA (error\n"
     "                   rate, or mean squared error) when the feature's column is permuted\n"
-    "\n"
-    "      --seed N     the permutations' seed (default 0)\n"
-    "  -j, --threads N  threads (0 = all cores)\n"
-    "      --csv        CSV instead of the table\n"
-    "  -q, --quiet      no warnings about DATA\n"
-    "Features are listed by decreasing importance (the last column).\n";
+    "\n",
+    importance_options, "Features are listed by decreasing importance (the last column).\n", 19};
 
 typedef struct row {
     size_t f;
@@ -45,32 +49,33 @@ static int cmp_row(const void *a, const void *b)
 int cmd_importance(int argc, char **argv)
 {
     const char *pos[2] = {NULL, NULL}, *threads = "0", *seed = "0";
-    int n_pos = 0, csv = 0, quiet = 0, r;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(importance_usage, stdout);
-            return EXIT_OK;
-        } else if (cli_opt_flag(argv[i], "--csv", NULL)) {
+    int n_pos = 0, csv = 0;
+    cli_args a = {.cmd = &importance_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (n_pos == 2) {
+                cli_error("importance: too many arguments");
+                return EXIT_USAGE;
+            }
+            pos[n_pos++] = a.value;
+            break;
+        case OPT_SEED:
+            seed = a.value;
+            break;
+        case OPT_THREADS:
+            threads = a.value;
+            break;
+        case OPT_CSV:
             csv = 1;
-        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
-            quiet = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--seed", NULL, &seed)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("importance: unknown option '%s'", argv[i]);
-            fputs(importance_usage, stderr);
-            return EXIT_USAGE;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = argv[i];
-        } else {
-            cli_error("importance: too many arguments");
-            return EXIT_USAGE;
+            break;
         }
     }
+    const int quiet = a.quiet;
     if (n_pos < 1) {
-        fputs(importance_usage, stderr);
+        cli_help(stderr, &importance_command);
         return EXIT_USAGE;
     }
     char *end;

@@ -8,11 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char info_usage[] =
+enum { OPT_JSON };
+static const cli_option info_options[] = {
+    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the description", NULL},
+    {0}};
+static const cli_command info_command = {
+    "info",
     "usage: grove info MODEL [--json]\n"
     "\n"
     "Describes MODEL: algorithm, task, features, classes, parameters and the model's size.\n"
-    "--json prints one JSON object.\n";
+    "\n",
+    info_options, NULL, 14};
 
 static void print_value(const char *indent, const char *key, json_t *v)
 {
@@ -46,24 +52,25 @@ int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(info_usage, stdout);
-            return EXIT_OK;
-        } else if (cli_opt_flag(argv[i], "--json", NULL)) {
+    cli_args a = {.cmd = &info_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (path) {
+                cli_error("info: too many arguments");
+                return EXIT_USAGE;
+            }
+            path = a.value;
+            break;
+        case OPT_JSON:
             json = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("info: unknown option '%s'", argv[i]);
-            return EXIT_USAGE;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            cli_error("info: too many arguments");
-            return EXIT_USAGE;
+            break;
         }
     }
     if (!path) {
-        fputs(info_usage, stderr);
+        cli_help(stderr, &info_command);
         return EXIT_USAGE;
     }
     grove_model *model = NULL;

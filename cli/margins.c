@@ -9,7 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char margins_usage[] =
+enum { OPT_CDF_ONLY, OPT_THREADS };
+static const cli_option margins_options[] = {
+    {OPT_CDF_ONLY, "--cdf-only", NULL, NULL,
+     "print only the cumulative distribution, with the minimum margin first", NULL},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no summary line on stderr", NULL},
+    {0}};
+static const cli_command margins_command = {
+    "margins",
     "usage: grove margins MODEL DATA [--cdf-only] [--threads N] [--quiet]\n"
     "\n"
     "Prints CSV: the margin of every row of the labelled DATA (row, label, margin), then a blank\n"
@@ -17,10 +25,8 @@ static const char margins_usage[] =
     "every distinct margin.  Margins lie in [-1, 1]; a row is classified correctly iff its\n"
     "margin is > 0.  Voting ensembles: adaboost, adaboost.m1, samme and adaboost.m2 (alpha-\n"
     "weighted votes over sum alpha), and bagging, forest, extra-trees and voting classifiers\n"
-    "(vote fraction or mean probability of the true class minus the largest other one).\n"
-    "  --cdf-only       print only the cumulative distribution, with the minimum margin first\n"
-    "  -j, --threads N  threads (0 = all cores)\n"
-    "  -q, --quiet      no summary line on stderr\n";
+    "(vote fraction or mean probability of the true class minus the largest other one).\n",
+    margins_options, NULL, 19};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -31,30 +37,30 @@ static int cmp_double(const void *a, const void *b)
 int cmd_margins(int argc, char **argv)
 {
     const char *pos[2] = {0}, *threads = "0";
-    int n_pos = 0, quiet = 0, cdf_only = 0;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(margins_usage, stdout);
-            return EXIT_OK;
-        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
-            quiet = 1;
-        } else if (cli_opt_flag(argv[i], "--cdf-only", NULL)) {
+    int n_pos = 0, cdf_only = 0;
+    cli_args a = {.cmd = &margins_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (n_pos == 2) {
+                cli_error("margins: too many arguments");
+                return EXIT_USAGE;
+            }
+            pos[n_pos++] = a.value;
+            break;
+        case OPT_CDF_ONLY:
             cdf_only = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("margins: unknown option '%s'", argv[i]);
-            return EXIT_USAGE;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = argv[i];
-        } else {
-            cli_error("margins: too many arguments");
-            return EXIT_USAGE;
+            break;
+        case OPT_THREADS:
+            threads = a.value;
+            break;
         }
     }
+    const int quiet = a.quiet;
     if (n_pos != 2) {
-        fputs(margins_usage, stderr);
+        cli_help(stderr, &margins_command);
         return EXIT_USAGE;
     }
     grove_model *model = NULL;

@@ -9,75 +9,79 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char predict_usage[] =
+enum { OPT_OUTPUT, OPT_PROBA, OPT_KEEP, OPT_ROUNDS, OPT_THREADS };
+static const cli_option predict_options[] = {
+    {OPT_OUTPUT, "--output", "-o", "FILE",
+     "write here (a file is replaced atomically, a device or FIFO written\n"
+     "through, never an input file); default stdout (-)", NULL},
+    {OPT_PROBA, "--proba", NULL, NULL, "add the class probabilities (classification)", NULL},
+    {OPT_KEEP, "--keep", "-k", "COL",
+     "copy column COL of DATA (a name or 0-based index; e.g. a row ID)\n"
+     "into the output, before the predictions; repeatable (CSV DATA)", NULL},
+    {OPT_ROUNDS, "--rounds", "-r", "T",
+     "staged prediction: use only the first T rounds of a boosting model", NULL},
+    {CLI_PARAM, "--sep", NULL, "C", "CSV field separator of DATA (default: sniffed from its header)",
+     "sep"},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about DATA", NULL},
+    {0}};
+static const cli_command predict_command = {
+    "predict",
     "usage: grove predict MODEL DATA [-o FILE] [--proba] [--keep COL]... [--rounds T]\n"
     "                     [--sep C] [--threads N] [--quiet]\n"
     "\n"
     "Predicts every row of DATA (CSV or LIBSVM; read with the model's schema, the label column\n"
     "is optional) and writes CSV: a header, then the predicted class name or value in column\n"
     "'label'; with --proba also p_<class> for every class, in the model's class order.\n"
-    "\n"
-    "  -o, --output FILE  write here (a file is replaced atomically, a device or FIFO written\n"
-    "                     through, never an input file); default stdout (-)\n"
-    "      --proba        add the class probabilities (classification)\n"
-    "  -k, --keep COL     copy column COL of DATA (a name or 0-based index; e.g. a row ID)\n"
-    "                     into the output, before the predictions; repeatable (CSV DATA)\n"
-    "  -r, --rounds T     staged prediction: use only the first T rounds of a boosting model\n"
-    "      --sep C        CSV field separator of DATA (default: sniffed from its header)\n"
-    "  -j, --threads N    threads (0 = all cores)\n"
-    "  -q, --quiet        no notes or warnings about DATA\n";
+    "\n",
+    predict_options, NULL, 21};
 
 int cmd_predict(int argc, char **argv)
 {
-    const char *pos[2] = {0}, *out_path = NULL, *threads = "0", *rounds_text = NULL, *v;
-    int n_pos = 0, proba = 0, quiet = 0;
+    const char *pos[2] = {0}, *out_path = NULL, *threads = "0", *rounds_text = NULL;
+    int n_pos = 0, proba = 0;
     char keep[4096] = "";
     grove_params *params = NULL;
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(predict_usage, stdout);
+    cli_args a = {.cmd = &predict_command, .argc = argc, .argv = argv, .params = params};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
             grove_params_free(params);
-            return EXIT_OK;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--keep", "-k", &v)) != 0) {
-            if (r < 0 || strlen(keep) + strlen(v) + 2 > sizeof keep) {
-                if (r > 0) cli_error("--keep: too many columns");
-                grove_params_free(params);
-                return EXIT_USAGE;
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (n_pos == 2) {
+                cli_error("predict: too many arguments");
+                goto usage;
+            }
+            pos[n_pos++] = a.value;
+            break;
+        case OPT_OUTPUT:
+            out_path = a.value;
+            break;
+        case OPT_PROBA:
+            proba = 1;
+            break;
+        case OPT_KEEP:
+            if (strlen(keep) + strlen(a.value) + 2 > sizeof keep) {
+                cli_error("--keep: too many columns");
+                goto usage;
             }
             if (*keep) strcat(keep, ",");
-            strcat(keep, v);
-        } else if ((r = cli_opt_value(argc, argv, &i, "--sep", NULL, &v)) != 0) {
-            if (r < 0 || (st = grove_params_set(params, "sep", v)) != GROVE_OK) {
-                if (r > 0) cli_fail(st, NULL);
-                grove_params_free(params);
-                return EXIT_USAGE;
-            }
-        } else if (cli_opt_flag(argv[i], "--proba", NULL)) {
-            proba = 1;
-        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
-            quiet = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
-            if (r < 0) goto usage;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) goto usage;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--rounds", "-r", &rounds_text)) != 0) {
-            if (r < 0) goto usage;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("predict: unknown option '%s'", argv[i]);
-            fputs(predict_usage, stderr);
-            goto usage;
-        } else if (n_pos < 2) {
-            pos[n_pos++] = argv[i];
-        } else {
-            cli_error("predict: too many arguments");
-            goto usage;
+            strcat(keep, a.value);
+            break;
+        case OPT_ROUNDS:
+            rounds_text = a.value;
+            break;
+        case OPT_THREADS:
+            threads = a.value;
+            break;
         }
     }
+    const int quiet = a.quiet;
     if (n_pos != 2) {
-        fputs(predict_usage, stderr);
+        cli_help(stderr, &predict_command);
         goto usage;
     }
     if (*keep && (st = grove_params_set(params, "keep", keep)) != GROVE_OK) {

@@ -8,7 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char report_usage[] =
+enum { OPT_DATA, OPT_VALID, OPT_BIASVAR, OPT_OUTPUT, OPT_THREADS };
+static const cli_option report_options[] = {
+    {OPT_DATA, "--data", NULL, "FILE",
+     "labelled data (read with the model's schema): the error curves on it,\n"
+     "the margins, permutation importances, and the evaluation: metrics,\n"
+     "confusion matrix, ROC (two classes), calibration, or predicted vs true", NULL},
+    {OPT_VALID, "--valid", NULL, "FILE", "labelled data for a second curve (bagging, gbdt)", NULL},
+    {OPT_BIASVAR, "--biasvar", NULL, "FILE",
+     "the output of `grove biasvar --json`, drawn as a stacked bar", NULL},
+    {OPT_OUTPUT, "--output", "-o", "FILE", "write here (atomically); default stdout", NULL},
+    {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about the data", NULL},
+    {0}};
+static const cli_command report_command = {
+    "report",
     "usage: grove report MODEL [--data FILE] [--valid FILE] [--biasvar FILE] [-o report.html]\n"
     "                    [--threads N] [--quiet]\n"
     "\n"
@@ -18,15 +32,8 @@ static const char report_usage[] =
     "OOB error against the number of members; gbdt: the metric per round with the early-\n"
     "stopping round; filter- and confidence-boosting: their recursion tree and runs; feature\n"
     "importances.\n"
-    "\n"
-    "  --data FILE        labelled data (read with the model's schema): the error curves on it,\n"
-    "                     the margins, permutation importances, and the evaluation: metrics,\n"
-    "                     confusion matrix, ROC (two classes), calibration, or predicted vs true\n"
-    "  --valid FILE       labelled data for a second curve (bagging, gbdt)\n"
-    "  --biasvar FILE     the output of `grove biasvar --json`, drawn as a stacked bar\n"
-    "  -o, --output FILE  write here (atomically); default stdout\n"
-    "  -j, --threads N    threads (0 = all cores)\n"
-    "  -q, --quiet        no notes or warnings about the data\n";
+    "\n",
+    report_options, NULL, 22};
 
 /* The whole file as a NUL-terminated string (malloc'd), or NULL after printing. */
 static char *read_text(const char *path)
@@ -68,33 +75,38 @@ int cmd_report(int argc, char **argv)
 {
     const char *model_path = NULL, *out_path = NULL, *data_path = NULL, *valid_path = NULL,
                *biasvar_path = NULL, *threads = "0";
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(report_usage, stdout);
-            return EXIT_OK;
-        } else if (cli_opt_flag(argv[i], "--quiet", "-q")) {
-            quiet = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--data", NULL, &data_path)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--valid", NULL, &valid_path)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--biasvar", NULL, &biasvar_path)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--threads", "-j", &threads)) != 0) {
-            if (r < 0) return EXIT_USAGE;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("report: unknown option '%s'", argv[i]);
-            fputs(report_usage, stderr);
-            return EXIT_USAGE;
-        } else if (!model_path) {
-            model_path = argv[i];
-        } else {
-            cli_error("report: too many arguments");
-            return EXIT_USAGE;
+    cli_args a = {.cmd = &report_command, .argc = argc, .argv = argv};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            return a.rc;
+        case CLI_POSITIONAL:
+            if (model_path) {
+                cli_error("report: too many arguments");
+                return EXIT_USAGE;
+            }
+            model_path = a.value;
+            break;
+        case OPT_DATA:
+            data_path = a.value;
+            break;
+        case OPT_VALID:
+            valid_path = a.value;
+            break;
+        case OPT_BIASVAR:
+            biasvar_path = a.value;
+            break;
+        case OPT_OUTPUT:
+            out_path = a.value;
+            break;
+        case OPT_THREADS:
+            threads = a.value;
+            break;
         }
     }
+    const int quiet = a.quiet;
     if (!model_path) {
-        fputs(report_usage, stderr);
+        cli_help(stderr, &report_command);
         return EXIT_USAGE;
     }
     long n_threads;

@@ -9,36 +9,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char train_usage[] =
+enum { OPT_OUTPUT, OPT_VALID, OPT_LOG };
+static const cli_option train_options[] = {
+    {OPT_OUTPUT, "--output", "-o", "MODEL",
+     "model file to write (required; a name ending in .gz is gzip'd)", NULL},
+    {CLI_PARAM, "--algo", "-a", "NAME",
+     "tree, id3, stump, perceptron, logistic, mlp, adaboost,\n"
+     "adaboost.m1, samme, samme.r, adaboost.m2, adaboost.r2,\n"
+     "filter-boost, confidence-boost, bagging, forest, extra-trees,\n"
+     "gbdt, stacking, voting (`grove help algos`)", "algo"},
+    {CLI_PARAM, "--base", "-b", "LEARNER",
+     "base learner of an ensemble (default stump); its parameters are\n"
+     "--set base.KEY=VALUE, e.g. --set base.max_depth=3", "base"},
+    {CLI_PARAM, "--label", NULL, "COL",
+     "label column, by name or 0-based index (default: 'label', else first)", "label"},
+    {CLI_PARAM, "--weight", NULL, "COL", "column of sample weights", "weight"},
+    {CLI_PARAM, "--rounds", "-r", "N", "rounds / ensemble members (ensemble algorithms)",
+     "rounds"},
+    {CLI_SET, "--set", "-s", "KEY=VALUE", "any parameter (`grove help params`), repeatable", NULL},
+    {CLI_PARAM, "--seed", NULL, "N",
+     "random seed (same seed: bit-identical model for any --threads)", "seed"},
+    {CLI_PARAM, "--threads", "-j", "N", "threads (0 = all cores)", "threads"},
+    {CLI_PARAM, "--sep", NULL, "C",
+     "CSV field separator (default: ',', or ';' / tab when the header\n"
+     "holds more of those; `tab` for a tab)", "sep"},
+    {OPT_VALID, "--valid", NULL, "FILE",
+     "validation data: evaluated after training, and used for early\n"
+     "stopping (--set early_stopping_rounds=N)", NULL},
+    {OPT_LOG, "--log", NULL, "FILE.csv",
+     "boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"
+     "error, prod Z, exp(-2 sum gamma^2)[, validation error]), atomically", NULL},
+    {CLI_STRICT, "--strict", NULL, NULL,
+     "a parameter the algorithm does not use is an error (default: a\n"
+     "warning, with a hint such as 'did you mean base.max_depth?')", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress and no summary", NULL},
+    {0}};
+const cli_command cli_train_command = {
+    "train",
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
     "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N] [--sep C]\n"
     "                   [--valid FILE] [--log FILE.csv] [--strict] [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
-    "\n"
-    "  -o, --output MODEL   model file to write (required; a name ending in .gz is gzip'd)\n"
-    "  -a, --algo NAME      tree, id3, stump, perceptron, logistic, mlp, adaboost,\n"
-    "                       adaboost.m1, samme, samme.r, adaboost.m2, adaboost.r2,\n"
-    "                       filter-boost, confidence-boost, bagging, forest, extra-trees,\n"
-    "                       gbdt, stacking, voting (`grove help algos`)\n"
-    "  -b, --base LEARNER   base learner of an ensemble (default stump); its parameters are\n"
-    "                       --set base.KEY=VALUE, e.g. --set base.max_depth=3\n"
-    "      --label COL      label column, by name or 0-based index (default: 'label', else first)\n"
-    "      --weight COL     column of sample weights\n"
-    "  -r, --rounds N       rounds / ensemble members (ensemble algorithms)\n"
-    "  -s, --set KEY=VALUE  any parameter (`grove help params`), repeatable\n"
-    "      --seed N         random seed (same seed: bit-identical model for any --threads)\n"
-    "  -j, --threads N      threads (0 = all cores)\n"
-    "      --sep C          CSV field separator (default: ',', or ';' / tab when the header\n"
-    "                       holds more of those; `tab` for a tab)\n"
-    "      --valid FILE     validation data: evaluated after training, and used for early\n"
-    "                       stopping (--set early_stopping_rounds=N)\n"
-    "      --log FILE.csv   boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"
-    "                       error, prod Z, exp(-2 sum gamma^2)[, validation error]), atomically\n"
-    "      --strict         a parameter the algorithm does not use is an error (default: a\n"
-    "                       warning, with a hint such as 'did you mean base.max_depth?')\n"
-    "  -q, --quiet          no progress and no summary\n";
+    "\n",
+    train_options, NULL, 23};
 
 /* "depth 5, 23 leaves" from the model's info JSON, when it describes a tree, and why training
  * stopped before its rounds ran out (boosting, gbdt: the "stop" text, "" if it did not). */
@@ -75,38 +90,34 @@ int cmd_train(int argc, char **argv)
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
 
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if (cli_is_help(argv[i])) {
-            fputs(train_usage, stdout);
-            rc = EXIT_OK;
+    cli_args a = {.cmd = &cli_train_command, .argc = argc, .argv = argv, .params = params};
+    for (int o; (o = cli_next(&a)) != CLI_END;) {
+        switch (o) {
+        case CLI_EXIT:
+            rc = a.rc;
             goto done;
-        }
-        if ((r = cli_common_option(argc, argv, &i, params, &quiet)) != 0) {
-            if (r < 0) {
-                rc = -r;
+        case CLI_POSITIONAL:
+            if (data_path) {
+                cli_error("train: more than one DATA file ('%s', '%s')", data_path, a.value);
                 goto done;
             }
-        } else if ((r = cli_opt_value(argc, argv, &i, "--output", "-o", &out_path)) != 0) {
-            if (r < 0) goto done;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--valid", NULL, &valid_path)) != 0) {
-            if (r < 0) goto done;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--log", NULL, &log_path)) != 0) {
-            if (r < 0) goto done;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("train: unknown option '%s'", argv[i]);
-            fputs(train_usage, stderr);
-            goto done;
-        } else if (!data_path) {
-            data_path = argv[i];
-        } else {
-            cli_error("train: more than one DATA file ('%s', '%s')", data_path, argv[i]);
-            goto done;
+            data_path = a.value;
+            break;
+        case OPT_OUTPUT:
+            out_path = a.value;
+            break;
+        case OPT_VALID:
+            valid_path = a.value;
+            break;
+        case OPT_LOG:
+            log_path = a.value;
+            break;
         }
     }
+    quiet = a.quiet;
     if (!data_path || !out_path) {
         cli_error("train: %s", !data_path ? "DATA is required" : "-o MODEL is required");
-        fputs(train_usage, stderr);
+        cli_help(stderr, &cli_train_command);
         goto done;
     }
     /* record which parameters training reads (before the CLI sets any of its own) */

@@ -66,76 +66,95 @@ int cli_int_arg(const char *option, const char *text, long lo, long hi, long *ou
 
 int cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
 
-int cli_opt_flag(const char *arg, const char *name, const char *alias)
-{
-    return !strcmp(arg, name) || (alias && !strcmp(arg, alias));
-}
-
-int cli_opt_value(int argc, char **argv, int *i, const char *name, const char *alias,
-                  const char **value)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    if (!strncmp(arg, name, n) && arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (strcmp(arg, name) != 0 && !(alias && !strcmp(arg, alias))) return 0;
-    if (*i + 1 >= argc) {
-        cli_error("option %s needs a value", arg);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
 /* --strict: unused parameters are errors (cli_check_unused) */
 static int strict;
 
-static int set_param(grove_params *p, const char *key, const char *value)
+static int is_end(const cli_option *o) { return !o->name && o->id != CLI_HEADING; }
+
+/* 1 when arg names option o: its name or alias, or (an option with a value) "NAME=VALUE" */
+static int matches(const cli_option *o, const char *arg)
 {
-    grove_status st = grove_params_set(p, key, value);
-    return st == GROVE_OK ? 1 : -cli_fail(st, NULL);
+    size_t n = strlen(o->name);
+    return !strcmp(arg, o->name) || (o->alias && !strcmp(arg, o->alias)) ||
+           (o->arg && !strncmp(arg, o->name, n) && arg[n] == '=');
 }
 
-int cli_common_option(int argc, char **argv, int *i, grove_params *p, int *quiet)
+int cli_next(cli_args *a)
 {
-    static const struct {
-        const char *opt, *alias, *param;
-    } map[] = {{"--algo", "-a", "algo"},     {"--label", NULL, "label"},
-               {"--rounds", "-r", "rounds"}, {"--weight", NULL, "weight"},
-               {"--base", "-b", "base"},     {"--sep", NULL, "sep"}};
-    const char *v;
-    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
-        int r = cli_opt_value(argc, argv, i, map[k].opt, map[k].alias, &v);
-        if (r < 0) return -EXIT_USAGE;
-        if (r > 0) return set_param(p, map[k].param, v);
+    for (;;) {
+        if (++a->i >= a->argc) return CLI_END;
+        const char *arg = a->argv[a->i];
+        a->value = arg;
+        if (cli_is_help(arg)) {
+            cli_help(stdout, a->cmd);
+            a->rc = EXIT_OK;
+            return CLI_EXIT;
+        }
+        if (arg[0] != '-' || !arg[1]) return CLI_POSITIONAL;
+        const cli_option *o = a->cmd->options;
+        while (!is_end(o) && (!o->name || !matches(o, arg))) o++;
+        if (is_end(o)) {
+            cli_error("%s: unknown option '%s'", a->cmd->name, arg);
+            cli_help(stderr, a->cmd);
+            a->rc = EXIT_USAGE;
+            return CLI_EXIT;
+        }
+        if (o->arg) {
+            size_t n = strlen(o->name);
+            if (!strncmp(arg, o->name, n) && arg[n] == '=') {
+                a->value = arg + n + 1;
+            } else if (a->i + 1 >= a->argc) {
+                cli_error("option %s needs a value", arg);
+                a->rc = EXIT_USAGE;
+                return CLI_EXIT;
+            } else {
+                a->value = a->argv[++a->i];
+            }
+        }
+        grove_status st = GROVE_OK;
+        switch (o->id) {
+        case CLI_PARAM:
+            st = grove_params_set(a->params, o->param, a->value);
+            break;
+        case CLI_SET:
+            st = grove_params_set_pair(a->params, a->value);
+            break;
+        case CLI_STRICT:
+            strict = 1;
+            break;
+        case CLI_QUIET:
+            a->quiet = 1;
+            break;
+        default:
+            return o->id;
+        }
+        if (st != GROVE_OK) {
+            a->rc = cli_fail(st, NULL);
+            return CLI_EXIT;
+        }
     }
-    if (cli_opt_flag(argv[*i], "--strict", NULL)) {
-        strict = 1;
-        return 1;
-    }
-    return cli_run_option(argc, argv, i, p, quiet);
 }
 
-int cli_run_option(int argc, char **argv, int *i, grove_params *p, int *quiet)
+void cli_help(FILE *fp, const cli_command *c)
 {
-    const char *v;
-    int r = cli_opt_value(argc, argv, i, "--seed", NULL, &v);
-    if (r) return r < 0 ? -EXIT_USAGE : set_param(p, "seed", v);
-    r = cli_opt_value(argc, argv, i, "--threads", "-j", &v);
-    if (r) return r < 0 ? -EXIT_USAGE : set_param(p, "threads", v);
-    r = cli_opt_value(argc, argv, i, "--set", "-s", &v);
-    if (r < 0) return -EXIT_USAGE;
-    if (r > 0) {
-        grove_status st = grove_params_set_pair(p, v);
-        return st == GROVE_OK ? 1 : -cli_fail(st, NULL);
+    fputs(c->usage, fp);
+    for (const cli_option *o = c->options; !is_end(o); o++) {
+        if (o->id == CLI_HEADING) {
+            fputs(o->help, fp);
+            continue;
+        }
+        /* a short alias is shown before the name; a long one is the description's business */
+        const char *shown = o->alias && o->alias[1] != '-' ? o->alias : NULL;
+        int n = fprintf(fp, "  %s%s%s%s%s", shown ? shown : "", shown ? ", " : "    ", o->name,
+                        o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(fp, "%*s", n + 2 > c->column ? 2 : c->column - n, "");
+        for (const char *h = o->help; *h; h++) {
+            fputc(*h, fp);
+            if (*h == '\n') fprintf(fp, "%*s", c->column, "");
+        }
+        fputc('\n', fp);
     }
-    if (cli_opt_flag(argv[*i], "--quiet", "-q")) {
-        *quiet = 1;
-        return 1;
-    }
-    return 0;
+    if (c->tail) fputs(c->tail, fp);
 }
 
 int cli_track_params(grove_params *p)

@@ -1,10 +1,10 @@
 /*
  * fuzz_cmdline.c -- libFuzzer target for whole `grove train` command lines: the CLI's option
- * parser (cli/util.c: cli_common_option, cli_run_option, cli_opt_value) over argv, then the
+ * parser (cli/util.c: cli_next over grove train's option table) over argv, then the
  * parameters it produced at work.
  *
- * The input is split into arguments at NUL bytes and newlines.  Each argument goes through the
- * same loop cmd_train runs (an option it does not know ends the loop, as a usage error would);
+ * The input is split into arguments at NUL bytes and newlines, and walked with grove train's
+ * table as cmd_train walks it (an unknown option or a bad value ends it, as a usage error does);
  * the parameters then load a small built-in CSV and train a stump that predicts
  * (fuzz_common.h), and cli_check_unused reports the unused ones.  Arguments naming files are
  * not opened: the target exercises parsing, not the file system.
@@ -42,11 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             start = i + 1;
         }
     argv[argc] = NULL;
-    int quiet = 1, r = 0;
-    for (int i = 1; i < argc; i++) {
-        if ((r = cli_common_option(argc, argv, &i, p, &quiet)) <= 0) break;
+    /* grove train's option table; its own options (-o, --valid, --log) and DATA are skipped */
+    cli_args a = {.cmd = &cli_train_command, .argc = argc, .argv = argv, .params = p};
+    int r;
+    while ((r = cli_next(&a)) != CLI_END && r != CLI_EXIT) {
     }
-    if (r >= 0 && cli_track_params(p) == EXIT_OK) {
+    if (r == CLI_END && cli_track_params(p) == EXIT_OK) {
         grove_dataset *ds = NULL;
         if (grove_dataset_load(path, p, NULL, &ds) == GROVE_OK) fuzz_train_stump(ds, p);
         grove_dataset_free(ds);
