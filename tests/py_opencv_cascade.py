@@ -11,18 +11,10 @@ import tempfile
 
 import cv2
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
+import fixtures
+from fixtures import GROVE, SRC, check
+
 DATA = os.path.join(SRC, "tests", "data", "vision")
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def grey(path):
@@ -65,8 +57,7 @@ def main():
                 check(gx == gj, "%s mn=%d: the XML and grove's file differ" % (name, mn))
                 if mn == 0:
                     check(len(cvb) > 0, "%s: the trained cascade accepts no window at all" % name)
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return fixtures.finish("py_opencv_cascade")
 
 
 if __name__ == "__main__":

@@ -15,19 +15,11 @@ import sys
 
 import cv2
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
+import fixtures
+from fixtures import GROVE, SRC, check
+
 IMG = os.path.join(SRC, "tests", "data", "vision")
 CASC = "/usr/share/opencv4/haarcascades"
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 def iou(a, b):
@@ -122,8 +114,7 @@ def main():
         outs = [grove_detect(face, os.path.join(IMG, "negatives_small", "coins.png"), extra + ["-j", str(j)])
                 for j in (1, 2, 3)]
         check(outs[0] == outs[1] == outs[2], "thread counts give different boxes %s" % extra)
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return fixtures.finish("py_opencv_detect")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ AdaBoostRegressor on Boston housing: test RMSE within 10 %.  Prints the table.
 """
 import csv
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -20,31 +19,8 @@ import numpy as np
 from sklearn.ensemble import AdaBoostClassifier, AdaBoostRegressor
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-GROVE = os.environ.get("GROVE", "build/grove")
-DATA = os.path.join(os.environ.get("GROVE_SRC", "."), "examples", "data")
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
-
-
-def load(path, numeric_label=False):
-    with open(path) as f:
-        rows = list(csv.reader(f))[1:]
-    y = np.array([float(r[0]) if numeric_label else r[0] for r in rows])
-    return np.array([[float(v) for v in r[1:]] for r in rows]), y
-
-
-def grove(*args):
-    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"grove {' '.join(args)}: {r.stderr}")
-    return r.stdout
+import fixtures
+from fixtures import DATA, check, grove, load
 
 
 tmp = tempfile.mkdtemp()
@@ -83,5 +59,4 @@ grove("train", tr, "-o", model, "--algo", "adaboost.r2", "--base", "tree", "--se
 rmse = float(grove("eval", model, te, "--json").split('"rmse":')[1].split(",")[0])
 print(f"boston adaboost.r2 depth-3: rmse grove {rmse:.4f}  scikit-learn (mean of 3 seeds) {sk_rmse:.4f}")
 check(rmse <= 1.1 * sk_rmse, f"adaboost.r2 rmse {rmse} vs scikit-learn {sk_rmse}")
-print(f"py_sklearn_boost: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(fixtures.finish("py_sklearn_boost"))

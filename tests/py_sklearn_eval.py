@@ -16,19 +16,8 @@ import tempfile
 
 from sklearn.metrics import precision_recall_fscore_support
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
-DATA = os.path.join(SRC, "examples", "data")
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
+import fixtures
+from fixtures import GROVE, DATA, check
 
 
 def close(a, b):
@@ -76,5 +65,4 @@ with tempfile.TemporaryDirectory() as tmp:
             check(any(row["precision"] == 0 and row["support"] > 0 for row in ev["classes"]),
                   "iris stump: expected a class that is never predicted")
 
-print(f"py_sklearn_eval: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(fixtures.finish("py_sklearn_eval"))

@@ -8,10 +8,8 @@ error.  Check: grove's forest accuracy within 3 points of scikit-learn's (within
 sets, whose test sets have fewer than 100 rows), and its OOB error within 6 points of its test
 error.
 """
-import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -19,37 +17,11 @@ import numpy as np
 from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
-DATA = os.path.join(SRC, "examples", "data")
+import fixtures
+from fixtures import DATA, check, grove, load
+
 SETS = ["twonorm", "ringnorm", "breast_cancer", "ionosphere", "sonar", "pima_indians_diabetes2",
         "wine", "iris", "glass", "digits"]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
-
-
-def load(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))
-    rows = rows[1:]
-    y = [r[0] for r in rows]
-    X = np.array([[float(v) if v not in ("", "NA", "?") else np.nan for v in r[1:]] for r in rows])
-    return X, y
-
-
-def grove(*args):
-    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"grove {' '.join(args)} failed: {r.stderr}")
-    return r.stdout
 
 
 def grove_error(tmp, name, algo, extra=()):
@@ -92,8 +64,7 @@ def main():
             check(oob_n == len(ytr), f"{name}: |S| = {oob_n}, {len(ytr)} rows")
             check(abs(oob_rf - e_rf) <= 0.06 + (0.04 if len(yte) < 100 else 0),
                   f"{name}: OOB {oob_rf:.3f} vs test {e_rf:.3f}")
-    print(f"py_sklearn_forest: {checks} checks, {failures} failed", file=sys.stderr)
-    return 1 if failures else 0
+    return fixtures.finish("py_sklearn_forest")
 
 
 if __name__ == "__main__":

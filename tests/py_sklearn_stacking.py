@@ -6,9 +6,7 @@ Base learners on both sides: a CART tree, a random forest of 100 trees and L2 lo
 probabilities (two classes: P(class 1) only, as scikit-learn does).  Check: test accuracies within
 4 points (6 on sets whose test set has fewer than 100 rows).
 """
-import csv
 import os
-import subprocess
 import sys
 import tempfile
 import json
@@ -20,26 +18,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
-DATA = os.path.join(SRC, "examples", "data")
+import fixtures
+from fixtures import DATA, check, grove, load
+
 SETS = ["breast_cancer", "ionosphere", "wine", "sonar"]
 failures = 0
-
-
-def load(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))[1:]
-    y = [r[0] for r in rows]
-    X = np.array([[float(v) if v not in ("", "NA", "?") else np.nan for v in r[1:]] for r in rows])
-    return X, y
-
-
-def grove(*args):
-    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"grove {' '.join(args)} failed: {r.stderr}")
-    return r.stdout
 
 
 print(f"{'data':14s} {'grove':>8s} {'sklearn':>8s}")
@@ -61,8 +44,6 @@ with tempfile.TemporaryDirectory() as tmp:
         acc_s = float(np.mean(sk.predict(Xte) == np.array(yte)))
         print(f"{name:14s} {acc_g:8.4f} {acc_s:8.4f}")
         tol = 0.04 if len(yte) >= 100 else 0.06
-        if abs(acc_g - acc_s) > tol:
-            failures += 1
-            print(f"FAIL: {name}: grove {acc_g:.4f} vs scikit-learn {acc_s:.4f} (tolerance {tol})",
-                  file=sys.stderr)
-sys.exit(1 if failures else 0)
+        check(abs(acc_g - acc_s) <= tol,
+              f"{name}: grove {acc_g:.4f} vs scikit-learn {acc_s:.4f} (tolerance {tol})")
+sys.exit(fixtures.finish("py_sklearn_stacking"))

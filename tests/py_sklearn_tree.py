@@ -10,42 +10,14 @@ stay close to scikit-learn's.
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-GROVE = os.environ.get("GROVE", "build/grove")
-SRC = os.environ.get("GROVE_SRC", ".")
-DATA = os.path.join(SRC, "examples", "data")
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
-
-
-def load(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))
-    header, rows = rows[0], rows[1:]
-    y = [r[0] for r in rows]
-    X = np.array([[float(v) for v in r[1:]] for r in rows])
-    return header, X, y
-
-
-def grove(*args):
-    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"grove {' '.join(args)} failed: {r.stderr}")
-    return r.stdout
+import fixtures
+from fixtures import DATA, check, grove, load
 
 
 def grove_eval(model, test):
@@ -64,8 +36,8 @@ tmp = tempfile.mkdtemp()
 
 # 1. Breast cancer, depth-5 CART (gini): test accuracy next to scikit-learn's.
 tr, te = os.path.join(DATA, "breast_cancer_train.csv"), os.path.join(DATA, "breast_cancer_test.csv")
-h, Xtr, ytr = load(tr)
-_, Xte, yte = load(te)
+h, Xtr, ytr = load(tr, header=True)
+_, Xte, yte = load(te, header=True)
 sk = DecisionTreeClassifier(max_depth=5, random_state=0).fit(Xtr, ytr)
 sk_acc = float(np.mean(sk.predict(Xte) == np.array(yte)))
 m = os.path.join(tmp, "bc.model")
@@ -82,7 +54,7 @@ def quantize(X, levels=200):
     return np.round((X - lo) / np.where(hi > lo, hi - lo, 1) * (levels - 1))
 
 cases = []
-_, Xd, yd = load(os.path.join(DATA, "digits_train.csv"))
+_, Xd, yd = load(os.path.join(DATA, "digits_train.csv"), header=True)
 cases.append(("digits", Xd, yd))
 cases.append(("breast_cancer_q", quantize(Xtr), ytr))
 for name, X, y in cases:
@@ -105,8 +77,8 @@ for name, X, y in cases:
 
 # 3. Regression (variance criterion): boston housing, depth 4.
 tr, te = os.path.join(DATA, "boston_housing_train.csv"), os.path.join(DATA, "boston_housing_test.csv")
-h, Xtr, ytr = load(tr)
-_, Xte, yte = load(te)
+h, Xtr, ytr = load(tr, header=True)
+_, Xte, yte = load(te, header=True)
 ytr, yte = np.array(ytr, float), np.array(yte, float)
 sk = DecisionTreeRegressor(max_depth=4, random_state=0).fit(Xtr, ytr)
 sk_rmse = float(np.sqrt(np.mean((sk.predict(Xte) - yte) ** 2)))
@@ -125,8 +97,8 @@ check(abs(g_train_rmse - sk_train_rmse) < 1e-9 * max(1, sk_train_rmse),
 # 4. Multiclass: iris and wine, unlimited depth fits the training data; test accuracy close.
 for name in ("iris", "wine", "glass"):
     tr, te = os.path.join(DATA, name + "_train.csv"), os.path.join(DATA, name + "_test.csv")
-    _, Xtr, ytr = load(tr)
-    _, Xte, yte = load(te)
+    _, Xtr, ytr = load(tr, header=True)
+    _, Xte, yte = load(te, header=True)
     sk = DecisionTreeClassifier(random_state=0).fit(Xtr, ytr)
     sk_acc = float(np.mean(sk.predict(Xte) == np.array(yte)))
     m = os.path.join(tmp, name + ".model")
@@ -135,5 +107,4 @@ for name in ("iris", "wine", "glass"):
     print(f"{name} full tree: grove {g_acc:.4f}  scikit-learn {sk_acc:.4f}")
     check(g_acc >= sk_acc - 0.08, f"{name}: grove {g_acc} vs scikit-learn {sk_acc}")
 
-print(f"py_sklearn_tree: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(fixtures.finish("py_sklearn_tree"))

@@ -14,38 +14,14 @@ import csv
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import xgboost as xgb
 
-GROVE = os.environ.get("GROVE", "build/grove")
-DATA = os.path.join(os.environ.get("GROVE_SRC", "."), "examples", "data")
-failures = checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
-
-
-def grove(*args):
-    r = subprocess.run([GROVE, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"grove {' '.join(args)}: {r.stderr}")
-    return r.stdout
-
-
-def load(path):
-    with open(path) as f:
-        rows = list(csv.reader(f))[1:]
-    X = np.array([[float(v) if v not in ("", "NA", "?") else np.nan for v in r[1:]] for r in rows])
-    return X, [r[0] for r in rows]
+import fixtures
+from fixtures import DATA, check, grove, load
 
 
 tmp = tempfile.mkdtemp()
@@ -192,5 +168,4 @@ for name in ("breast_cancer", "twonorm", "ionosphere", "sonar", "pima_indians_di
     tol = max(0.02, 2.0 / len(yte_s)) + 1e-9
     check(gs >= xs - tol, f"{name}: accuracy {gs} vs XGBoost {xs} (tolerance {tol:.4f})")
 
-print(f"py_xgboost_gbdt: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(fixtures.finish("py_xgboost_gbdt"))

@@ -20,37 +20,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixtures.h"
 
 #include "core/params.h"
 #include "ensemble/ensemble.h"
 #include "model/model.h"
-
-static grove_dataset *load(const char *rel)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, NULL, &d));
-    return d;
-}
-
-static grove_dataset *load_like(const char *rel, const grove_schema *s)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, s, &d));
-    return d;
-}
-
-static grove_model *train(const grove_dataset *d, const char *const *kv)
-{
-    grove_params *p = NULL;
-    CHECK_OK(grove_params_create(&p));
-    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
-    grove_model *m = NULL;
-    CHECK_OK(grove_train(d, NULL, p, &m));
-    grove_params_free(p);
-    return m;
-}
 
 /* Error rate (classification) or MSE (regression) of m on d. */
 static double test_error(const grove_model *m, const grove_dataset *d)
@@ -204,23 +178,26 @@ static void brute_force_oob(const grove_model *m, const grove_dataset *d, uint64
 
 static void test_oob_brute_force(void)
 {
-    grove_dataset *iris = load("examples/data/iris_train.csv");
-    grove_model *m = train(iris, (const char *const[]){"algo=bagging", "rounds=9", "seed=3",
-                                                       "base=tree", "base.max_depth=2", NULL});
+    grove_dataset *iris = fx_load("examples/data/iris_train.csv", NULL, NULL);
+    grove_model *m = fx_train(iris, NULL,
+                              (const char *const[]){"algo=bagging", "rounds=9", "seed=3",
+                                                    "base=tree", "base.max_depth=2", NULL});
     brute_force_oob(m, iris, 3, 1.0, 1, 1);
     grove_model_free(m);
-    m = train(iris, (const char *const[]){"algo=forest", "rounds=7", "seed=4", "max_depth=3",
-                                          "sample_fraction=0.5", "bagging.replace=false", NULL});
+    m = fx_train(iris, NULL,
+                 (const char *const[]){"algo=forest", "rounds=7", "seed=4", "max_depth=3",
+                                       "sample_fraction=0.5", "bagging.replace=false", NULL});
     brute_force_oob(m, iris, 4, 0.5, 0, 0);
     grove_model_free(m);
-    m = train(iris, (const char *const[]){"algo=bagging", "rounds=5", "seed=5", "base=logistic",
-                                          "bagging.vote=soft", "sample_fraction=0.7", NULL});
+    m = fx_train(iris, NULL,
+                 (const char *const[]){"algo=bagging", "rounds=5", "seed=5", "base=logistic",
+                                       "bagging.vote=soft", "sample_fraction=0.7", NULL});
     brute_force_oob(m, iris, 5, 0.7, 1, 0);
     grove_model_free(m);
     grove_dataset_free(iris);
 
-    grove_dataset *boston = load("examples/data/boston_housing_train.csv");
-    m = train(boston, (const char *const[]){"algo=forest", "rounds=6", "seed=6", NULL});
+    grove_dataset *boston = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
+    m = fx_train(boston, NULL, (const char *const[]){"algo=forest", "rounds=6", "seed=6", NULL});
     brute_force_oob(m, boston, 6, 1.0, 1, 0);
     grove_model_free(m);
     grove_dataset_free(boston);
@@ -233,11 +210,12 @@ static void test_oob_tracks_test_error(void)
         char tr[256], te[256];
         snprintf(tr, sizeof tr, "examples/data/%s_train.csv", sets[s]);
         snprintf(te, sizeof te, "examples/data/%s_test.csv", sets[s]);
-        grove_dataset *d = load(tr);
-        grove_dataset *t = load_like(te, grove_dataset_schema(d));
-        grove_model *forest = train(d, (const char *const[]){"algo=forest", "seed=1", NULL});
-        grove_model *single = train(d, (const char *const[]){"algo=tree", "seed=1", NULL});
-        grove_model *bag = train(d, (const char *const[]){"algo=bagging", "seed=1", NULL});
+        grove_dataset *d = fx_load(tr, NULL, NULL);
+        grove_dataset *t = fx_load(te, NULL, grove_dataset_schema(d));
+        grove_model *forest =
+            fx_train(d, NULL, (const char *const[]){"algo=forest", "seed=1", NULL});
+        grove_model *single = fx_train(d, NULL, (const char *const[]){"algo=tree", "seed=1", NULL});
+        grove_model *bag = fx_train(d, NULL, (const char *const[]){"algo=bagging", "seed=1", NULL});
         size_t n_oob;
         double oob = oob_error(forest, &n_oob), err = test_error(forest, t);
         double tree_err = test_error(single, t), bag_err = test_error(bag, t);
@@ -256,9 +234,10 @@ static void test_oob_tracks_test_error(void)
         grove_dataset_free(d);
         grove_dataset_free(t);
     }
-    grove_dataset *d = load("examples/data/boston_housing_train.csv");
-    grove_dataset *t = load_like("examples/data/boston_housing_test.csv", grove_dataset_schema(d));
-    grove_model *m = train(d, (const char *const[]){"algo=forest", "seed=2", NULL});
+    grove_dataset *d = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
+    grove_dataset *t =
+        fx_load("examples/data/boston_housing_test.csv", NULL, grove_dataset_schema(d));
+    grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=forest", "seed=2", NULL});
     size_t n_oob;
     double oob = oob_error(m, &n_oob), mse = test_error(m, t);
     fprintf(stderr, "boston forest: test MSE %.3f, OOB MSE %.3f\n", mse, oob);
@@ -272,12 +251,14 @@ static void test_oob_tracks_test_error(void)
 
 static void test_determinism_and_round_trip(void)
 {
-    grove_dataset *d = load("examples/data/breast_cancer_train.csv");
+    grove_dataset *d = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
     static const char *const algos[] = {"algo=forest", "algo=extra-trees", "algo=bagging"};
     for (size_t a = 0; a < 3; a++) {
-        grove_model *m1 = train(d, (const char *const[]){algos[a], "rounds=24", "seed=9",
+        grove_model *m1 = fx_train(d, NULL,
+                                   (const char *const[]){algos[a], "rounds=24", "seed=9",
                                                          "oob_importance=true", "threads=1", NULL});
-        grove_model *m2 = train(d, (const char *const[]){algos[a], "rounds=24", "seed=9",
+        grove_model *m2 = fx_train(d, NULL,
+                                   (const char *const[]){algos[a], "rounds=24", "seed=9",
                                                          "oob_importance=true", "threads=2", NULL});
         char *t1 = model_text(m1), *t2 = model_text(m2);
         CHECK(t1 && t2 && !strcmp(t1, t2) && "models differ between threads=1 and threads=2");
@@ -312,9 +293,9 @@ static void test_determinism_and_round_trip(void)
 
 static void test_extra_trees(void)
 {
-    grove_dataset *d = load("examples/data/twonorm_train.csv");
-    grove_dataset *t = load_like("examples/data/twonorm_test.csv", grove_dataset_schema(d));
-    grove_model *m = train(d, (const char *const[]){"algo=extra-trees", "seed=1", NULL});
+    grove_dataset *d = fx_load("examples/data/twonorm_train.csv", NULL, NULL);
+    grove_dataset *t = fx_load("examples/data/twonorm_test.csv", NULL, grove_dataset_schema(d));
+    grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=extra-trees", "seed=1", NULL});
     size_t n_oob;
     double oob = oob_error(m, &n_oob);
     CHECK_EQ_INT(n_oob, 0); /* every tree on all rows: nothing is out of bag */
@@ -323,20 +304,22 @@ static void test_extra_trees(void)
     fprintf(stderr, "twonorm extra-trees: test error %.4f\n", err);
     CHECK(err < 0.06);
     grove_model_free(m);
-    m = train(d, (const char *const[]){"algo=extra-trees", "seed=1", "bagging.replace=true", NULL});
+    m = fx_train(d, NULL,
+                 (const char *const[]){"algo=extra-trees", "seed=1", "bagging.replace=true", NULL});
     oob = oob_error(m, &n_oob);
     CHECK_EQ_INT(n_oob, 300);
     CHECK_NEAR(oob, test_error(m, t), 0.05);
     grove_model_free(m);
     /* regression and a categorical feature (house votes) run */
-    grove_dataset *b = load("examples/data/boston_housing_train.csv");
-    m = train(b, (const char *const[]){"algo=extra-trees", "rounds=20", "seed=1", NULL});
+    grove_dataset *b = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
+    m = fx_train(b, NULL, (const char *const[]){"algo=extra-trees", "rounds=20", "seed=1", NULL});
     CHECK(m != NULL);
     grove_model_free(m);
     grove_dataset_free(b);
-    grove_dataset *hv = load("examples/data/house_votes84_train.csv");
-    grove_dataset *hvt = load_like("examples/data/house_votes84_test.csv", grove_dataset_schema(hv));
-    m = train(hv, (const char *const[]){"algo=extra-trees", "rounds=30", "seed=1", NULL});
+    grove_dataset *hv = fx_load("examples/data/house_votes84_train.csv", NULL, NULL);
+    grove_dataset *hvt =
+        fx_load("examples/data/house_votes84_test.csv", NULL, grove_dataset_schema(hv));
+    m = fx_train(hv, NULL, (const char *const[]){"algo=extra-trees", "rounds=30", "seed=1", NULL});
     CHECK(test_error(m, hvt) < 0.1);
     grove_model_free(m);
     grove_dataset_free(hv);
@@ -362,8 +345,9 @@ static void test_importances(void)
                                       grove_dataset_schema(d), &t));
     static const char *const algos[] = {"algo=forest", "algo=extra-trees", "algo=bagging"};
     for (size_t a = 0; a < 3; a++) {
-        grove_model *m = train(d, (const char *const[]){algos[a], "rounds=50", "seed=1",
-                                                        "oob_importance=true", NULL});
+        grove_model *m = fx_train(
+            d, NULL,
+            (const char *const[]){algos[a], "rounds=50", "seed=1", "oob_importance=true", NULL});
         double imp[F], oob[F], perm[F], sum = 0;
         CHECK_OK(grove_model_importance(m, "impurity", NULL, 0, 0, imp, F));
         for (size_t f = 0; f < F; f++) sum += imp[f];
@@ -385,7 +369,7 @@ static void test_importances(void)
         CHECK_EQ_INT(grove_model_importance(m, "nope", NULL, 0, 0, imp, F), GROVE_ERR_ARG);
         grove_model_free(m);
     }
-    grove_model *m = train(d, (const char *const[]){"algo=logistic", NULL});
+    grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=logistic", NULL});
     double imp[F];
     CHECK_EQ_INT(grove_model_importance(m, "impurity", NULL, 0, 0, imp, F), GROVE_ERR_ARG);
     CHECK_OK(grove_model_importance(m, "permutation", t, 0, 0, imp, F));
@@ -398,7 +382,7 @@ static void test_importances(void)
 
 static void test_params(void)
 {
-    grove_dataset *d = load("examples/data/iris_train.csv");
+    grove_dataset *d = fx_load("examples/data/iris_train.csv", NULL, NULL);
     grove_params *p = NULL;
     CHECK_OK(grove_params_create(&p));
     CHECK_OK(grove_params_set(p, "algo", "bagging"));
@@ -413,8 +397,9 @@ static void test_params(void)
     CHECK_EQ_INT(grove_train(d, NULL, p, &m), GROVE_ERR_PARAM);
     grove_params_free(p);
     /* staged prediction: the first r members */
-    m = train(d, (const char *const[]){"algo=forest", "rounds=10", "seed=1", NULL});
-    grove_model *m3 = train(d, (const char *const[]){"algo=forest", "rounds=3", "seed=1", NULL});
+    m = fx_train(d, NULL, (const char *const[]){"algo=forest", "rounds=10", "seed=1", NULL});
+    grove_model *m3 =
+        fx_train(d, NULL, (const char *const[]){"algo=forest", "rounds=3", "seed=1", NULL});
     size_t n = grove_dataset_n_rows(d), k = grove_model_n_outputs(m);
     double *a = calloc(n * k, sizeof *a), *b = calloc(n * k, sizeof *b);
     CHECK_OK(grove_model_predict_rounds(m, d, 3, 1, a, n * k));

@@ -23,39 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
-
-static grove_dataset *load(const char *rel, const grove_params *p)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), p, NULL, &d));
-    return d;
-}
-
-static grove_dataset *load_like(const char *rel, const grove_schema *s)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, s, &d));
-    return d;
-}
-
-static grove_params *params(const char *const *kv)
-{
-    grove_params *p = NULL;
-    CHECK_OK(grove_params_create(&p));
-    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
-    return p;
-}
-
-static grove_model *train(const grove_dataset *d, const grove_dataset *v, const char *const *kv)
-{
-    grove_params *p = params(kv);
-    grove_model *m = NULL;
-    CHECK_OK(grove_train(d, v, p, &m));
-    grove_params_free(p);
-    return m;
-}
+#include "fixtures.h"
 
 typedef struct log_row {
     double t, eps, gamma, alpha, z, train, prod_z, bound, valid;
@@ -111,10 +79,10 @@ static void test_hand_worked(void)
     FILE *fp = fdopen(fd, "w");
     fputs("label,x\n+,1\n+,2\n-,3\n+,4\n", fp);
     fclose(fp);
-    grove_params *lp = params(NULL);
+    grove_params *lp = fx_params(NULL);
     grove_dataset *d = NULL;
     CHECK_OK(grove_dataset_load(path, lp, NULL, &d));
-    grove_model *m = train(d, NULL, (const char *const[]){"algo=adaboost", "rounds=2", NULL});
+    grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=adaboost", "rounds=2", NULL});
     log_row r[4];
     size_t n = read_log(m, r, 4);
     CHECK_EQ_INT(n, 2);
@@ -144,9 +112,9 @@ static void test_hand_worked(void)
 /* training error <= prod Z_t <= exp(-2 sum gamma_t^2) at every round. */
 static void check_bound(const char *algo, const char *file, const char *base_depth, double factor)
 {
-    grove_dataset *d = load(file, NULL);
+    grove_dataset *d = fx_load(file, NULL, NULL);
     char rounds[] = "rounds=150";
-    grove_model *m = train(d, NULL, (const char *const[]){algo, rounds, base_depth, NULL});
+    grove_model *m = fx_train(d, NULL, (const char *const[]){algo, rounds, base_depth, NULL});
     log_row r[200];
     size_t n = read_log(m, r, 200);
     CHECK(n >= 1);
@@ -184,7 +152,7 @@ static void test_bounds(void)
     static const char *multi[] = {"examples/data/iris_train.csv", "examples/data/wine_train.csv",
                                   "examples/data/glass_train.csv"};
     for (size_t i = 0; i < 3; i++) {
-        grove_params *p = params((const char *const[]){"base=tree", "base.max_depth=3", NULL});
+        grove_params *p = fx_params((const char *const[]){"base=tree", "base.max_depth=3", NULL});
         (void)p;
         grove_params_free(p);
         check_bound("algo=adaboost.m1", multi[i], "base=tree", 1);
@@ -202,7 +170,7 @@ static void test_degenerate(void)
 {
     /* a perfect first stump (y = [x > 0.5]): one round, training error 0, the stop reason
      * says so */
-    grove_dataset *d = load("examples/data/iris_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/iris_train.csv", NULL, NULL);
     double xs[40], ys[40];
     for (int i = 0; i < 40; i++) {
         xs[i] = i / 40.0;
@@ -210,7 +178,7 @@ static void test_degenerate(void)
     }
     grove_dataset *two = NULL;
     CHECK_OK(grove_dataset_from_array(xs, GROVE_FLOAT64, 40, 1, ys, NULL, NULL, NULL, NULL, &two));
-    grove_model *m = train(two, NULL, (const char *const[]){"algo=adaboost", "rounds=50", NULL});
+    grove_model *m = fx_train(two, NULL, (const char *const[]){"algo=adaboost", "rounds=50", NULL});
     CHECK_EQ_INT(grove_model_n_rounds(m), 1);
     log_row r[2];
     CHECK_EQ_INT(read_log(m, r, 2), 1);
@@ -226,25 +194,26 @@ static void test_degenerate(void)
 
     /* no edge: M1 with stumps on 10 digit classes stops after its first round (kept alone);
      * SAMME only needs error < 1 - 1/K and goes on */
-    grove_dataset *dg = load("examples/data/digits_train.csv", NULL);
-    m = train(dg, NULL, (const char *const[]){"algo=adaboost.m1", "rounds=30", NULL});
+    grove_dataset *dg = fx_load("examples/data/digits_train.csv", NULL, NULL);
+    m = fx_train(dg, NULL, (const char *const[]){"algo=adaboost.m1", "rounds=30", NULL});
     CHECK_EQ_INT(grove_model_n_rounds(m), 1);
     CHECK_OK(grove_model_info_json(m, &info));
     CHECK_CONTAINS(info, "is not below the limit");
     grove_string_free(info);
     double m1_acc = accuracy(m, dg);
     grove_model_free(m);
-    m = train(dg, NULL, (const char *const[]){"algo=samme", "rounds=30", NULL});
+    m = fx_train(dg, NULL, (const char *const[]){"algo=samme", "rounds=30", NULL});
     CHECK_EQ_INT(grove_model_n_rounds(m), 30);
     double samme_acc = accuracy(m, dg);
     CHECK(samme_acc > m1_acc + 0.3);
     grove_model_free(m);
-    m = train(dg, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=30", NULL});
+    m = fx_train(dg, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=30", NULL});
     CHECK(accuracy(m, dg) > m1_acc + 0.3); /* M2 learns where M1 stalls */
     grove_model_free(m);
 
     /* a base learner that cannot fit: the error names the round and the learner */
-    grove_params *p = params((const char *const[]){"algo=samme", "base.criterion=variance", NULL});
+    grove_params *p =
+        fx_params((const char *const[]){"algo=samme", "base.criterion=variance", NULL});
     m = NULL;
     CHECK_STATUS(grove_train(dg, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK(m == NULL);
@@ -252,11 +221,11 @@ static void test_degenerate(void)
     CHECK_CONTAINS(grove_last_error(), "criterion: variance applies to regression");
     grove_params_free(p);
     /* wrong task / class count: named */
-    p = params((const char *const[]){"algo=adaboost", NULL});
+    p = fx_params((const char *const[]){"algo=adaboost", NULL});
     CHECK_STATUS(grove_train(dg, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "adaboost is for two classes");
     grove_params_free(p);
-    p = params((const char *const[]){"base=nonesuch", "algo=samme", NULL});
+    p = fx_params((const char *const[]){"base=nonesuch", "algo=samme", NULL});
     CHECK_STATUS(grove_train(dg, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "base: unknown learner 'nonesuch'");
     grove_params_free(p);
@@ -284,14 +253,15 @@ static void test_staged_and_roundtrip(void)
 {
     static const char *algos[] = {"algo=adaboost", "algo=adaboost.m1", "algo=samme",
                                   "algo=samme.r", "algo=adaboost.m2"};
-    grove_dataset *d = load("examples/data/breast_cancer_train.csv", NULL);
-    grove_dataset *t = load_like("examples/data/breast_cancer_test.csv", grove_dataset_schema(d));
+    grove_dataset *d = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
+    grove_dataset *t =
+        fx_load("examples/data/breast_cancer_test.csv", NULL, grove_dataset_schema(d));
     char path[] = "/tmp/grove_boost_model_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
-        grove_model *m40 = train(d, NULL, (const char *const[]){algos[a], "rounds=40", NULL});
-        grove_model *m15 = train(d, NULL, (const char *const[]){algos[a], "rounds=15", NULL});
+        grove_model *m40 = fx_train(d, NULL, (const char *const[]){algos[a], "rounds=40", NULL});
+        grove_model *m15 = fx_train(d, NULL, (const char *const[]){algos[a], "rounds=15", NULL});
         size_t r = grove_model_n_rounds(m40);
         CHECK(r >= 15);
         CHECK(same_predictions(m40, m15, t, 15));
@@ -307,12 +277,13 @@ static void test_staged_and_roundtrip(void)
         grove_model_free(m40);
     }
     /* regression: adaboost.r2 round trip, and it beats its base learner */
-    grove_dataset *bd = load("examples/data/boston_housing_train.csv", NULL);
-    grove_dataset *bt = load_like("examples/data/boston_housing_test.csv", grove_dataset_schema(bd));
-    grove_model *r2 = train(bd, NULL, (const char *const[]){"algo=adaboost.r2", "base=tree",
-                                                            "base.max_depth=3", "rounds=30",
-                                                            NULL});
-    grove_model *one = train(bd, NULL, (const char *const[]){"algo=tree", "max_depth=3", NULL});
+    grove_dataset *bd = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
+    grove_dataset *bt =
+        fx_load("examples/data/boston_housing_test.csv", NULL, grove_dataset_schema(bd));
+    grove_model *r2 = fx_train(bd, NULL,
+                               (const char *const[]){"algo=adaboost.r2", "base=tree",
+                                                     "base.max_depth=3", "rounds=30", NULL});
+    grove_model *one = fx_train(bd, NULL, (const char *const[]){"algo=tree", "max_depth=3", NULL});
     grove_eval *e1 = NULL, *e2 = NULL;
     double rmse_boost = 0, rmse_tree = 0;
     /* on the training data (on this test split a single depth-3 tree happens to do as well;
@@ -340,10 +311,11 @@ static void test_staged_and_roundtrip(void)
 
 static void test_early_stopping(void)
 {
-    grove_dataset *d = load("examples/data/sonar_train.csv", NULL);
-    grove_dataset *v = load_like("examples/data/sonar_test.csv", grove_dataset_schema(d));
-    grove_model *m = train(d, v, (const char *const[]){"algo=adaboost", "rounds=400",
-                                                       "early_stopping_rounds=10", NULL});
+    grove_dataset *d = fx_load("examples/data/sonar_train.csv", NULL, NULL);
+    grove_dataset *v = fx_load("examples/data/sonar_test.csv", NULL, grove_dataset_schema(d));
+    grove_model *m = fx_train(
+        d, v,
+        (const char *const[]){"algo=adaboost", "rounds=400", "early_stopping_rounds=10", NULL});
     size_t r = grove_model_n_rounds(m);
     CHECK(r >= 1 && r < 400);
     log_row rows[400];
@@ -353,7 +325,8 @@ static void test_early_stopping(void)
     for (size_t t = 0; t + 1 < n; t++) CHECK(rows[t].valid > rows[n - 1].valid - 1e-15);
     for (size_t t = 0; t + 1 < n; t++) CHECK(!(rows[t].valid <= rows[n - 1].valid - 1e-15));
     grove_model_free(m);
-    grove_params *p = params((const char *const[]){"algo=adaboost", "early_stopping_rounds=5", NULL});
+    grove_params *p =
+        fx_params((const char *const[]){"algo=adaboost", "early_stopping_rounds=5", NULL});
     CHECK_STATUS(grove_train(d, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "early_stopping_rounds: needs validation data");
     grove_params_free(p);
@@ -381,7 +354,7 @@ static void test_margins_grow(void)
     const char *rounds[3] = {"rounds=20", "rounds=100", "rounds=400"};
     double *mg = malloc(n * sizeof *mg);
     for (int r = 0; r < 3; r++) {
-        grove_model *m = train(d, NULL, (const char *const[]){"algo=adaboost", rounds[r], NULL});
+        grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=adaboost", rounds[r], NULL});
         CHECK_OK(grove_model_margins(m, d, 0, mg, n));
         min_margin[r] = INFINITY;
         for (size_t i = 0; i < n; i++)
@@ -401,15 +374,17 @@ static void test_margins_grow(void)
 
 static void test_determinism(void)
 {
-    grove_dataset *d = load("examples/data/ionosphere_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/ionosphere_train.csv", NULL, NULL);
     static const char *modes[] = {"boost.mode=reweight", "boost.mode=resample"};
     for (int k = 0; k < 2; k++) {
-        grove_model *a = train(d, NULL, (const char *const[]){"algo=adaboost", modes[k],
-                                                              "base=tree", "base.max_depth=2",
-                                                              "rounds=30", "threads=1", NULL});
-        grove_model *b = train(d, NULL, (const char *const[]){"algo=adaboost", modes[k],
-                                                              "base=tree", "base.max_depth=2",
-                                                              "rounds=30", "threads=2", NULL});
+        grove_model *a =
+            fx_train(d, NULL,
+                     (const char *const[]){"algo=adaboost", modes[k], "base=tree",
+                                           "base.max_depth=2", "rounds=30", "threads=1", NULL});
+        grove_model *b =
+            fx_train(d, NULL,
+                     (const char *const[]){"algo=adaboost", modes[k], "base=tree",
+                                           "base.max_depth=2", "rounds=30", "threads=2", NULL});
         CHECK(same_predictions(a, b, d, 0));
         char *ja = NULL, *jb = NULL;
         CHECK_OK(grove_model_log_csv(a, &ja));
@@ -445,11 +420,11 @@ static void test_m2_stump_brute_force(void)
         w[i] = 1.0 + (double)((s >> 20) % 5);
     }
     grove_dataset *d = NULL;
-    grove_params *tp = params((const char *const[]){"task=classification", NULL});
+    grove_params *tp = fx_params((const char *const[]){"task=classification", NULL});
     CHECK_OK(grove_dataset_from_array(x, GROVE_FLOAT64, N, F, y, w, NULL, tp, NULL, &d));
     grove_params_free(tp);
-    grove_model *m = train(d, NULL, (const char *const[]){"algo=adaboost.m2", "base=stump",
-                                                           "rounds=1", NULL});
+    grove_model *m = fx_train(
+        d, NULL, (const char *const[]){"algo=adaboost.m2", "base=stump", "rounds=1", NULL});
     log_row r[2];
     CHECK_EQ_INT(read_log(m, r, 2), 1);
     double W = 0;
@@ -484,12 +459,13 @@ static void test_m2_stump_brute_force(void)
  * (the default) keep lowering the training error, and beat them on the test rows. */
 static void test_m2_pseudo_loss(void)
 {
-    grove_dataset *tr = load("examples/data/glass_train.csv", NULL);
-    grove_dataset *te = load_like("examples/data/glass_test.csv", grove_dataset_schema(tr));
-    grove_model *old = train(tr, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=1000",
-                                                             "base.criterion=gini", NULL});
-    grove_model *now = train(tr, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=150",
-                                                             NULL});
+    grove_dataset *tr = fx_load("examples/data/glass_train.csv", NULL, NULL);
+    grove_dataset *te = fx_load("examples/data/glass_test.csv", NULL, grove_dataset_schema(tr));
+    grove_model *old = fx_train(
+        tr, NULL,
+        (const char *const[]){"algo=adaboost.m2", "rounds=1000", "base.criterion=gini", NULL});
+    grove_model *now =
+        fx_train(tr, NULL, (const char *const[]){"algo=adaboost.m2", "rounds=150", NULL});
     static log_row a[1000], b[200];
     size_t na = read_log(old, a, 1000), nb = read_log(now, b, 200);
     CHECK(na >= 150 && na < 1000); /* stopped early */
@@ -507,7 +483,7 @@ static void test_m2_pseudo_loss(void)
     grove_string_free(info);
     CHECK(accuracy(now, te) > accuracy(old, te) + 0.1);
     /* the criterion outside M2 is refused by name */
-    grove_params *p = params((const char *const[]){"algo=tree", "criterion=pseudo", NULL});
+    grove_params *p = fx_params((const char *const[]){"algo=tree", "criterion=pseudo", NULL});
     grove_model *m = NULL;
     CHECK_STATUS(grove_train(tr, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "adaboost.m2");

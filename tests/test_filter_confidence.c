@@ -17,23 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-
-static grove_params *params(const char *const *kv)
-{
-    grove_params *p = NULL;
-    CHECK_OK(grove_params_create(&p));
-    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
-    return p;
-}
-
-static grove_model *train(const grove_dataset *d, const char *const *kv)
-{
-    grove_params *p = params(kv);
-    grove_model *m = NULL;
-    CHECK_OK(grove_train(d, NULL, p, &m));
-    grove_params_free(p);
-    return m;
-}
+#include "fixtures.h"
 
 static double error_of(const grove_model *m, const grove_dataset *d)
 {
@@ -105,7 +89,7 @@ static void test_filter(void)
     for (int seed = 1; seed <= 3; seed++) {
         char s[32];
         snprintf(s, sizeof s, "seed=%d", seed);
-        grove_model *m = train(d, (const char *const[]){"algo=filter-boost", s, NULL});
+        grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=filter-boost", s, NULL});
         double e[3];
         for (int j = 0; j < 3; j++) e[j] = info_number(m, "\"model\"", "\"errors\"", j);
         double p = fmax(e[0], fmax(e[1], e[2]));
@@ -120,8 +104,10 @@ static void test_filter(void)
         if (seed == 1) roundtrip(m, d);
         grove_model_free(m);
     }
-    grove_model *m2 = train(d, (const char *const[]){"algo=filter-boost", "filter.depth=2", NULL});
-    grove_model *m1 = train(d, (const char *const[]){"algo=filter-boost", "filter.depth=1", NULL});
+    grove_model *m2 =
+        fx_train(d, NULL, (const char *const[]){"algo=filter-boost", "filter.depth=2", NULL});
+    grove_model *m1 =
+        fx_train(d, NULL, (const char *const[]){"algo=filter-boost", "filter.depth=1", NULL});
     CHECK(error_of(m2, d) < error_of(m1, d));
     grove_model_free(m1);
     grove_model_free(m2);
@@ -134,7 +120,8 @@ static void test_filter(void)
     }
     grove_dataset *easy = NULL;
     CHECK_OK(grove_dataset_from_array(x, GROVE_FLOAT64, 200, 1, y, NULL, NULL, NULL, NULL, &easy));
-    grove_params *p = params((const char *const[]){"algo=filter-boost", "filter.budget=500", NULL});
+    grove_params *p =
+        fx_params((const char *const[]){"algo=filter-boost", "filter.budget=500", NULL});
     grove_model *m = NULL;
     CHECK_STATUS(grove_train(easy, NULL, p, &m), GROVE_ERR_DATA);
     CHECK(m == NULL);
@@ -149,9 +136,10 @@ static void test_filter(void)
 static void test_confidence(void)
 {
     grove_dataset *d = diagonal(3000, 11);
-    grove_model *m = train(d, (const char *const[]){"algo=confidence-boost", "confidence.epsilon=0.3",
-                                                    "confidence.delta=0.05", "base=tree",
-                                                    "base.max_depth=2", NULL});
+    grove_model *m = fx_train(
+        d, NULL,
+        (const char *const[]){"algo=confidence-boost", "confidence.epsilon=0.3",
+                              "confidence.delta=0.05", "base=tree", "base.max_depth=2", NULL});
     /* k = ceil(log2(2 / 0.05)) = ceil(5.32) = 6; m = ceil(100 ln(24 / 0.05)) = ceil(617.2) */
     double k = info_number(m, "\"model\"", "\"k\"", 0);
     double mm = info_number(m, "\"model\"", "\"m\"", 0);
@@ -164,7 +152,7 @@ static void test_confidence(void)
     roundtrip(m, d);
     grove_model_free(m);
     /* too little data: the error says how many rows epsilon and delta need */
-    grove_params *p = params((const char *const[]){"algo=confidence-boost", NULL});
+    grove_params *p = fx_params((const char *const[]){"algo=confidence-boost", NULL});
     CHECK_STATUS(grove_train(d, NULL, p, &m), GROVE_ERR_DATA);
     CHECK_CONTAINS(grove_last_error(), "m = 5557 examples, at least 5563 rows");
     CHECK_CONTAINS(grove_last_error(), "the data has 3000");

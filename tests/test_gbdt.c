@@ -23,30 +23,14 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "fixtures.h"
 #include "model/model.h"
-
-static grove_dataset *load(const char *rel, const grove_params *p)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), p, NULL, &d));
-    return d;
-}
-
-static grove_dataset *load_like(const char *rel, const grove_schema *s)
-{
-    char path[512];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, s, &d));
-    return d;
-}
 
 static grove_params *params(const char *const *kv)
 {
-    grove_params *p = NULL;
-    CHECK_OK(grove_params_create(&p));
+    grove_params *p = fx_params(NULL);
     CHECK_OK(grove_params_set(p, "train_metric", "true")); /* the tests read the log's train column */
-    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
+    fx_params_apply(p, kv);
     return p;
 }
 
@@ -107,8 +91,8 @@ static double log_value(const grove_model *m, size_t row, int col)
 static void test_mushroom(void)
 {
     grove_params *lp = params((const char *const[]){"format=libsvm", NULL});
-    grove_dataset *tr = load("examples/data/agaricus.txt.train", lp);
-    grove_dataset *te = load_like("examples/data/agaricus.txt.test", grove_dataset_schema(tr));
+    grove_dataset *tr = fx_load("examples/data/agaricus.txt.train", lp, NULL);
+    grove_dataset *te = fx_load("examples/data/agaricus.txt.test", NULL, grove_dataset_schema(tr));
     grove_model *m = train(tr, te,
                            (const char *const[]){"algo=gbdt", "objective=logistic", "rounds=2",
                                                  "learning_rate=1", "gamma=1",
@@ -146,7 +130,7 @@ static double info_number(const grove_model *m, const char *key)
 
 static void test_exponential_is_adaboost(void)
 {
-    grove_dataset *d = load("examples/data/ionosphere_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/ionosphere_train.csv", NULL, NULL);
     grove_model *ada = train(d, NULL, (const char *const[]){"algo=adaboost", "base=stump",
                                                             "rounds=1", NULL});
     grove_model *gb = train(d, NULL,
@@ -231,8 +215,8 @@ static int same_predictions(const grove_model *a, const grove_model *b, const gr
 static void round_trip(const char *train_rel, const char *test_rel, const char *const *kv,
                        size_t k)
 {
-    grove_dataset *d = load(train_rel, NULL);
-    grove_dataset *v = load_like(test_rel, grove_dataset_schema(d));
+    grove_dataset *d = fx_load(train_rel, NULL, NULL);
+    grove_dataset *v = fx_load(test_rel, NULL, grove_dataset_schema(d));
     grove_model *m = train(d, v, kv);
     char path[] = "/tmp/grove_gbdt_rt_XXXXXX";
     int fd = mkstemp(path);
@@ -296,7 +280,7 @@ static void test_round_trips(void)
     /* without the per-round training metric (the default): the log has no train column */
     round_trip("examples/data/breast_cancer_train.csv", "examples/data/breast_cancer_test.csv",
                (const char *const[]){"algo=gbdt", "rounds=8", "train_metric=false", NULL}, 2);
-    grove_dataset *d = load("examples/data/breast_cancer_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
     grove_model *m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=3", "train_metric=false", NULL});
     char *log = NULL;
     CHECK_OK(grove_model_log_csv(m, &log));
@@ -308,7 +292,7 @@ static void test_round_trips(void)
 
 static void test_staged(void)
 {
-    grove_dataset *d = load("examples/data/twonorm_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/twonorm_train.csv", NULL, NULL);
     grove_model *m20 = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=20",
                                                             "max_depth=3", NULL});
     grove_model *m7 = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=7",
@@ -391,8 +375,8 @@ static void test_threads(void)
 
 static void test_early_stopping(void)
 {
-    grove_dataset *d = load("examples/data/sonar_train.csv", NULL);
-    grove_dataset *v = load_like("examples/data/sonar_test.csv", grove_dataset_schema(d));
+    grove_dataset *d = fx_load("examples/data/sonar_train.csv", NULL, NULL);
+    grove_dataset *v = fx_load("examples/data/sonar_test.csv", NULL, grove_dataset_schema(d));
     grove_model *m = train(d, v, (const char *const[]){"algo=gbdt", "rounds=300",
                                                        "learning_rate=0.5", "max_depth=4",
                                                        "early_stopping_rounds=10", NULL});
@@ -409,7 +393,7 @@ static void test_early_stopping(void)
 
 static void test_objectives(void)
 {
-    grove_dataset *d = load("examples/data/boston_housing_train.csv", NULL);
+    grove_dataset *d = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
     const char *objs[] = {"objective=squared", "objective=absolute", "objective=huber"};
     for (int k = 0; k < 3; k++) {
         grove_model *m = train(d, NULL, (const char *const[]){"algo=gbdt", "rounds=30",
@@ -418,7 +402,7 @@ static void test_objectives(void)
         CHECK(log_value(m, 29, 1) < 0.5 * log_value(m, 0, 1));
         grove_model_free(m);
     }
-    grove_dataset *iris = load("examples/data/iris_train.csv", NULL);
+    grove_dataset *iris = fx_load("examples/data/iris_train.csv", NULL, NULL);
     grove_model *m = train(iris, NULL, (const char *const[]){"algo=gbdt", "rounds=20",
                                                              "eval_metric=merror", NULL});
     CHECK(log_value(m, 19, 1) < 0.05);
@@ -442,7 +426,7 @@ static void test_objectives(void)
     CHECK_EQ_INT(grove_params_set(p, "subsample", "0"), GROVE_ERR_PARAM);
     CHECK_EQ_INT(grove_params_set(p, "objective", "poisson"), GROVE_ERR_PARAM);
     grove_params_free(p);
-    grove_dataset *bc = load("examples/data/breast_cancer_train.csv", NULL);
+    grove_dataset *bc = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
     p = params((const char *const[]){"algo=gbdt", "base_score=1.5", NULL});
     CHECK_EQ_INT(grove_train(bc, NULL, p, &bad), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "base_score");
@@ -462,7 +446,7 @@ static void test_block_prediction(void)
                                   "examples/data/iris_train.csv",
                                   "examples/data/boston_housing_train.csv"};
     for (int o = 0; o < 3; o++) {
-        grove_dataset *d = load(files[o], NULL);
+        grove_dataset *d = fx_load(files[o], NULL, NULL);
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "algo", "gbdt"));
@@ -506,7 +490,7 @@ static void test_training_scores_match(void)
      * sample (subsample), or from walks of all rows after pruning (gamma) */
     static const char *extra[] = {"seed=1", "subsample=0.7", "gamma=0.5"};
     for (int f = 0; f < 6; f++) {
-        grove_dataset *d = load(files[f % 2], NULL);
+        grove_dataset *d = fx_load(files[f % 2], NULL, NULL);
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "algo", "gbdt"));

@@ -13,6 +13,7 @@
  *  - all weights 0: GROVE_ERR_DATA naming the caller.
  */
 #include "check.h"
+#include "fixtures.h"
 
 #include "data/dataset.h"
 #include "learn/least_squares.h"
@@ -23,14 +24,6 @@
 #define C 3
 
 static uint64_t state = 42;
-static double unif(void) /* splitmix64 -> [0, 1) */
-{
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
 static grove_dataset *make(const double x[N][C])
 {
     grove_dataset *d = gv_dataset_new(gv_schema_new(C), N, 1);
@@ -96,11 +89,12 @@ int main(void)
 {
     double x[N][C], y[N], w[N];
     for (size_t i = 0; i < N; i++) {
-        for (size_t c = 0; c < C; c++) x[i][c] = 4 * unif() - 1;
-        x[i][2] = 0.7 * x[i][0] + 0.3 * unif(); /* correlated with column 0 */
+        for (size_t c = 0; c < C; c++)
+            x[i][c] = 4 * fx_unif(&state) - 1;
+        x[i][2] = 0.7 * x[i][0] + 0.3 * fx_unif(&state); /* correlated with column 0 */
         /* column 1 enters with a negative sign: the constraint binds on it */
-        y[i] = 1.5 + 2 * x[i][0] - 0.8 * x[i][1] + 0.5 * x[i][2] + 0.2 * (unif() - 0.5);
-        w[i] = 0.25 + unif();
+        y[i] = 1.5 + 2 * x[i][0] - 0.8 * x[i][1] + 0.5 * x[i][2] + 0.2 * (fx_unif(&state) - 0.5);
+        w[i] = 0.25 + fx_unif(&state);
     }
     grove_dataset *d = make(x);
     CHECK(d != NULL);

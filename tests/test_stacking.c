@@ -17,6 +17,7 @@
  *       bias about the same; boosting stumps (adaboost) cuts the bias of a stump.
  */
 #include "check.h"
+#include "fixtures.h"
 
 #include <jansson.h>
 #include <unistd.h>
@@ -25,40 +26,6 @@
 #include "ensemble/registry.h"
 
 static uint64_t rng_state = 12345;
-static double unif(void) /* splitmix64 -> [0, 1) */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53;
-}
-
-static grove_params *params_of(const char *const *kv)
-{
-    grove_params *p = NULL;
-    CHECK_OK(grove_params_create(&p));
-    for (; kv && *kv; kv++) CHECK_OK(grove_params_set_pair(p, *kv));
-    return p;
-}
-
-static grove_dataset *load(const char *rel, const grove_schema *schema)
-{
-    char path[1024];
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_load(test_src_path(rel, path, sizeof path), NULL, schema, &d));
-    return d;
-}
-
-static grove_model *train(const grove_dataset *d, const char *const *kv)
-{
-    grove_params *p = params_of(kv);
-    grove_model *m = NULL;
-    CHECK_OK(grove_train(d, NULL, p, &m));
-    grove_params_free(p);
-    return m;
-}
-
 static double accuracy(const grove_model *m, const grove_dataset *d)
 {
     if (!m) return 0;
@@ -91,11 +58,12 @@ static grove_dataset *synthetic(int kind, size_t n)
 {
     double *X = malloc(2 * n * sizeof *X), *y = malloc(n * sizeof *y);
     for (size_t i = 0; i < n; i++) {
-        double a = 2 * unif() - 1, b = 2 * unif() - 1;
+        double a = 2 * fx_unif(&rng_state) - 1, b = 2 * fx_unif(&rng_state) - 1;
         X[2 * i] = a;
         X[2 * i + 1] = b;
         y[i] = kind == XOR ? (a * b > 0) : kind == CIRCLE ? (a * a + b * b < 0.5) : sin(3 * a) + b;
-        if (kind != SINE && unif() < label_noise) y[i] = 1 - y[i];
+        if (kind != SINE && fx_unif(&rng_state) < label_noise)
+            y[i] = 1 - y[i];
     }
     grove_params *p = NULL;
     grove_params_create(&p);
@@ -145,12 +113,12 @@ static void test_mlp(void)
     /* XOR: a linear model cannot beat ~50 %; one hidden layer can */
     grove_dataset *tr = synthetic(XOR, 600), *te = synthetic(XOR, 600);
     const char *kv[] = {"algo=mlp", "mlp.activation=tanh", "mlp.hidden=16", "seed=3", NULL};
-    grove_model *m = train(tr, kv);
+    grove_model *m = fx_train(tr, NULL, kv);
     double acc = accuracy(m, te);
     fprintf(stderr, "mlp XOR accuracy %.4f\n", acc);
     CHECK(acc > 0.9);
     const char *lkv[] = {"algo=logistic", NULL};
-    grove_model *lin = train(tr, lkv);
+    grove_model *lin = fx_train(tr, NULL, lkv);
     CHECK(accuracy(lin, te) < 0.7);
     check_round_trip(m, te, "mlp_xor");
     grove_model_free(lin);
@@ -159,7 +127,7 @@ static void test_mlp(void)
     /* regression: sin(3 x0) + x1 */
     grove_dataset *rtr = synthetic(SINE, 600), *rte = synthetic(SINE, 400);
     const char *rkv[] = {"algo=mlp", "mlp.activation=tanh", "seed=1", NULL};
-    m = train(rtr, rkv);
+    m = fx_train(rtr, NULL, rkv);
     grove_eval *e = NULL;
     double r2 = 0;
     CHECK_OK(grove_model_evaluate(m, rte, 1, &e));
@@ -173,11 +141,12 @@ static void test_mlp(void)
     grove_dataset_free(rte);
 
     /* a public data set; the same seed on 1 and 4 threads gives the same network */
-    grove_dataset *bc = load("examples/data/breast_cancer_train.csv", NULL);
-    grove_dataset *bt = load("examples/data/breast_cancer_test.csv", grove_dataset_schema(bc));
+    grove_dataset *bc = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
+    grove_dataset *bt =
+        fx_load("examples/data/breast_cancer_test.csv", NULL, grove_dataset_schema(bc));
     const char *k1[] = {"algo=mlp", "seed=7", "threads=1", NULL};
     const char *k4[] = {"algo=mlp", "seed=7", "threads=4", NULL};
-    grove_model *m1 = train(bc, k1), *m4 = train(bc, k4);
+    grove_model *m1 = fx_train(bc, NULL, k1), *m4 = fx_train(bc, NULL, k4);
     acc = accuracy(m1, bt);
     fprintf(stderr, "mlp breast_cancer accuracy %.4f\n", acc);
     CHECK(acc > 0.93);
@@ -201,7 +170,7 @@ static void test_mlp(void)
     if (!wd) return;
     wd->weights = malloc(N * sizeof *wd->weights);
     for (size_t i = 0; i < N; i++) wd->weights[i] = i < 100 ? 2 : 1;
-    grove_model *mw = train(wd, k1), *md = train(dup, k1);
+    grove_model *mw = fx_train(wd, NULL, k1), *md = fx_train(dup, NULL, k1);
     double *lw = malloc(grove_dataset_n_rows(bt) * sizeof *lw);
     double *ld = malloc(grove_dataset_n_rows(bt) * sizeof *ld);
     CHECK_OK(grove_model_predict_label(mw, bt, 1, lw, grove_dataset_n_rows(bt)));
@@ -223,7 +192,7 @@ static void test_mlp(void)
     if (gv_learner_find("bagging")) {
         const char *bk1[] = {"algo=bagging", "base=mlp", "rounds=5", "seed=2", "threads=1", NULL};
         const char *bk4[] = {"algo=bagging", "base=mlp", "rounds=5", "seed=2", "threads=4", NULL};
-        grove_model *b1 = train(bc, bk1), *b4 = train(bc, bk4);
+        grove_model *b1 = fx_train(bc, NULL, bk1), *b4 = fx_train(bc, NULL, bk4);
         acc = accuracy(b1, bt);
         fprintf(stderr, "bagging of 5 mlps on breast_cancer: accuracy %.4f\n", acc);
         CHECK(acc > 0.93);
@@ -255,22 +224,22 @@ static void test_stacking_table(void)
         char a[256], b[256];
         snprintf(a, sizeof a, "examples/data/%s_train.csv", sets[s]);
         snprintf(b, sizeof b, "examples/data/%s_test.csv", sets[s]);
-        grove_dataset *tr = load(a, NULL);
+        grove_dataset *tr = fx_load(a, NULL, NULL);
         if (!tr) continue;
-        grove_dataset *te = load(b, grove_dataset_schema(tr));
+        grove_dataset *te = fx_load(b, NULL, grove_dataset_schema(tr));
         double acc[3], best = 0;
         for (int l = 0; l < 3; l++) {
             char algo[64];
             snprintf(algo, sizeof algo, "algo=%s", bases[l]);
             const char *kv[] = {algo, "seed=1", NULL};
-            grove_model *m = train(tr, kv);
+            grove_model *m = fx_train(tr, NULL, kv);
             acc[l] = accuracy(m, te);
             if (acc[l] > best) best = acc[l];
             grove_model_free(m);
         }
         const char *kv[] = {"algo=stacking", "stack.learners=tree,forest,logistic", "seed=1",
                             NULL};
-        grove_model *m = train(tr, kv);
+        grove_model *m = fx_train(tr, NULL, kv);
         double st = accuracy(m, te);
         fprintf(stderr, "%-14s %8.4f %8.4f %8.4f %8.4f %8.4f\n", sets[s], acc[0], acc[1], acc[2],
                 st, best);
@@ -285,8 +254,8 @@ static void test_stacking_table(void)
 
 static void test_stacking_variants(void)
 {
-    grove_dataset *tr = load("examples/data/glass_train.csv", NULL);
-    grove_dataset *te = load("examples/data/glass_test.csv", grove_dataset_schema(tr));
+    grove_dataset *tr = fx_load("examples/data/glass_train.csv", NULL, NULL);
+    grove_dataset *te = fx_load("examples/data/glass_test.csv", NULL, grove_dataset_schema(tr));
     /* passthrough + a tree meta-learner; determinism across threads */
     const char *k1[] = {"algo=stacking", "stack.learners=tree,logistic,mlp",
                         "stack.passthrough=true", "stack.meta=forest", "rounds=30", "seed=4",
@@ -294,7 +263,7 @@ static void test_stacking_variants(void)
     const char *k3[] = {"algo=stacking", "stack.learners=tree,logistic,mlp",
                         "stack.passthrough=true", "stack.meta=forest", "rounds=30", "seed=4",
                         "threads=3", NULL};
-    grove_model *m1 = train(tr, k1), *m3 = train(tr, k3);
+    grove_model *m1 = fx_train(tr, NULL, k1), *m3 = fx_train(tr, NULL, k3);
     double acc = accuracy(m1, te);
     fprintf(stderr, "glass stacking (passthrough, forest meta): accuracy %.4f\n", acc);
     CHECK(acc > 0.6);
@@ -308,16 +277,16 @@ static void test_stacking_variants(void)
     grove_model_free(m3);
 
     /* bad parameters */
-    grove_params *p = params_of((const char *const[]){"algo=stacking", "stack.learners=tree,nope",
-                                                      NULL});
+    grove_params *p =
+        fx_params((const char *const[]){"algo=stacking", "stack.learners=tree,nope", NULL});
     grove_model *m = NULL;
     CHECK_STATUS(grove_train(tr, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "nope");
     grove_params_free(p);
-    p = params_of((const char *const[]){"algo=stacking", "stack.meta=linear", NULL});
+    p = fx_params((const char *const[]){"algo=stacking", "stack.meta=linear", NULL});
     CHECK_STATUS(grove_train(tr, NULL, p, &m), GROVE_ERR_PARAM);
     grove_params_free(p);
-    p = params_of((const char *const[]){"algo=voting", "voting.learners=tree,logistic",
+    p = fx_params((const char *const[]){"algo=voting", "voting.learners=tree,logistic",
                                         "voting.weights=1", NULL});
     CHECK_STATUS(grove_train(tr, NULL, p, &m), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "voting.weights");
@@ -326,14 +295,15 @@ static void test_stacking_variants(void)
     grove_dataset_free(te);
 
     /* regression: the default meta-learner (Breiman's non-negative combiner) and passthrough */
-    tr = load("examples/data/boston_housing_train.csv", NULL);
-    te = load("examples/data/boston_housing_test.csv", grove_dataset_schema(tr));
+    tr = fx_load("examples/data/boston_housing_train.csv", NULL, NULL);
+    te = fx_load("examples/data/boston_housing_test.csv", NULL, grove_dataset_schema(tr));
     const char *rkv[] = {"algo=stacking", "stack.learners=tree,forest", "rounds=50", "seed=1",
                          NULL};
     const char *fkv[] = {"algo=forest", "rounds=50", "seed=1", NULL};
     const char *pkv[] = {"algo=stacking", "stack.learners=tree,forest", "rounds=50",
                          "stack.passthrough=true", "seed=1", NULL};
-    grove_model *ms = train(tr, rkv), *mf = train(tr, fkv), *mp = train(tr, pkv);
+    grove_model *ms = fx_train(tr, NULL, rkv), *mf = fx_train(tr, NULL, fkv),
+                *mp = fx_train(tr, NULL, pkv);
     grove_eval *e = NULL;
     double rs = 0, rf = 0, rp = 0;
     CHECK_OK(grove_model_evaluate(ms, te, 1, &e));
@@ -360,18 +330,18 @@ static void test_stacking_variants(void)
 
 static void test_voting(void)
 {
-    grove_dataset *tr = load("examples/data/wine_train.csv", NULL);
-    grove_dataset *te = load("examples/data/wine_test.csv", grove_dataset_schema(tr));
+    grove_dataset *tr = fx_load("examples/data/wine_train.csv", NULL, NULL);
+    grove_dataset *te = fx_load("examples/data/wine_test.csv", NULL, grove_dataset_schema(tr));
     size_t n = grove_dataset_n_rows(te), K = 3;
     const char *tk[] = {"algo=tree", "seed=5", NULL};
-    grove_model *tree = train(tr, tk);
+    grove_model *tree = fx_train(tr, NULL, tk);
     /* one non-zero weight: the vote is that member (tree, trained with the member's stream;
      * trees do not use their stream, so it equals a tree trained alone) */
     const char *hk[] = {"algo=voting", "voting.learners=tree,logistic,mlp",
                         "voting.weights=1,0,0", "seed=5", NULL};
     const char *sk[] = {"algo=voting", "voting.learners=tree,logistic,mlp", "voting.mode=soft",
                         "voting.weights=1,0,0", "seed=5", NULL};
-    grove_model *hv = train(tr, hk), *sv = train(tr, sk);
+    grove_model *hv = fx_train(tr, NULL, hk), *sv = fx_train(tr, NULL, sk);
     double *lt = calloc(n, sizeof *lt), *lh = calloc(n, sizeof *lh);
     CHECK_OK(grove_model_predict_label(tree, te, 1, lt, n));
     CHECK_OK(grove_model_predict_label(hv, te, 1, lh, n));
@@ -389,8 +359,8 @@ static void test_voting(void)
     const char *h[] = {"algo=voting", "voting.learners=tree,logistic,mlp", "seed=5", NULL};
     const char *s[] = {"algo=voting", "voting.learners=tree,logistic,mlp", "voting.mode=soft",
                        "seed=5", NULL};
-    hv = train(tr, h);
-    sv = train(tr, s);
+    hv = fx_train(tr, NULL, h);
+    sv = fx_train(tr, NULL, s);
     double ah = accuracy(hv, te), as = accuracy(sv, te);
     fprintf(stderr, "wine voting: hard %.4f, soft %.4f\n", ah, as);
     CHECK(ah > 0.9);
@@ -410,7 +380,7 @@ static void test_voting(void)
 static json_t *biasvar(const grove_dataset *tr, const grove_dataset *te, const char *const *kv,
                        size_t R)
 {
-    grove_params *p = params_of(kv);
+    grove_params *p = fx_params(kv);
     char *text = NULL;
     CHECK_OK(grove_biasvar(tr, te, p, R, &text));
     grove_params_free(p);
@@ -484,7 +454,7 @@ static void test_biasvar(void)
     if (gv_learner_find("bagging")) {
         grove_dataset *ntr = synthetic(SINE, 300), *nte = synthetic(SINE, 500);
         for (size_t i = 0; i < ntr->n_rows; i++) {
-            double u1 = unif() + 1e-12, u2 = unif();
+            double u1 = fx_unif(&rng_state) + 1e-12, u2 = fx_unif(&rng_state);
             ntr->labels[i] += 0.5 * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
         }
         const char *rt[] = {"algo=tree", "seed=1", NULL};
