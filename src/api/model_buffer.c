@@ -29,5 +29,7 @@ grove_status grove_model_from_buffer(const char *data, size_t len, grove_model *
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_from_buffer: out is NULL");
     *out = NULL;
     if (!data && len > 0) return gv_err(GROVE_ERR_ARG, "grove_model_from_buffer: data is NULL");
-    return gv_model_from_text(data ? data : "", len, "<buffer>", out);
+    unsigned long failed = gv_alloc_failures();
+    return gv_nomem_if_failed(gv_model_from_text(data ? data : "", len, "<buffer>", out), failed,
+                              "<buffer>");
 }

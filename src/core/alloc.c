@@ -14,6 +14,21 @@
 #include <string.h>
 
 static atomic_long fail_countdown; /* 0 = off; else allocations left before failing, plus 1 */
+static _Thread_local unsigned long n_failed; /* allocations that returned NULL in this thread */
+
+unsigned long gv_alloc_failures(void) { return n_failed; }
+
+grove_status gv_nomem_if_failed(grove_status st, unsigned long before, const char *what)
+{
+    if (st == GROVE_OK || st == GROVE_ERR_NOMEM || n_failed == before) return st;
+    return gv_err(GROVE_ERR_NOMEM, "%s: out of memory", what);
+}
+
+static void *counted(void *p)
+{
+    if (!p) n_failed++;
+    return p;
+}
 
 void gv_alloc_fail_after(long n) { atomic_store(&fail_countdown, n > 0 ? n : 0); }
 
@@ -28,21 +43,21 @@ static int should_fail(void)
 
 void *gv_malloc(size_t size)
 {
-    if (should_fail()) return NULL;
-    return malloc(size ? size : 1);
+    if (should_fail()) return counted(NULL);
+    return counted(malloc(size ? size : 1));
 }
 
 void *gv_calloc(size_t count, size_t size)
 {
-    if (should_fail()) return NULL;
-    if (count == 0 || size == 0) return calloc(1, 1);
-    return calloc(count, size);
+    if (should_fail()) return counted(NULL);
+    if (count == 0 || size == 0) return counted(calloc(1, 1));
+    return counted(calloc(count, size));
 }
 
 void *gv_realloc(void *p, size_t size)
 {
-    if (should_fail()) return NULL;
-    return realloc(p, size ? size : 1);
+    if (should_fail()) return counted(NULL);
+    return counted(realloc(p, size ? size : 1));
 }
 
 int gv_mul_size(size_t a, size_t b, size_t *out)
@@ -55,14 +70,14 @@ int gv_mul_size(size_t a, size_t b, size_t *out)
 void *gv_malloc_array(size_t count, size_t size)
 {
     size_t n;
-    if (gv_mul_size(count, size, &n) != 0) return NULL;
+    if (gv_mul_size(count, size, &n) != 0) return counted(NULL);
     return gv_malloc(n);
 }
 
 void *gv_realloc_array(void *p, size_t count, size_t size)
 {
     size_t n;
-    if (gv_mul_size(count, size, &n) != 0) return NULL;
+    if (gv_mul_size(count, size, &n) != 0) return counted(NULL);
     return gv_realloc(p, n);
 }
 

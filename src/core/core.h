@@ -45,6 +45,13 @@ void gv_free(void *p);
 char *gv_strdup(const char *s);
 char *gv_strndup(const char *s, size_t n);
 void gv_alloc_fail_after(long n);
+/* How many allocations have failed in this thread (through gv_malloc and friends, and through
+ * the libraries routed to them).  A reader whose libraries misreport a failed allocation as bad
+ * input (jansson's lexer, libxml2's node accessors) compares it before and after. */
+unsigned long gv_alloc_failures(void);
+/* `st`, or GROVE_ERR_NOMEM with "<what>: out of memory" when `st` is another error and an
+ * allocation failed in this thread since gv_alloc_failures() returned `before`. */
+grove_status gv_nomem_if_failed(grove_status st, unsigned long before, const char *what);
 /* *out = a * b; returns 0 on success, -1 on overflow. */
 int gv_mul_size(size_t a, size_t b, size_t *out);
 

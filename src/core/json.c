@@ -470,3 +470,8 @@ grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size
     for (size_t i = 0; st == GROVE_OK && i < n; i++) st = gv_packed_real(&r, &out[i]);
     return st;
 }
+
+int gv_json_load_nomem(const json_error_t *e)
+{
+    return json_error_code(e) == json_error_out_of_memory || e->text[0] == '\0';
+}

@@ -50,6 +50,10 @@ int gv_json_set_new(json_t *obj, const char *key, json_t *value);
 json_t *gv_json_string_array(char *const *names, size_t n);
 /* json_dump_callback's sink appending to the gv_buf `data`. */
 int gv_json_buf_sink(const char *buffer, size_t size, void *data);
+/* Whether a failed json_load* (NULL returned, `e` filled) ran out of memory: jansson's
+ * out-of-memory code, or no message at all (it returns NULL without one when its first buffer
+ * cannot be allocated). */
+int gv_json_load_nomem(const json_error_t *e);
 
 /* ---- packed arrays (format 1.1; docs/model-format.md, "Packed arrays") ----
  * A packed array is one JSON string holding numbers separated by single spaces ("2 -1 0",

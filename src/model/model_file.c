@@ -170,6 +170,7 @@ grove_status grove_model_load(const char *path, grove_model **out)
     file_source src = {f, 0, 0, NULL};
     json_error_t jerr;
     errno = 0;
+    unsigned long failed = gv_alloc_failures();
     json_t *doc = json_load_callback(read_callback, &src, GV_MODEL_LOAD_FLAGS, &jerr);
     /* a gzip file cut short reads as a short text; zlib says so at the end */
     int zend;
@@ -190,5 +191,6 @@ grove_status grove_model_load(const char *path, grove_model **out)
         return gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
                       src.zmsg ? zmsg : "the compressed stream ends early (truncated file)");
     }
-    return gv_model_from_parsed(doc, &jerr, src.n_read, path, out);
+    return gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, src.n_read, path, out), failed,
+                              path);
 }

@@ -26,6 +26,7 @@
  * writer runs before writing.
  */
 #include "model_int.h"
+#include "../core/json.h"
 
 #include "../core/params.h"
 
@@ -539,17 +540,17 @@ fail:
 #define GV_MODEL_LOAD_FLAGS JSON_REJECT_DUPLICATES
 
 /* The model of a parsed document (doc: what jansson returned for `len` bytes of text, NULL on a
- * parse error described by jerr; taken over). */
+ * parse error described by jerr, which is NULL when nothing was parsed; taken over). */
 grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
                                       const char *source, grove_model **out)
 {
+    if (!doc && jerr && gv_json_load_nomem(jerr))
+        return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source);
     if (len == 0) {
         json_decref(doc);
         return gv_err(GROVE_ERR_MODEL, "%s: empty file, not a grove model", source);
     }
     if (!doc) {
-        if (json_error_code(jerr) == json_error_out_of_memory)
-            return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source);
         return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr->line, jerr->column,
                       jerr->text);
     }
@@ -565,5 +566,5 @@ grove_status gv_model_from_text(const char *text, size_t len, const char *source
     *out = NULL;
     json_error_t jerr;
     json_t *doc = len ? json_loadb(text, len, GV_MODEL_LOAD_FLAGS, &jerr) : NULL;
-    return gv_model_from_parsed(doc, &jerr, len, source, out);
+    return gv_model_from_parsed(doc, len ? &jerr : NULL, len, source, out);
 }

@@ -21,6 +21,8 @@
  */
 #include "vision.h"
 
+#include "../core/json.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -424,6 +426,8 @@ grove_status gv_cascade_load_json(const char *path, struct grove_cascade **out)
     *out = NULL;
     json_error_t jerr;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc && gv_json_load_nomem(&jerr))
+        return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", path);
     if (!doc)
         return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
     grove_status st = GROVE_OK;

@@ -290,18 +290,48 @@ static grove_status read_old(const char *path, xmlNode *root, struct grove_casca
     return GROVE_OK;
 }
 
-grove_status gv_cascade_read_xml(const char *path, struct grove_cascade **out)
+/* libxml2's errors while one file is read: the first one, and whether memory ran out.  A
+ * structured handler and a silent generic one are installed while the file is parsed and walked
+ * (libxml2 keeps them per thread) so that libxml2 prints nothing: XML_PARSE_NOERROR does not
+ * cover errors raised before the options apply (an allocation failing in the parser's context)
+ * nor those of the node accessors after the parse (xmlNodeGetContent out of memory). */
+typedef struct xml_errors {
+    int nomem, line;
+    char first[160];
+} xml_errors;
+
+static void ignore_generic(void *ctx, const char *msg, ...)
 {
-    *out = NULL;
+    (void)ctx;
+    (void)msg;
+}
+
+static void on_xml_error(void *ctx, xmlErrorPtr e)
+{
+    xml_errors *x = ctx;
+    if (!e) return;
+    if (e->code == XML_ERR_NO_MEMORY) x->nomem = 1;
+    if (!x->first[0] && e->message) {
+        snprintf(x->first, sizeof x->first, "%s", e->message);
+        size_t n = strlen(x->first);
+        while (n && (x->first[n - 1] == '\n' || x->first[n - 1] == ' ')) x->first[--n] = '\0';
+        x->line = e->line;
+    }
+}
+
+/* The cascade in `path`, parsed and walked while `xe` collects libxml2's errors. */
+static grove_status read_xml(const char *path, xml_errors *xe, struct grove_cascade **out)
+{
     xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
                                               XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS);
-    if (!doc) {
-        const xmlError *e = xmlGetLastError();
+    if (!doc || xe->nomem) {
+        xmlFreeDoc(doc);
+        if (xe->nomem) return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", path);
         FILE *fp = fopen(path, "rb");
         if (!fp) return gv_err(GROVE_ERR_IO, "%s: cannot open", path);
         fclose(fp);
-        return gv_err(GROVE_ERR_MODEL, "%s:%d: not well-formed XML: %s", path, e ? e->line : 0,
-                      e && e->message ? e->message : "parse error");
+        return gv_err(GROVE_ERR_MODEL, "%s:%d: not well-formed XML: %s", path, xe->line,
+                      xe->first[0] ? xe->first : "parse error");
     }
     grove_status st;
     struct grove_cascade *c = gv_calloc(1, sizeof *c);
@@ -321,6 +351,7 @@ grove_status gv_cascade_read_xml(const char *path, struct grove_cascade **out)
                     "opencv-haar-classifier", path, (const char *)root->name);
     }
     xmlFreeDoc(doc);
+    if (st && xe->nomem) st = gv_err(GROVE_ERR_NOMEM, "%s: out of memory while reading", path);
     if (!st) {
         c->source = gv_strdup("opencv-xml");
         if (!c->source) st = gv_err_nomem("cascade");
@@ -335,6 +366,22 @@ grove_status gv_cascade_read_xml(const char *path, struct grove_cascade **out)
     }
     *out = c;
     return GROVE_OK;
+}
+
+grove_status gv_cascade_read_xml(const char *path, struct grove_cascade **out)
+{
+    *out = NULL;
+    xml_errors xe = {0, 0, ""};
+    xmlStructuredErrorFunc old_fn = xmlStructuredError;
+    void *old_ctx = xmlStructuredErrorContext;
+    xmlGenericErrorFunc old_generic = xmlGenericError;
+    void *old_generic_ctx = xmlGenericErrorContext;
+    xmlSetStructuredErrorFunc(&xe, on_xml_error);
+    xmlSetGenericErrorFunc(NULL, ignore_generic);
+    grove_status st = read_xml(path, &xe, out);
+    xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
+    xmlSetStructuredErrorFunc(old_ctx, old_fn);
+    return st;
 }
 
 /* A float as OpenCV writes reals: shortest round-trip text, with a '.' or exponent. */

@@ -111,8 +111,9 @@ grove_status grove_cascade_load(const char *path, grove_cascade **out)
     while (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == 0xEF || ch == 0xBB ||
            ch == 0xBF);
     fclose(fp);
-    if (ch == '{') return gv_cascade_load_json(path, out);
-    if (ch == '<') return gv_cascade_read_xml(path, out);
+    unsigned long failed = gv_alloc_failures();
+    if (ch == '{') return gv_nomem_if_failed(gv_cascade_load_json(path, out), failed, path);
+    if (ch == '<') return gv_nomem_if_failed(gv_cascade_read_xml(path, out), failed, path);
     return gv_err(GROVE_ERR_MODEL, "%s: neither a grove cascade (JSON) nor an OpenCV cascade (XML)",
                   path);
 }
