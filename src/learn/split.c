@@ -493,7 +493,7 @@ static void scan_multiway(const gv_engine *e, size_t f, const double *hf, double
         if (hf[(size_t)(c + 1) * S] > 0) bits[c / 32] |= 1u << (c % 32);
 }
 
-grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
+grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const double *tot,
                            const int32_t *feats, size_t n_feats, gv_split *best)
 {
     const gv_tree_config *cfg = e->cfg;
@@ -516,7 +516,14 @@ grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
         gv_split *fb = &e->fbest[f];
         memset(fb, 0, sizeof *fb);
         fb->feature = -1;
-        const double *hf = h + e->hist_off[f];
+        double *hf = h + e->hist_off[f];
+        if (minus) {
+            /* the subtraction, feature by feature, right before the scan reads the feature
+             * (from L1 instead of from memory after a pass over all features) */
+            const double *mf = minus + e->hist_off[f];
+            for (size_t j = 0, len = (size_t)e->X->mappers[f].n_bins * e->S; j < len; j++)
+                hf[j] -= mf[j];
+        }
         uint32_t *bits = e->fbits + e->fbits_off[f];
         double u = cfg->random_thresholds ? e->rand_u[k] : -1.0;
         if (!e->X->mappers[f].is_categorical) {

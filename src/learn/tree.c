@@ -39,6 +39,7 @@
  */
 #include "tree_int.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,16 +318,19 @@ static void draw_features(grower *gr)
 }
 
 /* Evaluates node id: finds its best split.  Takes over `hist` (the node's complete histogram,
- * or NULL to build it) and keeps it in the node or returns it to the pool. */
-static grove_status evaluate(grower *gr, size_t id, double *hist)
+ * or NULL to build it; with `minus`, the node's histogram is hist - minus, subtracted during
+ * the scan) and keeps it in the node or returns it to the pool -- except with `hold`, where a
+ * given hist that the node does not keep stays with the caller (g->hist != hist tells). */
+static grove_status evaluate(grower *gr, size_t id, double *hist, const double *minus, int hold)
 {
     gv_engine *e = &gr->e;
     gnode *g = &gr->g[id];
     g->split.feature = -1;
     if (!splittable(gr, id)) {
-        gv_hist_release(e, hist);
+        if (!hold) gv_hist_release(e, hist);
         return GROVE_OK;
     }
+    assert(!minus || (hist && !gr->subset));
     const int32_t *feats = gr->all_feats;
     size_t n_feats = gr->n_all;
     if (gr->subset) {
@@ -334,6 +338,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
         feats = gr->feats;
         n_feats = gr->mf;
     }
+    const int given = hist != NULL;
     if (!hist) {
         hist = gv_hist_acquire(e);
         if (!hist) return gv_err_nomem("tree histograms");
@@ -347,9 +352,9 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
     if (e->cfg->random_thresholds) /* extra-trees: one draw per candidate, in feature order */
         for (size_t k = 0; k < n_feats; k++) e->rand_u[k] = gv_rng_uniform(gr->rng);
     gv_split split;
-    grove_status st = gv_split_find(e, hist, gr->tot + id * e->S, feats, n_feats, &split);
+    grove_status st = gv_split_find(e, hist, minus, gr->tot + id * e->S, feats, n_feats, &split);
     if (st != GROVE_OK) {
-        gv_hist_release(e, hist);
+        if (!hold || !given) gv_hist_release(e, hist);
         return st;
     }
     g->split = split;
@@ -359,7 +364,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist)
         e->n_kept < e->max_kept) {
         g->hist = hist;
         e->n_kept++;
-    } else {
+    } else if (!hold || !given) {
         gv_hist_release(e, hist);
     }
     return GROVE_OK;
@@ -617,7 +622,10 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
 
     if (phist && !gr->subset && !e->X->csr_ptr && splittable(gr, first + largest) &&
         others < n_largest) {
-        /* histogram(largest) = histogram(parent) - sum of the others' histograms */
+        /* histogram(largest) = histogram(parent) - sum of the others' histograms.  A binary
+         * split subtracts during the larger child's scan (split.c), feature by feature while
+         * the feature is in cache; a multiway one subtracts each other child first. */
+        double *last = NULL;
         for (size_t c = 0; c < k; c++) {
             if (c == largest) continue;
             double *hc = gv_hist_acquire(e);
@@ -627,17 +635,25 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
             }
             gv_hist_build(e, gr->g[first + c].begin, gr->g[first + c].end, gr->all_feats,
                           gr->n_all, hc);
-            gv_hist_subtract(e, phist, hc);
-            st = evaluate(gr, first + c, hc);
+            if (k > 2)
+                gv_hist_subtract(e, phist, hc);
+            else
+                last = hc;
+            /* binary: hc stays ours until the larger child's scan has subtracted it (a child
+             * that keeps hc does not split before then) */
+            st = evaluate(gr, first + c, hc, NULL, k == 2);
             if (st != GROVE_OK) {
+                if (last && gr->g[first + c].hist != last) gv_hist_release(e, last);
                 gv_hist_release(e, phist);
                 return st;
             }
         }
-        return evaluate(gr, first + largest, phist);
+        st = evaluate(gr, first + largest, phist, last, 0);
+        if (last && gr->g[first + (largest == 0)].hist != last) gv_hist_release(e, last);
+        return st;
     }
     gv_hist_release(e, phist);
-    for (size_t c = 0; c < k && st == GROVE_OK; c++) st = evaluate(gr, first + c, NULL);
+    for (size_t c = 0; c < k && st == GROVE_OK; c++) st = evaluate(gr, first + c, NULL, NULL, 0);
     return st;
 }
 
@@ -995,7 +1011,7 @@ static grove_status grow(grower *gr)
     sum_rows(e, e->idx, e->n, gr->tot);
     node_finish(gr, root);
     gr->n_leaves = 1;
-    if ((st = evaluate(gr, root, NULL)) != GROVE_OK) return st;
+    if ((st = evaluate(gr, root, NULL, NULL, 0)) != GROVE_OK) return st;
     if (gr->g[root].split.feature >= 0 && (st = open_push(gr, root)) != GROVE_OK) return st;
 
     size_t id;

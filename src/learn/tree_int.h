@@ -191,9 +191,11 @@ double gv_split_score(const gv_engine *e, const double *s);
 /* The weight of a record: sum of w (CLASS, REG) or of h (GRAD). */
 double gv_split_weight(const gv_engine *e, const double *s);
 /* Finds the best split of a node with totals `tot` over features feats[0..n_feats) (ascending)
- * of histogram h.  *best gets the winner (feature -1 if none); its bitset, if any, is copied
- * to e->cat_pool.  GROVE_ERR_NOMEM possible (cat_pool growth). */
-grove_status gv_split_find(gv_engine *e, const double *h, const double *tot,
+ * of histogram h.  With `minus` (not NULL), each listed feature's segment of h first becomes
+ * h - minus (histogram subtraction fused into the scan; other features are left alone).
+ * *best gets the winner (feature -1 if none); its bitset, if any, is copied to e->cat_pool.
+ * GROVE_ERR_NOMEM possible (cat_pool growth). */
+grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const double *tot,
                            const int32_t *feats, size_t n_feats, gv_split *best);
 
 #endif /* GV_TREE_INT_H */
