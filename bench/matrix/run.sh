@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The benchmark matrix of issue 13, in one command: grove against XGBoost, scikit-learn and
+# ranger, run the way a user runs each tool -- one process trains from the CSV file and saves
+# a model file, a second one loads it, predicts class probabilities for the test CSV and
+# writes them to a CSV file -- on 2 threads, in the same run.
+#
+# Cells (workload x dataset; CELLS overrides, e.g. CELLS="gbdt-d6:1m forest:fashion"):
+#   gbdt-d6   gradient boosting, depth 6 level by level, learning rate 0.1, 255 bins, lambda 1
+#             (grove; XGBoost hist)                                      on 1m, 100k, fashion
+#   gbdt-63L  63 leaves best first, at least 20 rows per leaf (grove; XGBoost lossguide;
+#             scikit-learn HistGradientBoosting)                         on 1m, 100k, fashion
+#   forest    random forest, unpruned trees, sqrt(F) features per node (grove; scikit-learn;
+#             ranger)                                                    on 100k, fashion
+#   bagging   bagged unpruned trees (grove --base tree; scikit-learn BaggingClassifier)  100k
+#   adaboost  AdaBoost (SAMME) with stumps (grove; scikit-learn)        on 100k
+# Datasets: 1m = 1,000,000 x 28 train rows of bench/common/gen_binary.py (seed 1) with
+# 200,000 test rows (seed 2); 100k = its first 100,000 rows with 20,000 test rows; fashion =
+# fashion-MNIST 60,000 x 784, 10 classes, 10,000 test rows (FASHION_DIR, default /work/data,
+# else fetched by ../shared/data/get-datasets.sh).
+# Sizes: gbdt ROUNDS (100; FASHION_ROUNDS on fashion, 20: XGBoost needs ~7 s a round there),
+# forest TREES (100), bagging MEMBERS (50), adaboost ADA_ROUNDS (200).
+# SMALL=1: a look in a few minutes -- 50,000 / 10,000 rows instead of 1m / 100k, the 10,000-row
+# fashion-MNIST subset, 10 rounds, 20 trees, 10 members, 50 AdaBoost rounds.
+#
+# Columns: train_s = the fit as each tool reports it (grove: bin + grow, from its CLI; peers:
+# fit, incl. XGBoost's DMatrix); whole_s = wall time of the train process plus the predict
+# process (reading CSV, training, saving; loading, predicting, writing the CSV); pred_rows/s =
+# test rows / wall time of the predict process; peak_MB = the larger maximum RSS of the two
+# processes (/usr/bin/time); quality = test AUC (two classes) or accuracy (fashion), computed
+# by score.py from each tool's CSV.  Ratio rows: peer / grove for times and memory (> 1: grove
+# faster or smaller), grove / peer for prediction rows/s, grove - peer for quality.
+# Results go to bench/out/matrix/results.tsv and a markdown table, matrix.md.
+#
+#   bench/matrix/run.sh                       # the full matrix (about 30 minutes on 2 cores)
+#   SMALL=1 bench/matrix/run.sh               # a few minutes
+#   PEERS=none GROVE=/path/to/old/grove bench/matrix/run.sh   # grove alone, another binary
+#   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
+set -euo pipefail
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$ROOT/bench/out/matrix
+PY=/usr/bin/python3
+T=${THREADS:-2}
+SMALL=${SMALL:-0}
+PEERS=${PEERS:-"xgboost sklearn ranger"}
+BUILD=${BUILD:-$ROOT/build}
+[[ $BUILD = /* ]] || BUILD=$ROOT/$BUILD
+if [[ $SMALL == 1 ]]; then
+  ROUNDS=${ROUNDS:-10}; FASHION_ROUNDS=${FASHION_ROUNDS:-10}; TREES=${TREES:-20}
+  MEMBERS=${MEMBERS:-10}; ADA_ROUNDS=${ADA_ROUNDS:-50}; N_BIG=50000; N_MID=10000
+else
+  ROUNDS=${ROUNDS:-100}; FASHION_ROUNDS=${FASHION_ROUNDS:-20}; TREES=${TREES:-100}
+  MEMBERS=${MEMBERS:-50}; ADA_ROUNDS=${ADA_ROUNDS:-200}; N_BIG=1000000; N_MID=100000
+fi
+CELLS=${CELLS:-"gbdt-d6:1m gbdt-63L:1m gbdt-d6:100k gbdt-63L:100k forest:100k bagging:100k
+                adaboost:100k gbdt-d6:fashion gbdt-63L:fashion forest:fashion"}
+"$ROOT/scripts/deps.sh" --bench
+mkdir -p "$OUT"
+if [[ -z ${GROVE:-} ]]; then
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$BUILD" -j"$T" >/dev/null
+  GROVE=$BUILD/grove
+fi
+HAVE_RANGER=0
+if [[ $PEERS == *ranger* ]] && Rscript -e 'suppressMessages(library(ranger))' >/dev/null 2>&1; then
+  HAVE_RANGER=1
+fi
+
+# datasets: the 1m file and its first N_MID rows (the generator is deterministic per seed)
+gen() { [[ -s $1 ]] || "$PY" "$ROOT/bench/common/gen_binary.py" "$1" "$2" "$3"; }
+gen "$OUT/bin${N_BIG}_train.csv" "$N_BIG" 1
+gen "$OUT/bin$((N_BIG / 5))_test.csv" $((N_BIG / 5)) 2
+[[ -s $OUT/bin${N_MID}_train.csv ]] || head -n $((N_MID + 1)) "$OUT/bin${N_BIG}_train.csv" >"$OUT/bin${N_MID}_train.csv"
+[[ -s $OUT/bin$((N_MID / 5))_test.csv ]] || head -n $((N_MID / 5 + 1)) "$OUT/bin$((N_BIG / 5))_test.csv" >"$OUT/bin$((N_MID / 5))_test.csv"
+FASHION_DIR=${FASHION_DIR:-/work/data}
+if [[ ! -s $FASHION_DIR/fashion_mnist_train.csv.gz ]]; then
+  FASHION_DIR=$ROOT/bench/out/datasets
+  [[ -s $FASHION_DIR/fashion_mnist_train.csv.gz ]] || bash "$ROOT/../shared/data/get-datasets.sh" "$FASHION_DIR"
+fi
+if [[ $SMALL == 1 ]]; then
+  if [[ ! -s $OUT/fashion10k_train.csv ]]; then
+    if [[ -s $FASHION_DIR/fashion_mnist_train10k.csv ]]; then
+      cp "$FASHION_DIR/fashion_mnist_train10k.csv" "$OUT/fashion10k_train.csv"
+    else
+      gzip -dc "$FASHION_DIR/fashion_mnist_train.csv.gz" | head -n 10001 >"$OUT/fashion10k_train.csv"
+    fi
+  fi
+  FASHION_TRAIN=$OUT/fashion10k_train.csv
+else
+  FASHION_TRAIN=$FASHION_DIR/fashion_mnist_train.csv.gz
+fi
+FASHION_TEST=$FASHION_DIR/fashion_mnist_test.csv.gz
+
+# one tool on one cell: train process, predict process, score; appends a line to results.tsv
+# run_tool NAME CELL TRAIN TEST N TRAIN-COMMAND... -- PREDICT-COMMAND...
+run_tool() {
+  local name=$1 cell=$2 tr=$3 te=$4 n_test
+  shift 4
+  local train_cmd=() pred_cmd=()
+  while [[ $1 != -- ]]; do train_cmd+=("$1"); shift; done
+  shift
+  pred_cmd=("$@")
+  if ! /usr/bin/time -f "%e %M" -o "$OUT/time_train.txt" "${train_cmd[@]}" >"$OUT/train_out.txt" 2>"$OUT/train_err.txt"; then
+    echo "$cell $name: training failed:"; tail -n 5 "$OUT/train_err.txt"; return 0
+  fi
+  local fit
+  if [[ $name == grove ]]; then fit=$(sed -n 's/.*train \([0-9.]*\) s;.*/\1/p' "$OUT/train_out.txt")
+  else fit=$(tail -n 1 "$OUT/train_out.txt"); fi
+  read -r t_train kb_train <"$OUT/time_train.txt"
+  if ! /usr/bin/time -f "%e %M" -o "$OUT/time_pred.txt" "${pred_cmd[@]}" >"$OUT/pred_out.txt" 2>"$OUT/pred_err.txt"; then
+    echo "$cell $name: prediction failed:"; tail -n 5 "$OUT/pred_err.txt"; return 0
+  fi
+  read -r t_pred kb_pred <"$OUT/time_pred.txt"
+  n_test=$(($(wc -l <"$OUT/pred.csv") - 1))
+  local q; q=$("$PY" "$ROOT/bench/matrix/score.py" "$te" "$OUT/pred.csv")
+  local kb=$((kb_train > kb_pred ? kb_train : kb_pred))
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
+    "$("$PY" -c "print('%.2f' % ($t_train + $t_pred))")" \
+    "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" | tee -a "$OUT/results.tsv"
+  rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/pred.csv"
+}
+
+: >"$OUT/results.tsv"
+printf '# %s, %s, %s threads; SMALL=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" | tee "$OUT/header.txt"
+printf 'cell\ttool\ttrain_s\twhole_s\tpred_rows/s\tpeak_MB\tquality\n'
+for cell in $CELLS; do
+  wl=${cell%%:*}; ds=${cell##*:}
+  case $ds in
+    1m) tr=$OUT/bin${N_BIG}_train.csv; te=$OUT/bin$((N_BIG / 5))_test.csv; n=$ROUNDS ;;
+    100k) tr=$OUT/bin${N_MID}_train.csv; te=$OUT/bin$((N_MID / 5))_test.csv; n=$ROUNDS ;;
+    fashion) tr=$FASHION_TRAIN; te=$FASHION_TEST; n=$FASHION_ROUNDS ;;
+    *) echo "unknown dataset $ds"; exit 1 ;;
+  esac
+  case $wl in
+    gbdt-d6) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set max_depth=6 --set max_bins=255)
+             peers="xgboost" ;;
+    gbdt-63L) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set growth=bestfirst
+                 --set max_leaves=63 --set max_depth=0 --set min_samples_leaf=20
+                 --set min_child_weight=0.001 --set max_bins=255)
+              peers="xgboost sklearn" ;;
+    forest) n=$TREES; g=(--algo forest --rounds "$n"); peers="sklearn ranger" ;;
+    bagging) n=$MEMBERS; g=(--algo bagging --base tree --rounds "$n"); peers="sklearn" ;;
+    adaboost) n=$ADA_ROUNDS; g=(--algo samme --rounds "$n"); peers="sklearn" ;;
+    *) echo "unknown workload $wl"; exit 1 ;;
+  esac
+  run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
+    -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  for p in $peers; do
+    [[ " $PEERS " == *" $p "* ]] || continue
+    if [[ $p == ranger ]]; then
+      [[ $HAVE_RANGER == 1 ]] || continue
+      run_tool ranger "$cell" "$tr" "$te" Rscript "$ROOT/bench/matrix/ranger.R" train "$tr" "$OUT/model" "$n" "$T" \
+        -- Rscript "$ROOT/bench/matrix/ranger.R" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
+    else
+      m=$OUT/model; [[ $p == xgboost ]] && m=$OUT/model.ubj
+      run_tool "$p" "$cell" "$tr" "$te" env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" train "$p" "$wl" "$tr" "$m" "$n" "$T" \
+        -- env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" predict "$p" "$m" "$te" "$OUT/pred.csv" "$T"
+    fi
+  done
+done
+"$PY" "$ROOT/bench/matrix/table.py" "$OUT/results.tsv" "$OUT/header.txt" | tee "$OUT/matrix.md"
