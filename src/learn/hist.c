@@ -529,6 +529,65 @@ size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_
     return n_t;
 }
 
+enum { TOUCHED_PREFETCH = 16 };
+
+/* Adds position i's record (count 1, then its statistics) to bin record hb. */
+static inline void touched_add(const gv_engine *e, size_t i, double *hb)
+{
+    const double *ns = e->ns;
+    hb[0] += 1.0;
+    switch (e->cfg->stats) {
+    case GV_STATS_CLASS: hb[1 + e->ncls[i]] += ns[i]; break;
+    case GV_STATS_REG:
+        hb[1] += ns[3 * i];
+        hb[2] += ns[3 * i + 1];
+        hb[3] += ns[3 * i + 2];
+        break;
+    case GV_STATS_GRAD:
+        hb[1] += ns[2 * i];
+        hb[2] += ns[2 * i + 1];
+        break;
+    }
+}
+
+void gv_hist_build_touched(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                           size_t n_feats, double *h)
+{
+    const gv_binned *X = e->X;
+    const size_t S = e->S;
+    const size_t *idx = e->idx;
+    gv_hist_gather(e, begin, end);
+    for (size_t k = 0; k < n_feats; k++) {
+        const size_t f = (size_t)feats[k];
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        uint64_t *tb = e->touched + 4 * f;
+        double *hf = h + e->hist_off[f];
+        /* row order, one accumulator per bin: build_feature's sums on a node this small */
+        for (size_t i = begin; i < end; i++) {
+            /* the column is read at random rows: ask for a later row's byte early */
+            if (i + TOUCHED_PREFETCH < end) __builtin_prefetch(col + idx[i + TOUCHED_PREFETCH]);
+            const unsigned b = col[idx[i]];
+            tb[b >> 6] |= (uint64_t)1 << (b & 63);
+            touched_add(e, i, hf + S * b);
+        }
+    }
+}
+
+void gv_hist_clean(gv_engine *e, const int32_t *feats, size_t n_feats, double *h)
+{
+    const size_t S = e->S;
+    for (size_t k = 0; k < n_feats; k++) {
+        const size_t f = (size_t)feats[k];
+        uint64_t *tb = e->touched + 4 * f;
+        double *hf = h + e->hist_off[f];
+        for (unsigned w = 0; w < 4; w++) {
+            for (uint64_t m = tb[w]; m; m &= m - 1)
+                memset(hf + S * (64 * w + (unsigned)__builtin_ctzll(m)), 0, S * sizeof *hf);
+            tb[w] = 0;
+        }
+    }
+}
+
 void gv_hist_subtract(const gv_engine *e, double *a, const double *b)
 {
     size_t F = e->n_features;

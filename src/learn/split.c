@@ -170,8 +170,19 @@ static void offer_point(const gv_engine *e, gv_split *best, size_t f, uint32_t b
     }
 }
 
+/* The lowest bin >= b marked in a small node's touched bins tb (tree_int.h), or 256. */
+static inline uint32_t next_touched(const uint64_t *tb, uint32_t b)
+{
+    for (uint32_t w = b >> 6; w < 4; w++) {
+        uint64_t m = tb[w] & (w == b >> 6 ? ~(uint64_t)0 << (b & 63) : ~(uint64_t)0);
+        if (m) return 64 * w + (uint32_t)__builtin_ctzll(m);
+    }
+    return 256;
+}
+
 /* Numeric feature: "bin <= b" for b = 1 .. n_bins - 2 (so the threshold cuts[b - 1] exists),
- * missing right then left. */
+ * missing right then left.  On a small node (e->use_touched) only bin 1 and the touched bins
+ * are visited: the others are empty and skipped below anyway. */
 static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const double *tot,
                          double sp, gv_split_scratch *sc, gv_split *best)
 {
@@ -181,7 +192,8 @@ static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const d
     double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
     int has_missing = M[0] > 0;
     rec_zero(L, S);
-    for (uint32_t b = 1; b + 1 < nb; b++) {
+    const uint64_t *tb = e->use_touched ? e->touched + 4 * f : NULL;
+    for (uint32_t b = 1; b + 1 < nb; b = tb ? next_touched(tb, b + 1) : b + 1) {
         const double *hb = hf + (size_t)b * S;
         /* An empty bin gives the same partition as the bin before it: skip (the earlier one
          * wins ties anyway). */
@@ -505,7 +517,8 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
     for (size_t k = 0; k < n_feats; k++) work += e->X->mappers[feats[k]].n_bins;
     (void)work;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_feats > 1 && work * e->S >= 65536)
+#pragma omp parallel for num_threads(e->nt) schedule(static) \
+    if (e->nt > 1 && n_feats > 1 && work * e->S >= 65536 && !e->use_touched)
 #endif
     for (size_t k = 0; k < n_feats; k++) {
         size_t f = (size_t)feats[k];

@@ -339,6 +339,18 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
         n_feats = gr->mf;
     }
     const int given = hist != NULL;
+    if (!hist && e->touched && g->end - g->begin < GV_HIST_TOUCHED_MAX_ROWS) {
+        /* a small node of a forest tree: the clean histogram, only the touched bins */
+        gv_hist_build_touched(e, g->begin, g->end, feats, n_feats, e->clean);
+        if (e->cfg->random_thresholds)
+            for (size_t k = 0; k < n_feats; k++) e->rand_u[k] = gv_rng_uniform(gr->rng);
+        e->use_touched = 1;
+        grove_status st = gv_split_find(e, e->clean, NULL, gr->tot + id * e->S, feats, n_feats,
+                                        &g->split);
+        e->use_touched = 0;
+        gv_hist_clean(e, feats, n_feats, e->clean);
+        return st;
+    }
     if (!hist) {
         hist = gv_hist_acquire(e);
         if (!hist) return gv_err_nomem("tree histograms");
@@ -854,6 +866,8 @@ static void engine_free(gv_engine *e)
     gv_free(e->sp_acc);
     gv_free(e->sp_rseen);
     gv_free(e->sp_next);
+    gv_free(e->clean);
+    gv_free(e->touched);
 }
 
 /* Sets up the engine (everything but the rows' contents). */
@@ -1081,6 +1095,18 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         for (size_t f = 0; f < F; f++) gr.n_all += cfg->feature_mask[f] != 0;
     }
     gr.subset = cfg->max_features > 0 && cfg->max_features < gr.n_all;
+    if (gr.subset && X->bins8 && !X->csr_ptr) {
+        /* small nodes use a clean histogram and touched bins (tree_int.h); an optimization
+         * only, so without memory the nodes just take the usual way */
+        e->clean = gv_calloc(e->hist_len ? e->hist_len : 1, sizeof *e->clean);
+        e->touched = gv_calloc(4 * (F ? F : 1), sizeof *e->touched);
+        if (!e->clean || !e->touched) {
+            gv_free(e->clean);
+            gv_free(e->touched);
+            e->clean = NULL;
+            e->touched = NULL;
+        }
+    }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);

@@ -86,6 +86,15 @@ typedef struct gv_engine {
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
     size_t *block_left;     /* [3 * (n / ROW_BLOCK + 1)] per-block partition bookkeeping */
 
+    /* Small nodes of a tree with per-node feature sampling (forests) on dense 8-bit bins:
+     * `clean` is a histogram kept all zero between nodes, and touched[4 f .. 4 f + 3] the bins
+     * of feature f that the node's rows hit (bit b of word b / 64), so that a node of a few
+     * rows costs its rows, not a zeroing and a scan of every bin (gv_hist_build_touched,
+     * gv_hist_clean; split.c's numeric scan visits only the touched bins).  NULL otherwise. */
+    double *clean;
+    uint64_t *touched;        /* [4 * n_features] */
+    int use_touched;          /* 1 while a node's histogram is `clean` */
+
     /* Histogram pool: free buffers for reuse, and how many nodes keep one. */
     double **free_hists;
     size_t n_free, cap_free;
@@ -176,6 +185,14 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
  * features). */
 size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                             size_t n_feats, double *h);
+/* Small nodes (e->touched, n < GV_HIST_TOUCHED_MAX_ROWS): adds rows idx[begin, end) (gathered
+ * first) to the all-zero histogram h for features feats[0..n_feats), and marks the bins hit in
+ * e->touched.  The same sums, in the same order, as gv_hist_build on such a node. */
+#define GV_HIST_TOUCHED_MAX_ROWS 4096
+void gv_hist_build_touched(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                           size_t n_feats, double *h);
+/* Zeroes the touched bins of features feats[0..n_feats) in h and clears their marks. */
+void gv_hist_clean(gv_engine *e, const int32_t *feats, size_t n_feats, double *h);
 /* a -= b on every feature's segment (both full histograms). */
 void gv_hist_subtract(const gv_engine *e, double *a, const double *b);
 /* A histogram buffer from the pool (contents undefined), or NULL when out of memory. */
