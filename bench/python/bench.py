@@ -12,12 +12,16 @@ usage: bench.py DATA.csv [REPS]      (DATA: bench/common/gen_binary.py's 1M x 28
    medians and the ratio python / CLI.  On a busy machine the two whole timings are noisy, so
    fit's own cost is also timed in-process: fit minus the grove_train call inside it (the
    call the CLI makes), i.e. what the package adds.
-2. predict: predict_proba on all rows into numpy, grove against xgboost.XGBClassifier trained
+2. fit's own cost in-process, and CPU time in one process: grove_train on the dataset the library
+   loads from the CSV (the CLI's path) against fit(numpy); see the comments in main().
+3. predict: predict_proba on all rows into numpy, grove against xgboost.XGBClassifier trained
    with the same shape (100 trees of depth 6, hist, 256 bins) on the same array; medians.
 Both use every core.  Prints markdown rows.
 """
 import os
+import ctypes
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,6 +79,39 @@ def main():
           "python/CLI %.3f | same predictions: %s |" % (ROUNDS, DEPTH, n, p, c, q, q / c, same))
     print("| fit's own cost (fit minus its grove_train call: checks, labels, array copy) | "
           "%.3f s | %.1f %% of the CLI's train time | | |" % (over, 100 * over / c))
+
+    # 3. The same in one process by CPU time (user + system, all threads; OMP_WAIT_POLICY=passive
+    # set by run.sh so idle threads sleep instead of spinning): the CLI's path is the library
+    # loading the CSV (grove_dataset_load, as `grove train` does) and then grove_train on it;
+    # fit's is the numpy array through the package.  CPU time is what a busy machine blurs
+    # least; alternated, REPS each.
+    from grove._lib import lib, check
+    lib.grove_dataset_load.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                                       ctypes.POINTER(ctypes.c_void_p)]
+    params = grove.core.Params({"algo": "gbdt", "rounds": ROUNDS, "max_depth": DEPTH,
+                                "seed": 0, "threads": 0})
+    h = ctypes.c_void_p()
+    check(lib.grove_dataset_load(path.encode(), params.handle, None, ctypes.byref(h)))
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    ccpu, pcpu = [], []
+    for _ in range(reps):
+        c0 = cpu()
+        m = ctypes.c_void_p()
+        check(lib.grove_train(h, None, params.handle, ctypes.byref(m)))
+        ccpu.append(cpu() - c0)
+        lib.grove_model_free(m)
+        e = grove.GradientBoostingClassifier(n_estimators=ROUNDS, max_depth=DEPTH,
+                                             random_state=0)
+        c0 = cpu()
+        e.fit(X, y)
+        pcpu.append(cpu() - c0)
+    lib.grove_dataset_free(h)
+    c, q = statistics.median(ccpu), statistics.median(pcpu)
+    print("| CPU time, one process: grove_train on the CSV-loaded dataset vs fit(numpy) | "
+          "%.3f s | %.3f s | python/CLI %.3f | |" % (c, q, q / c))
 
     xgb = xgboost.XGBClassifier(n_estimators=ROUNDS, max_depth=DEPTH, tree_method="hist",
                                 max_bin=256, learning_rate=0.3, n_jobs=os.cpu_count())

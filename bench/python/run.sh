@@ -12,4 +12,4 @@ DATA=$OUT/binary_$ROWS.csv
 cmake -S "$ROOT" -B "$ROOT/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$ROOT/build" -j"$(nproc)" >/dev/null
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), $(date -u +%F)"
-/usr/bin/python3 "$ROOT/bench/python/bench.py" "$DATA" "$REPS"
+OMP_WAIT_POLICY=passive /usr/bin/python3 "$ROOT/bench/python/bench.py" "$DATA" "$REPS"
