@@ -158,10 +158,12 @@ double cli_now(void);
 void cli_print_metrics(FILE *fp, const grove_eval *e, const grove_schema *schema,
                        const char *title, int confusion);
 
-/* The list of commands (main.c), and `grove help COMMAND`: runs COMMAND --help; -1 when there
- * is no such command. */
+/* The list of commands (commands.c), and `grove help COMMAND`: runs COMMAND --help; -1 when
+ * there is no such command.  cli_dispatch runs the command line `grove ARGS` (main's argv) and
+ * returns the exit status. */
 void cli_usage(FILE *fp);
 int cli_command_help(const char *name);
+int cli_dispatch(int argc, char **argv);
 
 /* Subcommands. */
 int cmd_train(int argc, char **argv);
