@@ -1,6 +1,6 @@
 /*
  * dtoa.c -- a double as the shortest decimal text that reads back to it (every CSV writer,
- * training logs, label text; the model file's reals keep their %.17g bytes, see model_io.c).
+ * training logs, label text; the model file's reals keep their %.17g bytes, see core/json.c).
  *
  * Algorithm: Schubfach, R. Giulietti, "The Schubfach way to render doubles" (2020; the
  * algorithm behind Java 19's Double.toString).  A finite v > 0 is c * 2^q with an integer

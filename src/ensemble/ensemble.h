@@ -3,8 +3,12 @@
  *
  * Pipeline position: ensemble/ (after learn/, before model/).  Each ensemble is itself a
  * learner (so ensembles nest: bagging of AdaBoost works) and produces a component.  The base
- * learner is named by parameter "base" and configured by "base.KEY" parameters
- * (gv_params_base); ensembles draw their random streams from (seed, component id, round).
+ * learner is named by parameter "base" and configured by "base.KEY" parameters: the registry
+ * looks it up (registry.h, gv_base_learner).  Random streams come from (seed, stream id,
+ * index), every id in core/streams.h.  This header declares each ensemble's fit and component
+ * kind, what ensembles share (common.c: predicting on every row, the report slots' dispatch;
+ * importance.c: the importance formulas) and read-only views of each kind for export and
+ * reports.  Adding an ensemble: its file here, its fit and kind below, its rows in registry.c.
  */
 #ifndef GV_ENSEMBLE_H
 #define GV_ENSEMBLE_H
@@ -97,10 +101,11 @@ grove_status gv_margins_averaged(const gv_component *c, size_t n_classes, const 
 grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_gbdt_component;
 
-/* Stacking and voting over a list of learners (stacking.c): algo stacking (component kind
- * "stacking"; stack.* parameters) and voting (kind "voting"; voting.* parameters).  Random
- * streams (seed, GV_STREAM_STACK, l * (folds + 1) + j) for learner l on fold j (j = folds: all
- * rows), (seed, GV_STREAM_VOTING, l) for voting's learner l. */
+/* Stacking and voting over a list of learners (stacking.c, voting.c; the list and its parallel
+ * fits: members.c): algo stacking (component kind "stacking"; stack.* parameters) and voting
+ * (kind "voting"; voting.* parameters).  Random streams (seed, GV_STREAM_STACK,
+ * l * (folds + 1) + j) for learner l on fold j (j = folds: all rows), (seed, GV_STREAM_VOTING, l)
+ * for voting's learner l. */
 grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *out);
 extern const gv_component_vt gv_stacking_component;

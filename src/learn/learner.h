@@ -2,10 +2,13 @@
  * learner.h -- the base-learner interface and the model components it produces.
  *
  * Pipeline position: learn/ (ensembles and the model container are written against this).
- * A *component* is a trained piece of a model behind a small table of functions: predict one
- * row, write itself as JSON, free.  A *learner* fits a component on a row view with per-row
- * weights.  Every ensemble takes any learner, so "AdaBoost of perceptrons" or "bagging of
- * networks" need no special code.  A model is a tree of components (model.h).
+ * A *component* is a trained piece of a model behind a small table of functions
+ * (gv_component_vt): predict one row (and, optionally, a block of rows or the first rounds),
+ * write and read itself as JSON, check itself, summarize itself, free; an ensemble fills the
+ * optional report slots it has (training log, margins, OOB estimate, feature importances).  A
+ * *learner* fits a component on a row view with per-row weights.  Every ensemble takes any
+ * learner, so "AdaBoost of perceptrons" or "bagging of networks" need no special code.  A model
+ * is a tree of components (model/model.h).
  */
 #ifndef GV_LEARNER_H
 #define GV_LEARNER_H

@@ -12,8 +12,8 @@
  * (n_vec * dim reals, vector-major) and "intercept" (n_vec reals), where n_vec = 1 for two
  * classes and K otherwise, and dim comes from the schema (1 column per numeric feature, one
  * per category of a categorical feature).
- * The include of model/model.h points forward in the pipeline, as in tree_component.c: the
- * components' readers share its gv_json_get_* helpers so every bad field is reported alike.
+ * The JSON form is read with core/json.h's typed getters (the same as every component's), so
+ * every bad field is reported alike.
  */
 #include "linear.h"
 
