@@ -37,7 +37,8 @@
  *   1. the whole file is in memory; one sequential memchr() scan finds each record's
  *      [start, end), stepping over quoted sections and checking where quotes stand (so quote
  *      errors are reported first, in file order, before any check of step 2);
- *   2. rows are parsed in parallel over fixed blocks of rows (OpenMP): numbers go straight
+ *   2. rows are parsed in parallel over fixed blocks of rows (gv_parse_rows, input.c, the
+ *      pass libsvm.c uses too): numbers go straight
  *      into the column-major float matrix (a numeric field is tokenized and parsed in one pass
  *      when the fast path applies), labels and weights into their arrays; a column that meets
  *      text is only flagged; errors are kept per thread and the one of the lowest row wins, so
@@ -51,14 +52,9 @@
 #include "../core/params.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#define ROWS_PER_BLOCK 4096
 #define MAX_CATEGORIES 16777216 /* codes are stored as float: exact up to 2^24 */
 
 /* ---- records and fields ---- */
@@ -212,7 +208,6 @@ typedef struct csv_ctx {
     int trailing_empty;        /* the header ends with an empty, unnamed field ("a,b,") */
     unsigned char *force_numeric; /* [n_cols]: parameter "numeric" */
     grove_dataset *ds;         /* being built, owned until returned */
-    atomic_size_t stop_row;    /* lowest row with an error so far */
 } csv_ctx;
 
 static void ctx_free(csv_ctx *c)
@@ -694,13 +689,6 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
     return 0;
 }
 
-static void lower_stop_row(atomic_size_t *stop, size_t row)
-{
-    size_t cur = atomic_load(stop);
-    while (row < cur && !atomic_compare_exchange_weak(stop, &cur, row)) {
-    }
-}
-
 static void workers_free(csv_worker *w, int n)
 {
     for (int t = 0; w && t < n; t++) {
@@ -713,10 +701,11 @@ static void workers_free(csv_worker *w, int n)
 
 /* Runs step 2 with n_threads threads; merges the per-thread flags into text_seen[n_cols] and
  * builds the warning. */
+static int parse_row_of(void *c, void *w, size_t i) { return parse_row(c, w, i); }
+
 static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_seen)
 {
-    size_t n_blocks = (c->n_rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    if ((size_t)n_threads > n_blocks) n_threads = n_blocks ? (int)n_blocks : 1;
+    n_threads = gv_row_threads(c->n_rows, n_threads);
     csv_worker *workers = gv_calloc((size_t)n_threads, sizeof *workers);
     if (!workers) return gv_err_nomem("the parser threads");
     for (int t = 0; t < n_threads; t++) {
@@ -730,27 +719,7 @@ static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_se
             return gv_err_nomem("the parser threads");
         }
     }
-    atomic_store(&c->stop_row, SIZE_MAX);
-
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-#endif
-    for (size_t b = 0; b < n_blocks; b++) {
-#ifdef _OPENMP
-        csv_worker *w = &workers[omp_get_thread_num()];
-#else
-        csv_worker *w = &workers[0];
-#endif
-        size_t lo = b * ROWS_PER_BLOCK, hi = lo + ROWS_PER_BLOCK;
-        if (hi > c->n_rows) hi = c->n_rows;
-        if (lo > atomic_load(&c->stop_row)) continue; /* an earlier row already failed */
-        for (size_t i = lo; i < hi; i++) {
-            if (parse_row(c, w, i) != 0) {
-                lower_stop_row(&c->stop_row, i);
-                break;
-            }
-        }
-    }
+    gv_parse_rows(c->n_rows, n_threads, workers, sizeof *workers, parse_row_of, c);
 
     /* The error of the lowest row wins; the first unseen category is the lowest row's. */
     const gv_row_error *err = NULL;

@@ -178,6 +178,19 @@ void gv_row_fail(gv_row_error *e, grove_status st, size_t row, const char *at, s
 /* Records e with gv_err() and returns its status. */
 grove_status gv_row_error_report(const gv_row_error *e, const char *path, const char *text);
 
+/* The parallel row pass of the text loaders (csv.c, libsvm.c; input.c).  Rows [0, n_rows) are
+ * cut into blocks of GV_ROWS_PER_BLOCK handed to the threads as they come free (OpenMP, schedule
+ * dynamic); parse_row(ctx, worker, i) parses row i with the state of the thread running it,
+ * workers + t * worker_size for thread t, and returns non-zero on an error (after recording it,
+ * gv_row_fail).  An error ends its block, and blocks that start after the lowest failed row so
+ * far are skipped: every row before the first error is parsed, so the lowest row's error, the
+ * one reported, is the one a serial pass would report.  gv_row_threads gives the number of
+ * workers to allocate: n_threads, at most one per block, at least 1. */
+#define GV_ROWS_PER_BLOCK 4096
+int gv_row_threads(size_t n_rows, int n_threads);
+void gv_parse_rows(size_t n_rows, int n_threads, void *workers, size_t worker_size,
+                   int (*parse_row)(void *ctx, void *worker, size_t row), void *ctx);
+
 /* Renames the features of `s` to prefix0, prefix1, ... starting at `first`.  0 ok, -1 memory. */
 int gv_schema_name_features(grove_schema *s, const char *prefix, size_t first);
 

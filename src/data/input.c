@@ -2,7 +2,8 @@
  * input.c -- reading a data file into memory, and the small helpers every loader's error
  * messages use (line numbers, quoted excerpts of what was found).
  *
- * Pipeline position: data/, under csv.c and libsvm.c.
+ * Pipeline position: data/, under csv.c and libsvm.c (and their one parallel row pass,
+ * gv_parse_rows).
  * The loaders work on the whole file in one NUL-terminated buffer: it makes record splitting a
  * memchr() scan, lets rows be parsed in parallel, and lets an error's line number be computed
  * only when an error happens (by counting newlines before it) instead of tracked per row.
@@ -14,11 +15,15 @@
 #include "dataset.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* strerror() may use a static buffer; this is the thread-safe XSI form. */
 static const char *reason(int errnum, char *buf, size_t size)
@@ -271,4 +276,50 @@ void gv_row_fail(gv_row_error *e, grove_status st, size_t row, const char *at, s
 grove_status gv_row_error_report(const gv_row_error *e, const char *path, const char *text)
 {
     return gv_err(e->status, "%s:%zu:%zu: %s", path, gv_line_of(text, e->at), e->column, e->msg);
+}
+
+/* ---- the parallel row pass ---- */
+
+int gv_row_threads(size_t n_rows, int n_threads)
+{
+    size_t n_blocks = (n_rows + GV_ROWS_PER_BLOCK - 1) / GV_ROWS_PER_BLOCK;
+    if (n_threads < 1) n_threads = 1;
+    if ((size_t)n_threads > n_blocks) n_threads = n_blocks ? (int)n_blocks : 1;
+    return n_threads;
+}
+
+static void lower_stop_row(atomic_size_t *stop, size_t row)
+{
+    size_t cur = atomic_load(stop);
+    while (row < cur && !atomic_compare_exchange_weak(stop, &cur, row)) {
+    }
+}
+
+void gv_parse_rows(size_t n_rows, int n_threads, void *workers, size_t worker_size,
+                   int (*parse_row)(void *ctx, void *worker, size_t row), void *ctx)
+{
+    size_t n_blocks = (n_rows + GV_ROWS_PER_BLOCK - 1) / GV_ROWS_PER_BLOCK;
+    atomic_size_t stop_row; /* the lowest row with an error so far */
+    atomic_init(&stop_row, SIZE_MAX);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
+#else
+    (void)n_threads;
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+#ifdef _OPENMP
+        void *w = (char *)workers + (size_t)omp_get_thread_num() * worker_size;
+#else
+        void *w = workers;
+#endif
+        size_t lo = b * GV_ROWS_PER_BLOCK, hi = lo + GV_ROWS_PER_BLOCK;
+        if (hi > n_rows) hi = n_rows;
+        if (lo > atomic_load(&stop_row)) continue; /* an earlier row already failed */
+        for (size_t i = lo; i < hi; i++) {
+            if (parse_row(ctx, w, i) != 0) {
+                lower_stop_row(&stop_row, i);
+                break;
+            }
+        }
+    }
 }

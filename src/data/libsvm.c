@@ -21,7 +21,7 @@
  * blank-separated token on it (the label is token 1), as in csv.c where it is the field.
  *
  * How: one sequential memchr() scan finds the rows; they are parsed in parallel over fixed
- * blocks of rows.  A first pass validates, finds the largest index and counts each row's
+ * blocks of rows (gv_parse_rows, input.c, the pass csv.c uses too).  A first pass validates, finds the largest index and counts each row's
  * stored values (those other than the absent 0 or NaN); then the layout is chosen (sparse
  * compressed columns when at most 1/8 of the cells are stored, dataset.h) and a second pass
  * fills it, so memory follows the stored values, not rows x largest index.  Errors of the
@@ -32,14 +32,9 @@
 #include "../core/params.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#define ROWS_PER_BLOCK 4096
 /* The largest feature index accepted (docs/limits.md): every feature up to the largest index
  * costs a schema entry, a bin mapper and the tree engine's per-feature scratch (about 200
  * bytes), used or not, so an index, not the data, could otherwise claim gigabytes. */
@@ -74,7 +69,6 @@ typedef struct svm_ctx {
                               they differ from the absent value); then the CSR row pointers */
     uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features */
     float *csr_val;        /* [nnz] values */
-    atomic_size_t stop_row;
 } svm_ctx;
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
@@ -260,45 +254,19 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
     return 0;
 }
 
-static void lower_stop_row(atomic_size_t *stop, size_t row)
-{
-    size_t cur = atomic_load(stop);
-    while (row < cur && !atomic_compare_exchange_weak(stop, &cur, row)) {
-    }
-}
+static int parse_row_of(void *c, void *w, size_t i) { return parse_row(c, w, i); }
 
 /* One parallel pass over all rows; merges the workers' results into *merged. */
 static grove_status parse_rows(svm_ctx *c, int n_threads, svm_worker *merged)
 {
-    size_t n_blocks = (c->n_rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
-    if ((size_t)n_threads > n_blocks) n_threads = n_blocks ? (int)n_blocks : 1;
+    n_threads = gv_row_threads(c->n_rows, n_threads);
     svm_worker *workers = gv_calloc((size_t)n_threads, sizeof *workers);
     if (!workers) return gv_err_nomem("the parser threads");
     for (int t = 0; t < n_threads; t++) {
         gv_row_error_init(&workers[t].err);
         workers[t].ignored_row = SIZE_MAX;
     }
-    atomic_store(&c->stop_row, SIZE_MAX);
-
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-#endif
-    for (size_t b = 0; b < n_blocks; b++) {
-#ifdef _OPENMP
-        svm_worker *w = &workers[omp_get_thread_num()];
-#else
-        svm_worker *w = &workers[0];
-#endif
-        size_t lo = b * ROWS_PER_BLOCK, hi = lo + ROWS_PER_BLOCK;
-        if (hi > c->n_rows) hi = c->n_rows;
-        if (lo > atomic_load(&c->stop_row)) continue;
-        for (size_t i = lo; i < hi; i++) {
-            if (parse_row(c, w, i) != 0) {
-                lower_stop_row(&c->stop_row, i);
-                break;
-            }
-        }
-    }
+    gv_parse_rows(c->n_rows, n_threads, workers, sizeof *workers, parse_row_of, c);
 
     memset(merged, 0, sizeof *merged);
     gv_row_error_init(&merged->err);
