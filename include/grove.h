@@ -66,6 +66,17 @@ const char *grove_last_error(void);
 /* The library's version string, e.g. "0.1.0" (static storage). */
 const char *grove_version(void);
 
+/* Data-parallel runs (docs/distributed.md).  grove_dist_init joins the MPI job when the process
+ * was started by mpirun and the library was built with MPI (-DGROVE_MPI=ON); otherwise the
+ * process is rank 0 of 1.  Call it once before training, grove_dist_finalize before exit.
+ * grove_dist_bytes_sent: the bytes this rank has sent through the collectives (log2-tree
+ * estimate, docs/distributed.md). */
+grove_status grove_dist_init(void);
+void grove_dist_finalize(void);
+int grove_dist_rank(void);
+int grove_dist_size(void);
+unsigned long long grove_dist_bytes_sent(void);
+
 /* Writes the shortest text that strtod() reads back to exactly `x` into buf (NUL-terminated,
  * at most 24 characters; buf must hold GROVE_DOUBLE_TEXT bytes) and returns its length.
  * Integers below 10^15 in plain decimal ("150", "-0"), other values as printf's "%.{n}g" lays

@@ -5,10 +5,11 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libjansson-dev zlib1g-dev libpng-dev libjpeg-dev libxml2-dev
       python3 python3-numpy python3-sklearn python3-xgboost python3-opencv opencv-data
       libxml2-utils chromium python3-pandas python3-pytest python3-setuptools python3-wheel python3-pip
-      clang libclang-rt-14-dev libomp-dev)
+      clang libclang-rt-14-dev libomp-dev libopenmpi-dev openmpi-bin)
 # libxml2-utils: xmllint checks the HTML of `grove report`; chromium renders it in the browser
 # test (its install took 18 s here: 14 packages, 348 MB on disk; the test skips without it).
 # clang, libclang-rt-14-dev (libFuzzer), libomp-dev (OpenMP for clang): the fuzz targets, fuzz/.
+# libopenmpi-dev, openmpi-bin: data-parallel training over MPI (src/dist/, docs/distributed.md).
 # python3-pandas, -pytest, -setuptools, -wheel, -pip: the Python package's tests and install.
 [[ "${1:-}" == "--bench" ]] && pkgs+=(time r-cran-ranger)
 missing=()

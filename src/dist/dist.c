@@ -1,0 +1,185 @@
+/*
+ * dist.c -- the collectives of dist.h: MPI when built with GROVE_HAVE_MPI and started by mpirun,
+ * otherwise one process (rank 0 of 1, every collective the identity).
+ *
+ * Byte count per call: payload bytes x ceil(log2 size) (0 in one process), the volume a
+ * recursive-doubling or binomial-tree schedule sends from one rank; all-gather counts the
+ * (size - 1) foreign blocks a rank receives.
+ */
+#include "dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef GROVE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int g_rank = 0, g_size = 1, g_joined = 0;
+static uint64_t g_bytes = 0;
+
+int gv_dist_have_mpi(void)
+{
+#ifdef GROVE_HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef GROVE_HAVE_MPI
+/* Started by a launcher (Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; PMIx/PMI launchers theirs). */
+static int under_launcher(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+#endif
+
+grove_status gv_dist_init(void)
+{
+#ifdef GROVE_HAVE_MPI
+    if (g_joined || !under_launcher()) return GROVE_OK;
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int provided = 0;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+            return gv_err(GROVE_ERR_INTERNAL, "MPI_Init failed");
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    g_joined = 1;
+#endif
+    return GROVE_OK;
+}
+
+void gv_dist_finalize(void)
+{
+#ifdef GROVE_HAVE_MPI
+    if (!g_joined) return;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+    g_joined = 0;
+    g_rank = 0;
+    g_size = 1;
+#endif
+}
+
+int gv_dist_rank(void) { return g_rank; }
+int gv_dist_size(void) { return g_size; }
+uint64_t gv_dist_bytes_sent(void) { return g_bytes; }
+void gv_dist_bytes_reset(void) { g_bytes = 0; }
+
+static void count(size_t bytes)
+{
+    uint64_t rounds = 0;
+    while (((uint64_t)1 << rounds) < (uint64_t)g_size) rounds++;
+    g_bytes += (uint64_t)bytes * rounds;
+}
+
+#ifdef GROVE_HAVE_MPI
+/* MPI counts are int: large arrays go in chunks. */
+#define CHUNK ((size_t)1 << 26)
+#endif
+
+void gv_dist_sum_f64(double *x, size_t n)
+{
+    if (g_size <= 1 || n == 0) return;
+    count(n * sizeof *x);
+#ifdef GROVE_HAVE_MPI
+    for (size_t o = 0; o < n; o += CHUNK) {
+        size_t k = n - o < CHUNK ? n - o : CHUNK;
+        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+#endif
+}
+
+void gv_dist_sum_i64(int64_t *x, size_t n)
+{
+    if (g_size <= 1 || n == 0) return;
+    count(n * sizeof *x);
+#ifdef GROVE_HAVE_MPI
+    for (size_t o = 0; o < n; o += CHUNK) {
+        size_t k = n - o < CHUNK ? n - o : CHUNK;
+        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    }
+#endif
+}
+
+void gv_dist_max_i64(int64_t *x, size_t n)
+{
+    if (g_size <= 1 || n == 0) return;
+    count(n * sizeof *x);
+#ifdef GROVE_HAVE_MPI
+    for (size_t o = 0; o < n; o += CHUNK) {
+        size_t k = n - o < CHUNK ? n - o : CHUNK;
+        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    }
+#endif
+}
+
+void gv_dist_bcast(void *buf, size_t n, int root)
+{
+    if (g_size <= 1 || n == 0) return;
+    count(n);
+#ifdef GROVE_HAVE_MPI
+    for (size_t o = 0; o < n; o += CHUNK) {
+        size_t k = n - o < CHUNK ? n - o : CHUNK;
+        MPI_Bcast((char *)buf + o, (int)k, MPI_BYTE, root, MPI_COMM_WORLD);
+    }
+#else
+    (void)buf;
+    (void)root;
+#endif
+}
+
+void gv_dist_allgather(const void *in, void *out, size_t n)
+{
+    if (n == 0) return;
+    if (g_size <= 1) {
+        memmove(out, in, n);
+        return;
+    }
+    g_bytes += (uint64_t)n * (uint64_t)(g_size - 1);
+#ifdef GROVE_HAVE_MPI
+    /* one block per rank: n must fit an int (callers gather small records) */
+    MPI_Allgather(in, (int)n, MPI_BYTE, out, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+#endif
+}
+
+grove_status gv_dist_agree(grove_status st)
+{
+    if (g_size <= 1) return st;
+    /* the lowest failing rank (size if none) */
+    int64_t who = st != GROVE_OK ? g_rank : g_size;
+    int64_t neg = -who;
+    gv_dist_max_i64(&neg, 1);
+    who = -neg;
+    if (who == g_size) return GROVE_OK;
+    struct {
+        int32_t status;
+        char msg[1000];
+    } rec;
+    memset(&rec, 0, sizeof rec);
+    if (g_rank == who) {
+        rec.status = (int32_t)st;
+        snprintf(rec.msg, sizeof rec.msg, "%s", grove_last_error());
+    }
+    gv_dist_bcast(&rec, sizeof rec, (int)who);
+    rec.msg[sizeof rec.msg - 1] = '\0';
+    return gv_err((grove_status)rec.status, "rank %d: %s", (int)who, rec.msg);
+}
+
+/* ---- the public entry points (grove.h) ---- */
+
+grove_status grove_dist_init(void)
+{
+    gv_err_clear();
+    return gv_dist_init();
+}
+void grove_dist_finalize(void) { gv_dist_finalize(); }
+int grove_dist_rank(void) { return gv_dist_rank(); }
+int grove_dist_size(void) { return gv_dist_size(); }
+unsigned long long grove_dist_bytes_sent(void) { return (unsigned long long)gv_dist_bytes_sent(); }

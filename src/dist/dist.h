@@ -1,0 +1,55 @@
+/*
+ * dist.h -- the collectives that data-parallel training needs, over MPI or within one process.
+ *
+ * Pipeline position: dist/, right above core/ (so every later layer may reduce).
+ * One communicator for the whole program: gv_dist_init() joins it when the process was started
+ * by mpirun (Open MPI's OMPI_COMM_WORLD_SIZE, or PMI_SIZE / PMIX_RANK in the environment) and the
+ * build has MPI (-DGROVE_MPI=ON); otherwise the program is rank 0 of 1 and every collective is
+ * the identity (sum over one rank = the input; broadcast and gather = a copy).
+ * Every collective must be called by all ranks in the same order with the same sizes.
+ * Sums: gv_dist_sum_f64 adds the ranks' arrays element by element; the order of the additions is
+ * MPI's (Open MPI's reduction tree), so for more than 2 ranks a double sum may depend on the
+ * rank count by rounding -- callers that need exact sums reduce int64 (gv_dist_sum_i64) or gather
+ * the parts (gv_dist_allgather) and add them in rank order themselves.
+ * Bytes: every collective adds the bytes this rank sends to a counter (gv_dist_bytes_sent),
+ * counted as the payload size times ceil(log2 size) (a tree/recursive-doubling schedule), so the
+ * count is the cost model's communication term (docs/distributed.md), not a wire measurement.
+ */
+#ifndef GV_DIST_H
+#define GV_DIST_H
+
+#include "../core/core.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Joins the communicator when started by mpirun (idempotent); GROVE_ERR_INTERNAL if MPI fails. */
+grove_status gv_dist_init(void);
+/* Leaves it (MPI_Finalize); harmless when not joined. */
+void gv_dist_finalize(void);
+/* This process's rank (0-based) and the number of ranks (1 without MPI). */
+int gv_dist_rank(void);
+int gv_dist_size(void);
+/* Whether the build has MPI at all. */
+int gv_dist_have_mpi(void);
+
+/* x[0..n) = the sum over ranks of each rank's x[0..n). */
+void gv_dist_sum_f64(double *x, size_t n);
+void gv_dist_sum_i64(int64_t *x, size_t n);
+/* x[0..n) = the maximum over ranks. */
+void gv_dist_max_i64(int64_t *x, size_t n);
+/* buf[0..n) of rank `root` copied to every rank. */
+void gv_dist_bcast(void *buf, size_t n, int root);
+/* out[r * n .. (r + 1) * n) = rank r's in[0..n), on every rank (out holds size * n bytes). */
+void gv_dist_allgather(const void *in, void *out, size_t n);
+
+/* Agrees on failure: every rank passes its own status (its message in the thread's error
+ * record).  Returns GROVE_OK on every rank if all passed GROVE_OK; otherwise every rank returns
+ * the status of the lowest failing rank with its message, prefixed "rank R" when size > 1. */
+grove_status gv_dist_agree(grove_status st);
+
+/* Bytes this rank has sent through the collectives (see the header), and a reset. */
+uint64_t gv_dist_bytes_sent(void);
+void gv_dist_bytes_reset(void);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * test_dist.c -- the collectives of src/dist/ against closed forms.  Run alone it is rank 0 of 1
+ * (every collective the identity); ctest also runs it under mpirun with 2 and 3 ranks (label
+ * "mpi", built with -DGROVE_MPI=ON), where rank r contributes values built from r so that every
+ * result has a closed form: sum_r (r + 1) k = k N (N + 1) / 2, max_r ..., the gathered blocks
+ * are the ranks' own, and a failure on some ranks becomes the lowest failing rank's on all.
+ */
+#include "check.h"
+#include "dist/dist.h"
+
+#include <stdint.h>
+
+int main(void)
+{
+    CHECK_OK(grove_dist_init());
+    int r = gv_dist_rank(), N = gv_dist_size();
+    CHECK(N >= 1 && r >= 0 && r < N);
+
+    /* sums: x_k = (r + 1) k + 0.5 -> sum = k N (N + 1) / 2 + N / 2, exact in double */
+    double x[1000];
+    int64_t y[1000];
+    for (int k = 0; k < 1000; k++) {
+        x[k] = (double)(r + 1) * k + 0.5;
+        y[k] = (int64_t)(r + 1) * ((int64_t)1 << 40) + k;
+    }
+    gv_dist_bytes_reset();
+    gv_dist_sum_f64(x, 1000);
+    gv_dist_sum_i64(y, 1000);
+    int bad = 0;
+    for (int k = 0; k < 1000; k++) {
+        bad += x[k] != (double)k * N * (N + 1) / 2 + 0.5 * N;
+        bad += y[k] != ((int64_t)1 << 40) * N * (N + 1) / 2 + (int64_t)k * N;
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* bytes: 16000 payload bytes x ceil(log2 N) */
+    int rounds = 0;
+    while ((1 << rounds) < N) rounds++;
+    CHECK_EQ_INT(gv_dist_bytes_sent(), 16000ull * (unsigned)rounds);
+
+    /* max */
+    int64_t m[2] = {r, -r};
+    gv_dist_max_i64(m, 2);
+    CHECK_EQ_INT(m[0], N - 1);
+    CHECK_EQ_INT(m[1], 0);
+
+    /* broadcast from the last rank */
+    char buf[32];
+    snprintf(buf, sizeof buf, "from rank %d", r);
+    gv_dist_bcast(buf, sizeof buf, N - 1);
+    char want[32];
+    snprintf(want, sizeof want, "from rank %d", N - 1);
+    CHECK_STR(buf, want);
+
+    /* all-gather: block q holds q's record */
+    int32_t mine[2] = {r, 10 * r}, all[2 * 8];
+    CHECK(N <= 8);
+    if (N <= 8) {
+        gv_dist_allgather(mine, all, sizeof mine);
+        for (int q = 0; q < N; q++) {
+            CHECK_EQ_INT(all[2 * q], q);
+            CHECK_EQ_INT(all[2 * q + 1], 10 * q);
+        }
+    }
+
+    /* agree: all OK -> OK */
+    CHECK_OK(gv_dist_agree(GROVE_OK));
+    /* ranks >= N/2 fail with their own status and message; all end with the lowest failing
+     * rank's (rank N/2), named when N > 1 */
+    grove_status st = GROVE_OK;
+    if (r >= N / 2) st = gv_err(r == N / 2 ? GROVE_ERR_PARSE : GROVE_ERR_IO, "shard %d: line %d", r, 7 + r);
+    st = gv_dist_agree(st);
+    CHECK_EQ_INT(st, GROVE_ERR_PARSE);
+    char msg[64];
+    if (N > 1)
+        snprintf(msg, sizeof msg, "rank %d: shard %d: line %d", N / 2, N / 2, 7 + N / 2);
+    else
+        snprintf(msg, sizeof msg, "shard 0: line 7");
+    CHECK_STR(grove_last_error(), msg);
+
+    grove_dist_finalize();
+    TEST_MAIN_END();
+}
