@@ -24,6 +24,9 @@ static grove_status check_training_data(const grove_dataset *d)
         return gv_err(GROVE_ERR_DATA,
                       "%s: the label has a single class ('%s'); classification needs at least two",
                       d->source, d->schema->classes.n ? d->schema->classes.names[0] : "");
+    if (d->schema->task == GROVE_CLASSIFICATION && d->schema->classes.n > GV_MAX_CLASSES)
+        return gv_err(GROVE_ERR_DATA, "%s: the label has %zu classes, at most %d are supported",
+                      d->source, d->schema->classes.n, GV_MAX_CLASSES);
     return GROVE_OK;
 }
 

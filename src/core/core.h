@@ -52,6 +52,9 @@ unsigned long gv_alloc_failures(void);
 /* `st`, or GROVE_ERR_NOMEM with "<what>: out of memory" when `st` is another error and an
  * allocation failed in this thread since gv_alloc_failures() returned `before`. */
 grove_status gv_nomem_if_failed(grove_status st, unsigned long before, const char *what);
+/* The most classes a classification label may hold (docs/limits.md): a model's outputs, one per
+ * class, are read back up to this many, so training refuses more. */
+#define GV_MAX_CLASSES 65536
 /* *out = a * b; returns 0 on success, -1 on overflow. */
 int gv_mul_size(size_t a, size_t b, size_t *out);
 

@@ -39,7 +39,6 @@
 
 /* The canonical text the checksum is computed on. */
 #define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
-#define MAX_OUTPUTS 65536
 
 static const char *const top_fields[] = {"format", "version", "grove_version", "algo",
                                          "n_outputs", "n_train_rows", "params", "schema",
@@ -479,7 +478,7 @@ static grove_status model_from_doc(json_t *doc, grove_model **out)
     const json_t *bins = json_object_get(doc, "bins");
     if ((st = gv_json_get_string(doc, "grove_version", &grove_version)) != GROVE_OK ||
         (st = gv_json_get_string(doc, "algo", &algo)) != GROVE_OK ||
-        (st = gv_json_get_int(doc, "n_outputs", 1, MAX_OUTPUTS, &n_outputs)) != GROVE_OK ||
+        (st = gv_json_get_int(doc, "n_outputs", 1, GV_MAX_CLASSES, &n_outputs)) != GROVE_OK ||
         (st = gv_json_get_int(doc, "n_train_rows", 0, INT64_MAX, &n_train_rows)) != GROVE_OK ||
         (st = gv_json_get_object(doc, "params", &params)) != GROVE_OK ||
         (st = gv_json_get_object(doc, "schema", &schema)) != GROVE_OK ||
