@@ -34,6 +34,8 @@
 #   bench/matrix/run.sh                       # the full matrix (about 30 minutes on 2 cores)
 #   SMALL=1 bench/matrix/run.sh               # a few minutes
 #   PEERS=none GROVE=/path/to/old/grove bench/matrix/run.sh   # grove alone, another binary
+#   GROVE_BEFORE=/path/to/old/grove bench/matrix/run.sh  # adds a grove-before row per cell (its
+#                                             # ratios: before / now, > 1 = faster now)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
@@ -52,8 +54,8 @@ else
   ROUNDS=${ROUNDS:-100}; FASHION_ROUNDS=${FASHION_ROUNDS:-20}; TREES=${TREES:-100}
   MEMBERS=${MEMBERS:-50}; ADA_ROUNDS=${ADA_ROUNDS:-200}; N_BIG=1000000; N_MID=100000
 fi
-CELLS=${CELLS:-"gbdt-d6:1m gbdt-63L:1m gbdt-d6:100k gbdt-63L:100k forest:100k bagging:100k
-                adaboost:100k gbdt-d6:fashion gbdt-63L:fashion forest:fashion"}
+CELLS=${CELLS:-"gbdt-d6:1m gbdt-63L:1m gbdt-d6:fashion gbdt-63L:fashion forest:fashion forest:100k
+                adaboost:100k bagging:100k gbdt-d6:100k gbdt-63L:100k"}
 "$ROOT/scripts/deps.sh" --bench
 mkdir -p "$OUT"
 if [[ -z ${GROVE:-} ]]; then
@@ -146,6 +148,10 @@ for cell in $CELLS; do
   esac
   run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
     -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  if [[ -n ${GROVE_BEFORE:-} ]]; then
+    run_tool grove-before "$cell" "$tr" "$te" "$GROVE_BEFORE" train "$tr" -o "$OUT/model" "${g[@]}" \
+      --threads "$T" --seed 1 -- "$GROVE_BEFORE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  fi
   for p in $peers; do
     [[ " $PEERS " == *" $p "* ]] || continue
     if [[ $p == ranger ]]; then
