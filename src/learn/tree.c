@@ -120,6 +120,7 @@ typedef struct grower {
     size_t *child_pos;    /* [max_categories + 1] multiway partition offsets */
     size_t *open;         /* open nodes: FIFO (depth-wise) or heap (best-first) */
     size_t n_open, head, cap_open;
+    size_t touched_rows;  /* nodes with fewer rows take the touched-bins way (gv_tree_fit) */
 } grower;
 
 /* ---- nodes ---- */
@@ -339,7 +340,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
         n_feats = gr->mf;
     }
     const int given = hist != NULL;
-    if (!hist && e->touched && g->end - g->begin < GV_HIST_TOUCHED_MAX_ROWS) {
+    if (!hist && e->touched && g->end - g->begin < gr->touched_rows) {
         /* a small node of a forest tree: the clean histogram, only the touched bins */
         gv_hist_build_touched(e, g->begin, g->end, feats, n_feats, e->clean);
         if (e->cfg->random_thresholds)
@@ -633,6 +634,7 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
         if (c != largest) others += gr->g[first + c].end - gr->g[first + c].begin;
 
     if (phist && !gr->subset && !e->X->csr_ptr && splittable(gr, first + largest) &&
+        n_largest >= gr->touched_rows &&
         others < n_largest) {
         /* histogram(largest) = histogram(parent) - sum of the others' histograms.  A binary
          * split subtracts during the larger child's scan (split.c), feature by feature while
@@ -1095,7 +1097,19 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         for (size_t f = 0; f < F; f++) gr.n_all += cfg->feature_mask[f] != 0;
     }
     gr.subset = cfg->max_features > 0 && cfg->max_features < gr.n_all;
-    if (gr.subset && X->bins8 && !X->csr_ptr) {
+    /* Nodes below touched_rows rows build their histograms from rows into the clean
+     * histogram (tree_int.h): with a feature subset per node, every node of fewer than
+     * GV_HIST_TOUCHED_MAX_ROWS (the same sums as the usual build); without, class and
+     * regression trees' nodes whose rows are fewer than a quarter of their widest feature's
+     * bin records (cheaper than subtracting and scanning every bin; a child built from rows
+     * sums in another order than a subtraction, so such trees' last digits differ from a
+     * build that subtracts).  Gradient trees always subtract. */
+    if (gr.subset)
+        gr.touched_rows = GV_HIST_TOUCHED_MAX_ROWS;
+    else if (cfg->stats != GV_STATS_GRAD)
+        gr.touched_rows = e->max_feature_bins * e->S / 4;
+    if (gr.touched_rows > GV_HIST_TOUCHED_MAX_ROWS) gr.touched_rows = GV_HIST_TOUCHED_MAX_ROWS;
+    if (gr.touched_rows > 0 && X->bins8 && !X->csr_ptr) {
         /* small nodes use a clean histogram and touched bins (tree_int.h); an optimization
          * only, so without memory the nodes just take the usual way */
         e->clean = gv_calloc(e->hist_len ? e->hist_len : 1, sizeof *e->clean);
@@ -1107,6 +1121,7 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
             e->touched = NULL;
         }
     }
+    if (!e->touched) gr.touched_rows = 0;
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
