@@ -24,10 +24,12 @@
 #
 # Columns: train_s = the fit as each tool reports it (grove: bin + grow, from its CLI; peers:
 # fit, incl. XGBoost's DMatrix); whole_s = wall time of the train process plus the predict
-# process (reading CSV, training, saving; loading, predicting, writing the CSV); pred_rows/s =
+# process (reading CSV, training, saving; loading, predicting, writing the CSV); cpu_s = their
+# user + system CPU time (steadier than wall time on a shared machine); pred_rows/s =
 # test rows / wall time of the predict process; peak_MB = the larger maximum RSS of the two
 # processes (/usr/bin/time); quality = test AUC (two classes) or accuracy (fashion), computed
-# by score.py from each tool's CSV.  Ratio rows: peer / grove for times and memory (> 1: grove
+# by score.py from each tool's CSV; load = the 1-minute load average after the tool ran (other
+# work on the machine inflates wall times).  Ratio rows: peer / grove for times and memory (> 1: grove
 # faster or smaller), grove / peer for prediction rows/s, grove - peer for quality.
 # Results go to bench/out/matrix/results.tsv and a markdown table, matrix.md.
 #
@@ -102,30 +104,32 @@ run_tool() {
   while [[ $1 != -- ]]; do train_cmd+=("$1"); shift; done
   shift
   pred_cmd=("$@")
-  if ! /usr/bin/time -f "%e %M" -o "$OUT/time_train.txt" "${train_cmd[@]}" >"$OUT/train_out.txt" 2>"$OUT/train_err.txt"; then
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$OUT/time_train.txt" "${train_cmd[@]}" >"$OUT/train_out.txt" 2>"$OUT/train_err.txt"; then
     echo "$cell $name: training failed:"; tail -n 5 "$OUT/train_err.txt"; return 0
   fi
   local fit
   if [[ $name == grove* ]]; then fit=$(sed -n 's/.*train \([0-9.]*\) s;.*/\1/p' "$OUT/train_out.txt")
   else fit=$(tail -n 1 "$OUT/train_out.txt"); fi
-  read -r t_train kb_train <"$OUT/time_train.txt"
-  if ! /usr/bin/time -f "%e %M" -o "$OUT/time_pred.txt" "${pred_cmd[@]}" >"$OUT/pred_out.txt" 2>"$OUT/pred_err.txt"; then
+  read -r t_train kb_train u_train s_train <"$OUT/time_train.txt"
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$OUT/time_pred.txt" "${pred_cmd[@]}" >"$OUT/pred_out.txt" 2>"$OUT/pred_err.txt"; then
     echo "$cell $name: prediction failed:"; tail -n 5 "$OUT/pred_err.txt"; return 0
   fi
-  read -r t_pred kb_pred <"$OUT/time_pred.txt"
+  read -r t_pred kb_pred u_pred s_pred <"$OUT/time_pred.txt"
   n_test=$(($(wc -l <"$OUT/pred.csv") - 1))
   local q; q=$("$PY" "$ROOT/bench/matrix/score.py" "$te" "$OUT/pred.csv")
   local kb=$((kb_train > kb_pred ? kb_train : kb_pred))
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
     "$("$PY" -c "print('%.2f' % ($t_train + $t_pred))")" \
-    "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" | tee -a "$OUT/results.tsv"
+    "$("$PY" -c "print('%.2f' % ($u_train + $s_train + $u_pred + $s_pred))")" \
+    "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" \
+    "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/results.tsv"
   rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/pred.csv"
 }
 
 : >"$OUT/results.tsv"
 printf '# %s, %s, %s threads; SMALL=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" | tee "$OUT/header.txt"
-printf 'cell\ttool\ttrain_s\twhole_s\tpred_rows/s\tpeak_MB\tquality\n'
+printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\n'
 for cell in $CELLS; do
   wl=${cell%%:*}; ds=${cell##*:}
   case $ds in
