@@ -54,10 +54,26 @@
     "adaboost.r2: loss of a prediction relative to the largest error of the round (Drucker 1997)") \
   X(EARLY_STOPPING_ROUNDS, "early_stopping_rounds", INT, "0", 0, 100000000, "", \
     "stop when the validation error (--valid) has not improved for this many rounds and keep the best round; 0 = off") \
-  X(FILTER_DEPTH, "filter.depth", INT, "1", 1, 8, "", \
-    "filter-boost: recursion depth k of the majority-of-three (3^k base learners)") \
+  X(FILTER_DEPTH, "filter.depth", INT, "1", 0, 8, "", \
+    "filter-boost: recursion depth k of the majority-of-three (3^k base learners); 0 = one base learner trained on boost.sample_size draws from the oracle (the single network the committee is compared with)") \
   X(FILTER_BUDGET, "filter.budget", INT, "100000", 1, 2147483647, "", \
-    "filter-boost: most draws from the example oracle to find one filtered example") \
+    "filter-boost: most draws from the example oracle to find one filtered example; past it training fails with a message naming the filter") \
+  X(FILTER_ORACLE, "filter.oracle", ENUM, "data", 0, 0, "data|deform", \
+    "filter-boost: the example oracle: a training row drawn by weight, or such a row deformed as an image (image.*, deform.*) -- fresh examples that never run out (Drucker, Schapire & Simard 1993)") \
+  X(IMAGE_WIDTH, "image.width", INT, "0", 0, 1048576, "", \
+    "rows are images, pixel (x, y) at feature y*width + x; 0 = square images (or the number of features / image.height)") \
+  X(IMAGE_HEIGHT, "image.height", INT, "0", 0, 1048576, "", \
+    "image height in pixels; 0 = square images (or the number of features / image.width)") \
+  X(DEFORM_SHIFT, "deform.shift", FLOAT, "1", 0, 1000, "", \
+    "filter.oracle=deform: largest translation along each axis in pixels (uniform in [-shift, shift])") \
+  X(DEFORM_ROTATION, "deform.rotation", FLOAT, "10", 0, 180, "", \
+    "filter.oracle=deform: largest rotation about the image centre in degrees (uniform in [-r, r])") \
+  X(DEFORM_SCALE, "deform.scale", FLOAT, "0", 0, 0.9, "", \
+    "filter.oracle=deform: largest relative scaling (factor uniform in [1-s, 1+s])") \
+  X(DEFORM_ELASTIC_ALPHA, "deform.elastic_alpha", FLOAT, "0", 0, 10000, "", \
+    "filter.oracle=deform: elastic distortion in pixels: per-pixel uniform [-1, 1] displacement fields smoothed by a Gaussian of deform.elastic_sigma, times alpha (Simard, Steinkraus & Platt 2003: alpha 34, sigma 4 on 28x28 digits); 0 = none") \
+  X(DEFORM_ELASTIC_SIGMA, "deform.elastic_sigma", FLOAT, "4", 0.1, 1000, "", \
+    "filter.oracle=deform: standard deviation in pixels of the Gaussian smoothing the elastic fields") \
   X(CONFIDENCE_EPSILON, "confidence.epsilon", FLOAT, "0.1", 1e-6, 0.999999, "", \
     "confidence-boost: target error epsilon (each run aims at epsilon/3; the selection sample has (9/epsilon^2) ln(4k/delta) examples)") \
   X(CONFIDENCE_DELTA, "confidence.delta", FLOAT, "0.05", 1e-12, 0.999999, "", \

@@ -2,9 +2,14 @@
  * filter.c -- boosting by filtering: Schapire's recursive majority of three (Schapire 1990,
  * "The strength of weak learnability", sec. 3).
  *
- * Pipeline position: ensemble/.  The training set is the example oracle EX: a draw is a row
- * chosen at random (in proportion to the sample weights).  Learn(k, EX):
- *   k = 0: the base learner, trained unweighted on boost.sample_size rows drawn from EX;
+ * Pipeline position: ensemble/.  The example oracle EX (data/oracle.h, filter.oracle): a draw is
+ * a training row chosen at random in proportion to the sample weights ("data"), or such a row
+ * deformed as an image ("deform": shifts, rotations, scalings, elastic distortions -- fresh
+ * examples that never run out, as Drucker, Schapire & Simard 1993 fed their three networks).
+ * Learn(k, EX):
+ *   k = 0: the base learner, trained unweighted on boost.sample_size examples drawn from EX
+ *          (filter.depth = 0 trains just this one: the single learner the committee is
+ *          compared with, on the same oracle);
  *   h1 = Learn(k-1, EX);
  *   EX2: flip a fair coin; heads: draw from EX until h1 is right, tails: until h1 is wrong --
  *        so h1's error under EX2 is exactly 1/2;  h2 = Learn(k-1, EX2);
@@ -18,13 +23,24 @@
  * step: h1 never wrong (it is
  * perfect on its distribution, nothing left to boost), or h1 and h2 never disagreeing (h2 has no
  * edge over h1 on EX2).
+ * With the data oracle the base learners train on row views of the training set (no copies);
+ * with the deform oracle every base learner gets a new dataset of its m drawn examples, binned
+ * with the training set's bin mappers (tree learners read bins), freed after its fit.
+ * Bound: every filtered example costs at most filter.budget draws from the oracle below it, so a
+ * filter that keeps rejecting ends with GROVE_ERR_DATA, never a hang; at depth k a base
+ * learner's example costs at most budget^k draws from EX.
+ * Determinism: one stream (seed, GV_STREAM_FILTER, 0) drives the row draws of the data oracle
+ * and the coin flips; deformed draw j uses (seed, GV_STREAM_ORACLE, j); base learner t uses
+ * (seed, GV_STREAM_FILTER, t); all draws are sequential, so any thread count gives the same model.
  * Prediction: the vote of the three (class probabilities = vote fractions; with three different
  * votes among K > 2 classes the lowest class index wins).  Classification only.
  */
 #include "ensemble.h"
 
+#include "../bin/bin.h"
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../data/oracle.h"
 
 #include <math.h>
 #include <string.h>
@@ -80,41 +96,49 @@ typedef struct filter_ctx {
     size_t k;           /* classes */
     size_t m;           /* rows per base learner */
     size_t budget;
-    double *cum;        /* [n] cumulative sample weights */
+    gv_oracle ex;       /* EX: the data or deform oracle */
+    grove_dataset *cand; /* deform: the one-row dataset holding the example just drawn; owned */
     gv_rng rng;
     size_t learners;    /* base learners trained so far (names the step in messages) */
     size_t total;       /* 3^depth base learners in all (progress) */
-    size_t *rows;       /* scratch [m] */
+    size_t *rows;       /* scratch [m] (data oracle) */
 } filter_ctx;
 
-/* One draw from oracle o into *row; GROVE_ERR_DATA when the budget runs out. */
-static grove_status draw(filter_ctx *f, const oracle *o, size_t *row)
+/* An example: row `row` of dataset `d` (the training set, or f->cand), class y. */
+typedef struct example {
+    const grove_dataset *d;
+    size_t row;
+    size_t y;
+} example;
+
+/* One draw from oracle o into *e; GROVE_ERR_DATA when the budget runs out.  A deformed example
+ * lives in f->cand until the next draw. */
+static grove_status draw(filter_ctx *f, const oracle *o, example *e)
 {
     if (o->kind == EX_DATA) {
-        size_t n = f->in->data->n_rows;
-        double u = gv_rng_uniform(&f->rng) * f->cum[n - 1];
-        size_t lo = 0, hi = n - 1;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (f->cum[mid] > u) hi = mid;
-            else lo = mid + 1;
+        if (f->ex.kind == GV_ORACLE_DEFORM) {
+            double y;
+            gv_oracle_draw(&f->ex, f->cand->values, &y, NULL);
+            *e = (example){f->cand, 0, (size_t)y};
+        } else {
+            size_t r = gv_oracle_row(&f->ex, &f->rng);
+            *e = (example){f->in->data, r, (size_t)f->in->y[r]};
         }
-        *row = lo;
         return GROVE_OK;
     }
     int want_right = o->kind == EX_HALF ? (int)(gv_rng_next(&f->rng) >> 63) : 0;
     for (size_t tries = 0; tries < f->budget; tries++) {
-        size_t r;
-        grove_status st = draw(f, o->parent, &r);
+        example c;
+        grove_status st = draw(f, o->parent, &c);
         if (st != GROVE_OK) return st;
-        size_t c1 = predict_class(o->h1, f->in->data, r, f->k);
+        size_t c1 = predict_class(o->h1, c.d, c.row, f->k);
         int pass;
         if (o->kind == EX_HALF)
-            pass = (c1 == (size_t)f->in->y[r]) == want_right;
+            pass = (c1 == c.y) == want_right;
         else
-            pass = c1 != predict_class(o->h2, f->in->data, r, f->k);
+            pass = c1 != predict_class(o->h2, c.d, c.row, f->k);
         if (pass) {
-            *row = r;
+            *e = c;
             return GROVE_OK;
         }
     }
@@ -122,9 +146,12 @@ static grove_status draw(filter_ctx *f, const oracle *o, size_t *row)
         return gv_err(GROVE_ERR_DATA,
                       "filter-boost: after %zu base learners, the filter for the next one found no "
                       "example that the first hypothesis gets %s in %zu draws (filter.budget): "
-                      "it is %s on its distribution, so there is nothing to boost",
+                      "it is %s on its distribution, so there is nothing to boost%s",
                       f->learners, want_right ? "right" : "wrong", f->budget,
-                      want_right ? "always wrong" : "perfect");
+                      want_right ? "always wrong" : "perfect",
+                      f->ex.kind == GV_ORACLE_DATA && !want_right
+                          ? " (filter.oracle=deform draws fresh examples from image rows)"
+                          : "");
     return gv_err(GROVE_ERR_DATA,
                   "filter-boost: after %zu base learners, the filter for the third one found no "
                   "example where the first two hypotheses disagree in %zu draws (filter.budget): "
@@ -137,10 +164,10 @@ static grove_status measure(filter_ctx *f, const oracle *o, const gv_component *
 {
     size_t wrong = 0, m = f->m < 2000 ? 2000 : f->m;
     for (size_t j = 0; j < m; j++) {
-        size_t r;
-        grove_status st = draw(f, o, &r);
+        example e;
+        grove_status st = draw(f, o, &e);
         if (st != GROVE_OK) return st;
-        wrong += predict_class(h, f->in->data, r, f->k) != (size_t)f->in->y[r];
+        wrong += predict_class(h, e.d, e.row, f->k) != e.y;
     }
     *err = (double)wrong / (double)m;
     return GROVE_OK;
@@ -148,25 +175,62 @@ static grove_status measure(filter_ctx *f, const oracle *o, const gv_component *
 
 static grove_status learn(filter_ctx *f, int depth, const oracle *ex, gv_component *out);
 
+/* Deform oracle: the m examples drawn from ex as a new dataset (and its bins when the training
+ * set has bins), for the base learner's input *bi. */
+static grove_status draw_dataset(filter_ctx *f, const oracle *ex, grove_dataset **gen,
+                                 gv_binned **gb)
+{
+    const grove_dataset *d = f->in->data;
+    const size_t nf = d->schema->n_features;
+    grove_schema *schema = gv_schema_copy(d->schema);
+    *gen = schema ? gv_dataset_new(schema, f->m, 1) : NULL;
+    *gb = NULL;
+    if (!*gen) return gv_err_nomem("filter-boost: the drawn examples");
+    for (size_t j = 0; j < f->m; j++) {
+        example e;
+        grove_status st = draw(f, ex, &e);
+        if (st != GROVE_OK) return st;
+        for (size_t c = 0; c < nf; c++) (*gen)->values[c * f->m + j] = f->cand->values[c];
+        (*gen)->labels[j] = (double)e.y;
+    }
+    if (!f->in->binned) return GROVE_OK;
+    return gv_binned_build(*gen, f->in->binned->mappers, f->in->n_threads, gb);
+}
+
 static grove_status learn_base(filter_ctx *f, const oracle *ex, gv_component *out)
 {
-    for (size_t j = 0; j < f->m; j++) {
-        grove_status st = draw(f, ex, &f->rows[j]);
-        if (st != GROVE_OK) return st;
-    }
     gv_fit_input bi = f->base_in;
-    bi.rows = f->rows;
+    grove_dataset *gen = NULL;
+    gv_binned *gb = NULL;
+    grove_status st = GROVE_OK;
+    if (f->ex.kind == GV_ORACLE_DEFORM) {
+        if ((st = draw_dataset(f, ex, &gen, &gb)) != GROVE_OK) goto done;
+        bi.data = gen;
+        bi.binned = gb;
+        bi.y = gen->labels;
+        bi.rows = NULL;
+    } else {
+        for (size_t j = 0; j < f->m; j++) {
+            example e;
+            if ((st = draw(f, ex, &e)) != GROVE_OK) goto done;
+            f->rows[j] = e.row;
+        }
+        bi.rows = f->rows;
+    }
     bi.n_rows = f->m;
     bi.weight = NULL;
     gv_rng rng;
     gv_rng_seed(&rng, (uint64_t)gv_param_int(f->in->params, GV_P_SEED), GV_STREAM_FILTER,
                 1 + f->learners);
-    grove_status st = f->base->fit(&bi, &rng, out);
+    st = f->base->fit(&bi, &rng, out);
     if (st != GROVE_OK) gv_err_prefix("filter-boost: base learner %zu ('%s')", f->learners + 1,
                                       f->base->name);
     f->learners++;
-    if (gv_progress(f->in->params, "learner", f->learners, f->total))
-        return gv_err(GROVE_ERR_ARG, "cancelled");
+    if (st == GROVE_OK && gv_progress(f->in->params, "learner", f->learners, f->total))
+        st = gv_err(GROVE_ERR_ARG, "cancelled");
+done:
+    gv_binned_free(gb);
+    grove_dataset_free(gen);
     return st;
 }
 
@@ -214,17 +278,22 @@ grove_status gv_fit_filter_boost(const gv_fit_input *in, gv_rng *rng, gv_compone
     f.m = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);
     if (f.m == 0) f.m = n;
     f.budget = (size_t)gv_param_int(in->params, GV_P_FILTER_BUDGET);
-    gv_rng_seed(&f.rng, (uint64_t)gv_param_int(in->params, GV_P_SEED), GV_STREAM_FILTER, 0);
-    f.cum = gv_malloc_array(n, sizeof *f.cum);
-    f.rows = gv_malloc_array(f.m, sizeof *f.rows);
-    if (!f.cum || !f.rows) {
-        st = gv_err_nomem("filter-boost");
-        goto done;
+    uint64_t seed = (uint64_t)gv_param_int(in->params, GV_P_SEED);
+    gv_rng_seed(&f.rng, seed, GV_STREAM_FILTER, 0);
+    st = gv_oracle_init(&f.ex, in->data, in->y, in->weight, in->params, seed);
+    if (st != GROVE_OK) {
+        gv_err_prefix("filter-boost");
+        return st;
     }
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) f.cum[i] = acc += in->weight ? in->weight[i] : 1.0;
-    if (!(acc > 0)) {
-        st = gv_err(GROVE_ERR_DATA, "filter-boost: the sample weights sum to zero");
+    if (f.ex.kind == GV_ORACLE_DEFORM) {
+        grove_schema *schema = gv_schema_copy(in->data->schema);
+        f.cand = schema ? gv_dataset_new(schema, 1, 1) : NULL;
+        if (!f.cand) {
+            st = gv_err_nomem("filter-boost");
+            goto done;
+        }
+    } else if (!(f.rows = gv_malloc_array(f.m, sizeof *f.rows))) {
+        st = gv_err_nomem("filter-boost");
         goto done;
     }
     oracle ex = {EX_DATA, NULL, NULL, NULL};
@@ -233,7 +302,8 @@ grove_status gv_fit_filter_boost(const gv_fit_input *in, gv_rng *rng, gv_compone
     for (int k = 0; k < depth; k++) f.total *= 3;
     st = learn(&f, depth, &ex, out);
 done:
-    gv_free(f.cum);
+    gv_oracle_free(&f.ex);
+    grove_dataset_free(f.cand);
     gv_free(f.rows);
     return st;
 }
