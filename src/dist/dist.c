@@ -16,7 +16,7 @@
 #include <mpi.h>
 #endif
 
-static int g_rank = 0, g_size = 1, g_joined = 0;
+static int g_rank = 0, g_size = 1;
 static uint64_t g_bytes = 0;
 
 int gv_dist_have_mpi(void)
@@ -29,6 +29,8 @@ int gv_dist_have_mpi(void)
 }
 
 #ifdef GROVE_HAVE_MPI
+static int g_joined = 0; /* this process called MPI_Init (or found it called) */
+
 /* Started by a launcher (Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; PMIx/PMI launchers theirs). */
 static int under_launcher(void)
 {
