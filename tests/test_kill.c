@@ -116,7 +116,7 @@ static pid_t start(const char *model, long fsize, int xfsz_ignored, const int *e
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
     }
     if (xfsz_ignored) signal(SIGXFSZ, SIG_IGN);
-    execl(grove, grove, "train", data, "-o", model, "--algo", "forest", "--rounds", "25",
+    execl(grove, grove, "train", data, "-o", model, "--algo", "forest", "--rounds", "15",
           "--threads", "1", "--seed", "7", "-q", (char *)NULL);
     _exit(127);
 }
