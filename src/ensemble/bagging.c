@@ -45,6 +45,7 @@
  * place (fit_averaging's exit).
  */
 #include "ensemble.h"
+#include "../learn/tree_pack.h"
 
 #include "../core/params.h"
 #include "../core/json.h"
@@ -74,6 +75,7 @@ typedef struct gv_bagging {
     size_t *oob_n;          /* [n_members]: |S_m| */
     size_t n_features;      /* length of oob_importance (0 when NULL) */
     double *oob_importance; /* [n_features] or NULL */
+    gv_pack_cache pack;     /* the members compiled for prediction, on first use */
 } gv_bagging;
 
 #define STACK_K 256
@@ -90,6 +92,7 @@ static void bagging_free(void *impl)
     gv_free(b->oob_error);
     gv_free(b->oob_n);
     gv_free(b->oob_importance);
+    gv_pack_cache_free(&b->pack);
     gv_free(b);
 }
 
@@ -98,6 +101,7 @@ static gv_bagging *bagging_new(int mode, int vote, int n_classes, size_t n)
 {
     gv_bagging *b = gv_calloc(1, sizeof *b);
     if (!b) return NULL;
+    gv_pack_cache_init(&b->pack);
     b->mode = mode;
     b->vote = vote;
     b->n_classes = n_classes;
@@ -145,6 +149,51 @@ static void bagging_predict_rounds(const void *impl, const grove_dataset *d, siz
 static void bagging_predict_row(const void *impl, const grove_dataset *d, size_t i, double *out)
 {
     bagging_predict_rounds(impl, d, i, ((const gv_bagging *)impl)->n_members, out);
+}
+
+/* Rows [begin, end) member by member (learner.h's predict_block): tree members through the
+ * compiled trees (tree_pack.h) over row-major blocks, others row by row; every row's aggregate
+ * adds the members' outputs in bagging_predict_rounds' order, so the results are identical. */
+static void bagging_predict_block(const void *impl, const grove_dataset *d, size_t begin,
+                                  size_t end, size_t rounds, double *out)
+{
+    gv_bagging *b = (gv_bagging *)impl; /* the pack cache is built on first use */
+    const size_t k = n_out(b);
+    if (rounds == 0 || rounds > b->n_members) rounds = b->n_members;
+    const size_t F = d->schema->n_features ? d->schema->n_features : 1;
+    const size_t R = gv_pack_block_rows(F);
+    /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
+    const gv_tree_pack *pk = d->values && k <= STACK_K ? gv_pack_cache_get(&b->pack, b->members, b->n_members) : NULL;
+    float *xs = pk && gv_tree_pack_n(pk) == b->n_members ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    double *acc = xs ? gv_malloc_array(R * k, sizeof *acc) : NULL;
+    if (!acc) {
+        gv_free(xs);
+        for (size_t i = begin; i < end; i++) bagging_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
+        return;
+    }
+    int32_t leaf[GV_PREDICT_BLOCK];
+    double h[STACK_K];
+    for (size_t r0 = begin; r0 < end; r0 += R) {
+        const size_t B = end - r0 < R ? end - r0 : R;
+        gv_rows_gather(d, r0, B, xs);
+        memset(acc, 0, B * k * sizeof *acc);
+        for (size_t t = 0; t < rounds; t++) {
+            const gv_tree *tree = gv_tree_pack_tree(pk, t);
+            if (tree) {
+                gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, leaf);
+                for (size_t r = 0; r < B; r++) aggregate_add(b->vote, tree->values + (size_t)leaf[r] * k, k, acc + r * k);
+            } else {
+                for (size_t r = 0; r < B; r++) {
+                    b->members[t].vt->predict_row(b->members[t].impl, d, r0 + r, h);
+                    aggregate_add(b->vote, h, k, acc + r * k);
+                }
+            }
+        }
+        for (size_t r = 0; r < B; r++)
+            for (size_t c = 0; c < k; c++) out[(r0 - begin + r) * k + c] = acc[r * k + c] / (double)rounds;
+    }
+    gv_free(acc);
+    gv_free(xs);
 }
 
 static size_t bagging_n_rounds(const void *impl) { return ((const gv_bagging *)impl)->n_members; }
@@ -803,6 +852,7 @@ const gv_component_vt gv_bagging_component = {
     .margins = bagging_margins,
     .oob = bagging_oob,
     .importance = bagging_importance,
+    .predict_block = bagging_predict_block,
 };
 
 int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v)

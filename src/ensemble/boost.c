@@ -63,6 +63,7 @@
  * p ~ exp(s_k / sum alpha).
  */
 #include "ensemble.h"
+#include "../learn/tree_pack.h"
 
 #include "../core/params.h"
 #include "../core/json.h"
@@ -88,6 +89,7 @@ typedef struct gv_boost {
     /* the training log, one entry per member */
     double *log_eps, *log_z, *log_train, *log_valid; /* log_valid NULL without validation data */
     char *stop;             /* why training stopped before "rounds" ("" if it did not) */
+    gv_pack_cache pack;     /* the members compiled for prediction, on first use */
 } gv_boost;
 
 #define P_CLIP 1e-10
@@ -112,6 +114,7 @@ static void boost_free(void *impl)
     gv_free(b->log_train);
     gv_free(b->log_valid);
     gv_free(b->stop);
+    gv_pack_cache_free(&b->pack);
     gv_free(b);
 }
 
@@ -119,6 +122,7 @@ static gv_boost *boost_new(int variant, int n_classes, size_t cap, int with_vali
 {
     gv_boost *b = gv_calloc(1, sizeof *b);
     if (!b) return NULL;
+    gv_pack_cache_init(&b->pack);
     b->variant = variant;
     b->n_classes = n_classes;
     b->cap = cap ? cap : 1;
@@ -251,6 +255,68 @@ static void boost_predict_row(const void *impl, const grove_dataset *d, size_t i
 {
     const gv_boost *b = impl;
     boost_predict_rounds(impl, d, i, b->n_members, out);
+}
+
+/* Rows [begin, end) member by member (learner.h's predict_block): tree members through the
+ * compiled trees (tree_pack.h) over row-major blocks, others row by row.  Each row's score
+ * takes the members' outputs in boost_predict_rounds' order (r2: the same (value, alpha)
+ * list), so the results are identical. */
+static void boost_predict_block(const void *impl, const grove_dataset *d, size_t begin,
+                                size_t end, size_t rounds, double *out)
+{
+    gv_boost *b = (gv_boost *)impl; /* the pack cache is built on first use */
+    const size_t k = boost_outputs(b);
+    if (rounds == 0 || rounds > b->n_members) rounds = b->n_members;
+    const size_t F = d->schema->n_features ? d->schema->n_features : 1;
+    const size_t R = gv_pack_block_rows(F);
+    const int r2 = b->variant == BV_R2;
+    /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
+    const gv_tree_pack *pk = d->values && k <= STACK_K ? gv_pack_cache_get(&b->pack, b->members, b->n_members) : NULL;
+    float *xs = pk && gv_tree_pack_n(pk) == b->n_members ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    /* scores [R * K], or r2's (value, alpha) lists [R * rounds] */
+    double *s = xs && !r2 ? gv_malloc_array(R * k, sizeof *s) : NULL;
+    wv *a = xs && r2 ? gv_malloc_array(R * rounds, sizeof *a) : NULL;
+    if (!s && !a) {
+        gv_free(xs);
+        for (size_t i = begin; i < end; i++) boost_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
+        return;
+    }
+    int32_t leaf[GV_PREDICT_BLOCK];
+    double h[STACK_K];
+    for (size_t r0 = begin; r0 < end; r0 += R) {
+        const size_t B = end - r0 < R ? end - r0 : R;
+        gv_rows_gather(d, r0, B, xs);
+        if (s) memset(s, 0, B * k * sizeof *s);
+        for (size_t t = 0; t < rounds; t++) {
+            const gv_tree *tree = gv_tree_pack_tree(pk, t);
+            if (tree) gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, leaf);
+            /* member_output's source: m2's plausibilities, else the tree's leaf values */
+            const double *src = b->plaus && b->plaus[t] ? b->plaus[t] : tree ? tree->values : NULL;
+            for (size_t r = 0; r < B; r++) {
+                const double *hr = h;
+                if (src)
+                    hr = src + (size_t)leaf[r] * k;
+                else
+                    member_output(b, t, d, r0 + r, h);
+                if (r2) {
+                    a[r * rounds + t].v = hr[0];
+                    a[r * rounds + t].w = b->alpha[t];
+                } else {
+                    add_member_score(b, t, hr, s + r * k);
+                }
+            }
+        }
+        for (size_t r = 0; r < B; r++) {
+            double *o = out + (r0 - begin + r) * k;
+            if (r2)
+                o[0] = weighted_median(a + r * rounds, rounds);
+            else
+                scores_to_proba(b, s + r * k, rounds, o);
+        }
+    }
+    gv_free(a);
+    gv_free(s);
+    gv_free(xs);
 }
 
 static size_t boost_n_rounds(const void *impl) { return ((const gv_boost *)impl)->n_members; }
@@ -1207,6 +1273,7 @@ const gv_component_vt gv_boost_component = {
     .predict_row_rounds = boost_predict_rounds,
     .log_csv = boost_log_csv,
     .margins = boost_margins,
+    .predict_block = boost_predict_block,
 };
 
 int gv_boost_view_of(const gv_component *c, gv_boost_view *v)

@@ -46,6 +46,7 @@
  * validation metric.
  */
 #include "ensemble.h"
+#include "../learn/tree_pack.h"
 
 #include "../core/params.h"
 #include "../core/json.h"
@@ -73,12 +74,7 @@ typedef struct gv_gbdt {
     double *log_valid;      /* [n_log], NULL without validation data */
     double *log_eps, *log_alpha; /* exponential: [n_log]; NULL otherwise */
     char *stop;             /* why training stopped early ("" if it did not) */
-    /* The trees compiled for prediction (gbdt_compile): tree k's nodes start at
-     * flat + flat_off[k], or flat_off[k] == SIZE_MAX when it cannot be (a categorical split). */
-    struct flat_node *flat;
-    double *flat_value;     /* [nodes of flat]: a leaf's value (0 for splits) */
-    size_t *flat_off;
-    int *flat_depth;        /* [trees]: the depth of the deepest leaf */
+    gv_pack_cache pack;     /* the trees compiled for prediction, on first use (tree_pack.h) */
 } gv_gbdt;
 
 static void gbdt_free(void *impl)
@@ -94,10 +90,7 @@ static void gbdt_free(void *impl)
     gv_free(b->log_eps);
     gv_free(b->log_alpha);
     gv_free(b->stop);
-    gv_free(b->flat);
-    gv_free(b->flat_value);
-    gv_free(b->flat_off);
-    gv_free(b->flat_depth);
+    gv_pack_cache_free(&b->pack);
     gv_free(b);
 }
 
@@ -106,6 +99,7 @@ static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_trai
 {
     gv_gbdt *b = gv_calloc(1, sizeof *b);
     if (!b) return NULL;
+    gv_pack_cache_init(&b->pack);
     b->objective = objective;
     b->n_classes = n_classes;
     b->n_groups = objective == GV_OBJ_SOFTMAX ? (size_t)n_classes : 1;
@@ -161,117 +155,6 @@ static void scores_to_outputs(const gv_gbdt *b, double *out)
 
 /* Rows with at most this many features are copied to the stack before the trees are walked. */
 #define ROW_BUF 1024
-/* Rows walked through a tree together in blocked prediction. */
-#define LANES 16
-
-/* A tree node compiled for prediction, 16 bytes (a gv_tree_node is 56): the walk touches a
- * quarter of the cache lines.  A split's children are adjacent (left, left + 1), as the grower
- * and the pruner leave them, so one index is kept.  A leaf points to itself through a
- * threshold every value passes (missing values go left too): a walk may take more steps than
- * the leaf's depth and stay there, so a block of rows walks a tree's full depth without a
- * branch per row. */
-#define FLAT_LEAF 0x80000000u
-#define FLAT_DEFAULT_LEFT 0x40000000u
-#define FLAT_FEATURE 0x3FFFFFFFu
-typedef struct flat_node {
-    uint32_t info;          /* the feature | FLAT_DEFAULT_LEFT, | FLAT_LEAF for a leaf */
-    float threshold;        /* left iff x <= threshold (NaN: the default side); leaf: +inf */
-    int32_t left;           /* the left child's index in the tree; a leaf: its own */
-    int32_t unused;         /* 0 */
-} flat_node;
-/* Trees at most this deep are walked a fixed number of steps in blocked prediction. */
-#define FLAT_FIXED_DEPTH 12
-
-/* Compiles the trees into b->flat (replacing what was there).  A tree with a categorical split,
- * or whose children are not adjacent, is left to gv_tree_leaf. */
-static grove_status gbdt_compile(gv_gbdt *b)
-{
-    size_t n_trees = b->n_rounds * b->n_groups, total = 0;
-    gv_free(b->flat);
-    gv_free(b->flat_value);
-    gv_free(b->flat_off);
-    gv_free(b->flat_depth);
-    b->flat = NULL;
-    b->flat_value = NULL;
-    b->flat_depth = NULL;
-    b->flat_off = gv_malloc_array(n_trees ? n_trees : 1, sizeof *b->flat_off);
-    b->flat_depth = gv_malloc_array(n_trees ? n_trees : 1, sizeof *b->flat_depth);
-    if (!b->flat_off || !b->flat_depth) return gv_err_nomem("compiled trees");
-    for (size_t k = 0; k < n_trees; k++) {
-        const gv_tree *t = b->trees[k];
-        int ok = t->n_nodes <= INT32_MAX;
-        for (size_t j = 0; j < t->n_nodes && ok; j++) {
-            const gv_tree_node *n = &t->nodes[j];
-            if (n->type == GV_NODE_LEAF) continue;
-            ok = n->type == GV_NODE_NUM && n->right == n->left + 1 &&
-                 (uint32_t)n->feature <= FLAT_FEATURE;
-        }
-        b->flat_off[k] = ok ? total : SIZE_MAX;
-        b->flat_depth[k] = gv_tree_depth(t);
-        if (ok) total += t->n_nodes;
-    }
-    b->flat = gv_malloc_array(total ? total : 1, sizeof *b->flat);
-    b->flat_value = gv_malloc_array(total ? total : 1, sizeof *b->flat_value);
-    if (!b->flat || !b->flat_value) return gv_err_nomem("compiled trees");
-    for (size_t k = 0; k < n_trees; k++) {
-        if (b->flat_off[k] == SIZE_MAX) continue;
-        const gv_tree *t = b->trees[k];
-        flat_node *f = b->flat + b->flat_off[k];
-        double *fv = b->flat_value + b->flat_off[k];
-        for (size_t j = 0; j < t->n_nodes; j++) {
-            const gv_tree_node *n = &t->nodes[j];
-            memset(&f[j], 0, sizeof f[j]);
-            if (n->type == GV_NODE_LEAF) {
-                f[j].info = FLAT_LEAF | FLAT_DEFAULT_LEFT;
-                f[j].threshold = INFINITY;
-                f[j].left = (int32_t)j;
-                fv[j] = t->values[j];
-            } else {
-                f[j].info = (uint32_t)n->feature | (n->default_left ? FLAT_DEFAULT_LEFT : 0);
-                f[j].threshold = n->threshold;
-                f[j].left = n->left;
-                fv[j] = 0;
-            }
-        }
-    }
-    return GROVE_OK;
-}
-
-/* One step of a walk: the child of node n for a row with raw values x[] (a leaf: itself).  The
- * side is computed without a branch (left/right is unpredictable). */
-static inline int32_t flat_step(const flat_node *n, const float *x)
-{
-    float v = x[n->info & FLAT_FEATURE];
-    int left = (v <= n->threshold) | (isnan(v) & ((n->info & FLAT_DEFAULT_LEFT) != 0));
-    return n->left + (1 - left);
-}
-
-/* The leaf a row with raw values x[] reaches in compiled tree `nodes`. */
-static inline int32_t flat_leaf(const flat_node *nodes, const float *x)
-{
-    int32_t k = 0;
-    while (!(nodes[k].info & FLAT_LEAF)) k = flat_step(&nodes[k], x);
-    return k;
-}
-
-/* The leaf of tree t for a row whose raw values are x[] (gathered from d's row i): numeric
- * splits are walked here (gv_tree_leaf's semantics: NaN -> default side, x <= threshold ->
- * left); a tree with a categorical split on the way is handed to gv_tree_leaf. */
-static size_t leaf_of_row(const gv_tree *t, const float *x, const grove_dataset *d, size_t i)
-{
-    const gv_tree_node *nodes = t->nodes;
-    size_t k = 0;
-    /* the side is computed without a branch (the compiler selects the child with a
-     * conditional move): left/right is unpredictable, the loop exit is not */
-    while (nodes[k].type == GV_NODE_NUM) {
-        const gv_tree_node *n = &nodes[k];
-        float v = x[n->feature];
-        int left = (v <= n->threshold) | (isnan(v) & n->default_left);
-        int32_t next = left ? n->left : n->right;
-        k = (size_t)next;
-    }
-    return nodes[k].type == GV_NODE_LEAF ? k : gv_tree_leaf(t, d, i);
-}
 
 static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t i, size_t rounds,
                                 double *out)
@@ -281,18 +164,14 @@ static void gbdt_predict_rounds(const void *impl, const grove_dataset *d, size_t
     double *f = b->n_classes == 2 && G == 1 ? out + 1 : out; /* binary: F lives in out[1] */
     if (rounds > b->n_rounds) rounds = b->n_rounds;
     float x[ROW_BUF];
-    const int gathered = F <= ROW_BUF;
-    if (gathered)
+    const gv_tree_pack *pk = F <= ROW_BUF ? gv_pack_cache_get_trees(&((gv_gbdt *)impl)->pack, b->trees, b->n_rounds * G) : NULL;
+    if (pk)
         for (size_t j = 0; j < F; j++) x[j] = gv_value(d, j, i);
     for (size_t g = 0; g < G; g++) {
         double s = b->base[g];
         for (size_t t = 0; t < rounds; t++) {
             const gv_tree *tr = b->trees[t * G + g];
-            size_t off = b->flat ? b->flat_off[t * G + g] : SIZE_MAX;
-            if (gathered && off != SIZE_MAX)
-                s += b->flat_value[off + (size_t)flat_leaf(b->flat + off, x)];
-            else
-                s += tr->values[gathered ? leaf_of_row(tr, x, d, i) : gv_tree_leaf(tr, d, i)];
+            s += tr->values[pk ? gv_tree_pack_leaf(pk, t * G + g, x, d, i) : gv_tree_leaf(tr, d, i)];
         }
         f[g] = s;
     }
@@ -306,11 +185,10 @@ static void gbdt_predict_row(const void *impl, const grove_dataset *d, size_t i,
 
 static size_t gbdt_n_rounds(const void *impl) { return ((const gv_gbdt *)impl)->n_rounds; }
 
-/* Rows [begin, end) tree by tree (learner.h's predict_block): the rows are copied row-major
- * (each column read once, in order), R rows at a time (R * F floats, at most ~64 KiB), then each
- * tree is walked by LANES rows together while its nodes are in cache (as XGBoost's blocked
- * predictor does), their dependent loads overlapping.  The sums run over the trees in the same
- * order as gbdt_predict_rounds', so the results are identical. */
+/* Rows [begin, end) tree by tree (learner.h's predict_block), through the compiled trees
+ * (tree_pack.h): the rows are gathered row-major, R at a time, and each tree walked over them
+ * while it is in cache.  The sums run over the trees in the same order as gbdt_predict_rounds',
+ * so the results are identical. */
 static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t begin,
                                size_t end, size_t rounds, double *out)
 {
@@ -319,57 +197,26 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     const size_t k = b->n_classes >= 2 ? (size_t)b->n_classes : 1;
     if (rounds == 0 || rounds > b->n_rounds) rounds = b->n_rounds;
     const size_t F = d->schema->n_features ? d->schema->n_features : 1;
-    size_t R = (16384 / F) / LANES * LANES;
-    if (R < LANES) R = LANES;
-    if (R > GV_PREDICT_BLOCK) R = GV_PREDICT_BLOCK;
+    const size_t R = gv_pack_block_rows(F);
     double s[GV_PREDICT_BLOCK * 64];
+    int32_t leaf[GV_PREDICT_BLOCK];
     /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
-    float *xs = G <= 64 && b->flat && d->values ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    const gv_tree_pack *pk = G <= 64 && d->values ? gv_pack_cache_get_trees(&((gv_gbdt *)impl)->pack, b->trees, b->n_rounds * G) : NULL;
+    float *xs = pk ? gv_malloc_array(R * F, sizeof *xs) : NULL;
     if (!xs) { /* many classes, a sparse dataset, or no memory: one row at a time */
         for (size_t i = begin; i < end; i++) gbdt_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
-        for (size_t j = 0; j < d->schema->n_features; j++)
-            for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, r0 + r);
+        gv_rows_gather(d, r0, B, xs);
         for (size_t r = 0; r < B; r++)
             for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
         for (size_t t = 0; t < rounds; t++)
             for (size_t g = 0; g < G; g++) {
-                const size_t off = b->flat_off[t * G + g];
-                if (off == SIZE_MAX) { /* not compiled: row by row */
-                    const gv_tree *tr = b->trees[t * G + g];
-                    for (size_t r = 0; r < B; r++)
-                        s[r * G + g] += tr->values[leaf_of_row(tr, xs + r * F, d, r0 + r)];
-                    continue;
-                }
-                const flat_node *nodes = b->flat + off;
-                const double *fv = b->flat_value + off;
-                const int depth = b->flat_depth[t * G + g];
-                size_t r = 0;
-                for (; r + LANES <= B; r += LANES) {
-                    const float *xr = xs + r * F;
-                    int32_t at[LANES] = {0};
-                    if (depth <= FLAT_FIXED_DEPTH) {
-                        /* every lane takes `depth` steps: no branch, lanes overlap */
-                        for (int dd = 0; dd < depth; dd++)
-                            for (int q = 0; q < LANES; q++)
-                                at[q] = flat_step(&nodes[at[q]], xr + (size_t)q * F);
-                    } else {
-                        int active = 1;
-                        while (active) {
-                            active = 0;
-                            for (int q = 0; q < LANES; q++) {
-                                if (nodes[at[q]].info & FLAT_LEAF) continue;
-                                at[q] = flat_step(&nodes[at[q]], xr + (size_t)q * F);
-                                active = 1;
-                            }
-                        }
-                    }
-                    for (int q = 0; q < LANES; q++) s[(r + (size_t)q) * G + g] += fv[at[q]];
-                }
-                for (; r < B; r++) s[r * G + g] += fv[flat_leaf(nodes, xs + r * F)];
+                const double *v = b->trees[t * G + g]->values;
+                gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, leaf);
+                for (size_t r = 0; r < B; r++) s[r * G + g] += v[leaf[r]];
             }
         for (size_t r = 0; r < B; r++) {
             double *o = out + (r0 - begin + r) * k;
@@ -917,7 +764,6 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         if (stop) break;
     }
     keep_best_rounds(&tr);
-    if ((st = gbdt_compile(tr.b)) != GROVE_OK) goto fail;
     gv_progress(p, "round", rounds, rounds);
     out->vt = &gv_gbdt_component;
     out->impl = tr.b;
@@ -1133,7 +979,7 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
         b->trees[k] = t;
     }
     b->n_rounds = rounds;
-    if ((st = gbdt_validate(b, ctx->schema)) != GROVE_OK || (st = gbdt_compile(b)) != GROVE_OK) goto fail;
+    if ((st = gbdt_validate(b, ctx->schema)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:

@@ -1,0 +1,254 @@
+/*
+ * tree_pack.c -- trees compiled for prediction (tree_pack.h), walked over blocks of rows.
+ *
+ * A compiled node is 16 bytes (a gv_tree_node is 56), so a walk touches a quarter of the cache
+ * lines.  A split's children are adjacent (left, left + 1), as the grower and the pruner leave
+ * them, so one index is kept; a tree whose children are not adjacent, or with a categorical
+ * split, is not compiled and walked by gv_tree_leaf (through a numeric fast path on the
+ * gathered row).  A leaf points to itself through a threshold every value passes (missing
+ * values go left too): a walk may take more steps than the leaf's depth and stay there, so a
+ * block of rows walks a shallow tree's full depth without a branch per row.
+ *
+ * The step is gv_tree_leaf's rule, branch-free:
+ *     left  iff  x <= threshold,  or x is NaN and the node sends missing values left;
+ *     child = left ? node.left : node.left + 1.
+ * Blocked prediction (as XGBoost's predictor does): the caller gathers R rows row-major (each
+ * column read once), then walks each tree over them LANES rows at a time while the tree's top
+ * levels stay in cache, the lanes' dependent loads overlapping.  Only the order in which leaves
+ * are found changes, never a leaf, so every ensemble's sums stay bit-identical.
+ */
+#include "tree_pack.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LEAF_BIT 0x80000000u
+#define DEFAULT_LEFT_BIT 0x40000000u
+#define FEATURE_MASK 0x3FFFFFFFu
+/* Rows walked through a tree together. */
+#define LANES 16
+/* Trees at most this deep are walked a fixed number of steps. */
+#define FIXED_DEPTH 12
+
+typedef struct pack_node {
+    uint32_t info;   /* the feature | DEFAULT_LEFT_BIT; | LEAF_BIT for a leaf */
+    float threshold; /* left iff x <= threshold (NaN: the default side); a leaf: +inf */
+    int32_t left;    /* the left child's index in the tree; a leaf: its own */
+    int32_t unused;  /* 0 */
+} pack_node;
+
+struct gv_tree_pack {
+    size_t n_trees;
+    const gv_tree **trees; /* [n_trees], borrowed; NULL for a member that is not a tree */
+    pack_node *nodes;      /* every compiled tree's nodes, one after the other */
+    size_t *off;           /* [n_trees]: tree t's nodes start at nodes + off[t]; SIZE_MAX: not compiled */
+    int *depth;            /* [n_trees]: the deepest leaf's depth */
+};
+
+void gv_tree_pack_free(gv_tree_pack *p)
+{
+    if (!p) return;
+    gv_free(p->trees);
+    gv_free(p->nodes);
+    gv_free(p->off);
+    gv_free(p->depth);
+    gv_free(p);
+}
+
+grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out)
+{
+    *out = NULL;
+    gv_tree_pack *p = gv_calloc(1, sizeof *p);
+    if (!p) return gv_err_nomem("compiled trees");
+    p->n_trees = n;
+    p->trees = gv_malloc_array(n ? n : 1, sizeof *p->trees);
+    p->off = gv_malloc_array(n ? n : 1, sizeof *p->off);
+    p->depth = gv_calloc(n ? n : 1, sizeof *p->depth);
+    if (!p->trees || !p->off || !p->depth) {
+        gv_tree_pack_free(p);
+        return gv_err_nomem("compiled trees");
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        const gv_tree *t = trees[k];
+        p->trees[k] = t;
+        p->off[k] = SIZE_MAX;
+        if (!t) continue;
+        int ok = t->n_nodes <= INT32_MAX;
+        for (size_t j = 0; j < t->n_nodes && ok; j++) {
+            const gv_tree_node *nd = &t->nodes[j];
+            if (nd->type == GV_NODE_LEAF) continue;
+            ok = nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
+        }
+        p->depth[k] = gv_tree_depth(t);
+        if (ok) {
+            p->off[k] = total;
+            total += t->n_nodes;
+        }
+    }
+    p->nodes = gv_malloc_array(total ? total : 1, sizeof *p->nodes);
+    if (!p->nodes) {
+        gv_tree_pack_free(p);
+        return gv_err_nomem("compiled trees");
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (p->off[k] == SIZE_MAX) continue;
+        const gv_tree *t = trees[k];
+        pack_node *f = p->nodes + p->off[k];
+        for (size_t j = 0; j < t->n_nodes; j++) {
+            const gv_tree_node *nd = &t->nodes[j];
+            memset(&f[j], 0, sizeof f[j]);
+            if (nd->type == GV_NODE_LEAF) {
+                f[j].info = LEAF_BIT | DEFAULT_LEFT_BIT;
+                f[j].threshold = INFINITY;
+                f[j].left = (int32_t)j;
+            } else {
+                f[j].info = (uint32_t)nd->feature | (nd->default_left ? DEFAULT_LEFT_BIT : 0);
+                f[j].threshold = nd->threshold;
+                f[j].left = nd->left;
+            }
+        }
+    }
+    *out = p;
+    return GROVE_OK;
+}
+
+const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t) { return p->trees[t]; }
+
+size_t gv_tree_pack_n(const gv_tree_pack *p) { return p->n_trees; }
+
+/* ---- the lazily built pack ---- */
+
+void gv_pack_cache_init(gv_pack_cache *c)
+{
+    pthread_mutex_init(&c->mu, NULL);
+    atomic_init(&c->pack, NULL);
+    atomic_init(&c->state, 0);
+}
+
+void gv_pack_cache_free(gv_pack_cache *c)
+{
+    gv_tree_pack_free(atomic_load(&c->pack));
+    atomic_store(&c->pack, NULL);
+    pthread_mutex_destroy(&c->mu);
+}
+
+/* Double-checked: the acquire load sees a pack another thread published completely. */
+static const gv_tree_pack *cache_get(gv_pack_cache *c, const gv_component *members,
+                                     gv_tree *const *trees, size_t n)
+{
+    int s = atomic_load_explicit(&c->state, memory_order_acquire);
+    if (s == 1) return atomic_load_explicit(&c->pack, memory_order_acquire);
+    if (s == 2) return NULL;
+    pthread_mutex_lock(&c->mu);
+    if (atomic_load_explicit(&c->state, memory_order_relaxed) == 0) {
+        const gv_tree **list = gv_malloc_array(n ? n : 1, sizeof *list);
+        gv_tree_pack *p = NULL;
+        if (list) {
+            for (size_t k = 0; k < n; k++)
+                list[k] = trees ? trees[k] : members[k].vt == &gv_tree_component ? members[k].impl : NULL;
+            if (gv_tree_pack_build(list, n, &p) != GROVE_OK) p = NULL;
+            gv_free(list);
+        }
+        atomic_store_explicit(&c->pack, p, memory_order_release);
+        atomic_store_explicit(&c->state, p ? 1 : 2, memory_order_release);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return atomic_load_explicit(&c->pack, memory_order_acquire);
+}
+
+const gv_tree_pack *gv_pack_cache_get(gv_pack_cache *c, const gv_component *members, size_t n)
+{
+    return cache_get(c, members, NULL, n);
+}
+
+const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *trees, size_t n)
+{
+    return cache_get(c, NULL, trees, n);
+}
+
+/* ---- walking ---- */
+
+void gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs)
+{
+    const size_t F = d->schema->n_features;
+    for (size_t j = 0; j < F; j++)
+        for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, r0 + r);
+}
+
+size_t gv_pack_block_rows(size_t F)
+{
+    size_t R = (16384 / (F ? F : 1)) / LANES * LANES;
+    if (R < LANES) R = LANES;
+    return R > GV_PREDICT_BLOCK ? GV_PREDICT_BLOCK : R;
+}
+
+/* One step: the child of node n for a row with raw values x[] (a leaf: itself). */
+static inline int32_t step(const pack_node *n, const float *x)
+{
+    float v = x[n->info & FEATURE_MASK];
+    int left = (v <= n->threshold) | (isnan(v) & ((n->info & DEFAULT_LEFT_BIT) != 0));
+    return n->left + (1 - left);
+}
+
+static inline int32_t walk(const pack_node *nodes, const float *x)
+{
+    int32_t k = 0;
+    while (!(nodes[k].info & LEAF_BIT)) k = step(&nodes[k], x);
+    return k;
+}
+
+/* A tree that is not compiled: its numeric splits walked on the gathered row (gv_tree_leaf's
+ * semantics), the rest of the walk handed to gv_tree_leaf. */
+static size_t leaf_of_row(const gv_tree *t, const float *x, const grove_dataset *d, size_t i)
+{
+    const gv_tree_node *nodes = t->nodes;
+    size_t k = 0;
+    while (nodes[k].type == GV_NODE_NUM) {
+        const gv_tree_node *n = &nodes[k];
+        float v = x[n->feature];
+        int left = (v <= n->threshold) | (isnan(v) & n->default_left);
+        k = (size_t)(left ? n->left : n->right);
+    }
+    return nodes[k].type == GV_NODE_LEAF ? k : gv_tree_leaf(t, d, i);
+}
+
+size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
+                         size_t i)
+{
+    if (p->off[t] == SIZE_MAX) return leaf_of_row(p->trees[t], x, d, i);
+    return (size_t)walk(p->nodes + p->off[t], x);
+}
+
+void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
+                         const grove_dataset *d, size_t r0, int32_t *leaf)
+{
+    if (p->off[t] == SIZE_MAX) {
+        for (size_t r = 0; r < B; r++) leaf[r] = (int32_t)leaf_of_row(p->trees[t], xs + r * F, d, r0 + r);
+        return;
+    }
+    const pack_node *nodes = p->nodes + p->off[t];
+    const int depth = p->depth[t];
+    size_t r = 0;
+    for (; r + LANES <= B; r += LANES) {
+        const float *xr = xs + r * F;
+        int32_t at[LANES] = {0};
+        if (depth <= FIXED_DEPTH) {
+            /* every lane takes `depth` steps: no branch, lanes overlap */
+            for (int dd = 0; dd < depth; dd++)
+                for (int q = 0; q < LANES; q++) at[q] = step(&nodes[at[q]], xr + (size_t)q * F);
+        } else {
+            int active = 1;
+            while (active) {
+                active = 0;
+                for (int q = 0; q < LANES; q++) {
+                    if (nodes[at[q]].info & LEAF_BIT) continue;
+                    at[q] = step(&nodes[at[q]], xr + (size_t)q * F);
+                    active = 1;
+                }
+            }
+        }
+        memcpy(leaf + r, at, sizeof at);
+    }
+    for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
+}

@@ -1,0 +1,63 @@
+/*
+ * tree_pack.h -- the trees of an ensemble compiled for prediction, walked tree by tree over
+ * blocks of rows.  One predictor for every tree ensemble (gbdt, bagging, forests,
+ * extra-trees, the AdaBoost family): the ensemble asks for the leaf each row of a block reaches
+ * in member t and combines the leaves' values exactly as its row-by-row path does, so the
+ * results are bit-identical to gv_tree_leaf's walk.
+ *
+ * Pipeline position: learn/ (ensembles call it).  See tree_pack.c for the node layout.
+ */
+#ifndef GV_TREE_PACK_H
+#define GV_TREE_PACK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "learner.h"
+
+typedef struct gv_tree_pack gv_tree_pack;
+
+/* Compiles trees[0..n) (an entry may be NULL: a member that is not a tree).  A tree with a
+ * categorical split is kept and walked by gv_tree_leaf.  New pack in *out (free with
+ * gv_tree_pack_free); the trees are borrowed and must outlive it. */
+grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out);
+void gv_tree_pack_free(gv_tree_pack *p);
+
+/* A pack built on first use, once, by whichever thread gets there first (the model stays
+ * logically immutable: many threads may predict at once).  Building it lazily keeps training
+ * and saving free of its memory (16 bytes a node).  Zero-initialize with gv_pack_cache_init;
+ * free with gv_pack_cache_free. */
+typedef struct gv_pack_cache {
+    pthread_mutex_t mu;
+    _Atomic(gv_tree_pack *) pack;
+    atomic_int state; /* 0 not tried, 1 built, 2 failed (out of memory: callers walk rows) */
+} gv_pack_cache;
+void gv_pack_cache_init(gv_pack_cache *c);
+void gv_pack_cache_free(gv_pack_cache *c);
+/* The pack of members[0..n) (tree members compiled, others NULL); NULL when it could not be
+ * built (out of memory): callers then take their row-by-row path. */
+const gv_tree_pack *gv_pack_cache_get(gv_pack_cache *c, const gv_component *members, size_t n);
+/* The same for bare trees (gbdt). */
+const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *trees, size_t n);
+
+/* Rows [r0, r0 + B) of dense dataset d copied row-major into xs[B * n_features] (each column
+ * read once, in order). */
+void gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs);
+
+/* The leaf (node index in tree t) each of B rows reaches: row r's raw values are
+ * xs[r * F .. r * F + F), and it is row r0 + r of d (for a tree that is not compiled).  Tree t
+ * must not be NULL.  Walks LANES rows at once, their dependent loads overlapping. */
+void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
+                         const grove_dataset *d, size_t r0, int32_t *leaf);
+/* The same for one row. */
+size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
+                         size_t i);
+/* Tree t of the pack (NULL for a member that is not a tree), and the number of members. */
+const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t);
+size_t gv_tree_pack_n(const gv_tree_pack *p);
+
+/* Rows of a block that blocked prediction gathers at once for F features: R * F floats stay
+ * about 64 KiB, R a multiple of 16, at most GV_PREDICT_BLOCK. */
+size_t gv_pack_block_rows(size_t F);
+
+#endif /* GV_TREE_PACK_H */
