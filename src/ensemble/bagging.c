@@ -166,12 +166,13 @@ static void bagging_predict_block(const void *impl, const grove_dataset *d, size
     const gv_tree_pack *pk = d->values && k <= STACK_K ? gv_pack_cache_get(&b->pack, b->members, b->n_members) : NULL;
     float *xs = pk && gv_tree_pack_n(pk) == b->n_members ? gv_malloc_array(R * F, sizeof *xs) : NULL;
     double *acc = xs ? gv_malloc_array(R * k, sizeof *acc) : NULL;
-    if (!acc) {
+    int32_t *leaf = acc ? gv_malloc_array(R, sizeof *leaf) : NULL;
+    if (!leaf) {
+        gv_free(acc);
         gv_free(xs);
         for (size_t i = begin; i < end; i++) bagging_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }
-    int32_t leaf[GV_PREDICT_BLOCK];
     double h[STACK_K];
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
@@ -192,6 +193,7 @@ static void bagging_predict_block(const void *impl, const grove_dataset *d, size
         for (size_t r = 0; r < B; r++)
             for (size_t c = 0; c < k; c++) out[(r0 - begin + r) * k + c] = acc[r * k + c] / (double)rounds;
     }
+    gv_free(leaf);
     gv_free(acc);
     gv_free(xs);
 }

@@ -276,12 +276,14 @@ static void boost_predict_block(const void *impl, const grove_dataset *d, size_t
     /* scores [R * K], or r2's (value, alpha) lists [R * rounds] */
     double *s = xs && !r2 ? gv_malloc_array(R * k, sizeof *s) : NULL;
     wv *a = xs && r2 ? gv_malloc_array(R * rounds, sizeof *a) : NULL;
-    if (!s && !a) {
+    int32_t *leaf = s || a ? gv_malloc_array(R, sizeof *leaf) : NULL;
+    if (!leaf) {
+        gv_free(a);
+        gv_free(s);
         gv_free(xs);
         for (size_t i = begin; i < end; i++) boost_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }
-    int32_t leaf[GV_PREDICT_BLOCK];
     double h[STACK_K];
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
@@ -314,6 +316,7 @@ static void boost_predict_block(const void *impl, const grove_dataset *d, size_t
                 scores_to_proba(b, s + r * k, rounds, o);
         }
     }
+    gv_free(leaf);
     gv_free(a);
     gv_free(s);
     gv_free(xs);

@@ -198,12 +198,14 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     if (rounds == 0 || rounds > b->n_rounds) rounds = b->n_rounds;
     const size_t F = d->schema->n_features ? d->schema->n_features : 1;
     const size_t R = gv_pack_block_rows(F);
-    double s[GV_PREDICT_BLOCK * 64];
-    int32_t leaf[GV_PREDICT_BLOCK];
     /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
-    const gv_tree_pack *pk = G <= 64 && d->values ? gv_pack_cache_get_trees(&((gv_gbdt *)impl)->pack, b->trees, b->n_rounds * G) : NULL;
+    const gv_tree_pack *pk = d->values ? gv_pack_cache_get_trees(&((gv_gbdt *)impl)->pack, b->trees, b->n_rounds * G) : NULL;
     float *xs = pk ? gv_malloc_array(R * F, sizeof *xs) : NULL;
-    if (!xs) { /* many classes, a sparse dataset, or no memory: one row at a time */
+    double *s = xs ? gv_malloc_array(R * G, sizeof *s) : NULL;
+    int32_t *leaf = s ? gv_malloc_array(R, sizeof *leaf) : NULL;
+    if (!leaf) { /* a sparse dataset, or no memory: one row at a time */
+        gv_free(s);
+        gv_free(xs);
         for (size_t i = begin; i < end; i++) gbdt_predict_rounds(impl, d, i, rounds, out + (i - begin) * k);
         return;
     }
@@ -225,6 +227,8 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
             scores_to_outputs(b, o);
         }
     }
+    gv_free(leaf);
+    gv_free(s);
     gv_free(xs);
 }
 

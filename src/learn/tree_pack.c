@@ -178,7 +178,7 @@ void gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs)
 
 size_t gv_pack_block_rows(size_t F)
 {
-    size_t R = (16384 / (F ? F : 1)) / LANES * LANES;
+    size_t R = (131072 / (F ? F : 1)) / LANES * LANES;
     if (R < LANES) R = LANES;
     return R > GV_PREDICT_BLOCK ? GV_PREDICT_BLOCK : R;
 }

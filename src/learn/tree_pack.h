@@ -57,7 +57,7 @@ const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t);
 size_t gv_tree_pack_n(const gv_tree_pack *p);
 
 /* Rows of a block that blocked prediction gathers at once for F features: R * F floats stay
- * about 64 KiB, R a multiple of 16, at most GV_PREDICT_BLOCK. */
+ * within 512 KiB, R a multiple of 16, at most GV_PREDICT_BLOCK. */
 size_t gv_pack_block_rows(size_t F);
 
 #endif /* GV_TREE_PACK_H */
