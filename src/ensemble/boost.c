@@ -275,7 +275,7 @@ static void boost_predict_block(const void *impl, const grove_dataset *d, size_t
     float *xs = pk && gv_tree_pack_n(pk) == b->n_members ? gv_malloc_array(R * F, sizeof *xs) : NULL;
     /* scores [R * K], or r2's (value, alpha) lists [R * rounds] */
     double *s = xs && !r2 ? gv_malloc_array(R * k, sizeof *s) : NULL;
-    wv *a = xs && r2 ? gv_malloc_array(R * rounds, sizeof *a) : NULL;
+    gv_wv *a = xs && r2 ? gv_malloc_array(R * rounds, sizeof *a) : NULL;
     int32_t *leaf = s || a ? gv_malloc_array(R, sizeof *leaf) : NULL;
     if (!leaf) {
         gv_free(a);
@@ -311,7 +311,7 @@ static void boost_predict_block(const void *impl, const grove_dataset *d, size_t
         for (size_t r = 0; r < B; r++) {
             double *o = out + (r0 - begin + r) * k;
             if (r2)
-                o[0] = weighted_median(a + r * rounds, rounds);
+                o[0] = gv_weighted_median(a + r * rounds, rounds);
             else
                 scores_to_proba(b, s + r * k, rounds, o);
         }
