@@ -18,8 +18,9 @@ if [[ "${1:-}" != "--no-sanitize" ]]; then
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$jobs" -LE python)
-  # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP
-  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON >/dev/null
+  # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP and MPI
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON -DGROVE_MPI=OFF \
+    >/dev/null
   cmake --build build-tsan -j"$jobs"
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L tsan)
   CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_FUZZ=ON \
