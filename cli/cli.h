@@ -124,6 +124,9 @@ int cli_load_for_model(const char *path, const grove_model *model, const grove_p
 /* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
              int quiet, grove_dataset **out);
+/* This rank's rows of DATA in a data-parallel run (grove_dataset_load_shard); cli_load when
+ * alone. */
+int cli_load_shard(const char *path, const grove_params *params, int quiet, grove_dataset **out);
 
 /* Progress callback for grove_params_set_progress: a line on stderr when it is a terminal. */
 void cli_enable_progress(grove_params *params, int quiet);

@@ -138,14 +138,19 @@ int cmd_train(int argc, char **argv)
                   log_path);
         goto done;
     }
-    if (cli_out_open_for(&model_out, out_path, inputs) != 0 ||
+    /* a data-parallel run (mpirun): rank 0 writes, every rank trains the same model */
+    const int writer = grove_dist_rank() == 0;
+    if (!writer) {
+        quiet = 1;
+        cli_enable_progress(params, 1);
+    } else if (cli_out_open_for(&model_out, out_path, inputs) != 0 ||
         (log_path && cli_out_open_for(&log_out, log_path, inputs) != 0)) {
         rc = EXIT_INPUT;
         goto done;
     }
 
     double t0 = cli_now();
-    if ((rc = cli_load(data_path, params, NULL, quiet, &data)) != EXIT_OK) goto done;
+    if ((rc = cli_load_shard(data_path, params, quiet, &data)) != EXIT_OK) goto done;
     if (valid_path &&
         (rc = cli_load(valid_path, params, grove_dataset_schema(data), quiet, &valid)) != EXIT_OK)
         goto done;
@@ -163,6 +168,10 @@ int cmd_train(int argc, char **argv)
     if (log_path && (st = grove_model_log_csv(model, &log)) != GROVE_OK) {
         rc = cli_fail(st, "--log");
         if (st == GROVE_ERR_ARG) rc = EXIT_USAGE;
+        goto done;
+    }
+    if (!writer) {
+        rc = EXIT_OK;
         goto done;
     }
     st = grove_model_write(model, model_out.g);
@@ -197,6 +206,9 @@ int cmd_train(int argc, char **argv)
         fprintf(sum, "regression");
     fprintf(sum, "%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
            out_path);
+    if (grove_dist_size() > 1) /* rows: rank 0's share; bytes: the cost model's count (dist.h) */
+        fprintf(sum, "data-parallel: %d ranks (rows above: rank 0's share); rank 0 sent %llu bytes\n",
+                grove_dist_size(), grove_dist_bytes_sent());
     if (grove_model_n_rounds(model)) {
         char asked[32] = "";
         grove_params_get(params, "rounds", asked, sizeof asked);
@@ -212,7 +224,7 @@ int cmd_train(int argc, char **argv)
          * every member over every row); its out-of-bag estimate is the honest one */
         fprintf(sum, "out-of-bag error %.6g over %zu rows (grove eval MODEL DATA for other data)\n",
                 oob, oob_n);
-    } else if (grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
+    } else if (grove_dist_size() == 1 && grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
         cli_print_metrics(sum, e, s, "training data", 0);
     }
     grove_eval_free(e);

@@ -44,6 +44,8 @@ int cli_exit_code(grove_status st)
 int cli_fail(grove_status st, const char *what)
 {
     cli_progress_done();
+    if (grove_dist_rank() != 0) /* every rank holds the same agreed message: rank 0 says it */
+        return cli_exit_code(st);
     if (what)
         cli_error("%s: %s", what, grove_last_error());
     else
@@ -210,6 +212,14 @@ int cli_load(const char *path, const grove_params *params, const grove_schema *s
             fprintf(stderr, "grove: warning: %.*s\n", len, line);
         line = end ? end + 1 : line + len;
     }
+    return EXIT_OK;
+}
+
+int cli_load_shard(const char *path, const grove_params *params, int quiet, grove_dataset **out)
+{
+    if (grove_dist_size() == 1 && !strstr(path, "{rank}")) return cli_load(path, params, NULL, quiet, out);
+    grove_status st = grove_dataset_load_shard(path, params, NULL, out);
+    if (st != GROVE_OK) return cli_fail(st, NULL);
     return EXIT_OK;
 }
 

@@ -207,6 +207,16 @@ grove_status grove_params_set_progress(grove_params *params, grove_progress_fn f
 grove_status grove_dataset_load(const char *path, const grove_params *params,
                                 const grove_schema *schema, grove_dataset **out);
 
+/* This rank's rows of a data-parallel run (docs/distributed.md): with PATH holding "{rank}",
+ * the file with this rank's number in its place; otherwise this rank's share of one CSV file
+ * (its bytes after the header cut at line starts into one range per rank, in file order).
+ * Every rank gets rank 0's schema (or `schema` when given).  Collective: all ranks call it; on
+ * failure all return the lowest failing rank's status, its message prefixed "rank R: " and
+ * naming the file's own line.  Without MPI or with one rank: grove_dataset_load.
+ * (since 0.2) */
+grove_status grove_dataset_load_shard(const char *path, const grove_params *params,
+                                      const grove_schema *schema, grove_dataset **out);
+
 typedef enum grove_dtype { GROVE_FLOAT32 = 0, GROVE_FLOAT64 = 1 } grove_dtype;
 
 /* A dataset from a row-major n_rows x n_features array of `dtype` (borrowed, copied).

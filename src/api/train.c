@@ -9,6 +9,8 @@
 #include "../core/params.h"
 #include "../core/streams.h"
 #include "../model/model.h"
+#include "../dist/dist.h"
+#include "../data/dataset.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,6 +32,65 @@ static grove_status check_training_data(const grove_dataset *d)
     return GROVE_OK;
 }
 
+/* A data-parallel run's bin mappers (collective): the rows one process would sample (bin.c's
+ * selection sampling over the global row numbers, rank r holding rows first .. first + n - 1)
+ * gathered in row order from their ranks, and the mappers built from them as bin.c builds
+ * them from its sample, so every rank bins as one process over all rows would. */
+static grove_status dist_mappers(const grove_dataset *d, int max_bins, size_t sample,
+                                 uint64_t seed, int nt, size_t *n_total, gv_bin_mapper **out)
+{
+    size_t first, N, n = d->n_rows, F = d->schema->n_features;
+    gv_dist_offsets(n, &first, &N);
+    *n_total = N;
+    size_t *rows = gv_malloc_array(n ? n : 1, sizeof *rows), m = 0;
+    grove_status st = rows && d->values ? GROVE_OK
+                      : rows ? gv_err(GROVE_ERR_DATA, "%s: data-parallel training needs dense data", d->source)
+                             : gv_err_nomem("the bin sample");
+    if (st == GROVE_OK && sample > 0 && N > sample) {
+        gv_rng rng;
+        gv_rng_seed(&rng, seed, GV_STREAM_BIN, 0);
+        size_t taken = 0;
+        for (size_t i = 0; i < N && taken < sample && i < first + n; i++)
+            if ((double)(N - i) * gv_rng_uniform(&rng) < (double)(sample - taken)) {
+                taken++;
+                if (i >= first) rows[m++] = i - first;
+            }
+    } else if (st == GROVE_OK) {
+        for (size_t i = 0; i < n; i++) rows[m++] = i;
+    }
+    st = gv_dist_agree(st);
+    int64_t counts_max = (int64_t)m;
+    gv_dist_max_i64(&counts_max, 1);
+    size_t M = (size_t)counts_max, R = (size_t)gv_dist_size();
+    size_t first_s, n_s;
+    gv_dist_offsets(m, &first_s, &n_s);
+    int64_t mine = (int64_t)m, *cnt = gv_malloc_array(R, sizeof *cnt);
+    float *block = gv_malloc_array(M ? M : 1, sizeof *block), *all = gv_malloc_array(R, (M ? M : 1) * sizeof *all);
+    grove_schema *sc = st == GROVE_OK ? gv_schema_copy(d->schema) : NULL;
+    grove_dataset *s = sc ? gv_dataset_new(sc, n_s, 0) : NULL;
+    if (st == GROVE_OK && (!cnt || !block || !all || !s)) st = gv_err_nomem("the bin sample");
+    st = gv_dist_agree(st);
+    if (st == GROVE_OK) {
+        gv_dist_allgather(&mine, cnt, sizeof mine);
+        for (size_t f = 0; f < F; f++) {
+            for (size_t k = 0; k < m; k++) block[k] = d->values[f * n + rows[k]];
+            gv_dist_allgather(block, all, M * sizeof *block);
+            float *col = s->values + f * n_s;
+            for (size_t r = 0; r < R; r++) {
+                memcpy(col, all + r * M, (size_t)cnt[r] * sizeof *col);
+                col += cnt[r];
+            }
+        }
+        st = gv_bin_mappers_build(s, max_bins, 0, seed, nt, out);
+    }
+    grove_dataset_free(s);
+    gv_free(cnt);
+    gv_free(block);
+    gv_free(all);
+    gv_free(rows);
+    return gv_dist_agree(st);
+}
+
 grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
                          const grove_params *params, grove_model **out)
 {
@@ -37,7 +98,9 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_train: out is NULL");
     *out = NULL;
     if (!data) return gv_err(GROVE_ERR_ARG, "grove_train: data is NULL");
+    const int dist = gv_dist_active();
     grove_status st = check_training_data(data);
+    if (dist) st = gv_dist_agree(st);
     if (st != GROVE_OK) return st;
     if (valid && !gv_schema_equal(valid->schema, data->schema))
         return gv_err(GROVE_ERR_DATA, "%s: the validation data does not have the training data's "
@@ -65,9 +128,19 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         st = gv_err(GROVE_ERR_INTERNAL, "algo: no learner named '%s' in this build", algo);
         goto done;
     }
-    st = gv_bin_mappers_build(data, (int)gv_param_int(params, GV_P_MAX_BINS),
-                              (size_t)gv_param_int(params, GV_P_BIN_SAMPLE), seed, n_threads,
-                              &mappers);
+    size_t n_total = data->n_rows;
+    if (dist && strcmp(algo, "gbdt") != 0) {
+        st = gv_err(GROVE_ERR_PARAM, "algo: data-parallel training (mpirun) supports gbdt, got '%s'", algo);
+        goto done;
+    }
+    if (dist)
+        st = dist_mappers(data, (int)gv_param_int(params, GV_P_MAX_BINS),
+                          (size_t)gv_param_int(params, GV_P_BIN_SAMPLE), seed, n_threads, &n_total,
+                          &mappers);
+    else
+        st = gv_bin_mappers_build(data, (int)gv_param_int(params, GV_P_MAX_BINS),
+                                  (size_t)gv_param_int(params, GV_P_BIN_SAMPLE), seed, n_threads,
+                                  &mappers);
     if (st != GROVE_OK) goto done;
     st = gv_binned_build(data, mappers, n_threads, &binned);
     if (st != GROVE_OK) goto done;
@@ -93,7 +166,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
     st = grove_params_copy(params, &m->params);
     if (st != GROVE_OK) goto done;
     m->n_outputs = n_classes >= 2 ? (size_t)n_classes : 1;
-    m->n_train_rows = data->n_rows;
+    m->n_train_rows = n_total;
 
     gv_fit_input in = {
         .data = data,
@@ -114,6 +187,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         goto done;
     }
     st = learner->fit(&in, &rng, &m->root);
+    if (dist) st = gv_dist_agree(st);
     if (st != GROVE_OK) goto done;
     gv_progress(params, algo, 1, 1);
 

@@ -8,6 +8,7 @@
  */
 #include "dist.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ void gv_dist_finalize(void)
 #endif
 }
 
+int gv_dist_active(void) { return g_joined; }
 int gv_dist_rank(void) { return g_rank; }
 int gv_dist_size(void) { return g_size; }
 uint64_t gv_dist_bytes_sent(void) { return g_bytes; }
@@ -149,6 +151,54 @@ void gv_dist_allgather(const void *in, void *out, size_t n)
     /* one block per rank: n must fit an int (callers gather small records) */
     MPI_Allgather(in, (int)n, MPI_BYTE, out, (int)n, MPI_BYTE, MPI_COMM_WORLD);
 #endif
+}
+
+double gv_dist_grid(const double *v, size_t n)
+{
+    /* e_max: max|v| < 2^e_max; k: total n < 2^k; q = 2^(e_max + k - 52) */
+    int64_t a[2] = {INT32_MIN, (int64_t)n};
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == 0 || !isfinite(v[i])) continue;
+        int e;
+        frexp(v[i], &e);
+        if (e > a[0]) a[0] = e;
+    }
+    int64_t total = a[1];
+    gv_dist_max_i64(a, 1);
+    gv_dist_sum_i64(&total, 1);
+    if (a[0] == INT32_MIN) return 1.0;
+    int k = 0;
+    while (k < 62 && ((int64_t)1 << k) <= total) k++;
+    return ldexp(1.0, (int)a[0] + k - 52);
+}
+
+void gv_dist_snap(double *v, size_t n, double q)
+{
+    for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
+}
+
+double gv_dist_sum_exact(const double *v, size_t n)
+{
+    double q = gv_dist_grid(v, n);
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
+    gv_dist_sum_i64(&s, 1);
+    return (double)s * q;
+}
+
+void gv_dist_offsets(size_t n_local, size_t *first, size_t *total)
+{
+    int64_t mine = (int64_t)n_local, before = 0, all = mine;
+    if (g_size > 1) {
+        count(2 * sizeof mine);
+#ifdef GROVE_HAVE_MPI
+        MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+#endif
+        if (g_rank == 0) before = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    }
+    *first = (size_t)before;
+    *total = (size_t)all;
 }
 
 grove_status gv_dist_agree(grove_status st)

@@ -30,8 +30,11 @@ void gv_dist_finalize(void);
 /* This process's rank (0-based) and the number of ranks (1 without MPI). */
 int gv_dist_rank(void);
 int gv_dist_size(void);
-/* Whether the build has MPI at all. */
+/* Whether the build has MPI at all; whether this process joined an MPI job (started by
+ * mpirun, any number of ranks): training then takes the data-parallel path, whose sums are
+ * exact (below), so that 1, 2, 3 ... ranks give byte-identical models. */
 int gv_dist_have_mpi(void);
+int gv_dist_active(void);
 
 /* x[0..n) = the sum over ranks of each rank's x[0..n). */
 void gv_dist_sum_f64(double *x, size_t n);
@@ -42,6 +45,18 @@ void gv_dist_max_i64(int64_t *x, size_t n);
 void gv_dist_bcast(void *buf, size_t n, int root);
 /* out[r * n .. (r + 1) * n) = rank r's in[0..n), on every rank (out holds size * n bytes). */
 void gv_dist_allgather(const void *in, void *out, size_t n);
+
+/* Exact sums (collective).  gv_dist_grid returns the grid q of v[0..n) over all ranks: the
+ * smallest power of two with (total n over the ranks) x (largest |v_i| over the ranks) < 2^52 q
+ * (1 when every v_i is 0).  Values rounded to multiples of q (gv_dist_snap: v = rint(v / q) q,
+ * an error of at most q/2 ~ max|v| N 2^-53 each) have sums that are exact doubles in any order
+ * and grouping, so totals do not depend on how the rows are split over ranks or threads.
+ * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n). */
+double gv_dist_grid(const double *v, size_t n);
+void gv_dist_snap(double *v, size_t n, double q);
+double gv_dist_sum_exact(const double *v, size_t n);
+/* This rank's first row in the global order (the rows of lower ranks) and the total rows. */
+void gv_dist_offsets(size_t n_local, size_t *first, size_t *total);
 
 /* Agrees on failure: every rank passes its own status (its message in the thread's error
  * record).  Returns GROVE_OK on every rank if all passed GROVE_OK; otherwise every rank returns

@@ -50,6 +50,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../dist/dist.h"
 #include "../loss/loss.h"
 
 #include <math.h>
@@ -313,6 +314,7 @@ typedef struct trainer {
     gv_gbdt *b;
     size_t n, nv, G, F_count;
     int obj, nt;
+    int dist;                /* a data-parallel run (dist/): rows are this rank's share */
     double eta, gamma, huber_delta;
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
@@ -358,6 +360,11 @@ static void compute_gradients(trainer *tr)
 {
     gv_loss_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G, tr->huber_delta, tr->nt,
                       tr->grad, tr->hess);
+    if (tr->dist) { /* on the common grid of dist.h: every tree sum is exact, in any split */
+        size_t m = tr->n * tr->G;
+        gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
+        gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
+    }
 }
 
 /* Leaf of every training row (binned walk), into tr->leaf; with only_unset, of the rows whose
@@ -459,6 +466,38 @@ static grove_status median_label(const trainer *tr, double *out)
     return GROVE_OK;
 }
 
+/* A data-parallel run's weighted means: the sums over all ranks made exact (dist.h), so
+ * they do not depend on the split of the rows; t is scratch of n doubles. */
+static grove_status initial_scores_dist(const trainer *tr, double *base)
+{
+    const int obj = tr->obj;
+    const size_t n = tr->n;
+    double *t = gv_malloc_array(n ? n : 1, sizeof *t);
+    if (!t) return gv_err_nomem("gbdt initial scores");
+    for (size_t i = 0; i < n; i++) t[i] = tr->w ? tr->w[i] : 1.0;
+    double sw = gv_dist_sum_exact(t, n);
+    if (obj == GV_OBJ_SOFTMAX) {
+        for (size_t g = 0; g < tr->G; g++) {
+            for (size_t i = 0; i < n; i++) t[i] = (size_t)tr->y[i] == g ? (tr->w ? tr->w[i] : 1.0) : 0;
+            base[g] = gv_dist_sum_exact(t, n);
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) t[i] = (tr->w ? tr->w[i] : 1.0) * tr->y[i];
+        base[0] = gv_dist_sum_exact(t, n);
+    }
+    gv_free(t);
+    if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
+    if (obj == GV_OBJ_SOFTMAX) {
+        for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
+    } else if (obj == GV_OBJ_LOGISTIC) {
+        double q = fmin(fmax(base[0] / sw, 1e-6), 1 - 1e-6);
+        base[0] = log(q / (1 - q));
+    } else {
+        base[0] /= sw;
+    }
+    return GROVE_OK;
+}
+
 /* The initial scores base[G] (see the file comment). */
 static grove_status initial_scores(const trainer *tr, const grove_params *p, double *base)
 {
@@ -477,6 +516,7 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
         return GROVE_OK;
     }
     if (obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER) return median_label(tr, base);
+    if (tr->dist) return initial_scores_dist(tr, base);
     double sw = 0;
     for (size_t i = 0; i < tr->n; i++) sw += tr->w ? tr->w[i] : 1.0;
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
@@ -591,6 +631,18 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->w = in->weight;
     tr->F_count = in->binned->n_features;
     tree_config(p, tr->nt, &tr->cfg);
+    tr->dist = tr->cfg.dist = gv_dist_active();
+    if (tr->dist) {
+        /* what the data-parallel path does not reduce (yet): say so rather than differ */
+        const char *no = tr->obj != GV_OBJ_SQUARED && tr->obj != GV_OBJ_LOGISTIC &&
+                                 tr->obj != GV_OBJ_SOFTMAX
+                             ? "objectives other than squared, logistic and softmax"
+                         : tr->subsample < 1 ? "subsample < 1"
+                         : gv_param_int(p, GV_P_TRAIN_METRIC) ? "train_metric (and --log)"
+                         : in->binned->csr_ptr ? "sparse data"
+                                               : NULL;
+        if (no) return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: %s not supported", no);
+    }
 
     tr->b = gbdt_new(tr->obj, K, tr->rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC),
                      valid != NULL);

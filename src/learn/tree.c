@@ -39,6 +39,8 @@
  */
 #include "tree_int.h"
 
+#include "../dist/dist.h"
+
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -265,13 +267,40 @@ static void sum_rows(const gv_engine *e, const size_t *idx, size_t n, double *t)
         for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
 }
 
+/* A node's row count: its rows here, or over all ranks in a data-parallel run (the totals'
+ * count, summed over the ranks), so that every rank takes the same decisions. */
+static size_t node_count(const grower *gr, size_t id)
+{
+    if (gr->e.cfg->dist) return (size_t)gr->tot[id * gr->e.S];
+    return gr->g[id].end - gr->g[id].begin;
+}
+
+/* Data-parallel runs: a node's totals and a histogram's candidate features summed over the
+ * ranks (the identity in one process; exact when the statistics are on a common grid). */
+static void reduce_totals(const grower *gr, size_t id)
+{
+    if (gr->e.cfg->dist) gv_dist_sum_f64(gr->tot + id * gr->e.S, gr->e.S);
+}
+
+static void reduce_hist(const gv_engine *e, double *hist, const int32_t *feats, size_t n_feats)
+{
+    if (!e->cfg->dist) return;
+    if (n_feats == e->X->n_features) {
+        gv_dist_sum_f64(hist, e->hist_len);
+        return;
+    }
+    for (size_t k = 0; k < n_feats; k++) {
+        size_t f = (size_t)feats[k];
+        gv_dist_sum_f64(hist + e->hist_off[f], (size_t)e->X->mappers[f].n_bins * e->S);
+    }
+}
+
 /* Whether node id may be split at all (checked before any histogram work). */
 static int splittable(const grower *gr, size_t id)
 {
     const gv_tree_config *cfg = gr->e.cfg;
     const gv_tree_node *nd = &gr->t->nodes[id];
-    const gnode *g = &gr->g[id];
-    size_t count = g->end - g->begin;
+    size_t count = node_count(gr, id);
     if (gr->e.n_features == 0) return 0;
     if (cfg->max_depth > 0 && nd->depth >= cfg->max_depth) return 0;
     if (nd->depth >= UINT16_MAX) return 0;
@@ -360,6 +389,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
             feats = e->sp_feats;
         } else {
             gv_hist_build(e, g->begin, g->end, feats, n_feats, hist);
+            reduce_hist(e, hist, feats, n_feats);
         }
     }
     if (e->cfg->random_thresholds) /* extra-trees: one draw per candidate, in feature order */
@@ -534,10 +564,13 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
              * regression totals are summed from rows: subtraction could leave a class weight
              * of -1e-15 where a class has no row, or cancel in the variance. */
             size_t small = w - begin <= n_right ? first : first + 1, large = 2 * first + 1 - small;
+            if (e->cfg->dist) /* the same child on every rank: the left one */
+                small = first, large = first + 1;
             if (small == first)
                 sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
             else
                 sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+            reduce_totals(gr, small);
             for (size_t q = 0; q < S; q++)
                 gr->tot[large * S + q] = gr->tot[id * S + q] - gr->tot[small * S + q];
         } else {
@@ -625,13 +658,11 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
     gv_engine *e = &gr->e;
     grove_status st = GROVE_OK;
     size_t largest = 0, others = 0;
-    for (size_t c = 0; c < k; c++) {
-        size_t n_c = gr->g[first + c].end - gr->g[first + c].begin;
-        if (n_c > gr->g[first + largest].end - gr->g[first + largest].begin) largest = c;
-    }
-    size_t n_largest = gr->g[first + largest].end - gr->g[first + largest].begin;
     for (size_t c = 0; c < k; c++)
-        if (c != largest) others += gr->g[first + c].end - gr->g[first + c].begin;
+        if (node_count(gr, first + c) > node_count(gr, first + largest)) largest = c;
+    size_t n_largest = node_count(gr, first + largest);
+    for (size_t c = 0; c < k; c++)
+        if (c != largest) others += node_count(gr, first + c);
 
     if (phist && !gr->subset && !e->X->csr_ptr && splittable(gr, first + largest) &&
         n_largest >= gr->touched_rows &&
@@ -649,6 +680,7 @@ static grove_status eval_children(grower *gr, size_t first, size_t k, double *ph
             }
             gv_hist_build(e, gr->g[first + c].begin, gr->g[first + c].end, gr->all_feats,
                           gr->n_all, hc);
+            reduce_hist(e, hc, gr->all_feats, gr->n_all);
             if (k > 2)
                 gv_hist_subtract(e, phist, hc);
             else
@@ -1025,6 +1057,7 @@ static grove_status grow(grower *gr)
     if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
     size_t root = new_node(gr, 0, 0, e->n);
     sum_rows(e, e->idx, e->n, gr->tot);
+    reduce_totals(gr, root);
     node_finish(gr, root);
     gr->n_leaves = 1;
     if ((st = evaluate(gr, root, NULL, NULL, 0)) != GROVE_OK) return st;
@@ -1070,7 +1103,10 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: without a row list n_rows must be 0 or %zu, got %zu",
                       X->n_rows, in->n_rows);
     size_t n = in->rows ? in->n_rows : X->n_rows;
-    if (n == 0) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
+    if (n == 0 && !cfg->dist) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
+    if (cfg->dist && (cfg->stats != GV_STATS_GRAD || X->csr_ptr))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need gradient statistics "
+                                     "and a dense binned matrix");
     if (in->rows) {
         for (size_t i = 0; i < n; i++)
             if (in->rows[i] >= X->n_rows)
@@ -1109,7 +1145,7 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     else if (cfg->stats != GV_STATS_GRAD)
         gr.touched_rows = e->max_feature_bins * e->S / 4;
     if (gr.touched_rows > GV_HIST_TOUCHED_MAX_ROWS) gr.touched_rows = GV_HIST_TOUCHED_MAX_ROWS;
-    if (gr.touched_rows > 0 && X->bins8 && !X->csr_ptr) {
+    if (gr.touched_rows > 0 && X->bins8 && !X->csr_ptr && !cfg->dist) {
         /* small nodes use a clean histogram and touched bins (tree_int.h); an optimization
          * only, so without memory the nodes just take the usual way */
         e->clean = gv_calloc(e->hist_len ? e->hist_len : 1, sizeof *e->clean);

@@ -62,6 +62,10 @@ typedef struct gv_tree_config {
     const uint8_t *feature_mask; /* [n_features] or NULL: only features with a non-zero entry are
                                     candidates (per-tree column sampling of gbdt); max_features
                                     then draws from those */
+    int dist;                    /* 1: the rows are this rank's share of a data-parallel run
+                                    (dist/): node totals and histograms are summed over the
+                                    ranks (GRAD only; the caller makes the sums exact), and
+                                    every decision reads those global sums, never local counts */
 } gv_tree_config;
 
 /* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */

@@ -31,6 +31,11 @@ void gv_model_free(grove_model *m);
  * GROVE_ERR_DATA naming the first mismatch (api/predict.c). */
 grove_status gv_check_compatible(const grove_model *m, const grove_dataset *d);
 
+/* A schema as the model file's "schema" object (new reference; NULL: no memory), and back
+ * (GROVE_ERR_FORMAT naming what is wrong).  Also how data-parallel ranks agree on one. */
+json_t *gv_schema_to_json(const grove_schema *s);
+grove_status gv_schema_from_json(const json_t *obj, grove_schema **out);
+
 /* Writes the model as JSON text to a new buffer (exact round trip of every number). */
 grove_status gv_model_to_text(const grove_model *m, gv_buf *out);
 /* Parses and validates model text; `source` names the file in messages. */

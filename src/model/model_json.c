@@ -77,7 +77,7 @@ json_t *gv_model_params_json(const grove_params *p)
     return obj;
 }
 
-static json_t *schema_to_json(const grove_schema *s)
+json_t *gv_schema_to_json(const grove_schema *s)
 {
     json_t *obj = json_object(), *features = json_array();
     int bad = !obj || !features;
@@ -154,7 +154,7 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used)
     bad |= gv_json_set_new(doc, "n_outputs", json_integer((json_int_t)m->n_outputs));
     bad |= gv_json_set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= gv_json_set_new(doc, "params", gv_model_params_json(m->params));
-    bad |= gv_json_set_new(doc, "schema", schema_to_json(m->schema));
+    bad |= gv_json_set_new(doc, "schema", gv_schema_to_json(m->schema));
     bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used));
     if (!bad) {
         /* {"kind": ..., then the component's own fields} */
@@ -284,7 +284,7 @@ static grove_status parse_feature(const json_t *obj, grove_schema *s, size_t f)
     return parse_strings(categories, "categories", &s->categories[f]);
 }
 
-static grove_status parse_schema(const json_t *obj, grove_schema **out)
+grove_status gv_schema_from_json(const json_t *obj, grove_schema **out)
 {
     grove_status st = gv_json_check_fields(obj, schema_fields, GV_COUNT(schema_fields), "the schema");
     const char *task, *label;
@@ -505,7 +505,7 @@ static grove_status model_from_doc(json_t *doc, grove_model **out)
         gv_err_prefix("params");
         goto fail;
     }
-    if ((st = parse_schema(schema, &m->schema)) != GROVE_OK) {
+    if ((st = gv_schema_from_json(schema, &m->schema)) != GROVE_OK) {
         gv_err_prefix("schema");
         goto fail;
     }
