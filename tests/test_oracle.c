@@ -4,7 +4,7 @@
  *
  *  - the warp is geometry: no deformation is the identity, an integer translation moves every
  *    pixel by exactly that much (the background entering at the edge), a quarter turn of a
- *    square image is the transpose-and-flip of its pixels;
+ *    square image is the transpose-and-flip of its pixels, a half turn reverses rows and columns;
  *  - random deformations (8x8 digits, 28x28 images; shifts, rotations, scalings, elastic
  *    fields) keep the image's shape and its intensity range [min, max], and are not copies;
  *  - the same seed gives the same draws, another seed other draws; a filter-boost model with
@@ -13,7 +13,8 @@
  *    digit, the data oracle's filter finds no mistake and stops with an error, while the deform
  *    oracle finds them among fresh deformations and trains the committee;
  *  - a filter that keeps rejecting stops after filter.budget draws with an error naming it;
- *  - parameters that do not describe the rows as images are refused, naming the parameter.
+ *  - parameters that do not describe the rows as images, and deformations outside their ranges,
+ *    are refused, naming the parameter (and the range).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -52,6 +53,10 @@ static void test_warp_geometry(void)
     gv_deform_warp(&d, src, dst, 3.14159265358979323846 / 2, 1, 0, 0, NULL, NULL);
     for (int y = 0; y < 5; y++)
         for (int x = 0; x < 5; x++) CHECK_NEAR(dst[y * 5 + x], src[(4 - x) * 5 + y], 1e-4);
+    /* a half turn: dst(x, y) = src(4 - x, 4 - y), every pixel inside the image */
+    gv_deform_warp(&d, src, dst, 3.14159265358979323846, 1, 0, 0, NULL, NULL);
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 5; x++) CHECK_NEAR(dst[y * 5 + x], src[(4 - y) * 5 + (4 - x)], 1e-4);
     gv_deform_free(&d);
     grove_params_free(p);
 }
@@ -240,6 +245,21 @@ static void test_bad_params(const grove_dataset *digits)
     p = NULL;
     CHECK_STATUS(gv_deform_init(&d, NULL, 60), GROVE_ERR_PARAM);
     CHECK_CONTAINS(grove_last_error(), "60 features are not a square");
+    /* each deformation outside its range is refused, naming the parameter and the range */
+    const char *ranges[][2] = {
+        {"deform.shift=-1", "deform.shift: must be a number in [0, 1000], got '-1'"},
+        {"deform.rotation=181", "deform.rotation: must be a number in [0, 180], got '181'"},
+        {"deform.scale=0.95", "deform.scale: must be a number in [0, 0.9], got '0.95'"},
+        {"deform.elastic_alpha=nan", "deform.elastic_alpha: must be a number in [0, 10000]"},
+        {"deform.elastic_sigma=0", "deform.elastic_sigma: must be a number in [0.1, 1000], got '0'"},
+        {"filter.oracle=mnist", "filter.oracle"},
+    };
+    p = params(NULL);
+    for (size_t c = 0; c < sizeof ranges / sizeof *ranges; c++) {
+        CHECK_STATUS(grove_params_set_pair(p, ranges[c][0]), GROVE_ERR_PARAM);
+        CHECK_CONTAINS(grove_last_error(), ranges[c][1]);
+    }
+    grove_params_free(p);
 }
 
 int main(void)
