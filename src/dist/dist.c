@@ -70,7 +70,11 @@ void gv_dist_finalize(void)
 #endif
 }
 
+#ifdef GROVE_HAVE_MPI
 int gv_dist_active(void) { return g_joined; }
+#else
+int gv_dist_active(void) { return 0; }
+#endif
 int gv_dist_rank(void) { return g_rank; }
 int gv_dist_size(void) { return g_size; }
 uint64_t gv_dist_bytes_sent(void) { return g_bytes; }
