@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A long fuzz campaign: every target in turn (never two at once), SECONDS each, at nice 19,
+# A long fuzz campaign: every target in turn (never two at once), SECONDS each, at nice NICE (19),
 # each growing its own corpus in WORK/corpus/<name>/ (seeded from fuzz/corpus/<name>/, which is
 # never written), findings in WORK/findings/<name>/.  One summary row per target is appended to
 # WORK/summary.tsv: target, seconds, executions, execs/s, coverage (edges) and features after
@@ -12,24 +12,25 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(csv libsvm model params cmdline image cascade)
 mkdir -p "$work"
 [ -f "$work/summary.tsv" ] ||
-  printf 'target\tseconds\texecs\texecs_per_s\tcov_seeds\tft_seeds\tcov_end\tft_end\tcorpus\tpeak_rss_mb\tfindings\n' \
+  printf 'target\tseconds\texecs\texecs_per_s\tcov_seeds\tft_seeds\tcov_end\tft_end\tcorpus\tpeak_rss_mb\tfindings\tcpu_s\n' \
     > "$work/summary.tsv"
 for t in "${targets[@]}"; do
   corpus=$work/corpus/$t findings=$work/findings/$t log=$work/log-$t.txt
   mkdir -p "$corpus" "$findings"
   # the scratch directory is the working directory: targets write their temporary files there
   scratch=$(mktemp -d)
-  (cd "$scratch" && nice -n 19 "$build/fuzz_$t" -max_total_time="$secs" -timeout=20 \
+  (cd "$scratch" && nice -n "${NICE:-19}" /usr/bin/time -f '%U %S' -o "$work/cpu-$t.txt" "$build/fuzz_$t" -max_total_time="$secs" -timeout=20 \
      -rss_limit_mb=3072 -artifact_prefix="$findings/" -close_fd_mask=3 -print_final_stats=1 \
      "$corpus" "$src/corpus/$t") > "$log" 2>&1
   rm -rf "$scratch"
   inited=$(grep -m1 'INITED' "$log")
   done_=$(grep 'DONE\|pulse\|NEW\|REDUCE' "$log" | tail -1)
   field() { sed -n "s/.* $1: \([0-9]*\).*/\1/p" <<<"$2"; }
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$secs" \
+  cpu=$(awk 'END { printf "%.0f", $1 + $2 }' "$work/cpu-$t.txt")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$secs" \
     "$(sed -n 's/stat::number_of_executed_units: *//p' "$log")" \
     "$(sed -n 's/stat::average_exec_per_sec: *//p' "$log")" \
     "$(field cov "$inited")" "$(field ft "$inited")" "$(field cov "$done_")" "$(field ft "$done_")" \
     "$(find "$corpus" -type f | wc -l)" "$(sed -n 's/stat::peak_rss_mb: *//p' "$log")" \
-    "$(find "$findings" -type f | wc -l)" >> "$work/summary.tsv"
+    "$(find "$findings" -type f | wc -l)" "$cpu" >> "$work/summary.tsv"
 done
