@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "fixtures.h"
+#include "loss/loss.h"
 #include "model/model.h"
 
 static grove_params *params(const char *const *kv)
@@ -521,8 +522,52 @@ static void test_training_scores_match(void)
     }
 }
 
+/* The weighted AUC (radix-sorted) against its definition, pair by pair: sum over positive i and
+ * negative j of w_i w_j ([s_i > s_j] + [s_i = s_j] / 2), over (sum w_pos)(sum w_neg).  Scores
+ * from a few values (ties, -0 and +0, negatives) and integer weights, so both sums are exact. */
+static void test_auc_brute_force(void)
+{
+    static const double vals[] = {-3.5, -1e-300, -0.0, 0.0, 1e-300, 0.25, 0.25000000000000006, 7};
+    enum { N = 500 };
+    double s[N], y[N], w[N];
+    unsigned x = 12345;
+    for (int rep = 0; rep < 4; rep++) {
+        for (int i = 0; i < N; i++) {
+            x = x * 1103515245u + 12345u;
+            s[i] = vals[(x >> 16) % 8];
+            x = x * 1103515245u + 12345u;
+            y[i] = (x >> 16) % 3 == 0;
+            x = x * 1103515245u + 12345u;
+            w[i] = (double)(1 + (x >> 16) % 4);
+        }
+        double num = 0, wp = 0, wn = 0;
+        for (int i = 0; i < N; i++) {
+            if (y[i] > 0.5) wp += w[i]; else wn += w[i];
+            for (int j = 0; j < N; j++)
+                if (y[i] > 0.5 && y[j] < 0.5)
+                    num += w[i] * w[j] * (s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0);
+        }
+        double auc = NAN;
+        CHECK_OK(gv_weighted_auc(s, 1, y, rep % 2 ? w : NULL, N, &auc));
+        if (rep % 2 == 0) { /* unit weights */
+            num = 0;
+            wp = wn = 0;
+            for (int i = 0; i < N; i++) {
+                if (y[i] > 0.5) wp += 1; else wn += 1;
+                for (int j = 0; j < N; j++)
+                    if (y[i] > 0.5 && y[j] < 0.5) num += s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0;
+            }
+        }
+        CHECK_EQ_DBL(auc, num / (wp * wn));
+    }
+    double auc = 0, one = 1, lab = 1;
+    CHECK_OK(gv_weighted_auc(&one, 1, &lab, NULL, 1, &auc)); /* one class only: undefined */
+    CHECK(isnan(auc));
+}
+
 int main(void)
 {
+    test_auc_brute_force();
     test_training_scores_match();
     test_block_prediction();
     test_mushroom();

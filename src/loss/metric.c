@@ -12,7 +12,9 @@
 #include "loss.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Weighted loss of row i for the additive metrics; *wi gets its weight. */
 static double row_loss(const gv_metric_in *m, size_t i)
@@ -51,33 +53,67 @@ static double row_loss(const gv_metric_in *m, size_t i)
     return 0;
 }
 
-typedef struct scored {
-    double s, y, w;
-} scored;
-static int cmp_scored(const void *a, const void *b)
+/* A score as an unsigned key in the same order: the sign bit flipped for positives, every bit
+ * for negatives; -0 is +0 (they compare equal, so they must stay in input order together). */
+static inline uint64_t score_key(double s)
 {
-    double x = ((const scored *)a)->s, z = ((const scored *)b)->s;
-    return (x > z) - (x < z);
+    uint64_t u;
+    if (s == 0) s = 0.0;
+    memcpy(&u, &s, sizeof u);
+    return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+typedef struct keyed {
+    uint64_t key;
+    size_t row;
+} keyed;
+
+/* Sorts a[0..n) by key, stably (rows of equal keys keep their order), by least-significant-digit
+ * radix passes of 8 bits into tmp and back; a byte that every key shares costs no pass.  O(n)
+ * (the comparison sort took 10% of `grove eval` on 1M rows).  Returns the sorted array (a or
+ * tmp). */
+static keyed *radix_sort(keyed *a, keyed *tmp, size_t n)
+{
+    size_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned d = 0; d < 8; d++) count[d][(a[i].key >> (8 * d)) & 255]++;
+    for (unsigned d = 0; d < 8; d++) {
+        size_t *c = count[d];
+        if (n == 0 || c[(a[0].key >> (8 * d)) & 255] == n) continue; /* one value: in order */
+        size_t pos = 0;
+        for (unsigned b = 0; b < 256; b++) {
+            size_t k = c[b];
+            c[b] = pos;
+            pos += k;
+        }
+        for (size_t i = 0; i < n; i++) tmp[c[(a[i].key >> (8 * d)) & 255]++] = a[i];
+        keyed *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
 }
 
 grove_status gv_weighted_auc(const double *s, size_t stride, const double *y, const double *w,
                              size_t n, double *out)
 {
-    scored *a = gv_malloc_array(n ? n : 1, sizeof *a);
-    if (!a) return gv_err_nomem("the AUC");
+    keyed *buf = gv_malloc_array(n ? 2 * n : 1, sizeof *buf);
+    if (!buf) return gv_err_nomem("the AUC");
     for (size_t i = 0; i < n; i++) {
-        a[i].s = s[i * stride];
-        a[i].y = y[i];
-        a[i].w = w ? w[i] : 1.0;
+        buf[i].key = score_key(s[i * stride]);
+        buf[i].row = i;
     }
-    qsort(a, n, sizeof *a, cmp_scored);
+    /* rows by score ascending, ties in row order; a tie group is a run of equal keys */
+    const keyed *a = radix_sort(buf, buf + n, n);
     double neg = 0, pos = 0, area = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
         double tp = 0, tn = 0;
-        while (j < n && a[j].s == a[i].s) {
-            if (a[j].y > 0.5) tp += a[j].w;
-            else tn += a[j].w;
+        while (j < n && a[j].key == a[i].key) {
+            size_t r = a[j].row;
+            if (y[r] > 0.5) tp += w ? w[r] : 1.0;
+            else tn += w ? w[r] : 1.0;
             j++;
         }
         area += tp * (neg + 0.5 * tn);
@@ -85,7 +121,7 @@ grove_status gv_weighted_auc(const double *s, size_t stride, const double *y, co
         pos += tp;
         i = j;
     }
-    gv_free(a);
+    gv_free(buf);
     *out = pos > 0 && neg > 0 ? area / (pos * neg) : NAN;
     return GROVE_OK;
 }
