@@ -72,6 +72,8 @@ gbdt-exponential $B --algo gbdt --rounds 20 --set objective=exponential --set co
 gbdt-early-auc $B --algo gbdt --rounds 60 --valid $DATA/breast_cancer_test.csv --set early_stopping_rounds=3 --set eval_metric=auc --set train_metric=true --set learning_rate=0.5
 gbdt-early-mlogloss $I --algo gbdt --rounds 40 --valid $DATA/iris_test.csv --set early_stopping_rounds=2 --set train_metric=true
 gbdt-absolute-valid $R --algo gbdt --rounds 15 --valid $DATA/boston_housing_test.csv --set objective=absolute --set subsample=0.7
+gbdt-quantized $B --algo gbdt --rounds 20 --set quantized_bits=3 --set subsample=0.8 --set max_leaves=8
+gbdt-quantized-softmax $I --algo gbdt --rounds 10 --set quantized_bits=5
 adaboost-early $B --algo adaboost --rounds 40 --valid $DATA/breast_cancer_test.csv --set early_stopping_rounds=3
 stacking-bin $B --algo stacking --set stack.learners=tree,logistic,stump --set stack.folds=3
 stacking-reg $R --algo stacking --set stack.learners=tree,forest --set stack.folds=3 --set base.rounds=5

@@ -374,6 +374,75 @@ static void test_threads(void)
     grove_dataset_free(d);
 }
 
+/* quantized_bits (Shi et al. 2022): bit-identical models for 1 and 2 threads (rows quantized in
+ * parallel blocks; both integer record widths: 60k rows at 3 bits pack into one 64-bit word,
+ * 200k rows at 8 bits do not), and a model unlike the unquantized one. */
+static void test_quantized_threads(void)
+{
+    static const size_t rows[] = {60000, 200000};
+    static const char *bits[] = {"quantized_bits=3", "quantized_bits=8"};
+    for (int c = 0; c < 2; c++) {
+        grove_dataset *d = synthetic(rows[c], 12, 2);
+        const char *kv1[] = {"algo=gbdt", "rounds=4", "max_depth=4", "subsample=0.7",
+                             "colsample_bytree=0.8", "seed=5", bits[c], "threads=1", NULL};
+        const char *kv2[] = {"algo=gbdt", "rounds=4", "max_depth=4", "subsample=0.7",
+                             "colsample_bytree=0.8", "seed=5", bits[c], "threads=2", NULL};
+        const char *kv0[] = {"algo=gbdt", "rounds=4", "max_depth=4", "subsample=0.7",
+                             "colsample_bytree=0.8", "seed=5", "threads=2", NULL};
+        grove_model *a = train(d, NULL, kv1), *b = train(d, NULL, kv2), *z = train(d, NULL, kv0);
+        CHECK(same_predictions(a, b, d, 2));
+        CHECK(!same_predictions(a, z, d, 2));
+        grove_model_free(a);
+        grove_model_free(b);
+        grove_model_free(z);
+        grove_dataset_free(d);
+    }
+}
+
+/* Stochastic rounding is exact on values already on the grid: squared loss from base score 0
+ * on integer targets in [-3, 3] gives gradients -y, and 3 bits have the levels -3..3 with scale
+ * max |g| / 3 = 1, so the first tree's gradient sums are the exact ones and the tree (its leaf
+ * values come from the exact gradients anyway) is the unquantized tree.  The hessians (all 1)
+ * become 7 levels of 1/7, so min_child_weight is 0 here (7 (1/7) may round below 1). */
+static void test_quantized_exact_grid(void)
+{
+    enum { N = 3000, F = 5 };
+    float *X = malloc(N * F * sizeof *X);
+    double *y = malloc(N * sizeof *y);
+    uint64_t s = 99;
+    for (size_t i = 0; i < N; i++) {
+        double z = 0;
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            X[i * F + f] = (float)((double)(s >> 11) / 9007199254740992.0);
+            z += (f + 1.0) * X[i * F + f];
+        }
+        y[i] = fmin(3, fmax(-3, floor(z - 7.5)));
+    }
+    grove_params *p = params((const char *const[]){"task=regression", NULL});
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, N, F, y, NULL, NULL, p, NULL, &d));
+    grove_params_free(p);
+    free(X);
+    free(y);
+    const char *kq[] = {"algo=gbdt", "objective=squared", "base_score=0", "learning_rate=1",
+                        "rounds=1", "max_depth=5", "min_child_weight=0", "quantized_bits=3", NULL};
+    const char *k0[] = {"algo=gbdt", "objective=squared", "base_score=0", "learning_rate=1",
+                        "rounds=1", "max_depth=5", "min_child_weight=0", NULL};
+    grove_model *a = train(d, NULL, kq), *b = train(d, NULL, k0);
+    CHECK(same_predictions(a, b, d, 1));
+    CHECK(info_number(a, "total_leaves") > 8); /* a real tree, not a stump */
+    grove_model_free(a);
+    grove_model_free(b);
+    /* one bit is no quantization: refused naming the parameter and the range */
+    grove_params *q = params((const char *const[]){"algo=gbdt", "quantized_bits=1", NULL});
+    grove_model *m = NULL;
+    CHECK_STATUS(grove_train(d, NULL, q, &m), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "quantized_bits: must be 0 (off) or in [2, 8], got 1");
+    grove_params_free(q);
+    grove_dataset_free(d);
+}
+
 static void test_early_stopping(void)
 {
     grove_dataset *d = fx_load("examples/data/sonar_train.csv", NULL, NULL);
@@ -576,6 +645,8 @@ int main(void)
     test_round_trips();
     test_staged();
     test_threads();
+    test_quantized_threads();
+    test_quantized_exact_grid();
     test_early_stopping();
     test_objectives();
     TEST_MAIN_END();

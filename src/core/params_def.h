@@ -139,6 +139,8 @@
     "gbdt: fraction of the features drawn for every tree (at least one)") \
   X(COLSAMPLE_BYNODE, "colsample_bynode", FLOAT, "1", 1e-9, 1, "", \
     "gbdt: fraction of the tree's features drawn for every node (at least one)") \
+  X(QUANTIZED_BITS, "quantized_bits", INT, "0", 0, 8, "", \
+    "gbdt: 0 = off; B in [2, 8]: every tree searches its splits on gradients and hessians stochastically rounded to B-bit integers (Shi et al., NeurIPS 2022) with integer histograms, faster; leaf values still from the exact gradients (used with 8-bit bins, one process, colsample_bynode = 1; fewer bits when rows * 2^B would pass 2^31)") \
   X(BASE_SCORE, "base_score", FLOAT, "0.5", -1e300, 1e300, "", \
     "gbdt: initial prediction (logistic, exponential: a probability in (0,1); softmax: every class's score; else the value); when not set: the label mean, log-odds or class log-priors (absolute, huber: the median)") \
   X(HUBER_DELTA, "huber_delta", FLOAT, "1", 1e-300, 1e300, "", \

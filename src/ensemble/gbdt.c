@@ -39,6 +39,11 @@
  * each (OpenMP static); sums run over fixed blocks of rows added in block order.  So the model
  * is bit-identical for any number of threads.
  *
+ * quantized_bits = B > 0 (Shi et al., NeurIPS 2022): before each tree, g and h are rounded
+ * stochastically to B-bit integers (quantize_gradients) and the engine searches splits on
+ * integer histograms of those (learn/tree_int.h); the node totals, so the leaf values, are
+ * still summed from the exact g and h ("leaf refitting" in the paper).
+ *
  * Training scores are updated from each tree's walk over the *binned* training rows (no raw
  * values, no per-row function pointers); validation scores from the raw validation rows.
  * Per round the log keeps the training and validation metric (eval_metric), and for the
@@ -325,6 +330,8 @@ typedef struct trainer {
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
+    int qbits;               /* quantized_bits in effect (0: off) */
+    int32_t *qgh;            /* [2 n] the current group's quantized (g, h), or NULL */
     gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
     double *part;            /* [2 * (max(n, nv) / GV_LOSS_SUM_BLOCK + 1)] */
     scored *tmp;             /* absolute: [n] residuals by leaf */
@@ -352,6 +359,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->part);
     gv_free(tr->tmp);
     gv_free(tr->row_bins);
+    gv_free(tr->qgh);
     gv_tree_scratch_free(&tr->scratch);
 }
 
@@ -364,6 +372,44 @@ static void compute_gradients(trainer *tr)
         size_t m = tr->n * tr->G;
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
         gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
+    }
+}
+
+/* quantized_bits = B (Shi et al., "Quantized Training of Gradient Boosting Decision Trees",
+ * NeurIPS 2022): the gradients of group g become integers in [-(2^(B-1) - 1), 2^(B-1) - 1] and
+ * the hessians in [0, 2^B - 1], by stochastic rounding q = floor(x / d + u), u uniform in
+ * [0, 1) (unbiased: E[q d] = x), with d = max |x| / levels over all rows.  The draws come from
+ * blocks of 4096 rows, each its own stream (GV_STREAM_GBDT_QUANT), so they do not depend on
+ * the thread count.  scale[2] gets (d_g, d_h). */
+static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
+{
+    const size_t n = tr->n;
+    const double *gr = tr->grad + g * n, *hs = tr->hess + g * n;
+    const double lg = (double)((1 << (tr->qbits - 1)) - 1), lh = (double)((1 << tr->qbits) - 1);
+    double mg = 0, mh = 0;
+    for (size_t i = 0; i < n; i++) {
+        mg = fmax(mg, fabs(gr[i]));
+        mh = fmax(mh, hs[i]);
+    }
+    const double dg = mg > 0 ? mg / lg : 1.0, dh = mh > 0 ? mh / lh : 1.0;
+    scale[0] = dg;
+    scale[1] = dh;
+    int32_t *q = tr->qgh;
+    const long n_blocks = (long)((n + 4095) / 4096);
+    const uint64_t tree = (uint64_t)t * tr->G + g;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (n >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+    for (long b = 0; b < n_blocks; b++) {
+        gv_rng rng;
+        gv_rng_seed(&rng, tr->seed, GV_STREAM_GBDT_QUANT, tree << 24 | (uint64_t)b);
+        size_t lo = (size_t)b * 4096, hi = lo + 4096 < n ? lo + 4096 : n;
+        for (size_t i = lo; i < hi; i++) {
+            double a = floor(gr[i] / dg + gv_rng_uniform(&rng));
+            double c = floor(hs[i] / dh + gv_rng_uniform(&rng));
+            q[2 * i] = (int32_t)fmin(fmax(a, -lg), lg);
+            q[2 * i + 1] = (int32_t)fmin(fmax(c, 0.0), lh);
+        }
     }
 }
 
@@ -669,6 +715,16 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         (tr->obj == GV_OBJ_ABSOLUTE && !tr->tmp))
         return gv_err_nomem("gbdt training state");
     if ((st = gv_binned_row_major(in->binned, tr->nt, &tr->row_bins)) != GROVE_OK) return st;
+    tr->qbits = (int)gv_param_int(p, GV_P_QUANTIZED_BITS);
+    if (tr->qbits == 1)
+        return gv_err(GROVE_ERR_PARAM, "quantized_bits: must be 0 (off) or in [2, 8], got 1");
+    /* integer histograms sum up to n rows of 2^B - 1: fewer bits where that would pass 2^31 */
+    while (tr->qbits >= 2 && (double)n * (double)((1 << tr->qbits) - 1) >= 2147483647.0) tr->qbits--;
+    if (tr->qbits < 2) tr->qbits = 0;
+    if (tr->qbits && tr->row_bins) {
+        tr->qgh = gv_malloc_array(n ? n : 1, 2 * sizeof *tr->qgh);
+        if (!tr->qgh) return gv_err_nomem("gbdt quantized gradients");
+    }
     if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
     for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
     for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
@@ -706,9 +762,11 @@ static grove_status fit_round(trainer *tr, size_t t)
             .grad = tr->grad + g * n,
             .hess = tr->hess + g * n,
             .row_bins = tr->row_bins,
+            .qgh = tr->qgh,
             .leaf_of_row = tr->leaf,
             .scratch = &tr->scratch,
         };
+        if (tr->qgh) quantize_gradients(tr, t, g, ti.qscale);
         gv_rng trng;
         gv_rng_seed(&trng, tr->seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
         gv_tree *tree = NULL;

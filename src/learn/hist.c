@@ -28,6 +28,29 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
     double *ns = e->ns;
     int32_t *ncls = e->ncls;
     const size_t *idx = e->idx;
+    if (e->quant) {
+        /* the row's integer record (tree_int.h), where its doubles (g, h) would be */
+        const int32_t *qgh = e->in->qgh;
+        const unsigned sh = e->qsh_h, sg = e->qsh_g;
+        const int packed = e->quant == 8;
+        uint64_t *w = (uint64_t *)(void *)ns;
+        int32_t *q = (int32_t *)(void *)ns;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
+#endif
+        for (size_t i = begin; i < end; i++) {
+            size_t r = idx[i];
+            if (packed) {
+                w[i] = ((uint64_t)(int64_t)qgh[2 * r] << sg) + ((uint64_t)qgh[2 * r + 1] << sh) + 1;
+            } else {
+                q[4 * i] = 1;
+                q[4 * i + 1] = qgh[2 * r];
+                q[4 * i + 2] = qgh[2 * r + 1];
+                q[4 * i + 3] = 0;
+            }
+        }
+        return;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
 #endif
@@ -290,6 +313,59 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 #undef AT_SAME
 }
 
+/* build_rows_grad on quantized rows (tree_int.h): each row adds its integer record -- one
+ * 64-bit addition (quant 8) or one 128-bit one (quant 16) per feature -- to records of a third
+ * or two thirds of the doubles' bytes.  Integer sums are exact: any order gives the same
+ * histogram. */
+typedef int32_t gv_v4si __attribute__((vector_size(16), may_alias));
+typedef uint64_t gv_u64a __attribute__((may_alias));
+#define ROWS_QUANT(NAME, T)                                                                        \
+    GV_TARGET_CLONES                                                                               \
+    static void NAME(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,          \
+                     size_t k0, size_t k1, double *h)                                              \
+    {                                                                                              \
+        const gv_binned *X = e->X;                                                                 \
+        const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];                      \
+        const size_t *idx = e->idx;                                                                \
+        const T *rec = (const T *)(const void *)e->ns;                                             \
+        T *hp[GRAD_BLOCK_MAX];                                                                     \
+        uint32_t pos[GRAD_BLOCK_MAX];                                                              \
+        for (size_t k = 0; k < nk; k++) {                                                          \
+            size_t f = (size_t)feats[k0 + k];                                                      \
+            hp[k] = (T *)gv_qhist(e, h, f);                                                        \
+            pos[k] = (uint32_t)(f - f0);                                                           \
+            memset(hp[k], 0, (size_t)X->mappers[f].n_bins * sizeof(T));                            \
+        }                                                                                          \
+        const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;                               \
+        const uint8_t *base = e->in->row_bins + f0;                                                \
+        if (contiguous)                                                                            \
+            ROWS_QUANT_LOOP(T, AT_SAME)                                                            \
+        else                                                                                       \
+            ROWS_QUANT_LOOP(T, AT_LISTED)                                                          \
+    }
+#define AT_SAME(k) (k)
+#define AT_LISTED(k) pos[k]
+#define ROWS_QUANT_LOOP(T, AT)                                                                     \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);         \
+        const uint8_t *row = base + idx[i] * F;                                                    \
+        const T v = rec[i];                                                                        \
+        size_t k = 0;                                                                              \
+        for (; k + 4 <= nk; k += 4) {                                                              \
+            hp[k][row[AT(k)]] += v;                                                                \
+            hp[k + 1][row[AT(k + 1)]] += v;                                                        \
+            hp[k + 2][row[AT(k + 2)]] += v;                                                        \
+            hp[k + 3][row[AT(k + 3)]] += v;                                                        \
+        }                                                                                          \
+        for (; k < nk; k++) hp[k][row[AT(k)]] += v;                                                \
+    }
+ROWS_QUANT(build_rows_q16, gv_v4si)
+ROWS_QUANT(build_rows_q8, gv_u64a)
+#undef ROWS_QUANT_LOOP
+#undef ROWS_QUANT
+#undef AT_LISTED
+#undef AT_SAME
+
 /* Splits feats[0, n_feats) into consecutive blocks for build_rows_grad: each block's
  * histograms within GRAD_BLOCK_BYTES and GRAD_BLOCK_MAX features, and at least `min_blocks`
  * blocks when there are that many features.  bounds[0..n] gets the block starts and the end;
@@ -298,7 +374,8 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
                           size_t min_blocks, size_t *bounds, size_t cap)
 {
     size_t total = 0;
-    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * 24;
+    const size_t rec = e->quant ? (size_t)e->quant : 24; /* bytes of a bin record */
+    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * rec;
     size_t nb = (total + GRAD_BLOCK_BYTES - 1) / GRAD_BLOCK_BYTES;
     size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
     if (nb < by_count) nb = by_count;
@@ -383,7 +460,14 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && nb > 1)
 #endif
-        for (size_t b = 0; b < nb; b++) build_rows_grad(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+        for (size_t b = 0; b < nb; b++) {
+            if (e->quant == 8)
+                build_rows_q8(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+            else if (e->quant == 16)
+                build_rows_q16(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+            else
+                build_rows_grad(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+        }
         return;
     }
 #ifdef _OPENMP
@@ -592,6 +676,10 @@ void gv_hist_subtract(const gv_engine *e, double *a, const double *b)
 {
     size_t F = e->n_features;
     (void)F;
+    if (e->quant) { /* every feature's integer records, one after another: exact */
+        gv_qsub(e, a, b, e->hist_len / 3);
+        return;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && F > 1 && e->hist_len >= PARALLEL_MIN_WORK)
 #endif

@@ -259,16 +259,45 @@ static void newton_gains(const gv_engine *e, size_t n, const double *C, const do
     }
 }
 
+/* The Newton scan's second half: candidates j < n with left records (C, Gs, H)[j] (missing
+ * rows excluded) at split bins bin[j], and the missing rows' record (mc, mg, mh). */
+static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, double *Gs, double *H,
+                         const uint32_t *bin, size_t cap, double mc, double mg, double mh,
+                         const double *tot, double sp, gv_split *best)
+{
+    double *gain = H + cap, *tol = gain + cap;
+    int64_t *ok = (int64_t *)(tol + cap);
+    for (size_t j = n; j % 4; j++) C[j] = Gs[j] = H[j] = 0; /* the vector tail */
+    newton_gains(e, n, C, Gs, H, tot, sp, gain, tol, ok);
+    if (!(mc > 0)) {
+        for (size_t j = 0; j < n; j++)
+            if (ok[j] && offer(e, best, gain[j], tol[j]))
+                take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
+        return;
+    }
+    /* with missing rows: candidate j missing-right, then j missing-left (L + M) */
+    double *C2 = (double *)(uintptr_t)(bin + cap + (cap & 1)), *G2 = C2 + cap, *H2 = G2 + cap;
+    double *gain2 = H2 + cap, *tol2 = gain2 + cap;
+    int64_t *ok2 = (int64_t *)(tol2 + cap);
+    for (size_t j = 0; j < cap; j++) {
+        C2[j] = C[j] + mc;
+        G2[j] = Gs[j] + mg;
+        H2[j] = H[j] + mh;
+    }
+    newton_gains(e, n, C2, G2, H2, tot, sp, gain2, tol2, ok2);
+    for (size_t j = 0; j < n; j++) {
+        if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
+        if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
+    }
+}
+
 static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, const double *tot,
                                 double sp, gv_split_scratch *sc, gv_split *best)
 {
     const uint32_t nb = e->X->mappers[f].n_bins;
     const size_t cap = ((size_t)nb + 3) / 4 * 4;
-    double *C = sc->sub, *Gs = C + cap, *H = Gs + cap, *gain = H + cap, *tol = gain + cap;
-    int64_t *ok = (int64_t *)(tol + cap);
-    uint32_t *bin = (uint32_t *)(ok + cap);
-    const double mc = hf[0], mg = hf[1], mh = hf[2];
-    const int has_missing = mc > 0;
+    double *C = sc->sub, *Gs = C + cap, *H = Gs + cap;
+    uint32_t *bin = (uint32_t *)(H + 4 * cap);
     double lc = 0, lg = 0, lh = 0;
     size_t n = 0;
     for (uint32_t b = 1; b + 1 < nb; b++) {
@@ -283,28 +312,59 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
         bin[n++] = b;
     }
     if (n == 0) return;
-    for (size_t j = n; j % 4; j++) C[j] = Gs[j] = H[j] = 0; /* the vector tail */
-    newton_gains(e, n, C, Gs, H, tot, sp, gain, tol, ok);
-    if (!has_missing) {
-        for (size_t j = 0; j < n; j++)
-            if (ok[j] && offer(e, best, gain[j], tol[j]))
-                take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
-        return;
+    newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
+}
+
+/* scan_numeric_newton on a quantized feature (tree_int.h): records q, minus the sibling's mq
+ * when given (every bin, in place: the node keeps its histogram); prefix sums in integers
+ * (exact), candidates in doubles.  An empty bin adds nothing and is not a candidate: written
+ * and then overwritten, without a branch (in a small node most bins are empty). */
+static void scan_numeric_newton_q(const gv_engine *e, size_t f, void *q, const void *mq,
+                                  const double *tot, double sp, gv_split_scratch *sc,
+                                  gv_split *best)
+{
+    const uint32_t nb = e->X->mappers[f].n_bins;
+    const size_t cap = ((size_t)nb + 3) / 4 * 4;
+    double *C = sc->sub, *Gs = C + cap, *H = Gs + cap;
+    uint32_t *bin = (uint32_t *)(H + 4 * cap);
+    const double dg = e->in->qscale[0], dh = e->in->qscale[1];
+    if (mq) gv_qsub(e, q, mq, nb);
+    int64_t m[3], lc = 0, lg = 0, lh = 0;
+    gv_qrec(e, q, 0, m);
+    size_t n = 0;
+    if (e->quant == 8) {
+        const uint64_t *w = q;
+        const unsigned sh = e->qsh_h, sg = e->qsh_g;
+        const uint64_t mc = ((uint64_t)1 << sh) - 1, mh = ((uint64_t)1 << (sg - sh)) - 1;
+        for (uint32_t b = 1; b + 1 < nb; b++) {
+            const uint64_t v = w[b];
+            const int64_t c = (int64_t)(v & mc);
+            lc += c;
+            lg += (int64_t)v >> sg;
+            lh += (int64_t)((v >> sh) & mh);
+            C[n] = (double)lc;
+            Gs[n] = (double)lg * dg;
+            H[n] = (double)lh * dh;
+            bin[n] = b;
+            n += c != 0 || b == 1;
+        }
+    } else {
+        const int32_t *r = q;
+        for (uint32_t b = 1; b + 1 < nb; b++) {
+            const int64_t c = r[4 * b];
+            lc += c;
+            lg += r[4 * b + 1];
+            lh += r[4 * b + 2];
+            C[n] = (double)lc;
+            Gs[n] = (double)lg * dg;
+            H[n] = (double)lh * dh;
+            bin[n] = b;
+            n += c != 0 || b == 1;
+        }
     }
-    /* with missing rows: candidate j missing-right, then j missing-left (L + M) */
-    double *C2 = (double *)(bin + cap + (cap & 1)), *G2 = C2 + cap, *H2 = G2 + cap;
-    double *gain2 = H2 + cap, *tol2 = gain2 + cap;
-    int64_t *ok2 = (int64_t *)(tol2 + cap);
-    for (size_t j = 0; j < cap; j++) {
-        C2[j] = C[j] + mc;
-        G2[j] = Gs[j] + mg;
-        H2[j] = H[j] + mh;
-    }
-    newton_gains(e, n, C2, G2, H2, tot, sp, gain2, tol2, ok2);
-    for (size_t j = 0; j < n; j++) {
-        if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
-        if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
-    }
+    if (n == 0) return;
+    newton_offer(e, f, n, C, Gs, H, bin, cap, (double)m[0], (double)m[1] * dg, (double)m[2] * dh,
+                 tot, sp, best);
 }
 
 /* Extra-trees, numeric feature: ONE split point at random (Geurts et al. 2006, Algorithm 2's
@@ -509,6 +569,25 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
                            const int32_t *feats, size_t n_feats, gv_split *best)
 {
     const gv_tree_config *cfg = e->cfg;
+    double qtot[3];
+    if (e->quant && n_feats > 0) {
+        /* the node's integer totals: every row is in one bin of any feature, so the sum of
+         * one feature's records (exact) */
+        size_t f0 = (size_t)feats[0], nb = e->X->mappers[f0].n_bins;
+        const void *a = gv_qhist(e, h, f0), *m = minus ? gv_qhist(e, minus, f0) : NULL;
+        int64_t t[3] = {0, 0, 0}, r[3];
+        for (size_t b = 0; b < nb; b++) {
+            gv_qrec(e, a, b, r);
+            for (int j = 0; j < 3; j++) t[j] += r[j];
+            if (!m) continue;
+            gv_qrec(e, m, b, r);
+            for (int j = 0; j < 3; j++) t[j] -= r[j];
+        }
+        qtot[0] = (double)t[0];
+        qtot[1] = (double)t[1] * e->in->qscale[0];
+        qtot[2] = (double)t[2] * e->in->qscale[1];
+        tot = qtot;
+    }
     double sp = gv_split_score(e, tot);
     size_t majority = 0;
     for (size_t k = 1; k < e->K; k++)
@@ -530,7 +609,26 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
         memset(fb, 0, sizeof *fb);
         fb->feature = -1;
         double *hf = h + e->hist_off[f];
-        if (minus) {
+        if (e->quant && !e->X->mappers[f].is_categorical && !cfg->random_thresholds) {
+            scan_numeric_newton_q(e, f, gv_qhist(e, h, f), minus ? gv_qhist(e, minus, f) : NULL,
+                                  tot, sp, &e->scratch[t], fb);
+            continue;
+        }
+        if (e->quant) {
+            /* the integer records (minus the sibling's), as the doubles the other scans read */
+            void *q = gv_qhist(e, h, f);
+            const size_t nb = e->X->mappers[f].n_bins;
+            if (minus) gv_qsub(e, q, gv_qhist(e, minus, f), nb);
+            const double dg = e->in->qscale[0], dh = e->in->qscale[1];
+            hf = e->scratch[t].qconv;
+            for (size_t b = 0; b < nb; b++) {
+                int64_t r[3];
+                gv_qrec(e, q, b, r);
+                hf[3 * b] = (double)r[0];
+                hf[3 * b + 1] = (double)r[1] * dg;
+                hf[3 * b + 2] = (double)r[2] * dh;
+            }
+        } else if (minus) {
             /* the subtraction, feature by feature, right before the scan reads the feature
              * (from L1 instead of from memory after a pass over all features) */
             const double *mf = minus + e->hist_off[f];

@@ -786,6 +786,10 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradient statistics need criterion newton");
         if (!in->grad || !in->hess)
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradients or hessians are NULL");
+        if (in->qgh && !(in->qscale[0] > 0 && isfinite(in->qscale[0]) && in->qscale[1] > 0 &&
+                         isfinite(in->qscale[1])))
+            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: quantized gradients need finite scales > 0, got %g and %g",
+                          in->qscale[0], in->qscale[1]);
     } else {
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: unknown statistics kind %d", (int)cfg->stats);
     }
@@ -883,6 +887,7 @@ static void engine_free(gv_engine *e)
         for (int t = 0; t < e->nt; t++) {
             gv_free(e->scratch[t].acc);
             gv_free(e->scratch[t].sub);
+            gv_free(e->scratch[t].qconv);
             gv_free(e->scratch[t].keys);
         }
     }
@@ -985,6 +990,10 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
             if (cfg->stats == GV_STATS_GRAD && n_sub < 14 * (mb + 4)) n_sub = 14 * (mb + 4);
             e->scratch[t].sub = gv_malloc_array(n_sub, sizeof(double));
             if (!e->scratch[t].sub) return gv_err_nomem("tree engine");
+            if (in->qgh) {
+                e->scratch[t].qconv = gv_malloc_array(3 * (mb ? mb : 1), sizeof(double));
+                if (!e->scratch[t].qconv) return gv_err_nomem("tree engine");
+            }
         }
         e->scratch[t].keys = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof(gv_catkey));
         if (!e->scratch[t].acc || !e->scratch[t].keys) return gv_err_nomem("tree engine");
@@ -1090,6 +1099,12 @@ static grove_status grow(grower *gr)
     return GROVE_OK;
 }
 
+/* The bits of x: 0 for 0, else 1 + floor(log2 x). */
+static unsigned bits_of(uint64_t x)
+{
+    return x ? 64u - (unsigned)__builtin_clzll((unsigned long long)x) : 0u;
+}
+
 grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
                          gv_tree **out)
 {
@@ -1158,6 +1173,33 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         }
     }
     if (!e->touched) gr.touched_rows = 0;
+    /* integer histograms (tree_int.h): the row-major build of one process over all candidates */
+    if (in->qgh && cfg->stats == GV_STATS_GRAD && in->row_bins && X->bins8 && !X->csr_ptr &&
+        !cfg->dist && !gr.subset && gr.touched_rows == 0 &&
+        F <= 65536 /* hist.c's row-major blocks: at most 1024 of 64 features */) {
+        uint64_t mg = 0, mh = 0;
+        for (size_t i = 0; i < n; i++) {
+            const int32_t *q = in->qgh + 2 * e->idx[i];
+            uint64_t ag = q[0] < 0 ? (uint64_t)-(int64_t)q[0] : (uint64_t)q[0];
+            if (ag > mg) mg = ag;
+            if (q[1] < 0) {
+                st = gv_err(GROVE_ERR_ARG, "gv_tree_fit: row %zu: quantized hessian %d is below 0",
+                            e->idx[i], (int)q[1]);
+                goto fail;
+            }
+            if ((uint64_t)q[1] > mh) mh = (uint64_t)q[1];
+        }
+        if ((double)n * (double)(mg > mh ? mg : mh) >= 2147483647.0) {
+            st = gv_err(GROVE_ERR_ARG, "gv_tree_fit: %zu rows of quantized statistics up to %llu "
+                        "could overflow 32 bits", n, (unsigned long long)(mg > mh ? mg : mh));
+            goto fail;
+        }
+        /* bits(x): the bits of x >= 0 */
+        unsigned bc = bits_of(n), bh = bits_of((uint64_t)n * mh), bg = 1 + bits_of((uint64_t)n * mg);
+        e->quant = bc + bh + bg <= 64 ? 8 : 16;
+        e->qsh_h = bc;
+        e->qsh_g = bc + bh;
+    }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);

@@ -99,6 +99,13 @@ typedef struct gv_tree_input {
     const uint8_t *row_bins; /* optional, GRAD with 8-bit bins: X's bins row-major
                                 ([X->n_rows * X->n_features], gv_binned_row_major); the
                                 histograms then read whole rows (faster, same sums) */
+    const int32_t *qgh;    /* optional, GRAD: [2 * X->n_rows] the rows' gradient and hessian as
+                              integers, g ~ qgh[2 r] qscale[0], h ~ qgh[2 r + 1] qscale[1], with
+                              |qgh| * X->n_rows < 2^31.  With row_bins, one process and no
+                              feature subset per node, splits are searched on integer
+                              histograms of these (Shi et al. 2022); node totals and leaf
+                              values still come from grad and hess.  Ignored otherwise. */
+    double qscale[2];
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
     gv_tree_scratch *scratch; /* optional: row buffers reused across fits */

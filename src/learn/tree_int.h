@@ -11,6 +11,16 @@
  *   GRAD   g, h           (24 bytes a record: hist.c adds the count and then (g, h) as
  *                          one 128-bit vector)
  * A node's totals use the same record layout and are summed over its rows in row order.
+ * Quantized gradients (gv_tree_input.qgh, e->quant): a GRAD record is instead integers, bin b
+ * of f at byte quant * (hist_off[f] / 3 + b) of the same buffer (gv_qhist):
+ *   quant = 8:  one 64-bit word  g << qsh_g  +  h << qsh_h  +  count  (mod 2^64), when the
+ *               tree's rows n and the largest |g|, h fit: bits(n) + bits(n max h) +
+ *               1 + bits(n max |g|) <= 64 (fields never carry into each other; g decodes by an
+ *               arithmetic shift) -- a third of the doubles' bytes;
+ *   quant = 16: four int32 (count, g, h, 0), otherwise.
+ * Rows add exactly, so subtraction (wrapping, for the packed word) is exact too; the split
+ * search decodes each feature into doubles (count, g qscale[0], h qscale[1]) and scans them
+ * against the node's integer totals.
  *
  * Tie-breaking (mirrored by the naive tree of tests/test_tree.c):
  *  - a candidate's gain is score(children) - score(parent) (see split.c) and carries the
@@ -56,6 +66,7 @@ typedef struct gv_catkey {
 /* Per-thread scratch of the split search. */
 typedef struct gv_split_scratch {
     double *acc;          /* 4 * S doubles */
+    double *qconv;        /* quantized: one feature's histogram as doubles (3 * max_bins) */
     double *sub;          /* CLASS, GRAD: three more histograms of one feature (3 * max_bins * S) */
     gv_catkey *keys;      /* [max_categories] */
 } gv_split_scratch;
@@ -69,6 +80,8 @@ typedef struct gv_engine {
     size_t K;               /* classes (CLASS), else 0 */
     size_t S;               /* doubles per bin record */
     double shift;           /* REG: c, subtracted from y */
+    int quant;              /* GRAD: 0, or the bytes (8, 16) of an integer record (see above) */
+    unsigned qsh_h, qsh_g;  /* quant 8: the shifts of the h and g fields */
     int nt;                 /* threads */
 
     size_t *hist_off;       /* [n_features] */
@@ -155,6 +168,42 @@ static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32
         out[0] = in->grad[r];
         out[1] = in->hess[r];
         break;
+    }
+}
+
+/* Quantized: feature f's integer records in histogram h (the layout note above). */
+static inline void *gv_qhist(const gv_engine *e, const double *h, size_t f)
+{
+    return (unsigned char *)(uintptr_t)h + (size_t)e->quant * (e->hist_off[f] / 3);
+}
+
+/* Quantized: record b of a feature's records q, decoded: out = (count, g, h) sums. */
+static inline void gv_qrec(const gv_engine *e, const void *q, size_t b, int64_t out[3])
+{
+    if (e->quant == 8) {
+        uint64_t v = ((const uint64_t *)q)[b];
+        out[0] = (int64_t)(v & (((uint64_t)1 << e->qsh_h) - 1));
+        out[1] = (int64_t)v >> e->qsh_g; /* arithmetic: g's sign */
+        out[2] = (int64_t)((v >> e->qsh_h) & (((uint64_t)1 << (e->qsh_g - e->qsh_h)) - 1));
+    } else {
+        const int32_t *r = (const int32_t *)q + 4 * b;
+        out[0] = r[0];
+        out[1] = r[1];
+        out[2] = r[2];
+    }
+}
+
+/* Quantized: a -= b over n_bins records of one feature (exact; the packed word wraps). */
+static inline void gv_qsub(const gv_engine *e, void *a, const void *b, size_t n_bins)
+{
+    if (e->quant == 8) {
+        uint64_t *x = a;
+        const uint64_t *y = b;
+        for (size_t k = 0; k < n_bins; k++) x[k] -= y[k];
+    } else {
+        int32_t *x = a;
+        const int32_t *y = b;
+        for (size_t k = 0; k < 4 * n_bins; k++) x[k] -= y[k];
     }
 }
 
