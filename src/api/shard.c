@@ -8,9 +8,11 @@
  *    each moved forward to the next line start, and rank r parses the header plus range r
  *    (so ranks hold consecutive rows, in file order: rank 0 the first ones).  Records must not
  *    hold newlines inside quotes; gzip'd files cannot be cut (use {rank} files).
- * The schema (feature kinds, category codes, classes) is rank 0's: rank 0 parses first (with the
- * caller's schema when given) and the others parse with its schema, as a validation file is
- * parsed with the training schema.  Failures are agreed (gv_dist_agree): every rank returns the
+ * The schema (feature kinds, category codes, classes): with the caller's schema (a validation
+ * file), every rank parses with it.  Without, every rank infers its part's schema, the ranks
+ * exchange them, and every rank merges them into the schema one process infers over all rows
+ * (schema_merge: unions of categories and classes in one process's order); a rank whose own
+ * schema differs parses its part again with the merged one.  Failures are agreed (gv_dist_agree): every rank returns the
  * lowest failing rank's status and message, "rank R: FILE:LINE:COL: ...", LINE counted in the
  * whole file.  Without MPI, or with one rank, this is grove_dataset_load.
  */
@@ -124,6 +126,152 @@ static grove_status shift_line(grove_status st, const char *path, size_t shift)
     return st;
 }
 
+/* This rank's rows: its own file ({rank}) or its range of the text, with `schema` (NULL: the
+ * schema is inferred); a range's line numbers are the whole file's. */
+static grove_status parse_own(int per_rank, const char *own, const char *text, size_t len,
+                              const grove_params *params, const grove_schema *schema, size_t shift,
+                              grove_dataset **d)
+{
+    grove_status st = per_rank ? grove_dataset_load(own, params, schema, d)
+                               : gv_parse_csv(own, text, len, params, schema, d);
+    if (st != GROVE_OK && !per_rank) st = shift_line(st, own, shift);
+    return st;
+}
+
+static int cmp_class_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The schema one process infers over all rows, from the ranks' own schemas s[0..R) (each
+ * inferred from its rows alone; csv.c's rules):
+ *  - a feature is categorical when it is so in every part (a column that is numeric in one part
+ *    stays numeric; text in it then fails to parse, naming the line, where one process would
+ *    read the column as categorical: --set categorical=NAME makes every part do so); its
+ *    categories are the union of the parts' in byte order, as one process sorts them;
+ *  - the task is regression when any part's is; else the classes are the union of the parts',
+ *    in numeric order when every name is a number (numeric labels: csv.c names them by value)
+ *    and then regression if there are more than GV_AUTO_MAX_CLASSES under task=auto, else in
+ *    byte order (text labels).
+ * The parts must have the same columns (one file's header; {rank} files may differ). */
+static grove_status schema_merge(grove_schema *const *s, size_t R, int64_t task_param,
+                                 grove_schema **out)
+{
+    *out = NULL;
+    grove_schema *m = gv_schema_copy(s[0]);
+    if (!m) return gv_err_nomem("the merged schema");
+    grove_status st = GROVE_OK;
+    for (size_t r = 1; r < R && st == GROVE_OK; r++) {
+        int same = s[r]->n_features == m->n_features && !strcmp(s[r]->label_name, m->label_name);
+        for (size_t f = 0; same && f < m->n_features; f++)
+            same = !strcmp(s[r]->feature_names[f], m->feature_names[f]);
+        if (!same)
+            st = gv_err(GROVE_ERR_DATA, "rank %zu: its data has other columns than rank 0's", r);
+    }
+    for (size_t f = 0; f < m->n_features && st == GROVE_OK; f++) {
+        int cat = 1;
+        for (size_t r = 0; r < R; r++) cat &= s[r]->is_categorical[f] != 0;
+        m->is_categorical[f] = (unsigned char)cat;
+        gv_dict_free(&m->categories[f]);
+        gv_dict_init(&m->categories[f]);
+        for (size_t r = 0; cat && r < R && st == GROVE_OK; r++)
+            for (size_t c = 0; c < s[r]->categories[f].n && st == GROVE_OK; c++) {
+                const char *name = s[r]->categories[f].names[c];
+                if (gv_dict_add(&m->categories[f], name, strlen(name)) < 0) st = gv_err_nomem("the merged schema");
+            }
+        if (st == GROVE_OK && cat && gv_dict_sort(&m->categories[f], NULL) != 0) st = gv_err_nomem("the merged schema");
+    }
+    int regression = 0, numeric = 1;
+    for (size_t r = 0; r < R; r++) regression |= s[r]->task == GROVE_REGRESSION;
+    gv_dict_free(&m->classes);
+    gv_dict_init(&m->classes);
+    for (size_t r = 0; r < R && !regression && st == GROVE_OK; r++)
+        for (size_t c = 0; c < s[r]->classes.n && st == GROVE_OK; c++) {
+            const char *name = s[r]->classes.names[c];
+            char *end;
+            (void)strtod(name, &end);
+            numeric &= end != name && *end == '\0';
+            if (gv_dict_add(&m->classes, name, strlen(name)) < 0) st = gv_err_nomem("the merged schema");
+        }
+    if (st == GROVE_OK && !regression && numeric) {
+        size_t k = m->classes.n;
+        double *v = gv_malloc_array(k ? k : 1, sizeof *v);
+        gv_dict sorted;
+        gv_dict_init(&sorted);
+        if (!v) st = gv_err_nomem("the merged schema");
+        for (size_t c = 0; c < k && st == GROVE_OK; c++) v[c] = strtod(m->classes.names[c], NULL);
+        if (st == GROVE_OK) qsort(v, k, sizeof *v, cmp_class_value);
+        for (size_t c = 0; c < k && st == GROVE_OK; c++) {
+            /* the name of value v[c] as the parts wrote it */
+            for (size_t j = 0; j < k; j++)
+                if (strtod(m->classes.names[j], NULL) == v[c]) {
+                    if (gv_dict_add(&sorted, m->classes.names[j], strlen(m->classes.names[j])) < 0)
+                        st = gv_err_nomem("the merged schema");
+                    break;
+                }
+        }
+        gv_free(v);
+        gv_dict_free(&m->classes);
+        m->classes = sorted;
+        if (task_param == GV_TASK_AUTO && k > GV_AUTO_MAX_CLASSES) {
+            regression = 1;
+            gv_dict_free(&m->classes);
+            gv_dict_init(&m->classes);
+        }
+    } else if (st == GROVE_OK && !regression && gv_dict_sort(&m->classes, NULL) != 0) {
+        st = gv_err_nomem("the merged schema");
+    }
+    m->task = regression ? GROVE_REGRESSION : GROVE_CLASSIFICATION;
+    if (st != GROVE_OK) {
+        gv_schema_free(m);
+        return st;
+    }
+    *out = m;
+    return GROVE_OK;
+}
+
+/* Every rank's schema (as the model file's schema JSON, broadcast from each rank in turn, in
+ * pieces so that a rank without memory still takes part) and their merge (collective). */
+static grove_status share_schemas(const grove_schema *mine, int64_t task_param, grove_schema **out)
+{
+    *out = NULL;
+    size_t R = (size_t)gv_dist_size(), me = (size_t)gv_dist_rank();
+    grove_schema **all = gv_calloc(R, sizeof *all);
+    json_t *o = gv_schema_to_json(mine);
+    char *js = o ? json_dumps(o, JSON_COMPACT) : NULL; /* jansson's: free() */
+    json_decref(o);
+    grove_status st = gv_dist_agree(all && js ? GROVE_OK : gv_err_nomem("the schema"));
+    for (size_t r = 0; r < R && st == GROVE_OK; r++) {
+        int64_t n = r == me ? (int64_t)strlen(js) + 1 : 0;
+        gv_dist_bcast(&n, sizeof n, (int)r);
+        char *buf = r == me ? js : gv_malloc((size_t)n);
+        char scratch[4096];
+        for (size_t off = 0; off < (size_t)n; off += sizeof scratch) {
+            size_t k = (size_t)n - off < sizeof scratch ? (size_t)n - off : sizeof scratch;
+            if (r == me) memcpy(scratch, js + off, k);
+            gv_dist_bcast(scratch, k, (int)r);
+            if (r != me && buf) memcpy(buf + off, scratch, k);
+        }
+        if (!buf) {
+            st = gv_err_nomem("the shared schema");
+        } else {
+            json_error_t je;
+            json_t *x = json_loads(buf, 0, &je);
+            st = x ? gv_schema_from_json(x, &all[r])
+                   : gv_err(GROVE_ERR_INTERNAL, "the shared schema: %s", je.text);
+            json_decref(x);
+        }
+        if (r != me) gv_free(buf);
+        st = gv_dist_agree(st);
+    }
+    if (st == GROVE_OK) st = gv_dist_agree(schema_merge(all, R, task_param, out));
+    for (size_t r = 0; all && r < R; r++) gv_schema_free(all[r]);
+    gv_free(all);
+    free(js);
+    return st;
+}
+
 grove_status grove_dataset_load_shard(const char *path, const grove_params *params,
                                       const grove_schema *schema, grove_dataset **out)
 {
@@ -159,52 +307,20 @@ grove_status grove_dataset_load_shard(const char *path, const grove_params *para
         gv_dist_offsets(st == GROVE_OK ? lines : 0, &first, &total);
         shift = rank == 0 ? 0 : first - 1; /* text line L >= 2 is file line L - 1 + first */
     }
-    /* rank 0 first, with the caller's schema; then the others with rank 0's */
-    if (st == GROVE_OK && rank == 0)
-        st = per_rank ? grove_dataset_load(own, params, schema, &d)
-                      : gv_parse_csv(own, text, len, params, schema, &d);
+    /* every rank parses its part: with the caller's schema when given, else inferring one */
+    if (st == GROVE_OK) st = parse_own(per_rank, own, text, len, params, schema, shift, &d);
     st = gv_dist_agree(st);
-    if (st != GROVE_OK) goto done;
-    char *js = NULL;
-    int64_t js_len = 0;
-    if (rank == 0) {
-        json_t *o = gv_schema_to_json(d->schema);
-        js = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-        js_len = js ? (int64_t)strlen(js) + 1 : 0;
+    if (st != GROVE_OK || schema) goto done;
+    /* then the ranks' schemas merged into the one a single process infers over all rows, and
+     * the parts whose own schema differs parsed again with it */
+    grove_schema *merged = NULL;
+    st = share_schemas(d->schema, gv_param_int(params, GV_P_TASK), &merged);
+    if (st == GROVE_OK && !gv_schema_equal(merged, d->schema)) {
+        grove_dataset_free(d);
+        d = NULL;
+        st = parse_own(per_rank, own, text, len, params, merged, shift, &d);
     }
-    gv_dist_max_i64(&js_len, 1);
-    if (js_len == 0) {
-        st = gv_dist_agree(gv_err_nomem("the schema"));
-        goto done;
-    }
-    grove_schema *shared = NULL;
-    if (rank != 0) js = gv_malloc((size_t)js_len);
-    /* in pieces, so that a rank without memory still takes part (and then fails) */
-    char scratch[4096];
-    for (size_t off = 0; off < (size_t)js_len; off += sizeof scratch) {
-        size_t k = (size_t)js_len - off < sizeof scratch ? (size_t)js_len - off : sizeof scratch;
-        if (rank == 0) memcpy(scratch, js + off, k);
-        gv_dist_bcast(scratch, k, 0);
-        if (rank != 0 && js) memcpy(js + off, scratch, k);
-    }
-    if (rank != 0 && !js) {
-        st = gv_err_nomem("the shared schema");
-    } else if (rank != 0) {
-        json_error_t je;
-        json_t *o = json_loads(js, 0, &je);
-        st = o ? gv_schema_from_json(o, &shared) : gv_err(GROVE_ERR_INTERNAL, "the shared schema: %s", je.text);
-        json_decref(o);
-        if (st == GROVE_OK)
-            st = per_rank ? grove_dataset_load(own, params, shared, &d)
-                          : gv_parse_csv(own, text, len, params, shared, &d);
-        if (st != GROVE_OK && !per_rank) st = shift_line(st, own, shift);
-        gv_schema_free(shared);
-    }
-    if (rank == 0)
-        free(js); /* jansson's (json_dumps) */
-    else
-        gv_free(js);
+    gv_schema_free(merged);
     st = gv_dist_agree(st);
 done:
     gv_free(text);

@@ -91,6 +91,17 @@ static grove_status dist_mappers(const grove_dataset *d, int max_bins, size_t sa
     return gv_dist_agree(st);
 }
 
+/* The algorithms whose every sum is reduced over the ranks, exactly (docs/distributed.md). */
+#define DIST_ALGOS "gbdt, adaboost, adaboost.m1, samme, samme.r, adaboost.m2, tree, stump, id3"
+static int dist_supported(const char *algo)
+{
+    static const char *const names[] = {"gbdt", "adaboost", "adaboost.m1", "samme", "samme.r",
+                                        "adaboost.m2", "tree", "stump", "id3"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i], algo)) return 1;
+    return 0;
+}
+
 grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
                          const grove_params *params, grove_model **out)
 {
@@ -129,8 +140,9 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         goto done;
     }
     size_t n_total = data->n_rows;
-    if (dist && strcmp(algo, "gbdt") != 0) {
-        st = gv_err(GROVE_ERR_PARAM, "algo: data-parallel training (mpirun) supports gbdt, got '%s'", algo);
+    if (dist && !dist_supported(algo)) {
+        st = gv_err(GROVE_ERR_PARAM, "algo: data-parallel training (mpirun) supports %s, got '%s'",
+                    DIST_ALGOS, algo);
         goto done;
     }
     if (dist)

@@ -22,6 +22,9 @@ typedef struct gv_dict {
     size_t n_slots;
 } gv_dict;
 
+/* Numeric labels with at most this many distinct integer values are classes (task auto). */
+#define GV_AUTO_MAX_CLASSES 50
+
 void gv_dict_init(gv_dict *d);
 void gv_dict_free(gv_dict *d);
 /* The code of `s` (length len), or -1 if absent. */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AUTO_MAX_CLASSES 50
+#define AUTO_MAX_CLASSES GV_AUTO_MAX_CLASSES
 
 /* The name of numeric class v: integers below 2^53 in plain digits, others in the shortest
  * round-trip text.  buf holds 32 bytes. */

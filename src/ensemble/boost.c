@@ -68,6 +68,7 @@
 #include "../core/params.h"
 #include "../core/json.h"
 #include "../core/mathx.h"
+#include "../dist/dist.h"
 
 #include <float.h>
 #include <math.h>
@@ -354,8 +355,23 @@ typedef struct trainer {
     double *r2_pred;         /* adaboost.r2: [rounds * n] member predictions on training rows */
     double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
     gv_wv *r2_tmp;              /* [rounds] */
+    double *c;               /* [n] per-row terms of a sum (rows_sum) */
+    int dist;                /* 1: a data-parallel run (dist.h); the rows are this rank's share */
+    size_t N;                /* rows over all ranks (n in one process) */
+    size_t first;            /* this rank's first row in the global order */
     gv_rng rng;
 } trainer;
+
+/* The sum over the training rows (all ranks' in a data-parallel run) of v[0..n): in one
+ * process in row order; data-parallel, exactly (gv_dist_sum_exact: v rounded to the common
+ * grid, summed in integers), so the result does not depend on how the rows are split. */
+static double rows_sum(const trainer *tr, const double *v)
+{
+    if (tr->dist) return gv_dist_sum_exact(v, tr->n);
+    double s = 0;
+    for (size_t i = 0; i < tr->n; i++) s += v[i];
+    return s;
+}
 
 static void trainer_free(trainer *tr)
 {
@@ -375,6 +391,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->r2_pred);
     gv_free(tr->r2_vpred);
     gv_free(tr->r2_tmp);
+    gv_free(tr->c);
 }
 
 static grove_status set_stop(gv_boost *b, const char *fmt, size_t t, double v)
@@ -388,21 +405,51 @@ static grove_status set_stop(gv_boost *b, const char *fmt, size_t t, double v)
     return GROVE_OK;
 }
 
-/* Draws sample_size rows from D with replacement (inverse CDF, binary search). */
-static void draw_sample(trainer *tr)
+/* Draws sample_size rows from D with replacement (inverse CDF, binary search): draw j is the
+ * first row whose cumulative weight exceeds u_j acc.  Data-parallel, every rank draws all
+ * sample_size u_j from the same stream and keeps the draws that land in its own rows: D is
+ * rounded to the common grid first, so the cumulative sums (this rank's, offset by the lower
+ * ranks' totals) are exact and each draw lands on the row one process over all rows finds.
+ * Returns the number of draws kept (sample_size in one process). */
+static size_t draw_sample(trainer *tr)
 {
-    double acc = 0;
-    for (size_t i = 0; i < tr->n; i++) tr->cum[i] = acc += tr->D[i];
+    double acc = 0, lo_tot = 0;
+    if (tr->dist) {
+        /* cum[i] = the global cumulative weight through row i: the lower ranks' total plus
+         * this rank's prefix, all exact multiples of the grid */
+        double q = gv_dist_grid(tr->D, tr->n);
+        int64_t s = 0, R = gv_dist_size(), rk = gv_dist_rank();
+        for (size_t i = 0; i < tr->n; i++) s += (int64_t)rint(tr->D[i] / q);
+        int64_t *all = gv_malloc_array((size_t)R, sizeof *all);
+        if (!all) return SIZE_MAX;
+        gv_dist_allgather(&s, all, sizeof s);
+        int64_t below = 0, tot = 0;
+        for (int64_t r = 0; r < R; r++) {
+            if (r < rk) below += all[r];
+            tot += all[r];
+        }
+        gv_free(all);
+        lo_tot = (double)below * q;
+        acc = (double)tot * q;
+        int64_t run = below;
+        for (size_t i = 0; i < tr->n; i++) tr->cum[i] = (double)(run += (int64_t)rint(tr->D[i] / q)) * q;
+    } else {
+        for (size_t i = 0; i < tr->n; i++) tr->cum[i] = acc += tr->D[i];
+    }
+    const double hi_tot = tr->n ? tr->cum[tr->n - 1] : lo_tot;
+    size_t kept = 0;
     for (size_t j = 0; j < tr->sample_size; j++) {
         double u = gv_rng_uniform(&tr->rng) * acc;
+        if (tr->dist && (u < lo_tot || u >= hi_tot)) continue; /* another rank's row */
         size_t lo = 0, hi = tr->n - 1;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (tr->cum[mid] > u) hi = mid;
             else lo = mid + 1;
         }
-        tr->sample[j] = lo;
+        tr->sample[kept++] = lo;
     }
+    return kept;
 }
 
 /* Fits round t's hypothesis on D (plus, for m2, the tree's pseudo-loss plausibilities). */
@@ -410,12 +457,17 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
 {
     gv_fit_input bi = tr->base_in;
     if (tr->resample) {
-        draw_sample(tr);
+        size_t kept = draw_sample(tr);
+        grove_status st = kept == SIZE_MAX ? gv_err_nomem("the boosting sample") : GROVE_OK;
+        if (tr->dist) st = gv_dist_agree(st);
+        if (st != GROVE_OK) return st;
         bi.rows = tr->sample;
-        bi.n_rows = tr->sample_size;
+        bi.n_rows = kept;
         bi.weight = NULL;
     } else {
-        for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->n;
+        /* weights summing to the number of rows (over all ranks); the tree learner rounds
+         * them to the common grid in a data-parallel run (learners.c) */
+        for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->N;
         bi.weight = tr->w_round;
     }
     if (tr->q) {
@@ -453,15 +505,25 @@ static grove_status m2_tree_plausibilities(trainer *tr, const gv_tree *tree, dou
         gv_free(pl);
         return gv_err_nomem("plausibilities");
     }
+    /* data-parallel: every term rounded to the grid of D (each is at most D(i)), so the sums
+     * per leaf, and over the ranks, are exact */
+    const double q = tr->dist ? gv_dist_grid(tr->D, n) : 0;
     for (size_t i = 0; i < n; i++) {
         size_t leaf = gv_tree_leaf(tree, tr->in->data, i), yi = (size_t)tr->y[i];
         double W = 0;
         for (size_t c = 0; c < k; c++)
             if (c != yi) W += tr->mw[i * k + c];
-        A[leaf * k + yi] += tr->D[i];
+        A[leaf * k + yi] += q > 0 ? rint(tr->D[i] / q) * q : tr->D[i];
         /* D(i) q(i, y) = D(i) w_{i,y} / W_i */
         for (size_t c = 0; c < k; c++)
-            if (c != yi && W > 0) B[leaf * k + c] += tr->D[i] * tr->mw[i * k + c] / W;
+            if (c != yi && W > 0) {
+                double v = tr->D[i] * tr->mw[i * k + c] / W;
+                B[leaf * k + c] += q > 0 ? rint(v / q) * q : v;
+            }
+    }
+    if (tr->dist) {
+        gv_dist_sum_f64(A, tree->n_nodes * k);
+        gv_dist_sum_f64(B, tree->n_nodes * k);
     }
     for (size_t j = 0; j < tree->n_nodes * k; j++) pl[j] = A[j] > B[j] ? 1.0 : 0.0;
     gv_free(A);
@@ -508,7 +570,8 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
     double wrong = 0; /* weighted: sum of w over wrong rows; unweighted: their count */
     const int vote = b->variant == BV_ADABOOST || b->variant == BV_M1 || b->variant == BV_SAMME;
     const double a = b->alpha[t];
-    const uint32_t *pred = d == tr->in->data ? tr->pred : NULL; /* argmax of h, when known */
+    const int train = d == tr->in->data;          /* the training rows (all ranks' share) */
+    const uint32_t *pred = train ? tr->pred : NULL; /* argmax of h, when known */
     for (size_t i = 0; i < n; i++) {
         double *f = F + i * k;
         if (vote)
@@ -516,9 +579,12 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
         else
             add_member_score(b, t, h + i * k, f);
         size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
-        wrong += (double)(best != (size_t)d->labels[i]) * (w ? w[i] : 1.0);
+        double v = (double)(best != (size_t)d->labels[i]) * (w ? w[i] : 1.0);
+        if (train) tr->c[i] = v;
+        else wrong += v;
     }
-    return w ? wrong : wrong / (double)n;
+    if (train) wrong = rows_sum(tr, tr->c);
+    return w ? wrong : wrong / (double)(train ? tr->N : n);
 }
 
 /* A perfect hypothesis decides alone: alpha above the sum of all earlier alphas. */
@@ -541,9 +607,8 @@ static void update_discrete(trainer *tr, round_stats *rs)
     const size_t n = tr->n, k = tr->k;
     const double nu = tr->nu;
     const uint32_t *pred = tr->pred, *yc = tr->yc;
-    double eps = 0;
-    for (size_t i = 0; i < n; i++)
-        eps += tr->D[i] * (double)(pred[i] != yc[i]);
+    for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
+    double eps = rows_sum(tr, tr->c);
     rs->eps = eps;
     double limit = variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
     if (eps <= 0) {
@@ -551,12 +616,11 @@ static void update_discrete(trainer *tr, round_stats *rs)
     } else if (eps >= limit) {
         rs->too_weak = 1;
     } else if (variant == BV_ADABOOST) {
-        double alpha = rs->alpha = gv_adaboost_alpha(eps, nu), z = 0;
+        double alpha = rs->alpha = gv_adaboost_alpha(eps, nu);
         /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
         const double down = exp(-alpha), up = exp(alpha);
-        for (size_t i = 0; i < n; i++)
-            z += tr->D[i] *= pred[i] == yc[i] ? down : up;
-        rs->z = z;
+        for (size_t i = 0; i < n; i++) tr->D[i] *= pred[i] == yc[i] ? down : up;
+        rs->z = rows_sum(tr, tr->D);
     } else if (variant == BV_M1) {
         double beta = eps / (1 - eps);
         double alpha = rs->alpha = nu * log(1 / beta);
@@ -582,9 +646,9 @@ static void update_samme_r(trainer *tr, round_stats *rs)
     const size_t n = tr->n, k = tr->k;
     const double *h = tr->h;
     const double nu = tr->nu;
-    double eps = 0, z = 0;
     for (size_t i = 0; i < n; i++)
-        if (gv_argmax(h + i * k, k) != (size_t)tr->y[i]) eps += tr->D[i];
+        tr->c[i] = gv_argmax(h + i * k, k) != (size_t)tr->y[i] ? tr->D[i] : 0.0;
+    double eps = rows_sum(tr, tr->c);
     /* D_{t+1}(i) ~ D_t(i) exp(-nu (K-1)/K sum_c y_ic ln p_c(x_i)) */
     double kk = (double)k;
     for (size_t i = 0; i < n; i++) {
@@ -594,11 +658,11 @@ static void update_samme_r(trainer *tr, round_stats *rs)
             double lp = log(h[i * k + c] > P_CLIP ? h[i * k + c] : P_CLIP);
             dot += (c == yi ? 1.0 : -1.0 / (kk - 1)) * lp;
         }
-        z += tr->D[i] *= exp(-nu * (kk - 1) / kk * dot);
+        tr->D[i] *= exp(-nu * (kk - 1) / kk * dot);
     }
     rs->eps = eps;
     rs->alpha = nu;
-    rs->z = z;
+    rs->z = rows_sum(tr, tr->D);
 }
 
 /* adaboost.m2: the pseudo-loss of the plausibilities h, then the mislabel weights
@@ -608,7 +672,6 @@ static void update_m2(trainer *tr, round_stats *rs)
     const size_t n = tr->n, k = tr->k;
     const double *h = tr->h;
     const double nu = tr->nu;
-    double eps = 0;
     /* pseudo-loss: 1/2 sum_i D(i) (1 - h(x_i, y_i) + sum_{y != y_i} q(i, y) h(x_i, y)) */
     for (size_t i = 0; i < n; i++) {
         size_t yi = (size_t)tr->y[i];
@@ -617,8 +680,9 @@ static void update_m2(trainer *tr, round_stats *rs)
             if (c != yi) W += tr->mw[i * k + c];
         for (size_t c = 0; c < k; c++)
             if (c != yi && W > 0) mis += tr->mw[i * k + c] / W * h[i * k + c];
-        eps += 0.5 * tr->D[i] * (1 - h[i * k + yi] + mis);
+        tr->c[i] = 0.5 * tr->D[i] * (1 - h[i * k + yi] + mis);
     }
+    double eps = rows_sum(tr, tr->c);
     rs->eps = eps;
     if (eps <= 0) {
         rs->perfect = 1;
@@ -725,17 +789,16 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     }
     /* normalize D (m2: D(i) = W_i / sum W) */
     if (b->variant == BV_M2) {
-        double tot = 0;
         for (size_t i = 0; i < n; i++) {
             double W = 0;
             for (size_t c = 0; c < k; c++)
                 if (c != (size_t)tr->y[i]) W += tr->mw[i * k + c];
-            tot += tr->D[i] = W;
+            tr->D[i] = W;
         }
+        double tot = rows_sum(tr, tr->D);
         for (size_t i = 0; i < n; i++) tr->D[i] /= tot;
     } else {
-        double tot = 0;
-        for (size_t i = 0; i < n; i++) tot += tr->D[i];
+        double tot = rows_sum(tr, tr->D);
         if (!(tot > 0) || !isfinite(tot)) {
             gv_component_free(comp);
             gv_free(plaus);
@@ -786,9 +849,20 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.rounds = (size_t)gv_param_int(in->params, GV_P_ROUNDS);
     tr.nu = gv_param_double(in->params, GV_P_BOOST_LEARNING_RATE);
     tr.resample = gv_param_int(in->params, GV_P_BOOST_MODE) == 1;
-    tr.sample_size = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);
-    if (tr.sample_size == 0) tr.sample_size = n;
     tr.y = in->y;
+    tr.dist = gv_dist_active();
+    tr.N = n;
+    if (tr.dist) {
+        /* data-parallel: tree members only (their histograms are summed over the ranks);
+         * api/train.c refuses adaboost.r2 (regression trees sum w y, not exact over ranks) */
+        if (tr.base->fit != gv_fit_tree && tr.base->fit != gv_fit_stump && tr.base->fit != gv_fit_id3)
+            return gv_err(GROVE_ERR_PARAM, "base: data-parallel training (mpirun) boosts tree, "
+                                           "stump or id3 members, got '%s'", tr.base->name);
+        gv_dist_offsets(n, &tr.first, &tr.N);
+    }
+    /* the sample is drawn over all ranks' rows: N draws by default */
+    tr.sample_size = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);
+    if (tr.sample_size == 0) tr.sample_size = tr.N;
     gv_rng_seed(&tr.rng, (uint64_t)gv_param_int(in->params, GV_P_SEED), GV_STREAM_BOOST, 0);
     const grove_dataset *valid = in->valid;
     const size_t nv = valid ? valid->n_rows : 0, k = tr.k;
@@ -801,6 +875,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.h = gv_malloc_array(n, k * sizeof *tr.h);
     tr.pred = gv_malloc_array(n, sizeof *tr.pred);
     tr.yc = gv_malloc_array(n, sizeof *tr.yc);
+    tr.c = gv_malloc_array(n ? n : 1, sizeof *tr.c);
     tr.hv = valid ? gv_malloc_array(nv ? nv : 1, k * sizeof *tr.hv) : NULL;
     if (variant == BV_R2) {
         tr.r2_pred = gv_malloc_array(tr.rounds, n * sizeof *tr.r2_pred);
@@ -818,16 +893,16 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
         tr.q = gv_malloc_array(n, k * sizeof *tr.q);
     }
-    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || !tr.yc || (valid && !tr.hv) ||
+    if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || !tr.yc || !tr.c || (valid && !tr.hv) ||
         (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
-        (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && (!tr.mw || !tr.q))) {
+        (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && (!tr.mw || !tr.q)))
         st = gv_err_nomem("boosting state");
-        goto fail;
-    }
+    if (tr.dist) st = gv_dist_agree(st); /* no rank may be left waiting in a collective */
+    if (st != GROVE_OK) goto fail;
     /* D_1 proportional to the sample weights (uniform without them) */
-    double tot = 0;
-    for (size_t i = 0; i < n; i++) tot += tr.D[i] = in->weight ? in->weight[i] : 1.0;
+    for (size_t i = 0; i < n; i++) tr.D[i] = in->weight ? in->weight[i] : 1.0;
+    double tot = rows_sum(&tr, tr.D);
     if (!(tot > 0)) {
         st = gv_err(GROVE_ERR_DATA, "%s: the sample weights sum to zero", name);
         goto fail;

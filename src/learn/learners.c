@@ -14,6 +14,7 @@
 #include "learner.h"
 
 #include "../core/params.h"
+#include "../dist/dist.h"
 
 #include <string.h>
 
@@ -68,6 +69,27 @@ grove_status gv_tree_config_from_params(const char *name, const grove_params *p,
     size_t mf = gv_param_max_features(p, n_features);
     cfg->max_features = mf >= n_features ? 0 : mf;
     cfg->n_threads = n_threads > 0 ? n_threads : 1;
+    cfg->dist = gv_dist_active();
+    return GROVE_OK;
+}
+
+/* A data-parallel run's weights (cfg->dist): a copy of w[0..n) rounded to the common grid of
+ * dist.h (gv_dist_grid over all ranks' n), so that the histograms and node totals built from
+ * them are exact sums, the same for any split of the rows over ranks (collective when
+ * cfg->dist).  *own = NULL (use w as it is) outside a data-parallel run or without weights. */
+static grove_status dist_weights(const gv_tree_config *cfg, const double *w, size_t n, double **own)
+{
+    *own = NULL;
+    if (!cfg->dist || !w) return GROVE_OK;
+    double *c = gv_malloc_array(n ? n : 1, sizeof *c);
+    grove_status st = gv_dist_agree(c ? GROVE_OK : gv_err_nomem("the weights"));
+    if (st != GROVE_OK) {
+        gv_free(c);
+        return st;
+    }
+    memcpy(c, w, n * sizeof *c);
+    gv_dist_snap(c, n, gv_dist_grid(c, n));
+    *own = c;
     return GROVE_OK;
 }
 
@@ -98,6 +120,7 @@ static grove_status fit_pseudo(gv_tree_config *cfg, const gv_fit_input *in, gv_r
             w[r * K + c] = c == yr ? wr : wr * in->mislabel[r * K + c];
         }
     }
+    if (cfg->dist) gv_dist_snap(w, N * K, gv_dist_grid(w, N * K));
     for (size_t p = 0; p < nv; p++) {
         size_t r = in->rows ? in->rows[p] : p;
         for (size_t c = 0; c < K; c++) rows[p * K + c] = r * K + c;
@@ -143,14 +166,18 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
     if (cfg.criterion == GV_SPLIT_PSEUDO) {
         st = fit_pseudo(&cfg, in, rng, &t);
     } else {
+        double *w = NULL;
+        st = dist_weights(&cfg, in->weight, in->binned->n_rows, &w);
+        if (st != GROVE_OK) return st;
         gv_tree_input ti = {
             .X = in->binned,
             .rows = in->rows,
             .n_rows = in->n_rows,
-            .weight = in->weight,
+            .weight = w ? w : in->weight,
             .y = in->y,
         };
         st = gv_tree_fit(&cfg, &ti, rng, &t);
+        gv_free(w);
     }
     if (st != GROVE_OK) return st;
     out->vt = &gv_tree_component;

@@ -576,6 +576,8 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
         } else {
             sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
             sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+            reduce_totals(gr, first);
+            reduce_totals(gr, first + 1);
         }
         gr->g[first].begin = begin;
         gr->g[first].end = w;
@@ -613,9 +615,11 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             tmp[pos[ch]++] = r;
         }
         memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
-        for (size_t c = 0; c < k; c++)
+        for (size_t c = 0; c < k; c++) {
             sum_rows(e, idx + gr->g[first + c].begin, gr->g[first + c].end - gr->g[first + c].begin,
                      gr->tot + (first + c) * S);
+            reduce_totals(gr, first + c);
+        }
         st = append_cat(gr, NULL, n_cat, &cat_begin);
         if (st != GROVE_OK) return st;
         for (uint32_t c = 0; c < n_cat; c++)
@@ -1119,9 +1123,9 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
                       X->n_rows, in->n_rows);
     size_t n = in->rows ? in->n_rows : X->n_rows;
     if (n == 0 && !cfg->dist) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
-    if (cfg->dist && (cfg->stats != GV_STATS_GRAD || X->csr_ptr))
-        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need gradient statistics "
-                                     "and a dense binned matrix");
+    if (cfg->dist && (cfg->stats == GV_STATS_REG || X->csr_ptr))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need gradient or class "
+                                     "statistics and a dense binned matrix");
     if (in->rows) {
         for (size_t i = 0; i < n; i++)
             if (in->rows[i] >= X->n_rows)

@@ -64,7 +64,8 @@ typedef struct gv_tree_config {
                                     then draws from those */
     int dist;                    /* 1: the rows are this rank's share of a data-parallel run
                                     (dist/): node totals and histograms are summed over the
-                                    ranks (GRAD only; the caller makes the sums exact), and
+                                    ranks (GRAD and CLASS; the caller makes the sums exact:
+                                    statistics on dist.h's common grid), and
                                     every decision reads those global sums, never local counts */
 } gv_tree_config;
 

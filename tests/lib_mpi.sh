@@ -1,0 +1,65 @@
+# lib_mpi.sh -- helpers for the data-parallel shell tests (label mpi; sourced, not a test itself).
+# GROVE_MPIRUN: the launcher with its options (from ctest); without mpirun the test is skipped.
+# run_case NAME DATA ARGS...: `grove train DATA ARGS` in one process and under mpirun with 1, 2,
+# 3 and 4 ranks (NPS overrides the list); the ranks' model files must be byte-identical, and
+# the 1-rank model must be the one-process model up to the exact-sum grid of dist.h (same_model:
+# the same tree shapes, split features and thresholds, every number within 1e-9 relative) with
+# predictions within 1e-9 (TOL overrides 1e-9 for both).
+source "$(dirname "$0")/lib_cli.sh"
+read -ra MPIRUN <<<"${GROVE_MPIRUN:-mpirun --oversubscribe --allow-run-as-root}"
+command -v "${MPIRUN[0]}" >/dev/null || { echo "$(basename "$0"): no mpirun: skipped"; exit 0; }
+
+# same_model A B: the trees' shapes, features and thresholds equal, every number within 1e-9
+same_model() {
+  checks=$((checks + 1))
+  python3 - "$1" "$2" "${TOL:-1e-9}" <<'PY' || fail "$1 and $2 differ beyond the exact-sum grid"
+import json, sys
+a, b = (json.load(open(p))["model"] for p in sys.argv[1:3])
+tol = float(sys.argv[3])
+bad = []
+def walk(x, y, path):
+    if isinstance(x, dict):
+        if set(x) != set(y): bad.append(path + ": keys")
+        for k in x: walk(x[k], y.get(k), path + "/" + k)
+    elif isinstance(x, list):
+        if not isinstance(y, list) or len(x) != len(y): bad.append(path + ": length"); return
+        for i, (u, v) in enumerate(zip(x, y)): walk(u, v, "%s[%d]" % (path, i))
+    elif isinstance(x, str) and isinstance(y, str) and x != y:
+        u, v = x.split(), y.split()
+        try:
+            u, v = [float(t) for t in u], [float(t) for t in v]
+        except ValueError:
+            bad.append("%s: %r vs %r" % (path, x[:80], y[:80])); return
+        if len(u) != len(v): bad.append(path + ": length"); return
+        for i, (p, q) in enumerate(zip(u, v)):
+            if abs(p - q) > tol * max(1.0, abs(p)): bad.append("%s[%d]: %r vs %r" % (path, i, p, q))
+    elif isinstance(x, float) and isinstance(y, (int, float)):
+        if abs(x - y) > tol * max(1.0, abs(x)): bad.append("%s: %r vs %r" % (path, x, y))
+    elif x != y:
+        bad.append("%s: %r vs %r" % (path, x, y))
+walk(a, b, "")
+print("\n".join(bad[:5]), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+
+run_case() { # NAME DATA ARGS...
+  local name=$1 data=$2; shift 2
+  expect_exit 0 "$GROVE" train "$data" -q -j 1 "$@" -o "$TMP/$name.plain" || return
+  for np in ${NPS:-1 2 3 4}; do
+    expect_exit 0 "${MPIRUN[@]}" -np $np "$GROVE" train "$data" -q -j 1 "$@" -o "$TMP/$name.$np" || return
+  done
+  for np in ${NPS:-1 2 3 4}; do
+    [[ $np == 1 ]] && continue
+    checks=$((checks + 1))
+    cmp -s "$TMP/$name.1" "$TMP/$name.$np" || fail "$name: $np ranks wrote another model than 1 rank"
+  done
+  same_model "$TMP/$name.plain" "$TMP/$name.1"
+  "$GROVE" predict "$TMP/$name.plain" "$data" --proba -q -o "$TMP/p.plain" 2>/dev/null
+  "$GROVE" predict "$TMP/$name.1" "$data" --proba -q -o "$TMP/p.1" 2>/dev/null
+  checks=$((checks + 1))
+  paste -d, "$TMP/p.plain" "$TMP/p.1" | awk -F, -v tol="${TOL:-1e-9}" 'NR > 1 { h = NF / 2; for (k = 1; k <= h; k++) {
+      d = $k - $(k + h); if (d < 0) d = -d; if (d > tol) bad++ } } END { exit bad > 0 }' ||
+    fail "$name: predictions of the one-process and 1-rank models differ by more than ${TOL:-1e-9}"
+}
+
