@@ -440,7 +440,8 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h)
 {
-    gv_hist_gather(e, begin, end);
+    if (begin != e->gathered_begin || end != e->gathered_end) gv_hist_gather(e, begin, end);
+    e->gathered_begin = e->gathered_end = 0;
     if (e->cfg->stats == GV_STATS_CLASS && e->X->sparse_rows && begin == 0 && end == e->n &&
         !e->in->rows) {
         /* the root's totals, in row order, for the sparse features' frequent bins */

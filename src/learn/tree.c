@@ -42,6 +42,7 @@
 #include "../dist/dist.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +266,36 @@ static void sum_rows(const gv_engine *e, const size_t *idx, size_t n, double *t)
     }
     for (size_t b = 0; b < n_blocks; b++)
         for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+}
+
+/* GRAD node totals from the gathered statistics: t (zeroed) = the sum over positions
+ * [lo, lo + n) of e->ns, by the blocks of sum_rows (the same numbers in the same order, so the
+ * same sums as sum_rows over idx + lo). */
+static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
+{
+    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    double *part = n_blocks > 1 ? e->part : t;
+    if (n_blocks > 1) memset(part, 0, n_blocks * 3 * sizeof *part);
+    if (n_blocks == 0) n_blocks = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t a = lo + b * ROW_BLOCK, len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
+        const double *ns = e->ns + 2 * a;
+        double *pt = part + b * 3;
+        double G = pt[1], H = pt[2];
+        for (size_t i = 0; i < len; i++) {
+            G += ns[2 * i];
+            H += ns[2 * i + 1];
+        }
+        pt[1] = G;
+        pt[2] = H;
+        pt[0] += (double)len;
+    }
+    if (part != t)
+        for (size_t b = 0; b < n_blocks; b++)
+            for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
 }
 
 /* A node's row count: its rows here, or over all ranks in a data-parallel run (the totals'
@@ -550,6 +581,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
     size_t begin = gr->g[id].begin, end = gr->g[id].end;
     int depth = t->nodes[id].depth + 1;
     size_t first = t->n_nodes;
+    e->gathered_begin = e->gathered_end = 0; /* the rows move: ns no longer matches */
     for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
     size_t *idx = e->idx, *tmp = e->tmp;
     uint32_t cat_begin = 0;
@@ -566,10 +598,18 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             size_t small = w - begin <= n_right ? first : first + 1, large = 2 * first + 1 - small;
             if (e->cfg->dist) /* the same child on every rank: the left one */
                 small = first, large = first + 1;
-            if (small == first)
-                sum_rows(e, idx + begin, w - begin, gr->tot + first * S);
-            else
-                sum_rows(e, idx + w, n_right, gr->tot + (first + 1) * S);
+            size_t lo = small == first ? begin : w, hi = small == first ? w : end;
+            if (!e->quant && !e->cfg->dist &&
+                (e->cfg->max_depth == 0 || depth < e->cfg->max_depth)) {
+                /* the smaller child will build its histogram from its rows: gather their
+                 * statistics once, for both its totals and the build (gv_hist_build) */
+                gv_hist_gather(e, lo, hi);
+                sum_gathered(e, lo, hi - lo, gr->tot + small * S);
+                e->gathered_begin = lo;
+                e->gathered_end = hi;
+            } else {
+                sum_rows(e, idx + lo, hi - lo, gr->tot + small * S);
+            }
             reduce_totals(gr, small);
             for (size_t q = 0; q < S; q++)
                 gr->tot[large * S + q] = gr->tot[id * S + q] - gr->tot[small * S + q];
@@ -834,6 +874,14 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
 static grove_status check_rows(const gv_engine *e)
 {
     const gv_tree_input *in = e->in;
+    if (e->cfg->stats == GV_STATS_GRAD && !in->weight && !in->rows) {
+        /* every row, in order, without a branch (vectorized; gbdt checks every tree's
+         * gradients); the loop below only names the first bad row */
+        int bad = 0;
+        for (size_t r = 0; r < e->n; r++)
+            bad |= !(fabs(in->grad[r]) <= DBL_MAX) | !(in->hess[r] >= 0 && in->hess[r] <= DBL_MAX);
+        if (!bad) return GROVE_OK;
+    }
     for (size_t i = 0; i < e->n; i++) {
         size_t r = e->idx[i];
         if (in->weight && !(in->weight[r] >= 0 && isfinite(in->weight[r])))

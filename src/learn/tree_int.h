@@ -95,6 +95,9 @@ typedef struct gv_engine {
     size_t n;               /* rows in the view */
     size_t *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
     double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
+    size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
+                                            whose totals were summed from it, tree.c); else
+                                            equal */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
     size_t *block_left;     /* [3 * (n / ROW_BLOCK + 1)] per-block partition bookkeeping */
@@ -223,7 +226,7 @@ static inline size_t gv_ns_stride(const gv_engine *e)
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
 /* Builds into h the histograms of features feats[0..n_feats) over rows idx[begin, end)
- * (gathered first), each feature's segment zeroed first.  OpenMP over features, each
+ * (gathered first, unless e->gathered_* says ns holds them), each feature's segment zeroed first.  OpenMP over features, each
  * feature summed in row order. */
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h);
