@@ -378,7 +378,8 @@ static void compute_gradients(trainer *tr)
 /* quantized_bits = B (Shi et al., "Quantized Training of Gradient Boosting Decision Trees",
  * NeurIPS 2022): the gradients of group g become integers in [-(2^(B-1) - 1), 2^(B-1) - 1] and
  * the hessians in [0, 2^B - 1], by stochastic rounding q = floor(x / d + u), u uniform in
- * [0, 1) (unbiased: E[q d] = x), with d = max |x| / levels over all rows.  The draws come from
+ * [0, 1) on a grid of 2^-32 (unbiased to that grid: E[q d] = x), with d = max |x| / levels over
+ * all rows.  The draws come from
  * blocks of 4096 rows, each its own stream (GV_STREAM_GBDT_QUANT), so they do not depend on
  * the thread count.  scale[2] gets (d_g, d_h). */
 static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
@@ -387,11 +388,13 @@ static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
     const double *gr = tr->grad + g * n, *hs = tr->hess + g * n;
     const double lg = (double)((1 << (tr->qbits - 1)) - 1), lh = (double)((1 << tr->qbits) - 1);
     double mg = 0, mh = 0;
-    for (size_t i = 0; i < n; i++) {
-        mg = fmax(mg, fabs(gr[i]));
-        mh = fmax(mh, hs[i]);
+    for (size_t i = 0; i < n; i++) { /* (gradients are finite: gv_tree_fit checks them) */
+        double a = fabs(gr[i]);
+        mg = a > mg ? a : mg;
+        mh = hs[i] > mh ? hs[i] : mh;
     }
     const double dg = mg > 0 ? mg / lg : 1.0, dh = mh > 0 ? mh / lh : 1.0;
+    const double ig = 1 / dg, ih = 1 / dh;
     scale[0] = dg;
     scale[1] = dh;
     int32_t *q = tr->qgh;
@@ -405,10 +408,14 @@ static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
         gv_rng_seed(&rng, tr->seed, GV_STREAM_GBDT_QUANT, tree << 24 | (uint64_t)b);
         size_t lo = (size_t)b * 4096, hi = lo + 4096 < n ? lo + 4096 : n;
         for (size_t i = lo; i < hi; i++) {
-            double a = floor(gr[i] / dg + gv_rng_uniform(&rng));
-            double c = floor(hs[i] / dh + gv_rng_uniform(&rng));
-            q[2 * i] = (int32_t)fmin(fmax(a, -lg), lg);
-            q[2 * i + 1] = (int32_t)fmin(fmax(c, 0.0), lh);
+            /* one 64-bit draw: u_g from its high 32 bits, u_h from its low 32 */
+            uint64_t u = gv_rng_next(&rng);
+            double a = floor(gr[i] * ig + (double)(u >> 32) * 0x1p-32);
+            double c = floor(hs[i] * ih + (double)(u & 0xffffffffu) * 0x1p-32);
+            a = a < -lg ? -lg : (a > lg ? lg : a);
+            c = c < 0 ? 0 : (c > lh ? lh : c);
+            q[2 * i] = (int32_t)a;
+            q[2 * i + 1] = (int32_t)c;
         }
     }
 }
