@@ -271,6 +271,9 @@ typedef struct trainer {
     double *imp_err;              /* [F] this tree's err_t(f) */
     size_t imp_trees;             /* trees with OOB rows */
     size_t *oob_rows;             /* [n] this tree's OOB data rows */
+    uint8_t *row_bins;            /* forest, extra-trees with max_features: the binned rows
+                                     row-major (gv_binned_row_major; small nodes read rows), or
+                                     NULL */
 } trainer;
 
 static size_t row_of(const trainer *tr, size_t pos) { return tr->in->rows ? tr->in->rows[pos] : pos; }
@@ -311,6 +314,7 @@ static void fit_one(trainer *tr, slot *s, size_t t)
             .n_rows = m,
             .weight = in->weight,
             .y = in->y,
+            .row_bins = tr->row_bins,
         };
         gv_tree *tree = NULL;
         st = gv_tree_fit(&tr->cfg, &ti, &rng, &tree);
@@ -420,6 +424,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->imp_sum);
     gv_free(tr->imp_err);
     gv_free(tr->oob_rows);
+    gv_free(tr->row_bins);
     bagging_free(tr->b);
 }
 
@@ -493,6 +498,10 @@ static grove_status alloc_scratch(trainer *tr)
     if (tr->oob_imp && tr->n_slots < (size_t)tr->nt) tr->n_slots = (size_t)tr->nt; /* perm per thread */
     tr->slots = gv_calloc(tr->n_slots, sizeof *tr->slots);
     if (!tr->slots) return gv_err_nomem("bagging scratch");
+    if (tr->mode != BAG_BAGGING && tr->cfg.max_features > 0) {
+        grove_status st = gv_binned_row_major(tr->in->binned, tr->nt, &tr->row_bins);
+        if (st != GROVE_OK) return st;
+    }
     for (size_t j = 0; j < tr->n_slots; j++) {
         slot *s = &tr->slots[j];
         s->rows = gv_malloc_array(tr->m_max, sizeof *s->rows);

@@ -642,11 +642,33 @@ void gv_hist_build_touched(gv_engine *e, size_t begin, size_t end, const int32_t
     const size_t S = e->S;
     const size_t *idx = e->idx;
     gv_hist_gather(e, begin, end);
+    if (e->touched_slot)
+        for (size_t k = 0; k < n_feats; k++) e->touched_off[feats[k]] = k * e->touched_slot;
+    if (e->in->row_bins) {
+        /* Row-major (forests: gv_tree_input.row_bins): a row's sampled features lie in a few
+         * cache lines of its row (fashion-MNIST: 28 of 784 features in ~11 of 13 lines)
+         * instead of one line per feature of the columns.  Each bin still adds its rows in
+         * row order: the same sums as the loop by column below. */
+        const size_t F = X->n_features;
+        const uint8_t *rb = e->in->row_bins;
+        for (size_t i = begin; i < end; i++) {
+            const uint8_t *row = rb + idx[i] * F;
+            const uint8_t *next = i + TOUCHED_PREFETCH < end ? rb + idx[i + TOUCHED_PREFETCH] * F : row;
+            for (size_t k = 0; k < n_feats; k++) {
+                const size_t f = (size_t)feats[k];
+                __builtin_prefetch(next + f);
+                const unsigned b = row[f];
+                e->touched[4 * f + (b >> 6)] |= (uint64_t)1 << (b & 63);
+                touched_add(e, i, h + e->touched_off[f] + S * b);
+            }
+        }
+        return;
+    }
     for (size_t k = 0; k < n_feats; k++) {
         const size_t f = (size_t)feats[k];
         const uint8_t *col = X->bins8 + f * X->n_rows;
         uint64_t *tb = e->touched + 4 * f;
-        double *hf = h + e->hist_off[f];
+        double *hf = h + e->touched_off[f];
         /* row order, one accumulator per bin: build_feature's sums on a node this small */
         for (size_t i = begin; i < end; i++) {
             /* the column is read at random rows: ask for a later row's byte early */
@@ -664,7 +686,7 @@ void gv_hist_clean(gv_engine *e, const int32_t *feats, size_t n_feats, double *h
     for (size_t k = 0; k < n_feats; k++) {
         const size_t f = (size_t)feats[k];
         uint64_t *tb = e->touched + 4 * f;
-        double *hf = h + e->hist_off[f];
+        double *hf = h + e->touched_off[f];
         for (unsigned w = 0; w < 4; w++) {
             for (uint64_t m = tb[w]; m; m &= m - 1)
                 memset(hf + S * (64 * w + (unsigned)__builtin_ctzll(m)), 0, S * sizeof *hf);

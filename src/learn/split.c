@@ -608,7 +608,7 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
         gv_split *fb = &e->fbest[f];
         memset(fb, 0, sizeof *fb);
         fb->feature = -1;
-        double *hf = h + e->hist_off[f];
+        double *hf = h + (e->use_touched ? e->touched_off[f] : e->hist_off[f]);
         if (e->quant && !e->X->mappers[f].is_categorical && !cfg->random_thresholds) {
             scan_numeric_newton_q(e, f, gv_qhist(e, h, f), minus ? gv_qhist(e, minus, f) : NULL,
                                   tot, sp, &e->scratch[t], fb);

@@ -959,6 +959,7 @@ static void engine_free(gv_engine *e)
     gv_free(e->sp_next);
     gv_free(e->clean);
     gv_free(e->touched);
+    gv_free(e->touched_off);
 }
 
 /* Sets up the engine (everything but the rows' contents). */
@@ -1215,13 +1216,25 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     if (gr.touched_rows > 0 && X->bins8 && !X->csr_ptr && !cfg->dist) {
         /* small nodes use a clean histogram and touched bins (tree_int.h); an optimization
          * only, so without memory the nodes just take the usual way */
-        e->clean = gv_calloc(e->hist_len ? e->hist_len : 1, sizeof *e->clean);
+        size_t clean_len = e->hist_len, mb = 0;
+        if (gr.subset) { /* one slot of the widest feature per candidate */
+            for (size_t f = 0; f < F; f++)
+                if (X->mappers[f].n_bins > mb) mb = X->mappers[f].n_bins;
+            e->touched_slot = mb * e->S;
+            clean_len = cfg->max_features * e->touched_slot;
+        }
+        e->clean = gv_calloc(clean_len ? clean_len : 1, sizeof *e->clean);
         e->touched = gv_calloc(4 * (F ? F : 1), sizeof *e->touched);
-        if (!e->clean || !e->touched) {
+        e->touched_off = gv_malloc_array(F ? F : 1, sizeof *e->touched_off);
+        if (!e->clean || !e->touched || !e->touched_off) {
             gv_free(e->clean);
             gv_free(e->touched);
+            gv_free(e->touched_off);
             e->clean = NULL;
             e->touched = NULL;
+            e->touched_off = NULL;
+        } else {
+            memcpy(e->touched_off, e->hist_off, F * sizeof *e->touched_off);
         }
     }
     if (!e->touched) gr.touched_rows = 0;

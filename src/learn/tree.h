@@ -97,9 +97,10 @@ typedef struct gv_tree_input {
     const double *y;       /* [X->n_rows]: class index (CLASS) or target (REG) */
     const double *grad;    /* [X->n_rows] GRAD */
     const double *hess;    /* [X->n_rows] GRAD */
-    const uint8_t *row_bins; /* optional, GRAD with 8-bit bins: X's bins row-major
-                                ([X->n_rows * X->n_features], gv_binned_row_major); the
-                                histograms then read whole rows (faster, same sums) */
+    const uint8_t *row_bins; /* optional, 8-bit bins: X's bins row-major
+                                ([X->n_rows * X->n_features], gv_binned_row_major); GRAD
+                                histograms, and the small nodes of trees with a feature subset
+                                per node, then read rows (faster, same sums) */
     const int32_t *qgh;    /* optional, GRAD: [2 * X->n_rows] the rows' gradient and hessian as
                               integers, g ~ qgh[2 r] qscale[0], h ~ qgh[2 r + 1] qscale[1], with
                               |qgh| * X->n_rows < 2^31.  With row_bins, one process and no

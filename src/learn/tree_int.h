@@ -109,6 +109,11 @@ typedef struct gv_engine {
      * gv_hist_clean; split.c's numeric scan visits only the touched bins).  NULL otherwise. */
     double *clean;
     uint64_t *touched;        /* [4 * n_features] */
+    size_t *touched_off;      /* [n_features] where feature f's records are in `clean`: its
+                                 hist_off, or with a feature subset per node its candidate
+                                 slot k * touched_slot (the node's candidates share mf slots,
+                                 so the bins they hit stay in cache from node to node) */
+    size_t touched_slot;      /* doubles a slot (0: no slots, touched_off = hist_off) */
     int use_touched;          /* 1 while a node's histogram is `clean` */
 
     /* Histogram pool: free buffers for reuse, and how many nodes keep one. */
