@@ -50,6 +50,7 @@
 #include "../core/params.h"
 #include "../core/json.h"
 #include "../core/mathx.h"
+#include "../dist/dist.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -207,36 +208,49 @@ static size_t bagging_n_rounds(const void *impl) { return ((const gv_bagging *)i
 size_t gv_bagging_replicate(size_t n, double fraction, int replace, gv_rng *rng, size_t *rows,
                             uint8_t *in_bag, uint32_t *count)
 {
-    double want = floor(fraction * (double)n + 0.5);
+    return gv_bagging_replicate_part(n, 0, n, fraction, replace, rng, rows, in_bag, count);
+}
+
+size_t gv_bagging_replicate_part(size_t N, size_t first, size_t n, double fraction, int replace,
+                                 gv_rng *rng, size_t *rows, uint8_t *in_bag, uint32_t *count)
+{
+    double want = floor(fraction * (double)N + 0.5);
     size_t m = want < 1 ? 1 : (size_t)want;
     if (replace) {
-        /* m uniform draws; emitted by row so that each replicate reads its rows in order */
+        /* m uniform draws over all N rows; this part counts its own; emitted by row so that
+         * each replicate reads its rows in order */
         memset(count, 0, n * sizeof *count);
-        for (size_t j = 0; j < m; j++) count[gv_rng_below(rng, n)]++;
+        for (size_t j = 0; j < m; j++) {
+            size_t r = gv_rng_below(rng, N);
+            if (r >= first && r - first < n) count[r - first]++;
+        }
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             in_bag[i] = count[i] > 0;
             for (uint32_t c = 0; c < count[i]; c++) rows[k++] = i;
         }
-        return m;
+        return k;
     }
-    if (m > n) m = n;
-    if (m == n) {
+    if (m > N) m = N;
+    if (m == N) {
         for (size_t i = 0; i < n; i++) {
             rows[i] = i;
             in_bag[i] = 1;
         }
-        return m;
+        return n;
     }
     /* Selection sampling (Knuth, TAOCP 2, 3.4.2, Algorithm S): row i is taken with probability
-     * (m - taken) / (n - i); exactly m rows, every m-subset equally likely. */
-    size_t taken = 0;
-    for (size_t i = 0; i < n; i++) {
-        int take = taken < m && (double)(n - i) * gv_rng_uniform(rng) < (double)(m - taken);
-        in_bag[i] = (uint8_t)take;
-        if (take) rows[taken++] = i;
+     * (m - taken) / (N - i); exactly m rows, every m-subset equally likely.  A part runs the
+     * whole selection (the same draws) and keeps its own rows. */
+    size_t taken = 0, kept = 0;
+    for (size_t i = 0; i < N; i++) { /* to the end: the rng must advance as one process's */
+        int take = taken < m && (double)(N - i) * gv_rng_uniform(rng) < (double)(m - taken);
+        taken += (size_t)take;
+        if (i < first || i - first >= n) continue;
+        in_bag[i - first] = (uint8_t)take;
+        if (take) rows[kept++] = i - first;
     }
-    return taken;
+    return kept;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -274,6 +288,9 @@ typedef struct trainer {
     uint8_t *row_bins;            /* forest, extra-trees with max_features: the binned rows
                                      row-major (gv_binned_row_major; small nodes read rows), or
                                      NULL */
+    int dist;                     /* 1: a data-parallel run: the n rows are this rank's share */
+    size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
+    double *weight;               /* data-parallel forests: the sample weights on the grid, or NULL */
 } trainer;
 
 static size_t row_of(const trainer *tr, size_t pos) { return tr->in->rows ? tr->in->rows[pos] : pos; }
@@ -293,8 +310,8 @@ static void fit_one(trainer *tr, slot *s, size_t t)
     const gv_fit_input *in = tr->in;
     gv_rng rng;
     gv_rng_seed(&rng, tr->seed, GV_STREAM_BAGGING, t);
-    size_t m = gv_bagging_replicate(tr->n, tr->fraction, tr->replace, &rng, s->rows, s->in_bag,
-                                    s->count);
+    size_t m = gv_bagging_replicate_part(tr->N, tr->first, tr->n, tr->fraction, tr->replace, &rng,
+                                         s->rows, s->in_bag, s->count);
     if (in->rows)
         for (size_t j = 0; j < m; j++) s->rows[j] = in->rows[s->rows[j]];
     gv_component *c = &tr->b->members[t];
@@ -304,7 +321,7 @@ static void fit_one(trainer *tr, slot *s, size_t t)
         bi.rows = s->rows;
         bi.n_rows = m;
         bi.params = tr->base_params;
-        bi.n_threads = 1;
+        bi.n_threads = tr->dist ? tr->nt : 1; /* data-parallel: one model at a time */
         bi.valid = NULL;
         st = tr->base->fit(&bi, &rng, c);
     } else {
@@ -312,7 +329,7 @@ static void fit_one(trainer *tr, slot *s, size_t t)
             .X = in->binned,
             .rows = s->rows,
             .n_rows = m,
-            .weight = in->weight,
+            .weight = tr->weight ? tr->weight : in->weight,
             .y = in->y,
             .row_bins = tr->row_bins,
         };
@@ -390,7 +407,9 @@ static void oob_update(trainer *tr, const slot *s, size_t t)
         aggregate_add(tr->vote, h, k, tr->acc + (size_t)pos * k);
         tr->oob_count[pos]++;
     }
-    /* oob_error(m) = 1/|S_m| sum_{i in S_m} loss(H_m^oob(x_i), y_i), in row order */
+    /* oob_error(m) = 1/|S_m| sum_{i in S_m} loss(H_m^oob(x_i), y_i), in row order; in a
+     * data-parallel run (classification only) |S_m| and the count of errors are summed over
+     * the ranks as integers, so the error is one process's to the bit */
     size_t S = 0;
     double err = 0, mean;
     for (size_t pos = 0; pos < tr->n; pos++) {
@@ -402,6 +421,12 @@ static void oob_update(trainer *tr, const slot *s, size_t t)
             a = &mean;
         }
         err += loss_of(tr, a, row_of(tr, pos));
+    }
+    if (tr->dist) {
+        int64_t v[2] = {(int64_t)S, (int64_t)err};
+        gv_dist_sum_i64(v, 2);
+        S = (size_t)v[0];
+        err = (double)v[1];
     }
     tr->b->oob_error[t] = S ? err / (double)S : NAN;
     tr->b->oob_n[t] = S;
@@ -425,6 +450,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->imp_err);
     gv_free(tr->oob_rows);
     gv_free(tr->row_bins);
+    gv_free(tr->weight);
     bagging_free(tr->b);
 }
 
@@ -459,6 +485,22 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
     else
         tr->vote = v == 1 ? VOTE_HARD : VOTE_SOFT;
     tr->oob_imp = (int)gv_param_int(p, GV_P_OOB_IMPORTANCE) && in->binned;
+    tr->N = tr->n;
+    tr->dist = gv_dist_active();
+    if (tr->dist) {
+        /* data-parallel: the replicates are drawn over the global row numbers, classification
+         * trees only (their class-count histograms are summed over the ranks, exactly) */
+        if (!tr->classification)
+            return gv_err(GROVE_ERR_PARAM, "%s: regression is not supported in data-parallel "
+                                           "training (mpirun): regression trees' sums are not "
+                                           "exact across ranks", mode_names[mode]);
+        if (tr->oob_imp)
+            return gv_err(GROVE_ERR_PARAM, "oob_importance: not supported in data-parallel "
+                                           "training (mpirun): its permutations mix the ranks' rows");
+        if (in->rows)
+            return gv_err(GROVE_ERR_INTERNAL, "%s: data-parallel training of a row view", mode_names[mode]);
+        gv_dist_offsets(tr->n, &tr->first, &tr->N);
+    }
 
     if (mode == BAG_BAGGING) {
         if (gv_param_is_set(p, GV_P_BASE)) {
@@ -469,6 +511,10 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
             if (!tr->base) return gv_err(GROVE_ERR_INTERNAL, "bagging: no 'tree' learner");
         }
         tr->base_params = gv_params_base(p);
+        if (tr->dist && tr->base->fit != gv_fit_tree && tr->base->fit != gv_fit_stump &&
+            tr->base->fit != gv_fit_id3)
+            return gv_err(GROVE_ERR_PARAM, "base: data-parallel training (mpirun) bags tree, "
+                                           "stump or id3 members, got '%s'", tr->base->name);
         return GROVE_OK;
     }
     if (!in->binned)
@@ -485,20 +531,34 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
         tr->cfg.max_features = mf >= tr->F ? 0 : mf;
     }
     tr->cfg.random_thresholds = mode == BAG_EXTRA;
+    if (tr->dist) {
+        tr->cfg.n_threads = tr->nt; /* one tree at a time, each over the ranks */
+        if (in->weight) {
+            /* sample weights on dist.h's grid: exact histogram sums (learners.c does the same
+             * for bagging's members) */
+            tr->weight = gv_malloc_array(tr->n, sizeof *tr->weight);
+            st = gv_dist_agree(tr->weight ? GROVE_OK : gv_err_nomem("the weights"));
+            if (st != GROVE_OK) return st;
+            memcpy(tr->weight, in->weight, tr->n * sizeof *tr->weight);
+            gv_dist_snap(tr->weight, tr->n, gv_dist_grid(tr->weight, tr->n));
+        }
+    }
     return GROVE_OK;
 }
 
 static grove_status alloc_scratch(trainer *tr)
 {
-    double want = floor(tr->fraction * (double)tr->n + 0.5);
+    /* room for the whole replicate: in a data-parallel run all m draws may be this rank's */
+    double want = floor(tr->fraction * (double)tr->N + 0.5);
     tr->m_max = want < 1 ? 1 : want > (double)SIZE_MAX / 16 ? SIZE_MAX / 16 : (size_t)want;
     if (!tr->replace && tr->m_max > tr->n) tr->m_max = tr->n;
-    tr->n_slots = 2 * (size_t)tr->nt;
+    tr->n_slots = tr->dist ? 1 : 2 * (size_t)tr->nt; /* data-parallel: one model at a time */
     if (tr->n_slots > tr->n_models) tr->n_slots = tr->n_models;
     if (tr->oob_imp && tr->n_slots < (size_t)tr->nt) tr->n_slots = (size_t)tr->nt; /* perm per thread */
     tr->slots = gv_calloc(tr->n_slots, sizeof *tr->slots);
     if (!tr->slots) return gv_err_nomem("bagging scratch");
-    if (tr->mode != BAG_BAGGING && tr->cfg.max_features > 0) {
+    /* (data-parallel trees build every node's histogram from its rows: no row-major copy) */
+    if (tr->mode != BAG_BAGGING && tr->cfg.max_features > 0 && !tr->dist) {
         grove_status st = gv_binned_row_major(tr->in->binned, tr->nt, &tr->row_bins);
         if (st != GROVE_OK) return st;
     }
@@ -543,7 +603,7 @@ static grove_status fit_averaging(int mode, const gv_fit_input *in, gv_component
         size_t bs = tr.n_models - b0 < tr.n_slots ? tr.n_models - b0 : tr.n_slots;
         const long nb = (long)bs;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(tr.nt) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(tr.nt) schedule(dynamic, 1) if (!tr.dist)
 #endif
         for (long j = 0; j < nb; j++) fit_one(&tr, &tr.slots[j], b0 + (size_t)j);
         /* members fitted so far are owned by tr.b (freed with it on failure) */

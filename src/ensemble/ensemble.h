@@ -51,6 +51,12 @@ extern const gv_component_vt gv_bagging_component;
  * GV_STREAM_BAGGING, t), which the model's tree t then continues to use for its growth. */
 size_t gv_bagging_replicate(size_t n, double fraction, int replace, gv_rng *rng, size_t *rows,
                             uint8_t *in_bag, uint32_t *count);
+/* The same draws over N rows, of which this part (a data-parallel rank) holds rows first ..
+ * first + n - 1: rows[] gets its drawn rows (0-based within the part; room for the whole m),
+ * in_bag[0..n) its flags, count is scratch [n]; returns the number of its rows drawn.  The rng
+ * is left where one process over all N rows leaves it (so the tree grown next draws alike). */
+size_t gv_bagging_replicate_part(size_t N, size_t first, size_t n, double fraction, int replace,
+                                 gv_rng *rng, size_t *rows, uint8_t *in_bag, uint32_t *count);
 /* The members of a bagging component (borrowed) and their number. */
 size_t gv_bagging_members(const gv_component *c, const gv_component **members);
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Data-parallel averaging ensembles (label mpi; docs/distributed.md): forests, extra-trees and
+# bagging of trees under `mpirun -np N grove train` write the same model file, byte for byte,
+# for N = 1, 2, 3 and 4 ranks -- the members, and the out-of-bag error curve and |S_m| stored in
+# the model -- and without sample weights that file is the one-process file itself (replicates
+# drawn over the global row numbers from the model's stream, class counts summed over the
+# ranks, OOB errors and counts summed as integers); with sample weights (rounded to dist.h's
+# grid) the one-process model agrees within 1e-9.  Cases: a forest on 10 classes, extra-trees,
+# bagging depth-4 trees on a file sorted by class, a forest drawing 60% without replacement, and
+# a weighted forest.  Regression and OOB importances are refused by name.
+source "$(dirname "$0")/lib_mpi.sh"
+D=$SRC/examples/data
+
+# exact: the 1-rank file is the one-process file
+same_as_plain() {
+  checks=$((checks + 1))
+  cmp -s "$TMP/$1.plain" "$TMP/$1.1" || fail "$1: the 1-rank model is not the one-process model"
+}
+run_case forest "$D/digits_train.csv" -a forest -r 10
+same_as_plain forest
+run_case extra "$D/digits_train.csv" -a extra-trees -r 10
+same_as_plain extra
+run_case bagging_sorted "$D/glass_train.csv" -a bagging -r 10 --set base.max_depth=4
+same_as_plain bagging_sorted
+run_case forest_noreplace "$D/breast_cancer_train.csv" -a forest -r 10 --set bagging.replace=false \
+  --set sample_fraction=0.6
+same_as_plain forest_noreplace
+# the OOB error and |S| the model reports: one process's
+"$GROVE" info "$TMP/forest.plain" | grep -E "^ *oob_(error|n):" > "$TMP/info.plain"
+"$GROVE" info "$TMP/forest.4" | grep -E "^ *oob_(error|n):" > "$TMP/info.4"
+checks=$((checks + 1))
+[[ $(wc -l < "$TMP/info.plain") -eq 2 ]] && cmp -s "$TMP/info.plain" "$TMP/info.4" ||
+  fail "grove info: the OOB error and |S| of 1 process and 4 ranks differ (or are missing)"
+
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print $0, "w"; next } { print $0, 1 + (NR % 5) * 0.37 }' \
+  "$D/breast_cancer_train.csv" > "$TMP/weighted.csv"
+run_case forest_weighted "$TMP/weighted.csv" -a forest -r 8 --weight w
+
+expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/boston_housing_train.csv" -a forest -o "$TMP/reg"
+expect_in "$TMP/err" "forest: regression is not supported in data-parallel training"
+expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/digits_train.csv" -a forest --set oob_importance=true -o "$TMP/imp"
+expect_in "$TMP/err" "oob_importance: not supported in data-parallel training"
+finish
