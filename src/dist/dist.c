@@ -9,6 +9,7 @@
 #include "dist.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,9 +206,14 @@ void gv_dist_offsets(size_t n_local, size_t *first, size_t *total)
     *total = (size_t)all;
 }
 
+/* 1 while this rank's error record holds an agreed message ("rank R: ..."): agreeing on it
+ * again (a caller up the stack) passes it on without a second prefix. */
+static int g_agreed;
+
 grove_status gv_dist_agree(grove_status st)
 {
     if (g_size <= 1) return st;
+    if (st == GROVE_OK) g_agreed = 0;
     /* the lowest failing rank (size if none) */
     int64_t who = st != GROVE_OK ? g_rank : g_size;
     int64_t neg = -who;
@@ -215,17 +221,35 @@ grove_status gv_dist_agree(grove_status st)
     who = -neg;
     if (who == g_size) return GROVE_OK;
     struct {
-        int32_t status;
+        int32_t status, agreed;
         char msg[1000];
     } rec;
     memset(&rec, 0, sizeof rec);
     if (g_rank == who) {
         rec.status = (int32_t)st;
+        rec.agreed = g_agreed;
         snprintf(rec.msg, sizeof rec.msg, "%s", grove_last_error());
     }
     gv_dist_bcast(&rec, sizeof rec, (int)who);
     rec.msg[sizeof rec.msg - 1] = '\0';
+    g_agreed = 1;
+    if (rec.agreed) return gv_err((grove_status)rec.status, "%s", rec.msg);
     return gv_err((grove_status)rec.status, "rank %d: %s", (int)who, rec.msg);
+}
+
+grove_status gv_dist_round(size_t round)
+{
+    grove_status st = GROVE_OK;
+    const char *hook = getenv("GROVE_DIST_FAIL");
+    unsigned long r, t;
+    char how[8] = "";
+    if (hook && sscanf(hook, "%lu:%lu:%7s", &r, &t, how) >= 2 && r == (unsigned long)g_rank &&
+        t == (unsigned long)round) {
+        if (!strcmp(how, "kill")) raise(SIGKILL);
+        st = gv_err(GROVE_ERR_DATA, "round %zu: failure injected by GROVE_DIST_FAIL=%s (a test hook)",
+                    round, hook);
+    }
+    return gv_dist_active() ? gv_dist_agree(st) : st;
 }
 
 /* ---- the public entry points (grove.h) ---- */

@@ -63,6 +63,13 @@ void gv_dist_offsets(size_t n_local, size_t *first, size_t *total);
  * the status of the lowest failing rank with its message, prefixed "rank R" when size > 1. */
 grove_status gv_dist_agree(grove_status st);
 
+/* The start of training round `round` (1-based; gbdt, boosting, each tree of a forest), where
+ * the ranks agree (collective in a data-parallel run): GROVE_OK, or every rank returns the
+ * lowest failing rank's status.  Test hook (docs/distributed.md): the environment variable
+ * GROVE_DIST_FAIL=R:T makes rank R fail at round T with GROVE_ERR_DATA ("round T: failure
+ * injected ..."), GROVE_DIST_FAIL=R:T:kill makes it die there by SIGKILL. */
+grove_status gv_dist_round(size_t round);
+
 /* Bytes this rank has sent through the collectives (see the header), and a reset. */
 uint64_t gv_dist_bytes_sent(void);
 void gv_dist_bytes_reset(void);

@@ -602,6 +602,7 @@ static grove_status fit_averaging(int mode, const gv_fit_input *in, gv_component
     for (size_t b0 = 0; b0 < tr.n_models; b0 += tr.n_slots) {
         size_t bs = tr.n_models - b0 < tr.n_slots ? tr.n_models - b0 : tr.n_slots;
         const long nb = (long)bs;
+        if (tr.dist && (st = gv_dist_round(b0 + 1)) != GROVE_OK) goto done; /* bs = 1 */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(tr.nt) schedule(dynamic, 1) if (!tr.dist)
 #endif

@@ -925,6 +925,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         }
         gv_component c = {0};
         double *plaus = NULL;
+        if ((st = gv_dist_round(t + 1)) != GROVE_OK) goto fail;
         st = fit_round(&tr, t, &c);
         if (st != GROVE_OK) goto fail;
         if (variant == BV_M2 && c.vt == &gv_tree_component) {

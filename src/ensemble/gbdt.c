@@ -880,7 +880,8 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
             goto fail;
         }
         int stop;
-        if ((st = fit_round(&tr, t)) != GROVE_OK || (st = log_round(&tr, t, &stop)) != GROVE_OK)
+        if ((st = gv_dist_round(t + 1)) != GROVE_OK || (st = fit_round(&tr, t)) != GROVE_OK ||
+            (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
         if (stop) break;
     }
