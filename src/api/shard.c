@@ -133,7 +133,7 @@ static grove_status parse_own(int per_rank, const char *own, const char *text, s
                               grove_dataset **d)
 {
     grove_status st = per_rank ? grove_dataset_load(own, params, schema, d)
-                               : gv_parse_csv(own, text, len, params, schema, d);
+                               : gv_parse_csv(own, text, len, 0, params, schema, d);
     if (st != GROVE_OK && !per_rank) st = shift_line(st, own, shift);
     return st;
 }

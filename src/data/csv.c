@@ -45,6 +45,10 @@
  *      the message never depends on the number of threads;
  *   3. without a schema, a sequential pass gives the flagged columns (and text labels) their
  *      category codes: strings are collected in a dictionary, sorted, and the codes renumbered.
+ * A mapped file's pages go back to the kernel behind each pass (gv_text_release: the NUL scan
+ * and step 1 every gv_text_release_step() bytes (32 MiB), step 2 per block of rows, step 3
+ * likewise), so
+ * the text is never all resident: a 10M-row CSV's peak memory is its columns, not its bytes.
  * Invariant: on any failure nothing is returned and everything allocated is freed.
  */
 #include "dataset.h"
@@ -192,6 +196,7 @@ typedef struct csv_worker {
 
 typedef struct csv_ctx {
     const char *path, *text;
+    int mapped;                /* text is a mapped file: passes release what they are done with */
     char sep;                  /* the field separator: ',', ';', '\t' or parameter "sep" */
     const char *header_start, *header_end;
     size_t n_cols;
@@ -220,6 +225,16 @@ static void ctx_free(csv_ctx *c)
     gv_free(c->force_numeric);
     gv_free(c->rec);
     grove_dataset_free(c->ds);
+}
+
+/* A sequential pass at p: hands back the mapped text from *done up to p once
+ * gv_text_release_step() bytes have piled up. */
+static void release_behind(const csv_ctx *c, const char **done, const char *p)
+{
+    if (c->mapped && (size_t)(p - *done) >= gv_text_release_step()) {
+        gv_text_release(*done, p);
+        *done = p;
+    }
 }
 
 /* ---- step 1: records ---- */
@@ -263,7 +278,9 @@ static size_t rest_of_field(const char *at, const char *end, char sep)
 static grove_status find_records(csv_ctx *c, const char *p, const char *end)
 {
     char found[96];
+    const char *released = p;
     while (p < end) {
+        release_behind(c, &released, p);
         const char *rs = p, *scan = p;
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) nl = end;
@@ -701,7 +718,15 @@ static void workers_free(csv_worker *w, int n)
 
 /* Runs step 2 with n_threads threads; merges the per-thread flags into text_seen[n_cols] and
  * builds the warning. */
-static int parse_row_of(void *c, void *w, size_t i) { return parse_row(c, w, i); }
+/* One row of step 2; the last row of a block hands the block's mapped text back. */
+static int parse_row_of(void *ctx, void *w, size_t i)
+{
+    const csv_ctx *c = ctx;
+    if (parse_row(ctx, w, i) != 0) return 1;
+    if (c->mapped && ((i + 1) % GV_ROWS_PER_BLOCK == 0 || i + 1 == c->n_rows))
+        gv_text_release(c->rec[2 * (i - i % GV_ROWS_PER_BLOCK)], c->rec[2 * i + 1]);
+    return 0;
+}
 
 static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_seen)
 {
@@ -802,9 +827,11 @@ static grove_status collect_categories(csv_ctx *c, const unsigned char *is_text)
     csv_field *fields = gv_malloc_array(c->n_cols, sizeof *fields);
     gv_buf scratch = {0};
     grove_status st = GROVE_OK;
+    const char *released = c->rec[0];
     if (!fields) return gv_err_nomem("the category pass");
     for (size_t i = 0; i < n_rows && st == GROVE_OK; i++) {
         split_record(c->rec[2 * i], c->rec[2 * i + 1], fields, c->n_cols, NULL, c->sep);
+        release_behind(c, &released, c->rec[2 * i]);
         for (size_t k = 0; k < c->n_cols; k++) {
             if (!is_text[k]) continue;
             const csv_field *f = &fields[k];
@@ -1080,7 +1107,7 @@ static grove_status build_dataset(csv_ctx *c)
     return GROVE_OK;
 }
 
-grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
+grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int mapped,
                           const grove_params *params, const grove_schema *schema,
                           grove_dataset **out)
 {
@@ -1090,13 +1117,20 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
     gv_dict_init(&c.header);
     c.path = path;
     c.text = buf;
+    c.mapped = mapped;
     c.follow = schema;
     c.task_param = (int)gv_param_int(params, GV_P_TASK);
     c.label_col = c.weight_col = -1;
     unsigned char *text_seen = NULL, *guessed = NULL;
     grove_status st = GROVE_OK;
 
-    const char *nul = memchr(buf, '\0', len);
+    const char *nul = NULL;
+    const size_t release_step = gv_text_release_step();
+    for (size_t at = 0; at < len && !nul; at += release_step) {
+        size_t step = len - at < release_step ? len - at : release_step;
+        nul = memchr(buf + at, '\0', step);
+        if (mapped) gv_text_release(buf + at, buf + at + step);
+    }
     if (nul) {
         const char *ls = nul;
         while (ls > buf && ls[-1] != '\n') ls--;

@@ -149,10 +149,23 @@ int gv_dict_sort(gv_dict *d, size_t *old_to_new);
 
 /* input.c: whole-file reading and message helpers. */
 /* Reads all of `path` (gzip-compressed files, by magic bytes, are inflated) into a new buffer
- * with a NUL appended: *data owned by the caller (gv_free), *len excludes the NUL.  A large
- * regular file is read by up to n_threads threads.  GROVE_ERR_IO "path: cannot open: <reason>"
- * and the like on failure. */
-grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *len);
+ * with a NUL appended, *len excluding the NUL, or maps a large regular file read-only (then
+ * *mapped is the mapping's length, else 0); either way the caller frees it with
+ * gv_text_free(*data, *mapped).  A large file that is read is read by up to n_threads threads.
+ * GROVE_ERR_IO "path: cannot open: <reason>" and the like on failure. */
+grove_status gv_read_file(const char *path, int n_threads, char **data, size_t *len,
+                          size_t *mapped);
+void gv_text_free(char *data, size_t mapped);
+/* A loader is done with text[lo, hi) of a mapped file: the whole pages inside go back to the
+ * kernel (touched again, they are mapped back from the page cache).  Only for mapped text:
+ * on a buffer it would discard the contents. */
+void gv_text_release(const char *lo, const char *hi);
+/* Sequential passes over mapped text release it every this many bytes: half the mapping
+ * threshold (32 MiB by default; a page or less when a test maps small files). */
+size_t gv_text_release_step(void);
+/* Test hook: files of at least this many bytes are mapped; 0 restores the default (64 MiB).
+ * Not thread-safe: for tests only. */
+void gv_read_set_map_min(size_t bytes);
 /* Test hook: the chunk size of parallel reads (files of 4 chunks or more are read in
  * parallel); 0 restores the default (16 MiB).  Not thread-safe: for tests only. */
 void gv_read_set_chunk(size_t bytes);
@@ -214,8 +227,9 @@ int gv_labels_numeric_classes(const grove_schema *schema);
 void gv_labels_list(const grove_schema *schema, char *buf, size_t size);
 
 /* Parsers over a file already in memory (buf[len] == '\0'; `path` names it in messages).
- * csv.c and libsvm.c; gv_load_csv/gv_load_libsvm above read the file and call these. */
-grove_status gv_parse_csv(const char *path, const char *buf, size_t len,
+ * csv.c and libsvm.c; gv_load_csv/gv_load_libsvm above read the file and call these.
+ * mapped: buf is a mapped file (gv_read_file), whose pages the parser may release. */
+grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int mapped,
                           const grove_params *params, const grove_schema *schema,
                           grove_dataset **out);
 grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,

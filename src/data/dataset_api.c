@@ -93,17 +93,17 @@ static grove_status load(const char *path, int format, const grove_params *param
                          const grove_schema *schema, grove_dataset **out)
 {
     char *text;
-    size_t len;
+    size_t len, mapped;
     int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
-    grove_status st = gv_read_file(path, n_threads, &text, &len);
+    grove_status st = gv_read_file(path, n_threads, &text, &len, &mapped);
     if (st != GROVE_OK) return st;
     if (!strcmp(path, "-")) path = "stdin"; /* gv_read_file read standard input */
     if (format == GV_FORMAT_AUTO) format = detect_format(path, text, len);
     if (format == GV_FORMAT_LIBSVM)
         st = gv_parse_libsvm(path, text, len, params, schema, out);
     else
-        st = gv_parse_csv(path, text, len, params, schema, out);
-    gv_free(text);
+        st = gv_parse_csv(path, text, len, mapped != 0, params, schema, out);
+    gv_text_free(text, mapped);
     return st;
 }
 
