@@ -174,6 +174,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_cv(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_margins(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_importance(int argc, char **argv);

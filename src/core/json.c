@@ -187,8 +187,40 @@ static int add_token(gv_buf *b, const char *s, size_t n)
     return 0;
 }
 
+/* ---- the binary form (json.h) ---- */
+static _Thread_local int binary_mode;
+
+int gv_packed_binary(int on)
+{
+    int old = binary_mode;
+    binary_mode = on;
+    return old;
+}
+
+static void put_le64(unsigned char *p, uint64_t u)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static uint64_t get_le64(const unsigned char *p)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u |= (uint64_t)p[i] << (8 * i);
+    return u;
+}
+
+/* One binary entry: a tag, then 8 bytes (or a word's length byte and bytes). */
+static int add_record(gv_buf *b, char tag, uint64_t u)
+{
+    unsigned char rec[9];
+    rec[0] = (unsigned char)tag;
+    put_le64(rec + 1, u);
+    return gv_buf_append(b, rec, sizeof rec);
+}
+
 int gv_packed_add_int(gv_buf *b, int64_t v)
 {
+    if (binary_mode) return add_record(b, 'i', (uint64_t)v);
     char text[24], *p = text + sizeof text;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v; /* INT64_MIN included */
     do {
@@ -202,6 +234,11 @@ int gv_packed_add_int(gv_buf *b, int64_t v)
 int gv_packed_add_real(gv_buf *b, double v)
 {
     if (!isfinite(v)) return -1;
+    if (binary_mode) {
+        uint64_t u;
+        memcpy(&u, &v, sizeof u);
+        return add_record(b, 'r', u);
+    }
     /* Whole numbers below 2^53 (counts, weights, the zeros of unused fields) are written as
      * integers, the same text %.17g gives them ("150", "0"), without printf's cost; -0 is
      * left to printf ("-0"). */
@@ -223,10 +260,45 @@ int gv_packed_add_real(gv_buf *b, double v)
     return add_token(b, text, len);
 }
 
-int gv_packed_add_word(gv_buf *b, const char *word) { return add_token(b, word, strlen(word)); }
+int gv_packed_add_word(gv_buf *b, const char *word)
+{
+    size_t n = strlen(word);
+    if (!binary_mode) return add_token(b, word, n);
+    unsigned char head[2] = {'w', (unsigned char)n};
+    if (n > 255) return -1;
+    return gv_buf_append(b, head, 2) != 0 || gv_buf_append(b, word, n) != 0 ? -1 : 0;
+}
+
+/* The binary string of the records in b (see json.h). */
+static json_t *packed_binary_json(const gv_buf *b)
+{
+    const unsigned char *p = (const unsigned char *)b->data, *e = p + b->len;
+    int all_i = 1, all_r = 1;
+    size_t n = 0;
+    for (const unsigned char *q = p; q < e; n++) {
+        all_i &= *q == 'i';
+        all_r &= *q == 'r';
+        q += *q == 'w' ? 2 + q[1] : 9;
+    }
+    int flat = n && (all_i || all_r);
+    size_t len = 8 + (flat ? 8 * n : b->len);
+    unsigned char *s = gv_malloc(len);
+    if (!s) return NULL;
+    memset(s, 0, 8);
+    s[0] = 0x01;
+    s[1] = flat ? (all_i ? 'I' : 'R') : 'T';
+    if (flat)
+        for (size_t k = 0; k < n; k++) memcpy(s + 8 + 8 * k, p + 9 * k + 1, 8);
+    else if (b->len)
+        memcpy(s + 8, p, b->len);
+    json_t *j = json_stringn_nocheck((const char *)s, len);
+    gv_free(s);
+    return j;
+}
 
 json_t *gv_packed_json(const gv_buf *b)
 {
+    if (binary_mode) return packed_binary_json(b);
     /* the text is ASCII by construction: no UTF-8 check needed */
     return json_stringn_nocheck(b->data ? b->data : "", b->len);
 }
@@ -262,6 +334,33 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
                           "got %s%s", field, gv_json_kind(v),
                           json_is_array(v) ? " (the format 1.0 form)" : "");
         const char *s = json_string_value(v), *e = s + json_string_length(v);
+        if (binary_mode && e - s >= 8 && s[0] == 0x01) {
+            /* the binary form: 8 header bytes, then flat values or tagged entries */
+            const unsigned char *p = (const unsigned char *)s + 8, *pe = (const unsigned char *)e;
+            r->bin = s[1];
+            if (r->bin == 'I' || r->bin == 'R') {
+                if ((pe - p) % 8)
+                    return gv_err(GROVE_ERR_MODEL, "%s: a binary array of %zu bytes is not whole "
+                                  "8-byte values", field, (size_t)(pe - p));
+                count = (size_t)(pe - p) / 8;
+            } else if (r->bin == 'T') {
+                for (; p < pe; count++) {
+                    size_t need = *p == 'w' ? (pe - p >= 2 ? 2u + p[1] : 2u) : 9u;
+                    if ((*p != 'i' && *p != 'r' && *p != 'w') || (size_t)(pe - p) < need)
+                        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: a bad binary entry", field, count);
+                    p += need;
+                }
+            } else {
+                return gv_err(GROVE_ERR_MODEL, "%s: unknown binary array kind 0x%02x", field,
+                              (unsigned)(unsigned char)s[1]);
+            }
+            r->p = s + 8;
+            r->end = e;
+            if (n != (size_t)-1 && count != n)
+                return gv_err(GROVE_ERR_MODEL, "%s: expected %zu entries, got %zu", field, n, count);
+            r->n = count;
+            return GROVE_OK;
+        }
         /* entries are the runs between single spaces: an empty run is an error */
         for (const char *p = s; p < e;) {
             const char *q = memchr(p, ' ', (size_t)(e - p));
@@ -336,9 +435,74 @@ static grove_status past_end(const gv_packed *r)
     return gv_err(GROVE_ERR_INTERNAL, "%s: reading entry %zu of %zu", r->field, r->next, r->n);
 }
 
+/* The next binary entry: its tag ('i', 'r' or 'w'), its 8 bytes or its word; advances. */
+static char bin_next(gv_packed *r, uint64_t *u, const char **word, size_t *len)
+{
+    const unsigned char *p = (const unsigned char *)r->p;
+    char tag = r->bin == 'I' ? 'i' : r->bin == 'R' ? 'r' : (char)*p++;
+    if (tag == 'w') {
+        *len = *p++;
+        *word = (const char *)p;
+        p += *len;
+    } else {
+        *u = get_le64(p);
+        p += 8;
+    }
+    r->p = (const char *)p;
+    r->next++;
+    return tag;
+}
+
+static double as_double(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static grove_status bin_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
+{
+    size_t k = r->next, len;
+    uint64_t u = 0;
+    const char *w;
+    char tag = bin_next(r, &u, &w, &len);
+    int64_t x;
+    if (tag == 'i') {
+        x = (int64_t)u;
+    } else if (tag == 'r') {
+        double d = as_double(u);
+        /* a whole number in int64's range, as the text form would have been written */
+        if (!(d == trunc(d) && fabs(d) < 9223372036854775808.0))
+            return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got %.17g", r->field, k, d);
+        x = (int64_t)d;
+    } else {
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected an integer, got a word", r->field, k);
+    }
+    if (x < lo || x > hi)
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: must be in [%lld, %lld], got %lld", r->field, k,
+                      (long long)lo, (long long)hi, (long long)x);
+    *out = x;
+    return GROVE_OK;
+}
+
+static grove_status bin_real(gv_packed *r, double *out)
+{
+    size_t k = r->next, len;
+    uint64_t u = 0;
+    const char *w;
+    char tag = bin_next(r, &u, &w, &len);
+    if (tag == 'w') return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a number, got a word", r->field, k);
+    double x = tag == 'i' ? (double)(int64_t)u : as_double(u);
+    if (!isfinite(x))
+        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected a finite number, got %g", r->field, k, x);
+    *out = x;
+    return GROVE_OK;
+}
+
 grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
 {
     if (r->next >= r->n) return past_end(r);
+    if (r->bin) return bin_int(r, lo, hi, out);
     size_t k = r->next, len = 0;
     char buf[SHOWN_MAX + 4];
     int64_t x;
@@ -384,6 +548,7 @@ grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
 grove_status gv_packed_real(gv_packed *r, double *out)
 {
     if (r->next >= r->n) return past_end(r);
+    if (r->bin) return bin_real(r, out);
     size_t k = r->next;
     if (r->array) {
         const json_t *v = json_array_get(r->array, k);
@@ -430,7 +595,17 @@ grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words,
     if (r->next >= r->n) return past_end(r);
     size_t k = r->next, len;
     const char *s;
-    if (r->array) {
+    int bin_number = 0;
+    if (r->bin) {
+        const gv_packed before = *r;
+        uint64_t u;
+        s = NULL;
+        len = 0;
+        bin_number = bin_next(r, &u, &s, &len) != 'w';
+        *r = before; /* advanced below on a match, as the text form is */
+        if (bin_number)
+            s = NULL;
+    } else if (r->array) {
         const json_t *v = json_array_get(r->array, k);
         s = json_string_value(v);
         len = s ? json_string_length(v) : 0;
@@ -440,10 +615,14 @@ grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words,
     for (int j = 0; s && j < n_words; j++)
         if (strlen(words[j]) == len && !memcmp(words[j], s, len)) {
             *out = j;
-            if (r->array)
+            if (r->bin) {
+                uint64_t u;
+                bin_next(r, &u, &s, &len);
+            } else if (r->array) {
                 r->next++;
-            else
+            } else {
                 skip_token(r, len);
+            }
             return GROVE_OK;
         }
     /* expected "a", "b" or "c", got "x" (or: got an integer) */
@@ -457,7 +636,7 @@ grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words,
     }
     if (!s)
         return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got %s", r->field, k, list,
-                      gv_json_kind(json_array_get(r->array, k)));
+                      bin_number ? "a number" : gv_json_kind(json_array_get(r->array, k)));
     return gv_err(GROVE_ERR_MODEL, "%s[%zu]: expected %s, got \"%s\"", r->field, k, list,
                   shown(s, len, buf));
 }

@@ -79,6 +79,7 @@ typedef struct gv_packed {
     const json_t *array; /* the 1.0 form, or NULL */
     const char *p, *end; /* the packed form: the text not read yet */
     size_t n, next;      /* the number of entries, and the index of the next one */
+    int bin;             /* 0: text; the binary form's kind ('I', 'R' or 'T'; see below) */
 } gv_packed;
 
 /* Opens field `field` of `obj`: a packed string when `packed` (else a JSON array) of exactly n
@@ -98,5 +99,16 @@ grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words,
 /* Field `field` of exactly n reals, packed (or a JSON array when !packed), into out[0..n). */
 grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size_t n, int packed,
                                       double *out);
+
+/* ---- the binary form of packed arrays (binary model files, model/model_bin.c) ----
+ * While the calling thread is in binary mode, the gv_packed_add_* functions record entries in
+ * binary and gv_packed_json makes a string of 8 + 8n bytes: 0x01, a kind, six zero bytes, then
+ * the entries as little-endian 8-byte values -- 'I' all int64, 'R' all IEEE doubles -- or, for
+ * words and mixed arrays, kind 'T' with tagged entries ('i' or 'r' and 8 bytes, or 'w', a length
+ * byte and the word).  gv_packed_open accepts that form only in binary mode (a text file never
+ * holds it), and the entry readers apply the text form's checks to it: an integer field takes
+ * an int64, or a double that is a whole number, in its range; a real must be finite; a word
+ * must be one of the list.  Returns the previous mode. */
+int gv_packed_binary(int on);
 
 #endif /* GV_JSON_H */

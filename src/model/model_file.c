@@ -1,6 +1,7 @@
 /*
  * model_file.c -- model files: save (atomic), write to an open output, load; gzip'd when the
- * path ends in ".gz" (writing) or the bytes say so (reading).
+ * path ends in ".gz" (writing) or the bytes say so (reading); the binary encoding
+ * (model_bin.c) when the path ends in ".gvb" (writing) or the first bytes are its magic.
  *
  * Pipeline position: model/, over the document of model_json.c.
  * Saving goes through core/output.c (grove_output): a regular file is replaced atomically
@@ -101,12 +102,14 @@ grove_status grove_model_write(const grove_model *model, grove_output *out)
     gv_err_clear();
     if (!model || !out) return gv_err(GROVE_ERR_ARG, "grove_model_write: NULL argument");
     json_t *doc;
-    grove_status st = gv_model_to_doc(model, &doc);
+    const char *path = grove_output_path(out);
+    int binary = gv_model_bin_path(path);
+    grove_status st = binary ? gv_model_to_bin_doc(model, &doc) : gv_model_to_doc(model, &doc);
     if (st != GROVE_OK) {
-        gv_err_prefix("%s", grove_output_path(out));
+        gv_err_prefix("%s", path);
         return st;
     }
-    st = write_doc(out, doc);
+    st = binary ? gv_model_bin_write(doc, grove_output_stream(out), path) : write_doc(out, doc);
     json_decref(doc);
     return st;
 }
@@ -160,6 +163,14 @@ grove_status grove_model_load(const char *path, grove_model **out)
     *out = NULL;
     if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
     char msg[128];
+    /* a binary model (model_bin.c) is known by its first bytes, whatever its name */
+    FILE *peek = fopen(path, "rb");
+    if (peek) {
+        char magic[8];
+        int is_bin = fread(magic, 1, 8, peek) == 8 && memcmp(magic, "GROVEBIN", 8) == 0;
+        fclose(peek);
+        if (is_bin) return gv_model_bin_load(path, out);
+    }
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f)

@@ -14,6 +14,8 @@
 
 #include "model.h"
 
+#include <stdio.h>
+
 #define GV_MODEL_FORMAT_NAME "grove-model"
 #define GV_MODEL_FORMAT_MAJOR 1
 #define GV_MODEL_FORMAT_MINOR 2
@@ -45,6 +47,17 @@ grove_status gv_model_to_doc(const grove_model *m, json_t **out);
  * parse error described by jerr; taken over); `source` names the file in messages. */
 grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
                                   const char *source, grove_model **out);
+/* The binary file's document (model_bin.c): the same document without "crc32", its packed
+ * arrays in their binary form (core/json.h); and the model of such a document (borrowed; its
+ * "source" names the file in messages), every field checked as in a text file. */
+grove_status gv_model_to_bin_doc(const grove_model *m, json_t **out);
+grove_status gv_model_from_bin_doc(json_t *doc, const char *source, grove_model **out);
+/* model_bin.c: whether a path names a binary model file (ends in ".gvb"); writing a document
+ * to an open stream; and loading a binary file whose first bytes were seen to be its magic. */
+int gv_model_bin_path(const char *path);
+grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path);
+grove_status gv_model_bin_load(const char *path, grove_model **out);
+
 /* The stored parameters as a JSON object of texts (every parameter but threads, then the
  * base learner's "base.KEY" the user set); NULL when out of memory. */
 json_t *gv_model_params_json(const grove_params *p);

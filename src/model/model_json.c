@@ -192,8 +192,8 @@ static grove_status doc_checksum(const json_t *doc, char hex[9])
     return GROVE_OK;
 }
 
-/* The checked model as its complete document, "crc32" included (a new reference in *out). */
-grove_status gv_model_to_doc(const grove_model *m, json_t **out)
+/* The checked model as its document, with "crc32" when with_crc (a new reference in *out). */
+static grove_status model_doc(const grove_model *m, int with_crc, json_t **out)
 {
     *out = NULL;
     grove_status st;
@@ -211,6 +211,10 @@ grove_status gv_model_to_doc(const grove_model *m, json_t **out)
     json_t *doc = model_to_json(m, mark_used);
     gv_free(mark_used);
     if (!doc) return gv_err_nomem("the model's JSON");
+    if (!with_crc) {
+        *out = doc;
+        return GROVE_OK;
+    }
     char hex[9];
     st = doc_checksum(doc, hex);
     if (st == GROVE_OK && gv_json_set_new(doc, "crc32", json_string(hex)) != 0)
@@ -221,6 +225,16 @@ grove_status gv_model_to_doc(const grove_model *m, json_t **out)
     }
     *out = doc;
     return GROVE_OK;
+}
+
+grove_status gv_model_to_doc(const grove_model *m, json_t **out) { return model_doc(m, 1, out); }
+
+grove_status gv_model_to_bin_doc(const grove_model *m, json_t **out)
+{
+    int old = gv_packed_binary(1);
+    grove_status st = model_doc(m, 0, out);
+    gv_packed_binary(old);
+    return st;
 }
 
 grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
@@ -465,11 +479,14 @@ static grove_status check_checksum(json_t *doc)
 
 /* Builds a model from a parsed document (modified: "crc32" is removed).  Messages have no
  * file prefix. */
-static grove_status model_from_doc(json_t *doc, grove_model **out)
+static grove_status model_from_doc(json_t *doc, int binary, grove_model **out)
 {
     grove_status st;
     long long minor = 0;
-    if ((st = check_format(doc, &minor)) != GROVE_OK || (st = check_checksum(doc)) != GROVE_OK ||
+    if (binary && json_object_get(doc, "crc32"))
+        return gv_err(GROVE_ERR_MODEL, "crc32: not part of a binary model (its checksum is the file's)");
+    if ((st = check_format(doc, &minor)) != GROVE_OK ||
+        (!binary && (st = check_checksum(doc)) != GROVE_OK) ||
         (st = gv_json_check_fields(doc, top_fields, GV_COUNT(top_fields), "the model file")) != GROVE_OK)
         return st;
     const char *grove_version, *algo, *kind;
@@ -553,7 +570,7 @@ grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t 
         return gv_err(GROVE_ERR_MODEL, "%s:%d:%d: %s", source, jerr->line, jerr->column,
                       jerr->text);
     }
-    grove_status st = model_from_doc(doc, out);
+    grove_status st = model_from_doc(doc, 0, out);
     json_decref(doc);
     if (st != GROVE_OK) gv_err_prefix("%s", source);
     return st;
@@ -566,4 +583,14 @@ grove_status gv_model_from_text(const char *text, size_t len, const char *source
     json_error_t jerr;
     json_t *doc = len ? json_loadb(text, len, GV_MODEL_LOAD_FLAGS, &jerr) : NULL;
     return gv_model_from_parsed(doc, len ? &jerr : NULL, len, source, out);
+}
+
+grove_status gv_model_from_bin_doc(json_t *doc, const char *source, grove_model **out)
+{
+    *out = NULL;
+    int old = gv_packed_binary(1);
+    grove_status st = model_from_doc(doc, 1, out);
+    gv_packed_binary(old);
+    if (st != GROVE_OK) gv_err_prefix("%s", source);
+    return st;
 }
