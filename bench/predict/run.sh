@@ -12,8 +12,8 @@
 #   predict whole   `grove predict --proba MODEL TEST -o FILE` (load model + CSV, predict, write
 #                   CSV) vs a python process doing the same (joblib / xgb load, pandas.read_csv,
 #                   predict_proba, numpy.savetxt with %.17g) -- wall seconds, best of 3
-#   save, load      grove: seconds to write / read the model file (the train process's save is
-#                   timed inside it by "grove train"'s summary; load by `grove info`); peers:
+#   save, load      grove: seconds to write / read the model file (load: the whole `grove info`
+#                   process; save: `grove convert MODEL COPY` less that); peers:
 #                   joblib.dump / joblib.load (scikit-learn), save_model / load_model (XGBoost)
 # Ratios are peer time / grove time (> 1: grove faster) and grove rows/s / peer rows/s.
 #
@@ -66,8 +66,9 @@ for model in $MODELS; do
   fi
   # grove: train (its summary reports the save time), then load with `grove info`
   "$G" train "${args[@]}" --threads "$THREADS" "$train" -o "$gm" 2>"$OUT/pred_train.log" >/dev/null
-  g_save=$(grep -oE 'saved in [0-9.]+' "$OUT/pred_train.log" | grep -oE '[0-9.]+$' || echo "?")
   g_load=$(best3 "$G" info "$gm")
+  # save: `grove convert MODEL COPY` (load + save) less the load
+  g_save=$(awk -v c="$(best3 "$G" convert "$gm" "$OUT/pred_copy$EXT")" -v l="$g_load" 'BEGIN {printf "%.2f", c - l}')
   g_rows=$("$PB" "$gm" "$test" "$THREADS" 3 | awk '{print $1}')
   g_whole=$(best3 "$G" predict --proba --threads "$THREADS" "$gm" "$test" -o "$OUT/pred_grove.csv")
   # the peer: train + save + load + in-memory predict timings, then the whole predict process
@@ -96,10 +97,10 @@ else:
     t = time.time(); b.save_model(path + ".json"); save = time.time() - t
     t = time.time(); b = xgb.Booster(model_file=path + ".json"); load = time.time() - t
     b.set_param({"nthread": threads})
-    dt = xgb.DMatrix(Xte, nthread=threads)
+    # inplace_predict: Booster.predict on a DMatrix it has seen returns its cached prediction
     best = 1e9
     for _ in range(3):
-        t = time.time(); b.predict(dt); best = min(best, time.time() - t)
+        t = time.time(); b.inplace_predict(Xte); best = min(best, time.time() - t)
 print(f"{len(Xte) / best:.0f} {save:.3f} {load:.3f}")
 PY
 )
