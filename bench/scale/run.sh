@@ -8,6 +8,10 @@
 # than the rows (a log-log plot: bench/scale/plot.py writes docs/scale.svg).
 #   bench/scale/run.sh                      SIZES="1000000 3000000 10000000" ROUNDS=20 TREES=20
 #   SIZES=100000 bench/scale/run.sh         # a quick look
+#   TOOLS="grove xgboost-usual" bench/scale/run.sh      # a subset of grove xgboost-usual xgboost-frugal
+#   APPEND=1 SIZES=1000000 TOOLS=xgboost-frugal ...     # add rows to bench/out/scale.tsv instead of starting it
+# Columns: wall seconds, peak RSS, and CPU seconds (user + system): on a shared machine the CPU time
+# is the steadier measure of the work done, so the plot and the slopes use it.
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,20 +22,24 @@ TREES=${TREES:-20}
 DEPTH=${DEPTH:-6}
 FDEPTH=${FDEPTH:-10}
 BUILD=${BUILD:-$ROOT/build}
+TOOLS=${TOOLS:-"grove xgboost-usual xgboost-frugal"}
+want() { [[ " $TOOLS " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 G=$BUILD/grove
 RES=$OUT/scale.tsv
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load $(cut -d' ' -f1 /proc/loadavg), $(date -u '+%F %H:%M UTC'), grove $(git -C "$ROOT" rev-parse --short HEAD)"
-echo -e "rows\tjob\ttool\twall_s\tpeak_mb\ttrees" > "$RES"
-# run LABEL... -- CMD: whole process under /usr/bin/time; appends wall and peak RSS to $RES
+[[ -n ${APPEND:-} && -f $RES ]] || echo -e "rows\tjob\ttool\twall_s\tpeak_mb\ttrees\tcpu_s" > "$RES"
+# run ROWS JOB TOOL TREES CMD...: whole process under /usr/bin/time; appends wall, peak RSS and CPU to $RES
 run() {
   local rows=$1 job=$2 tool=$3 trees=$4; shift 4
   local t; t=$(mktemp)
-  /usr/bin/time -f "%e %M" -o "$t" "$@" >/dev/null 2>"$t.err" || { cat "$t.err" >&2; exit 1; }
-  read -r wall kb < <(tail -1 "$t")
-  printf "%s\t%s\t%s\t%s\t%d\t%s\n" "$rows" "$job" "$tool" "$wall" $((kb / 1024)) "$trees" | tee -a "$RES"
+  want "$tool" || return 0
+  /usr/bin/time -f "%e %M %U %S" -o "$t" "$@" >/dev/null 2>"$t.err" || { cat "$t.err" >&2; exit 1; }
+  read -r wall kb user sys < <(tail -1 "$t")
+  printf "%s\t%s\t%s\t%s\t%d\t%s\t%.2f\n" "$rows" "$job" "$tool" "$wall" $((kb / 1024)) "$trees" \
+    "$(echo "$user + $sys" | bc)" | tee -a "$RES"
   rm -f "$t" "$t.err"
 }
 for n in $SIZES; do
