@@ -5,7 +5,7 @@
 # be the one-process model up to the exact-sum grid: the same tree shapes, split features and
 # thresholds, and predictions within 1e-9.  Cases: logistic with validation-file early stopping,
 # squared with per-tree and per-node column sampling, softmax over 10 classes, and a bin sample
-# smaller than the data (the sampled rows gathered from their ranks).  Then a shard that fails
+# smaller than the data (the sampled rows gathered from their ranks), subsample < 1.  Then a shard that fails
 # to parse: every rank exits 2, the message names the rank, the file and its own line, and no
 # model is written.  GROVE_MPIRUN: the launcher with its options (from ctest).
 source "$(dirname "$0")/lib_mpi.sh"
@@ -16,6 +16,9 @@ run_case logistic "$D/breast_cancer_train.csv" -a gbdt -r 40 --valid "$D/breast_
 run_case squared "$D/boston_housing_train.csv" -a gbdt -r 15 --set colsample_bytree=0.7 \
   --set colsample_bynode=0.5 --set max_depth=4
 run_case softmax "$D/digits_train.csv" -a gbdt -r 4 --set max_depth=3
+# subsample: each row's draw keyed by its global row number (stream GV_STREAM_GBDT_ROWS)
+run_case subsample "$D/breast_cancer_train.csv" -a gbdt -r 20 --set subsample=0.6 \
+  --set learning_rate=0.5 --set colsample_bytree=0.8
 run_case sampled "$D/twonorm_test.csv" -a gbdt -r 10 --set bin_sample=700 --set max_bins=32
 
 # {rank} files: breast_cancer_train.csv cut by hand into 3 files of consecutive rows is the

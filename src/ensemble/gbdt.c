@@ -320,6 +320,7 @@ typedef struct trainer {
     size_t n, nv, G, F_count;
     int obj, nt;
     int dist;                /* a data-parallel run (dist/): rows are this rank's share */
+    size_t row0, n_total;    /* the global number of local row 0, the rows of all ranks */
     double eta, gamma, huber_delta;
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
@@ -591,19 +592,37 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
     return GROVE_OK;
 }
 
-/* Draws the round's rows (subsample < 1: each row independently with that probability). */
+/* Draws the round's rows (subsample < 1: each row independently with that probability).  Row i
+ * of the training data (its global number: tr->row0 + the local one in a data-parallel run)
+ * takes the (i mod 4096)-th uniform of stream GV_STREAM_GBDT_ROWS, index t << 32 | (i / 4096),
+ * so a row's draw depends only on the seed, the round and the row, never on how the rows are
+ * split over ranks or threads.  When no row at all is drawn, the one row gv_rng_below(total) of
+ * stream GV_STREAM_GBDT index t * 4096 is taken. */
 static void draw_rows(trainer *tr, double subsample, uint64_t seed, size_t t)
 {
     if (!(subsample < 1)) {
         tr->n_sampled = tr->n;
         return;
     }
-    gv_rng rng;
-    gv_rng_seed(&rng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096);
+    const size_t n = tr->n, first = tr->row0;
     size_t m = 0;
-    for (size_t i = 0; i < tr->n; i++)
-        if (gv_rng_uniform(&rng) < subsample) tr->rows[m++] = i;
-    if (m == 0) tr->rows[m++] = (size_t)gv_rng_below(&rng, tr->n);
+    for (size_t i = 0; i < n;) {
+        size_t gi = first + i, b = gi / 4096, skip = gi % 4096;
+        size_t len = 4096 - skip < n - i ? 4096 - skip : n - i;
+        gv_rng rng;
+        gv_rng_seed(&rng, seed, GV_STREAM_GBDT_ROWS, (uint64_t)t << 32 | (uint64_t)b);
+        for (size_t k = 0; k < skip; k++) (void)gv_rng_next(&rng);
+        for (size_t k = 0; k < len; k++, i++)
+            if (gv_rng_uniform(&rng) < subsample) tr->rows[m++] = i;
+    }
+    int64_t any = (int64_t)m;
+    if (tr->dist) gv_dist_sum_i64(&any, 1);
+    if (any == 0) {
+        gv_rng rng;
+        gv_rng_seed(&rng, seed, GV_STREAM_GBDT, (uint64_t)t * 4096);
+        size_t r = (size_t)gv_rng_below(&rng, tr->n_total);
+        if (r >= first && r - first < n) tr->rows[m++] = r - first;
+    }
     tr->n_sampled = m;
 }
 
@@ -685,12 +704,13 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->F_count = in->binned->n_features;
     tree_config(p, tr->nt, &tr->cfg);
     tr->dist = tr->cfg.dist = gv_dist_active();
+    tr->n_total = tr->n;
+    if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);
     if (tr->dist) {
         /* what the data-parallel path does not reduce (yet): say so rather than differ */
         const char *no = tr->obj != GV_OBJ_SQUARED && tr->obj != GV_OBJ_LOGISTIC &&
                                  tr->obj != GV_OBJ_SOFTMAX
                              ? "objectives other than squared, logistic and softmax"
-                         : tr->subsample < 1 ? "subsample < 1"
                          : gv_param_int(p, GV_P_TRAIN_METRIC) ? "train_metric (and --log)"
                          : in->binned->csr_ptr ? "sparse data"
                                                : NULL;
@@ -711,7 +731,7 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->Fv = valid ? gv_malloc_array(nv ? nv : 1, G * sizeof *tr->Fv) : NULL;
     tr->grad = gv_malloc_array(n, G * sizeof *tr->grad);
     tr->hess = gv_malloc_array(n, G * sizeof *tr->hess);
-    tr->rows = sub ? gv_malloc_array(n, sizeof *tr->rows) : NULL;
+    tr->rows = sub ? gv_malloc_array(n ? n : 1, sizeof *tr->rows) : NULL;
     tr->mask = col ? gv_malloc_array(tr->F_count, sizeof *tr->mask) : NULL;
     tr->perm = col ? gv_malloc_array(tr->F_count, sizeof *tr->perm) : NULL;
     tr->leaf = gv_malloc_array(n, sizeof *tr->leaf);
