@@ -106,13 +106,13 @@ static void test_libsvm_index(void)
     FILE *fp = fopen(path, "w");
     CHECK(fp != NULL);
     if (!fp) return;
-    fprintf(fp, "0 1:1\n1 10000001:1\n");
+    fprintf(fp, "0 1:1\n1 2147483648:1\n");
     fclose(fp);
     grove_dataset *d = NULL;
     CHECK_STATUS(grove_dataset_load(path, NULL, NULL, &d), GROVE_ERR_PARSE);
     CHECK(d == NULL);
     CHECK_CONTAINS(grove_last_error(), "big.svm:2:");
-    CHECK_CONTAINS(grove_last_error(), "expected a feature index in [1, 10000000]");
+    CHECK_CONTAINS(grove_last_error(), "expected a feature index in [1, 2147483647]");
 }
 
 static void test_csr_features(void)

@@ -10,6 +10,8 @@
 #include "../ensemble/ensemble.h"
 #include "../model/model.h"
 
+#include <string.h>
+
 
 /* The data must have the model's features: same count, kinds and category counts (data loaded
  * with the model's schema always does). */
@@ -19,6 +21,11 @@ grove_status gv_check_compatible(const grove_model *m, const grove_dataset *d)
     if (ms->n_features != ds->n_features)
         return gv_err(GROVE_ERR_DATA, "%s: the data has %zu features, the model expects %zu",
                       d->source, ds->n_features, ms->n_features);
+    if (!ms->feature_ids != !ds->feature_ids || gv_schema_width(ms) != gv_schema_width(ds) ||
+        (ms->feature_ids && memcmp(ms->feature_ids, ds->feature_ids,
+                                   ms->n_features * sizeof *ms->feature_ids) != 0))
+        return gv_err(GROVE_ERR_DATA, "%s: the data's features are other columns than the "
+                      "model's; load the data with the model's schema", d->source);
     for (size_t f = 0; f < ms->n_features; f++) {
         if (ms->is_categorical[f] != ds->is_categorical[f] ||
             ms->categories[f].n != ds->categories[f].n)

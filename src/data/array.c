@@ -28,6 +28,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static grove_status bad_value(size_t row, size_t f, const grove_schema *s, const char *what,
@@ -78,7 +79,7 @@ static grove_status copy_block(grove_dataset *ds, const void *data, grove_dtype 
     for (size_t f = 0; f < n_features; f++) {
         float *col = &ds->values[f * n_rows];
         for (size_t i = i0; i < i1; i++) {
-            size_t k = i * row_stride + f * feature_stride;
+            size_t k = i * row_stride + (s->feature_ids ? s->feature_ids[f] : f) * feature_stride;
             grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], marker, &col[i]);
             if (st != GROVE_OK) return st;
         }
@@ -205,9 +206,10 @@ grove_status grove_dataset_from_strided(const void *data, grove_dtype dtype, siz
     if (n_features == 0)
         return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: expected at least one feature, "
                       "found n_features = 0");
-    if (schema && n_features != schema->n_features)
+    /* a schema with compact features (dataset.h) reads its columns of a wider array */
+    if (schema && n_features != gv_schema_width(schema))
         return gv_err(GROVE_ERR_DATA, "<array>: expected %zu features (the schema's), found %zu",
-                      schema->n_features, n_features);
+                      gv_schema_width(schema), n_features);
     size_t n_values, last_row, last_feature, last;
     if (gv_mul_size(n_rows, n_features, &n_values) != 0)
         return gv_err(GROVE_ERR_ARG, "grove_dataset_from_array: %zu x %zu values overflow",
@@ -256,39 +258,33 @@ static grove_status check_csr(const int64_t *indptr, const int64_t *indices, siz
 }
 
 /* The stored values of a CSR array checked into ds: the compressed columns when ds is sparse,
- * else scattered into its zero-filled dense columns. */
+ * else scattered into its zero-filled dense columns.  Row i keeps the entries ptr[i] ..
+ * ptr[i+1]: feature col[k], value values[src[k]]. */
 static grove_status copy_csr(grove_dataset *ds, const void *values, grove_dtype dtype,
-                             const int64_t *indptr, const int64_t *indices)
+                             const size_t *ptr, const uint32_t *col, const size_t *src)
 {
     const grove_schema *s = ds->schema;
-    const size_t n = ds->n_rows, nnz = (size_t)indptr[n];
+    const size_t n = ds->n_rows, m = ptr[n];
     const float *f32 = dtype == GROVE_FLOAT32 ? values : NULL;
     const double *f64 = dtype == GROVE_FLOAT64 ? values : NULL;
     if (ds->values) {
         memset(ds->values, 0, n * s->n_features * sizeof *ds->values);
         for (size_t i = 0; i < n; i++)
-            for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
-                size_t f = (size_t)indices[k];
-                grove_status st = take_value(s, i, f, f32 ? (double)f32[k] : f64[k], NULL,
-                                             &ds->values[f * n + i]);
+            for (size_t k = ptr[i]; k < ptr[i + 1]; k++) {
+                size_t f = col[k];
+                grove_status st = take_value(s, i, f, f32 ? (double)f32[src[k]] : f64[src[k]],
+                                             NULL, &ds->values[f * n + i]);
                 if (st != GROVE_OK) return st;
             }
         return GROVE_OK;
     }
-    size_t *ptr = gv_malloc_array(n + 1, sizeof *ptr);
-    uint32_t *col = gv_malloc_array(nnz, sizeof *col);
-    float *val = gv_malloc_array(nnz, sizeof *val);
-    grove_status st = !ptr || !col || !val ? gv_err_nomem("the CSR copy") : GROVE_OK;
-    for (size_t i = 0; st == GROVE_OK && i <= n; i++) ptr[i] = (size_t)indptr[i];
+    float *val = gv_malloc_array(m, sizeof *val);
+    grove_status st = !val ? gv_err_nomem("the CSR copy") : GROVE_OK;
     for (size_t i = 0; st == GROVE_OK && i < n; i++)
-        for (int64_t k = indptr[i]; st == GROVE_OK && k < indptr[i + 1]; k++) {
-            col[k] = (uint32_t)indices[k];
-            st = take_value(s, i, col[k], f32 ? (double)f32[k] : f64[k], NULL, &val[k]);
-        }
+        for (size_t k = ptr[i]; st == GROVE_OK && k < ptr[i + 1]; k++)
+            st = take_value(s, i, col[k], f32 ? (double)f32[src[k]] : f64[src[k]], NULL, &val[k]);
     if (st == GROVE_OK && gv_dataset_fill_csr(ds, ptr, col, val) != 0)
         st = gv_err_nomem("the sparse dataset's columns");
-    gv_free(ptr);
-    gv_free(col);
     gv_free(val);
     return st;
 }
@@ -311,22 +307,78 @@ grove_status grove_dataset_from_csr(const void *values, grove_dtype dtype, const
     if (n_features > UINT32_MAX)
         return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: n_features = %zu, expected at "
                       "most %lu", n_features, (unsigned long)UINT32_MAX);
-    if (schema && n_features != schema->n_features)
+    if (schema && n_features != gv_schema_width(schema))
         return gv_err(GROVE_ERR_DATA, "<csr>: expected %zu features (the schema's), found %zu",
-                      schema->n_features, n_features);
+                      gv_schema_width(schema), n_features);
     if (indptr[n_rows] > 0 && (!values || !indices))
         return gv_err(GROVE_ERR_ARG, "grove_dataset_from_csr: values or indices is NULL");
     grove_status st = check_csr(indptr, indices, n_rows, n_features);
     if (st != GROVE_OK) return st;
 
     size_t nnz = (size_t)indptr[n_rows], cells;
-    int sparse = gv_mul_size(n_rows, n_features, &cells) != 0 || nnz <= cells / GV_SPARSE_DENSITY;
-    if (n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
-    grove_schema *s = schema ? gv_schema_copy(schema) : gv_schema_new(n_features);
-    if (!s) return gv_err_nomem("the schema");
-    grove_dataset *ds = sparse ? gv_dataset_new_sparse(s, n_rows, nnz, 0.0f, labels != NULL)
+    int few = gv_mul_size(n_rows, n_features, &cells) != 0 || nnz <= cells / GV_SPARSE_DENSITY;
+    int sparse = few && n_rows <= GV_SPARSE_MAX_ROWS;
+    /* the entries kept and their features: all, by column; following a schema with compact
+     * features, those of its columns; without a schema, when few cells are stored, the
+     * columns that hold an entry become compact features (dataset.h), as in libsvm.c */
+    size_t *ptr = gv_malloc_array(n_rows + 1, sizeof *ptr);
+    uint32_t *col = gv_malloc_array(nnz, sizeof *col);
+    size_t *src = gv_malloc_array(nnz, sizeof *src);
+    uint32_t *ids = NULL;
+    size_t n_ids = 0, m = 0;
+    grove_schema *s = NULL;
+    if (!ptr || !col || !src) {
+        st = gv_err_nomem("the CSR copy");
+        goto done;
+    }
+    for (size_t i = 0; i < n_rows; i++) {
+        ptr[i] = m;
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
+            long f = schema ? gv_schema_feature_of(schema, (size_t)indices[k]) : (long)indices[k];
+            if (f < 0) continue;
+            col[m] = (uint32_t)f;
+            src[m++] = (size_t)k;
+        }
+    }
+    ptr[n_rows] = m;
+    if (!schema && few && n_features <= GV_MAX_COLUMNS) {
+        if (gv_distinct_ids(col, m, n_features, &ids, &n_ids) != 0 ||
+            (n_ids > 0 && n_ids < n_features && gv_remap_ids(col, m, ids, n_ids, n_features) != 0)) {
+            st = gv_err_nomem("the feature columns");
+            goto done;
+        }
+    }
+    int compact = ids && n_ids > 0 && n_ids < n_features;
+    s = schema ? gv_schema_copy(schema) : gv_schema_new(compact ? n_ids : n_features);
+    if (s && compact) {
+        int bad = gv_schema_set_ids(s, ids, n_features) != 0;
+        for (size_t f = 0; f < n_ids && !bad; f++) {
+            char name[32];
+            snprintf(name, sizeof name, "f%lu", (unsigned long)ids[f]);
+            gv_free(s->feature_names[f]);
+            bad = !(s->feature_names[f] = gv_strdup(name));
+        }
+        if (bad) {
+            gv_schema_free(s);
+            s = NULL;
+        }
+    }
+    if (!s) {
+        st = gv_err_nomem("the schema");
+        goto done;
+    }
+    grove_dataset *ds = sparse ? gv_dataset_new_sparse(s, n_rows, m, 0.0f, labels != NULL)
                                : gv_dataset_new(s, n_rows, labels != NULL); /* take over s */
-    if (!ds) return gv_err_nomem("the dataset");
-    return finish(ds, copy_csr(ds, values, dtype, indptr, indices), labels, weights, params,
-                  schema != NULL, out);
+    if (!ds) {
+        st = gv_err_nomem("the dataset");
+        goto done;
+    }
+    st = finish(ds, copy_csr(ds, values, dtype, ptr, col, src), labels, weights, params,
+                schema != NULL, out);
+done:
+    gv_free(ptr);
+    gv_free(col);
+    gv_free(src);
+    gv_free(ids);
+    return st;
 }

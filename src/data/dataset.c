@@ -114,7 +114,101 @@ void gv_schema_free(grove_schema *s)
     gv_free(s->categories);
     gv_free(s->label_name);
     gv_dict_free(&s->classes);
+    gv_free(s->feature_ids);
     gv_free(s);
+}
+
+long gv_schema_feature_of(const grove_schema *s, size_t column)
+{
+    if (!s->feature_ids) return column < s->n_features ? (long)column : -1;
+    size_t lo = 0, hi = s->n_features;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->feature_ids[mid] < column)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_features && s->feature_ids[lo] == column ? (long)lo : -1;
+}
+
+int gv_schema_set_ids(grove_schema *s, const uint32_t *ids, size_t n_columns)
+{
+    uint32_t *copy = gv_malloc_array(s->n_features ? s->n_features : 1, sizeof *copy);
+    if (!copy) return -1;
+    if (s->n_features) memcpy(copy, ids, s->n_features * sizeof *copy);
+    gv_free(s->feature_ids);
+    s->feature_ids = copy;
+    s->n_columns = n_columns;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int gv_distinct_ids(const uint32_t *col, size_t n, size_t width, uint32_t **ids, size_t *n_ids)
+{
+    *ids = NULL;
+    *n_ids = 0;
+    if (n == 0) return 0;
+    size_t k = 0;
+    uint32_t *out;
+    if (width / 64 <= n) { /* a bitmap of at most 8 bytes a value */
+        uint64_t *bits = gv_calloc(width / 64 + 1, sizeof *bits);
+        if (!bits) return -1;
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t b = (uint64_t)1 << (col[i] & 63);
+            count += !(bits[col[i] >> 6] & b);
+            bits[col[i] >> 6] |= b;
+        }
+        out = gv_malloc_array(count, sizeof *out);
+        if (!out) {
+            gv_free(bits);
+            return -1;
+        }
+        for (size_t w = 0; w <= width / 64; w++)
+            for (uint64_t b = bits[w]; b; b &= b - 1)
+                out[k++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+        gv_free(bits);
+    } else {
+        out = gv_malloc_array(n, sizeof *out);
+        if (!out) return -1;
+        memcpy(out, col, n * sizeof *out);
+        qsort(out, n, sizeof *out, cmp_u32);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || out[i] != out[k - 1]) out[k++] = out[i];
+    }
+    *ids = out;
+    *n_ids = k;
+    return 0;
+}
+
+int gv_remap_ids(uint32_t *col, size_t n, const uint32_t *ids, size_t n_ids, size_t width)
+{
+    if (width / 4 <= n + n_ids) { /* a table of at most 16 bytes a value */
+        uint32_t *pos = gv_malloc_array(width ? width : 1, sizeof *pos);
+        if (!pos) return -1;
+        for (size_t f = 0; f < n_ids; f++) pos[ids[f]] = (uint32_t)f;
+        for (size_t i = 0; i < n; i++) col[i] = pos[col[i]];
+        gv_free(pos);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = 0, hi = n_ids;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ids[mid] < col[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        col[i] = (uint32_t)lo;
+    }
+    return 0;
 }
 
 grove_schema *gv_schema_new(size_t n_features)
@@ -159,6 +253,8 @@ grove_schema *gv_schema_copy(const grove_schema *src)
         s->is_categorical[f] = src->is_categorical[f];
         if (gv_dict_copy(&s->categories[f], &src->categories[f]) != 0) goto fail;
     }
+    if (src->feature_ids && gv_schema_set_ids(s, src->feature_ids, src->n_columns) != 0)
+        goto fail;
     return s;
 fail:
     gv_schema_free(s);
@@ -177,6 +273,10 @@ int gv_schema_equal(const grove_schema *a, const grove_schema *b)
 {
     if (a->n_features != b->n_features || a->task != b->task) return 0;
     if (!dict_equal(&a->classes, &b->classes)) return 0;
+    if (!a->feature_ids != !b->feature_ids || gv_schema_width(a) != gv_schema_width(b) ||
+        (a->feature_ids &&
+         memcmp(a->feature_ids, b->feature_ids, a->n_features * sizeof *a->feature_ids)))
+        return 0;
     for (size_t f = 0; f < a->n_features; f++) {
         if (strcmp(a->feature_names[f], b->feature_names[f]) != 0) return 0;
         if (a->is_categorical[f] != b->is_categorical[f]) return 0;

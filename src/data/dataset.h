@@ -42,7 +42,36 @@ struct grove_schema {
     char *label_name;         /* owned; "" when the source has no name */
     grove_task task;
     gv_dict classes;          /* classification: class names in class-index order */
+    /* Compact features (sparse sources, issue 16): feature f is column feature_ids[f] of a
+     * source n_columns wide (ids strictly increasing, all < n_columns); the other columns held
+     * no stored value when the schema was made, and a reader following this schema drops
+     * them.  NULL (and n_columns 0): feature f is column f.  Owned. */
+    uint32_t *feature_ids;    /* [n_features] or NULL */
+    size_t n_columns;
 };
+
+/* The largest source width of a schema with feature_ids (ids are below 2^31 - 1). */
+#define GV_MAX_COLUMNS ((size_t)INT32_MAX)
+
+/* The width of the source the schema reads: n_columns with feature_ids, else n_features. */
+static inline size_t gv_schema_width(const grove_schema *s)
+{
+    return s->feature_ids ? s->n_columns : s->n_features;
+}
+
+/* The feature of source column `column`, or -1 when the schema has none there. */
+long gv_schema_feature_of(const grove_schema *s, size_t column);
+/* Gives the schema compact features: ids[0..n_features) (copied; strictly increasing, below
+ * n_columns).  0 ok, -1 out of memory. */
+int gv_schema_set_ids(grove_schema *s, const uint32_t *ids, size_t n_columns);
+
+/* The distinct values of col[0..n) (each < width), in increasing order: *ids (gv_free it; may
+ * be NULL when *n_ids is 0).  Memory: a bitmap of width bits when that is at most 8 bytes a
+ * value, else a sorted copy.  0 ok, -1 out of memory. */
+int gv_distinct_ids(const uint32_t *col, size_t n, size_t width, uint32_t **ids, size_t *n_ids);
+/* Rewrites every col[k] (each one of ids[0..n_ids), which are increasing and < width) as its
+ * position in ids.  0 ok, -1 out of memory. */
+int gv_remap_ids(uint32_t *col, size_t n, const uint32_t *ids, size_t n_ids, size_t width);
 
 /* New empty schema with n_features features named "f0".. (all numeric). NULL: no memory. */
 grove_schema *gv_schema_new(size_t n_features);

@@ -4,17 +4,20 @@
  * Pipeline position: data/ (file text -> grove_dataset), called by grove_dataset_load().
  *
  * Syntax.  Tokens are separated by blanks (space, tab).  The first token is the label (a
- * decimal number); then `index:value` pairs with 1-based integer indices in [1, 10^7],
- * strictly increasing within a row (zero-based, [0, 10^7 - 1], when some row starts at index 0,
+ * decimal number); then `index:value` pairs with 1-based integer indices in [1, 2^31 - 1],
+ * strictly increasing within a row (zero-based, [0, 2^31 - 2], when some row starts at index 0,
  * as scikit-learn's dump_svmlight_file writes by default, or when following a schema whose
  * first feature is "f0"; a notice says so, and the features are then named "f0".."fN-1"); a `qid:n` token is ignored; `#` starts a comment to the end
  * of the line; blank and comment-only lines are not rows; LF or CRLF.  A value may be a missing
  * token (NA, ?, NaN).  An index absent from a row means 0, or missing with parameter
  * libsvm_absent=missing.
  *
- * Features.  LIBSVM index k is feature k-1, named "f<k>" (so "f1".."fN"; N = the largest index
- * seen).  Following a schema, feature j is index j+1 whatever its name; indices beyond the
- * schema's features are ignored and counted in the warning, and a categorical feature's value
+ * Features.  LIBSVM index k is column k-1, named "f<k>" (so "f1".."fN"; N = the largest index
+ * seen).  When few cells are stored (below), only the columns that hold a value are features,
+ * in column order (compact features: the schema's feature_ids, dataset.h), so an index costs
+ * nothing by itself; else every column up to N is one.  Following a schema, column c is its
+ * feature of that column (feature c without feature_ids) whatever its name; other columns are
+ * dropped, and those beyond the schema's width counted in the warning, and a categorical feature's value
  * must be a category code.  Labels are numeric; the task follows labels.c's rule.
  *
  * Locations in messages are `path:line:token`: the 1-based line and the 1-based number of the
@@ -35,10 +38,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The largest feature index accepted (docs/limits.md): every feature up to the largest index
- * costs a schema entry, a bin mapper and the tree engine's per-feature scratch (about 200
- * bytes), used or not, so an index, not the data, could otherwise claim gigabytes. */
-#define MAX_INDEX 10000000
+/* The largest feature index accepted (docs/limits.md): 2^31 - 1, so that a feature's column
+ * (index - 1) fits the 32-bit ids of dataset.h.  Only the features that hold a stored value
+ * get a column (compact features, below), so the index costs nothing by itself. */
+#define MAX_INDEX 2147483647
 
 /* Layout choice (gv_libsvm_set_layout): by dataset.h's GV_SPARSE_DENSITY. */
 static int layout_force; /* 0 auto, 1 dense, 2 sparse */
@@ -62,12 +65,14 @@ typedef struct svm_ctx {
     size_t n_rows, rec_cap;
     const grove_schema *follow; /* borrowed; NULL = infer */
     double *labels;        /* [n_rows] */
-    grove_dataset *ds;     /* NULL during the first pass */
+    grove_dataset *ds;     /* the dense dataset the second pass fills, or NULL */
+    int pass2;             /* the second pass: store the values (ds's, or csr_col/csr_val) */
     int absent_missing;
     int zero_based;        /* indices start at 0 (scikit-learn's default): index i is feature i */
     size_t *row_nnz;       /* first pass: [n_rows + 1], the values each row stores (0 unless
                               they differ from the absent value); then the CSR row pointers */
-    uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features */
+    uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features (columns,
+                              index - 1, when the features are to be made compact) */
     float *csr_val;        /* [nnz] values */
 } svm_ctx;
 
@@ -90,6 +95,16 @@ static const char *find_index_zero(const svm_ctx *c)
         }
     }
     return NULL;
+}
+
+/* A schema made from a zero-based file (or an array) names its first feature "f<column>"; a
+ * one-based file's names it "f<column + 1>". */
+static int schema_zero_based(const grove_schema *s)
+{
+    char name[32];
+    if (s->n_features == 0) return 0;
+    snprintf(name, sizeof name, "f%lu", s->feature_ids ? (unsigned long)s->feature_ids[0] : 0ul);
+    return !strcmp(s->feature_names[0], name);
 }
 
 static grove_status find_rows(svm_ctx *c, const char *p, const char *end)
@@ -124,7 +139,7 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
     const char *p = c->rec[2 * i], *e = c->rec[2 * i + 1];
     grove_dataset *ds = c->ds;
     const grove_schema *schema = c->follow;
-    size_t n_features = ds ? ds->schema->n_features : 0, n_rows = c->n_rows;
+    size_t n_rows = c->n_rows;
     size_t prev = 0, stored = 0;
     char found[96];
     for (size_t t = 1;; t++) {
@@ -178,7 +193,7 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
         }
         /* index: 1..MAX_INDEX, plain digits */
         size_t index = 0, n_digits = (size_t)(colon - tok);
-        int ok = n_digits > 0 && n_digits <= 9;
+        int ok = n_digits > 0 && n_digits <= 10;
         for (size_t k = 0; ok && k < n_digits; k++) {
             unsigned d = (unsigned)(tok[k] - '0');
             ok = d < 10;
@@ -218,39 +233,45 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
             return -1;
         }
         if (index > w->max_index) w->max_index = index;
-        if (schema && index > schema->n_features) {
-            if (w->n_ignored++ == 0) {
-                w->ignored_row = i;
-                w->ignored_at = tok;
-                w->ignored_index = index;
+        size_t f = index - 1;
+        if (schema) {
+            /* following a schema: its feature of this column; a column it does not have is
+             * dropped, counted when beyond the schema's width (a column inside it held no
+             * value in the data the schema was made from, so no model reads it) */
+            long g = gv_schema_feature_of(schema, index - 1);
+            if (g < 0) {
+                if (index > gv_schema_width(schema) && w->n_ignored++ == 0) {
+                    w->ignored_row = i;
+                    w->ignored_at = tok;
+                    w->ignored_index = index;
+                }
+                continue;
             }
-            continue;
-        }
-        if (schema && schema->is_categorical[index - 1] && !isnan(value)) {
-            size_t n_cat = schema->categories[index - 1].n;
-            if (!(value >= 0 && value < (float)n_cat && value == floorf(value))) {
-                gv_excerpt(tok, len, found, sizeof found);
-                gv_row_fail(&w->err, GROVE_ERR_DATA, i, tok, t,
-                            "expected a category code of feature '%s' in [0, %zu), found %s",
-                            schema->feature_names[index - 1], n_cat, found);
-                return -1;
+            f = (size_t)g;
+            if (schema->is_categorical[f] && !isnan(value)) {
+                size_t n_cat = schema->categories[f].n;
+                if (!(value >= 0 && value < (float)n_cat && value == floorf(value))) {
+                    gv_excerpt(tok, len, found, sizeof found);
+                    gv_row_fail(&w->err, GROVE_ERR_DATA, i, tok, t,
+                                "expected a category code of feature '%s' in [0, %zu), found %s",
+                                schema->feature_names[f], n_cat, found);
+                    return -1;
+                }
             }
         }
         /* only values other than the absent one are stored (and counted) */
         if (c->absent_missing ? isnan(value) : value == 0.0f) continue;
-        if (!ds) {
+        if (!c->pass2) {
             stored++;
-        } else if (index <= n_features) {
-            if (ds->values) {
-                ds->values[(index - 1) * n_rows + i] = value;
-            } else {
-                size_t at = c->row_nnz[i] + stored++;
-                c->csr_col[at] = (uint32_t)(index - 1);
-                c->csr_val[at] = value;
-            }
+        } else if (c->csr_col) {
+            size_t at = c->row_nnz[i] + stored++;
+            c->csr_col[at] = (uint32_t)f;
+            c->csr_val[at] = value;
+        } else {
+            ds->values[f * n_rows + i] = value;
         }
     }
-    if (!ds) c->row_nnz[i] = stored;
+    if (!c->pass2) c->row_nnz[i] = stored;
     return 0;
 }
 
@@ -291,50 +312,46 @@ static grove_status parse_rows(svm_ctx *c, int n_threads, svm_worker *merged)
     return GROVE_OK;
 }
 
-/* The dataset for n_features features, with absent values set to 0 or NaN: sparse when few
- * values are stored (c->row_nnz from the first pass becomes the CSR row pointers), else
- * dense. */
-static grove_status new_dataset(svm_ctx *c, size_t n_features)
+/* The schema and the empty dataset for n_features features (c->ds), with absent values set to
+ * 0 or NaN: sparse (room for nnz values) or dense.  ids: the columns of compact features
+ * ([n_features], of a source n_columns wide), or NULL. */
+static grove_status new_dataset(svm_ctx *c, size_t n_features, int sparse, size_t nnz,
+                                const uint32_t *ids, size_t n_columns)
 {
-    size_t nnz = 0, cells;
-    for (size_t i = 0; i < c->n_rows; i++) {
-        size_t k = c->row_nnz[i];
-        c->row_nnz[i] = nnz;
-        nnz += k;
-    }
-    c->row_nnz[c->n_rows] = nnz;
-    int sparse = gv_mul_size(c->n_rows, n_features, &cells) != 0 ||
-                 nnz <= cells / GV_SPARSE_DENSITY;
-    if (layout_force) sparse = layout_force == 2;
-    if (c->n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
     grove_schema *schema = c->follow ? gv_schema_copy(c->follow) : gv_schema_new(n_features);
     if (schema && !c->follow) {
         gv_free(schema->label_name);
         schema->label_name = gv_strdup("label");
-        if (!schema->label_name ||
-            gv_schema_name_features(schema, "f", c->zero_based ? 0 : 1) != 0) {
+        int bad = !schema->label_name;
+        if (!bad && ids) {
+            /* feature f is index ids[f] + 1 (zero-based: ids[f]), named by it */
+            bad = gv_schema_set_ids(schema, ids, n_columns) != 0;
+            for (size_t f = 0; f < n_features && !bad; f++) {
+                char name[32];
+                snprintf(name, sizeof name, "f%lu",
+                         (unsigned long)ids[f] + (c->zero_based ? 0ul : 1ul));
+                gv_free(schema->feature_names[f]);
+                bad = !(schema->feature_names[f] = gv_strdup(name));
+            }
+        } else if (!bad) {
+            bad = gv_schema_name_features(schema, "f", c->zero_based ? 0 : 1) != 0;
+        }
+        if (bad) {
             gv_schema_free(schema);
             schema = NULL;
         }
     }
     if (!schema) return gv_err_nomem("the schema");
-    if (sparse) {
-        c->ds = gv_dataset_new_sparse(schema, c->n_rows, nnz, c->absent_missing ? NAN : 0.0f, 0);
-        c->csr_col = gv_malloc_array(nnz, sizeof *c->csr_col);
-        c->csr_val = gv_malloc_array(nnz, sizeof *c->csr_val);
-        if (!c->ds || !c->csr_col || !c->csr_val) {
-            char what[112];
+    c->ds = sparse ? gv_dataset_new_sparse(schema, c->n_rows, nnz, c->absent_missing ? NAN : 0.0f, 0)
+                   : gv_dataset_new(schema, c->n_rows, 0);
+    if (!c->ds) {
+        char what[112];
+        if (sparse)
             snprintf(what, sizeof what, "the sparse dataset (%zu rows, %zu values)", c->n_rows,
                      nnz);
-            return gv_err_nomem(what);
-        }
-    } else {
-        c->ds = gv_dataset_new(schema, c->n_rows, 0);
-    }
-    if (!c->ds) {
-        char what[96];
-        snprintf(what, sizeof what, "the dataset (%zu rows x %zu features)", c->n_rows,
-                 n_features);
+        else
+            snprintf(what, sizeof what, "the dataset (%zu rows x %zu features)", c->n_rows,
+                     n_features);
         return gv_err_nomem(what);
     }
     gv_free(c->ds->source);
@@ -344,6 +361,72 @@ static grove_status new_dataset(svm_ctx *c, size_t n_features)
         size_t n_values = c->n_rows * n_features; /* checked by gv_dataset_new */
         memset(c->ds->values, 0, n_values * sizeof *c->ds->values);
     }
+    return GROVE_OK;
+}
+
+static grove_status csr_arrays(svm_ctx *c, size_t nnz)
+{
+    c->csr_col = gv_malloc_array(nnz, sizeof *c->csr_col);
+    c->csr_val = gv_malloc_array(nnz, sizeof *c->csr_val);
+    if (c->csr_col && c->csr_val) return GROVE_OK;
+    char what[112];
+    snprintf(what, sizeof what, "the sparse dataset (%zu rows, %zu values)", c->n_rows, nnz);
+    return gv_err_nomem(what);
+}
+
+/* The dataset from the first pass's counts.  A file that follows no schema and stores at most
+ * 1/GV_SPARSE_DENSITY of its rows x largest index cells has compact features: its values are
+ * read into compressed rows by column, the columns that hold a value become the features (the
+ * schema's feature_ids), and the rows are stored by those -- sparse, unless the test hook
+ * forces the dense layout -- so neither memory nor time depends on the largest index.  Else
+ * every column up to the largest index (or the schema's) is a feature, stored by the layout
+ * of the density (or the hook), and the second pass writes into it. */
+static grove_status load_values(svm_ctx *c, int n_threads, size_t width, svm_worker *result)
+{
+    size_t nnz = 0, cells;
+    for (size_t i = 0; i < c->n_rows; i++) {
+        size_t k = c->row_nnz[i];
+        c->row_nnz[i] = nnz;
+        nnz += k;
+    }
+    c->row_nnz[c->n_rows] = nnz;
+    int few = gv_mul_size(c->n_rows, width, &cells) != 0 || nnz <= cells / GV_SPARSE_DENSITY;
+    int sparse = layout_force ? layout_force == 2 : few;
+    if (c->n_rows > GV_SPARSE_MAX_ROWS) sparse = 0;
+    grove_status st;
+    c->pass2 = 1;
+    if (!c->follow && few) {
+        if ((st = csr_arrays(c, nnz)) != GROVE_OK ||
+            (st = parse_rows(c, n_threads, result)) != GROVE_OK)
+            return st;
+        uint32_t *ids;
+        size_t n_ids;
+        if (gv_distinct_ids(c->csr_col, nnz, width, &ids, &n_ids) != 0)
+            return gv_err_nomem("the feature columns");
+        int compact = n_ids > 0 && n_ids < width;
+        if (compact && gv_remap_ids(c->csr_col, nnz, ids, n_ids, width) != 0) {
+            gv_free(ids);
+            return gv_err_nomem("the feature columns");
+        }
+        st = new_dataset(c, compact ? n_ids : width, sparse, nnz, compact ? ids : NULL, width);
+        gv_free(ids);
+        if (st != GROVE_OK) return st;
+        if (!sparse) {
+            grove_dataset *d = c->ds;
+            for (size_t i = 0; i < c->n_rows; i++)
+                for (size_t k = c->row_nnz[i]; k < c->row_nnz[i + 1]; k++)
+                    d->values[(size_t)c->csr_col[k] * c->n_rows + i] = c->csr_val[k];
+            return GROVE_OK;
+        }
+    } else {
+        if ((st = new_dataset(c, width, sparse, nnz, NULL, 0)) != GROVE_OK ||
+            (sparse && (st = csr_arrays(c, nnz)) != GROVE_OK) ||
+            (st = parse_rows(c, n_threads, result)) != GROVE_OK)
+            return st;
+        if (!sparse) return GROVE_OK;
+    }
+    if (gv_dataset_fill_csr(c->ds, c->row_nnz, c->csr_col, c->csr_val) != 0)
+        return gv_err_nomem("the sparse dataset's columns");
     return GROVE_OK;
 }
 
@@ -386,8 +469,7 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
     /* zero-based: an index 0 in this file, or a model trained on a zero-based file (its first
      * feature is "f0") */
     const char *zero = find_index_zero(&c);
-    c.zero_based = zero || (schema && schema->n_features &&
-                            !strcmp(schema->feature_names[0], "f0"));
+    c.zero_based = zero || (schema && schema_zero_based(schema));
     c.labels = gv_malloc_array(c.n_rows, sizeof *c.labels);
     if (!c.labels) {
         st = gv_err_nomem("the labels");
@@ -405,13 +487,9 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
                     "found only labels", path);
         goto done;
     }
-    if ((st = new_dataset(&c, schema ? schema->n_features : result.max_index)) != GROVE_OK)
+    if ((st = load_values(&c, n_threads, schema ? schema->n_features : result.max_index,
+                          &result)) != GROVE_OK)
         goto done;
-    if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
-    if (!c.ds->values && gv_dataset_fill_csr(c.ds, c.row_nnz, c.csr_col, c.csr_val) != 0) {
-        st = gv_err_nomem("the sparse dataset's columns");
-        goto done;
-    }
     if (zero &&
         (st = gv_dataset_warn(c.ds, "note: %s: feature indices are zero-based (index 0 on line "
                               "%zu), as scikit-learn's dump_svmlight_file writes them: index i is "
@@ -421,7 +499,7 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
         (st = gv_dataset_warn(c.ds, "%s: %zu value%s of features beyond the schema's %zu ignored "
                               "(first: line %zu, index %zu)",
                               path, result.n_ignored, result.n_ignored == 1 ? "" : "s",
-                              schema->n_features, gv_line_of(buf, result.ignored_at),
+                              gv_schema_width(schema), gv_line_of(buf, result.ignored_at),
                               result.ignored_index - (size_t)c.zero_based)) != GROVE_OK)
         goto done;
     if (!schema) {

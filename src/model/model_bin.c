@@ -147,7 +147,11 @@ grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path)
 {
     unsigned char head[HEADER] = {0};
     memcpy(head, MAGIC, 8);
-    const unsigned v[4] = {ENC_MAJOR, ENC_MINOR, GV_MODEL_FORMAT_MAJOR, GV_MODEL_FORMAT_MINOR};
+    /* the model format version of the document itself (1.2 unless it needs 1.3) */
+    const json_t *doc_minor = json_array_get(json_object_get(doc, "version"), 1);
+    const unsigned v[4] = {ENC_MAJOR, ENC_MINOR, GV_MODEL_FORMAT_MAJOR,
+                           json_is_integer(doc_minor) ? (unsigned)json_integer_value(doc_minor)
+                                                      : GV_MODEL_FORMAT_MINOR};
     for (int i = 0; i < 4; i++) {
         head[8 + 2 * i] = (unsigned char)v[i];
         head[9 + 2 * i] = (unsigned char)(v[i] >> 8);

@@ -82,6 +82,15 @@ static grove_status check_schema(const grove_schema *s)
     if (s->n_features < 1) return gv_err(GROVE_ERR_MODEL, "schema: the model has no features");
     if (s->task != GROVE_CLASSIFICATION && s->task != GROVE_REGRESSION)
         return gv_err(GROVE_ERR_MODEL, "schema: unknown task %d", (int)s->task);
+    if (s->feature_ids) {
+        if (s->n_columns > GV_MAX_COLUMNS)
+            return gv_err(GROVE_ERR_MODEL, "schema: n_columns %zu above %zu", s->n_columns,
+                          GV_MAX_COLUMNS);
+        for (size_t f = 0; f < s->n_features; f++)
+            if (s->feature_ids[f] >= s->n_columns || (f && s->feature_ids[f] <= s->feature_ids[f - 1]))
+                return gv_err(GROVE_ERR_MODEL, "schema: feature_ids[%zu]: expected increasing "
+                              "columns below n_columns = %zu", f, s->n_columns);
+    }
     if (s->task == GROVE_CLASSIFICATION && s->classes.n < 2)
         return gv_err(GROVE_ERR_MODEL,
                       "schema: classes: a classification model needs at least 2 classes, got %zu",

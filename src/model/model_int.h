@@ -18,7 +18,9 @@
 
 #define GV_MODEL_FORMAT_NAME "grove-model"
 #define GV_MODEL_FORMAT_MAJOR 1
-#define GV_MODEL_FORMAT_MINOR 2
+/* The newest minor version read and written; a model without compact features (schema
+ * feature_ids, 1.3) is written as 1.2. */
+#define GV_MODEL_FORMAT_MINOR 3
 /* The text written to files: indented one space, keys in the writer's order, exact reals. */
 #define GV_MODEL_DUMP_FILE (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 /* Duplicate keys would let two readers see different models in one file. */

@@ -43,7 +43,8 @@
 static const char *const top_fields[] = {"format", "version", "grove_version", "algo",
                                          "n_outputs", "n_train_rows", "params", "schema",
                                          "bins", "model", "crc32"};
-static const char *const schema_fields[] = {"task", "label", "classes", "features"};
+static const char *const schema_fields[] = {"task", "label", "classes", "features",
+                                            "feature_ids", "n_columns"};
 static const char *const feature_fields[] = {"name", "type", "categories"};
 static const char *const bin_fields[] = {"n_bins", "cuts"};
 
@@ -97,6 +98,15 @@ json_t *gv_schema_to_json(const grove_schema *s)
     }
     bad |= json_object_set(obj, "features", features);
     json_decref(features);
+    if (!bad && s->feature_ids) {
+        /* format 1.3: compact features, feature f reading column feature_ids[f] of n_columns */
+        gv_buf ids = {0};
+        for (size_t f = 0; f < s->n_features && !bad; f++)
+            bad |= gv_packed_add_int(&ids, s->feature_ids[f]) != 0;
+        bad |= gv_json_set_new(obj, "feature_ids", bad ? NULL : gv_packed_json(&ids));
+        bad |= gv_json_set_new(obj, "n_columns", json_integer((json_int_t)s->n_columns));
+        gv_buf_free(&ids);
+    }
     if (bad) {
         json_decref(obj);
         return NULL;
@@ -146,7 +156,9 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used)
     json_t *doc = json_object(), *version = json_array(), *component = NULL;
     int bad = !doc || !version;
     bad |= json_array_append_new(version, json_integer(GV_MODEL_FORMAT_MAJOR));
-    bad |= json_array_append_new(version, json_integer(GV_MODEL_FORMAT_MINOR));
+    /* a model without compact features is written as format 1.2, which older builds read */
+    bad |= json_array_append_new(version, json_integer(m->schema && m->schema->feature_ids
+                                                       ? GV_MODEL_FORMAT_MINOR : 2));
     bad |= gv_json_set_new(doc, "format", json_string(GV_MODEL_FORMAT_NAME));
     bad |= json_object_set(doc, "version", version);
     bad |= gv_json_set_new(doc, "grove_version", json_string(GROVE_VERSION_STRING));
@@ -334,6 +346,28 @@ grove_status gv_schema_from_json(const json_t *obj, grove_schema **out)
         if ((st = parse_feature(json_array_get(features, f), s, f)) != GROVE_OK) {
             gv_err_prefix("features[%zu]", f);
             goto fail;
+        }
+    }
+    if (json_object_get(obj, "feature_ids") || json_object_get(obj, "n_columns")) {
+        /* compact features (format 1.3): increasing columns below n_columns */
+        int64_t width, id, prev = -1;
+        gv_packed r;
+        if ((st = gv_json_get_int(obj, "n_columns", 1, (int64_t)GV_MAX_COLUMNS, &width)) != GROVE_OK ||
+            (st = gv_packed_open(obj, "feature_ids", n, 1, &r)) != GROVE_OK)
+            goto fail;
+        if (!(s->feature_ids = gv_malloc_array(n, sizeof *s->feature_ids))) {
+            st = gv_err_nomem("the schema");
+            goto fail;
+        }
+        s->n_columns = (size_t)width;
+        for (size_t f = 0; f < n; f++) {
+            if ((st = gv_packed_int(&r, prev + 1, width - 1, &id)) != GROVE_OK) {
+                gv_err_prefix("feature_ids: expected increasing columns below n_columns = %lld",
+                              (long long)width);
+                goto fail;
+            }
+            s->feature_ids[f] = (uint32_t)id;
+            prev = id;
         }
     }
     *out = s;
