@@ -338,6 +338,10 @@ static void test_cascade_files_and_detection(void)
     CHECK_EQ_INT(gv_cascade_read_xml("tests/data/bad/vision/rect_outside.xml", &bad),
                  GROVE_ERR_MODEL);
     CHECK_CONTAINS(grove_last_error(), "is not inside the 24x24 window");
+    /* found by fuzz_cascade: a negative count of negatives was cast to size_t */
+    CHECK_EQ_INT(gv_cascade_load_json("tests/data/bad/vision/negative_count.json", &bad),
+                 GROVE_ERR_MODEL);
+    CHECK_CONTAINS(grove_last_error(), "training stage 1: negatives -40 is not a whole number");
     CHECK(bad == NULL);
     gv_cascade_free(c);
     gv_cascade_free(j);

@@ -604,6 +604,12 @@ grove_status gv_cascade_load_json(const char *path, struct grove_cascade **out)
                             "negatives, windows, seconds", path, s);
                 goto done;
             }
+            /* a count: a whole number that size_t holds exactly (found by fuzz_cascade: -40) */
+            if (!(neg >= 0 && neg <= 9007199254740992.0) || neg != floor(neg)) {
+                st = gv_err(GROVE_ERR_MODEL, "%s: training stage %d: negatives %g is not a whole "
+                            "number in [0, 2^53]", path, s, neg);
+                goto done;
+            }
             o->negatives = (size_t)neg;
         }
     } else if (training) {
