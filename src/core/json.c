@@ -197,6 +197,59 @@ int gv_packed_binary(int on)
     return old;
 }
 
+/* ---- borrowed arrays (json.h): the values standing for bytes in a mapped file, by identity ---- */
+typedef struct borrowed {
+    const json_t *value;
+    const char *bytes;
+    size_t len;
+} borrowed;
+static _Thread_local borrowed *borrows;
+static _Thread_local size_t n_borrows, cap_borrows;
+static _Thread_local int borrows_sorted; /* by value address, for bsearch */
+
+/* The header of a value standing for a borrowed array: 0x01 then kind 'B'. */
+static const char borrow_marker[8] = {0x01, 'B'};
+
+json_t *gv_packed_borrow(const void *bytes, size_t len)
+{
+    if (n_borrows == cap_borrows) {
+        size_t cap = cap_borrows ? 2 * cap_borrows : 64;
+        borrowed *b = gv_realloc_array(borrows, cap, sizeof *b);
+        if (!b) return NULL;
+        borrows = b;
+        cap_borrows = cap;
+    }
+    json_t *v = json_stringn_nocheck(borrow_marker, sizeof borrow_marker);
+    if (!v) return NULL;
+    borrows[n_borrows++] = (borrowed){v, bytes, len};
+    borrows_sorted = 0;
+    return v;
+}
+
+void gv_packed_borrow_end(void)
+{
+    gv_free(borrows);
+    borrows = NULL;
+    n_borrows = cap_borrows = 0;
+}
+
+static int borrow_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const borrowed *)a)->value, y = (uintptr_t)((const borrowed *)b)->value;
+    return x < y ? -1 : x > y;
+}
+
+static const borrowed *find_borrow(const json_t *v)
+{
+    if (!n_borrows) return NULL;
+    if (!borrows_sorted) {
+        qsort(borrows, n_borrows, sizeof *borrows, borrow_cmp);
+        borrows_sorted = 1;
+    }
+    borrowed key = {v, NULL, 0};
+    return bsearch(&key, borrows, n_borrows, sizeof *borrows, borrow_cmp);
+}
+
 static void put_le64(unsigned char *p, uint64_t u)
 {
     for (int i = 0; i < 8; i++) p[i] = (unsigned char)(u >> (8 * i));
@@ -204,9 +257,15 @@ static void put_le64(unsigned char *p, uint64_t u)
 
 static uint64_t get_le64(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t u;
+    memcpy(&u, p, sizeof u);
+    return u;
+#else
     uint64_t u = 0;
     for (int i = 0; i < 8; i++) u |= (uint64_t)p[i] << (8 * i);
     return u;
+#endif
 }
 
 /* One binary entry: a tag, then 8 bytes (or a word's length byte and bytes). */
@@ -334,6 +393,14 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
                           "got %s%s", field, gv_json_kind(v),
                           json_is_array(v) ? " (the format 1.0 form)" : "");
         const char *s = json_string_value(v), *e = s + json_string_length(v);
+        if (binary_mode && e - s == 8 && !memcmp(s, borrow_marker, 8)) {
+            /* a borrowed array: its bytes lie in the file being read */
+            const borrowed *b = find_borrow(v);
+            if (!b || b->len < 8)
+                return gv_err(GROVE_ERR_MODEL, "%s: a bad binary array", field);
+            s = b->bytes;
+            e = s + b->len;
+        }
         if (binary_mode && e - s >= 8 && s[0] == 0x01) {
             /* the binary form: 8 header bytes, then flat values or tagged entries */
             const unsigned char *p = (const unsigned char *)s + 8, *pe = (const unsigned char *)e;
@@ -439,7 +506,13 @@ static grove_status past_end(const gv_packed *r)
 static char bin_next(gv_packed *r, uint64_t *u, const char **word, size_t *len)
 {
     const unsigned char *p = (const unsigned char *)r->p;
-    char tag = r->bin == 'I' ? 'i' : r->bin == 'R' ? 'r' : (char)*p++;
+    if (r->bin != 'T') { /* flat 8-byte values: the common case, kept short */
+        *u = get_le64(p);
+        r->p += 8;
+        r->next++;
+        return r->bin == 'I' ? 'i' : 'r';
+    }
+    char tag = (char)*p++;
     if (tag == 'w') {
         *len = *p++;
         *word = (const char *)p;

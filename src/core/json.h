@@ -111,4 +111,14 @@ grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size
  * must be one of the list.  Returns the previous mode. */
 int gv_packed_binary(int on);
 
+/* Borrowed arrays: a binary model file's packed arrays are read where they lie in the mapped
+ * file, not copied into the document.  gv_packed_borrow returns a new JSON string standing for
+ * the bytes[0..len) of a binary form (its first byte 0x01), which the caller keeps readable and
+ * unchanged until gv_packed_borrow_end; gv_packed_open (in binary mode) reads those bytes when
+ * it is handed that very value -- known by its identity, so no string a file holds can name
+ * other memory.  NULL when out of memory.  gv_packed_borrow_end forgets every borrowed array
+ * of the calling thread (the values themselves stay valid strings that read as nothing). */
+json_t *gv_packed_borrow(const void *bytes, size_t len);
+void gv_packed_borrow_end(void);
+
 #endif /* GV_JSON_H */

@@ -270,10 +270,12 @@ static grove_status decode(reader *r, int depth, json_t **out)
             if (r->p[i]) return bad(r, "non-zero padding");
         r->p += pad;
         const char *s = (const char *)r->p;
-        /* a packed array's binary form (0x01 first) is kept as it is, for core/json.c to check;
-         * any other string must be UTF-8 */
-        json_t *v = n && s[0] == 0x01 ? json_stringn_nocheck(s, (size_t)n) : json_stringn(s, (size_t)n);
-        if (!v) return n && s[0] == 0x01 ? gv_err_nomem("a binary model") : bad(r, "a string that is not UTF-8");
+        /* a packed array's binary form (0x01 first, its header's last byte zero: no name or
+         * text holds a NUL byte) is borrowed where it lies, for core/json.c to check when the
+         * model reader reads it; any other string must be UTF-8 */
+        int packed = n >= 8 && s[0] == 0x01 && s[7] == 0;
+        json_t *v = packed ? gv_packed_borrow(s, (size_t)n) : json_stringn(s, (size_t)n);
+        if (!v) return packed ? gv_err_nomem("a binary model") : bad(r, "a string that is not UTF-8");
         r->p += n;
         *out = v;
         return GROVE_OK;
@@ -331,14 +333,16 @@ static grove_status load_bytes(const unsigned char *b, size_t size, const char *
                       (unsigned)get_u32(t + 8), (unsigned)(uint32_t)crc);
     reader r = {b + HEADER, b + HEADER, b + HEADER + len, path};
     json_t *doc;
+    /* the packed arrays are borrowed from b until the model is read */
     grove_status st = decode(&r, 0, &doc);
-    if (st != GROVE_OK) return st;
-    if (r.p != r.end) {
+    if (st == GROVE_OK && r.p != r.end) {
         json_decref(doc);
-        return bad(&r, "bytes after the document");
+        st = bad(&r, "bytes after the document");
+    } else if (st == GROVE_OK) {
+        st = gv_model_from_bin_doc(doc, path, out);
+        json_decref(doc);
     }
-    st = gv_model_from_bin_doc(doc, path, out);
-    json_decref(doc);
+    gv_packed_borrow_end();
     return st;
 }
 
