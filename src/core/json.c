@@ -328,28 +328,112 @@ int gv_packed_add_word(gv_buf *b, const char *word)
     return gv_buf_append(b, head, 2) != 0 || gv_buf_append(b, word, n) != 0 ? -1 : 0;
 }
 
-/* The binary string of the records in b (see json.h). */
+/* The width (1, 2, 4 or 8 bytes) that holds every signed value in [lo, hi]. */
+static int int_width(int64_t lo, int64_t hi)
+{
+    if (lo >= INT8_MIN && hi <= INT8_MAX) return 1;
+    if (lo >= INT16_MIN && hi <= INT16_MAX) return 2;
+    if (lo >= INT32_MIN && hi <= INT32_MAX) return 4;
+    return 8;
+}
+
+static void put_le(unsigned char *p, uint64_t u, int w)
+{
+    for (int i = 0; i < w; i++) p[i] = (unsigned char)(u >> (8 * i));
+}
+
+/* The binary string of the records in b (see json.h): the narrowest kind that holds every
+ * entry exactly. */
 static json_t *packed_binary_json(const gv_buf *b)
 {
     const unsigned char *p = (const unsigned char *)b->data, *e = p + b->len;
-    int all_i = 1, all_r = 1;
+    int all_i = 1, all_r = 1, all_w = 1, floats = 1, whole = 1;
+    int64_t lo = 0, hi = 0;
     size_t n = 0;
+    const unsigned char *words[256]; /* the distinct words, in order of first use */
+    int n_words = 0;
     for (const unsigned char *q = p; q < e; n++) {
         all_i &= *q == 'i';
         all_r &= *q == 'r';
-        q += *q == 'w' ? 2 + q[1] : 9;
+        all_w &= *q == 'w';
+        if (*q == 'w') {
+            int j = 0;
+            while (j < n_words && (words[j][1] != q[1] || memcmp(words[j] + 2, q + 2, q[1]))) j++;
+            if (j == n_words) {
+                if (n_words < 255)
+                    words[n_words++] = q;
+                else
+                    all_w = 0;
+            }
+            q += 2 + q[1];
+            continue;
+        }
+        uint64_t u = get_le64(q + 1);
+        int64_t x;
+        if (*q == 'r') {
+            double d;
+            memcpy(&d, &u, sizeof d);
+            floats &= (double)(float)d == d;
+            /* a whole number in int32's range, not -0: stored as an integer, read as a real */
+            if (whole && d == trunc(d) && fabs(d) <= INT32_MAX && !(d == 0 && signbit(d)))
+                x = (int64_t)d;
+            else
+                whole = 0, x = 0;
+        } else {
+            x = (int64_t)u;
+        }
+        if (n == 0 || x < lo) lo = x;
+        if (n == 0 || x > hi) hi = x;
+        q += 9;
     }
-    int flat = n && (all_i || all_r);
-    size_t len = 8 + (flat ? 8 * n : b->len);
+    char kind = 'T';
+    int w = 0; /* the entry width, or the number of words */
+    if (n && all_i)
+        kind = 'I', w = int_width(lo, hi);
+    else if (n && all_r && whole)
+        kind = 'N', w = int_width(lo, hi);
+    else if (n && all_r)
+        kind = 'R', w = floats ? 4 : 8;
+    else if (n && all_w)
+        kind = 'W', w = n_words;
+    size_t dict = 0;
+    for (int j = 0; j < (kind == 'W' ? n_words : 0); j++) dict += 1 + words[j][1];
+    size_t len = 8 + (kind == 'T' ? b->len : kind == 'W' ? dict + n : (size_t)w * n);
     unsigned char *s = gv_malloc(len);
     if (!s) return NULL;
     memset(s, 0, 8);
     s[0] = 0x01;
-    s[1] = flat ? (all_i ? 'I' : 'R') : 'T';
-    if (flat)
-        for (size_t k = 0; k < n; k++) memcpy(s + 8 + 8 * k, p + 9 * k + 1, 8);
-    else if (b->len)
-        memcpy(s + 8, p, b->len);
+    s[1] = (unsigned char)kind;
+    s[2] = (unsigned char)w;
+    unsigned char *o = s + 8;
+    if (kind == 'T') {
+        if (b->len) memcpy(o, p, b->len);
+    } else if (kind == 'W') {
+        for (int j = 0; j < n_words; j++) {
+            memcpy(o, words[j] + 1, 1u + words[j][1]);
+            o += 1 + words[j][1];
+        }
+        for (const unsigned char *q = p; q < e; q += 2 + q[1]) {
+            int j = 0;
+            while (words[j][1] != q[1] || memcmp(words[j] + 2, q + 2, q[1])) j++;
+            *o++ = (unsigned char)j;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++, o += w) {
+            uint64_t u = get_le64(p + 9 * k + 1);
+            double d;
+            memcpy(&d, &u, sizeof d);
+            if (kind == 'N') {
+                u = (uint64_t)(int64_t)d;
+            } else if (kind == 'R' && w == 4) {
+                float f = (float)d;
+                uint32_t v;
+                memcpy(&v, &f, sizeof v);
+                u = v;
+            }
+            put_le(o, u, w);
+        }
+    }
     json_t *j = json_stringn_nocheck((const char *)s, len);
     gv_free(s);
     return j;
@@ -405,11 +489,35 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
             /* the binary form: 8 header bytes, then flat values or tagged entries */
             const unsigned char *p = (const unsigned char *)s + 8, *pe = (const unsigned char *)e;
             r->bin = s[1];
-            if (r->bin == 'I' || r->bin == 'R') {
-                if ((pe - p) % 8)
+            r->width = (unsigned char)s[2];
+            if (r->bin == 'I' || r->bin == 'R' || r->bin == 'N') {
+                if (r->width == 0) r->width = 8; /* encoding 1.0: 8-byte values only */
+                int ok = r->bin == 'R' ? r->width == 4 || r->width == 8
+                                       : r->width == 1 || r->width == 2 || r->width == 4 ||
+                                             (r->width == 8 && r->bin == 'I');
+                if (!ok)
+                    return gv_err(GROVE_ERR_MODEL, "%s: a binary array of kind '%c' with %d-byte "
+                                  "values", field, r->bin, r->width);
+                if ((size_t)(pe - p) % (size_t)r->width)
                     return gv_err(GROVE_ERR_MODEL, "%s: a binary array of %zu bytes is not whole "
-                                  "8-byte values", field, (size_t)(pe - p));
-                count = (size_t)(pe - p) / 8;
+                                  "%d-byte values", field, (size_t)(pe - p), r->width);
+                count = (size_t)(pe - p) / (size_t)r->width;
+            } else if (r->bin == 'W') {
+                /* a dictionary of r->width words (a length byte, the bytes), then one byte per
+                 * entry: the index of its word */
+                if (r->width == 0)
+                    return gv_err(GROVE_ERR_MODEL, "%s: a binary word array without words", field);
+                r->dict = (const char *)p;
+                for (int j = 0; j < r->width; j++) {
+                    if (p >= pe || (size_t)(pe - p) < 1u + *p)
+                        return gv_err(GROVE_ERR_MODEL, "%s: a bad binary word list", field);
+                    p += 1 + *p;
+                }
+                s = (const char *)p - 8; /* the entries begin at r->p = s + 8 */
+                for (const unsigned char *q = p; q < pe; q++, count++)
+                    if (*q >= r->width)
+                        return gv_err(GROVE_ERR_MODEL, "%s[%zu]: word %u of a list of %d", field,
+                                      count, (unsigned)*q, r->width);
             } else if (r->bin == 'T') {
                 for (; p < pe; count++) {
                     size_t need = *p == 'w' ? (pe - p >= 2 ? 2u + p[1] : 2u) : 9u;
@@ -502,15 +610,55 @@ static grove_status past_end(const gv_packed *r)
     return gv_err(GROVE_ERR_INTERNAL, "%s: reading entry %zu of %zu", r->field, r->next, r->n);
 }
 
-/* The next binary entry: its tag ('i', 'r' or 'w'), its 8 bytes or its word; advances. */
+/* A little-endian signed value of w bytes (1, 2, 4 or 8). */
+static int64_t get_signed(const unsigned char *p, int w)
+{
+    switch (w) {
+    case 1: return (int8_t)p[0];
+    case 2: return (int16_t)(uint16_t)(p[0] | p[1] << 8);
+    case 4: return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24);
+    default: return (int64_t)get_le64(p);
+    }
+}
+
+/* The next binary entry: its tag ('i': *u holds an int64; 'r': a double's bits; 'w': a word),
+ * its 8 bytes or its word; advances. */
 static char bin_next(gv_packed *r, uint64_t *u, const char **word, size_t *len)
 {
     const unsigned char *p = (const unsigned char *)r->p;
-    if (r->bin != 'T') { /* flat 8-byte values: the common case, kept short */
-        *u = get_le64(p);
-        r->p += 8;
-        r->next++;
-        return r->bin == 'I' ? 'i' : 'r';
+    r->next++;
+    switch (r->bin) {
+    case 'I':
+        *u = (uint64_t)get_signed(p, r->width);
+        r->p += r->width;
+        return 'i';
+    case 'N': {
+        double d = (double)get_signed(p, r->width);
+        memcpy(u, &d, sizeof d);
+        r->p += r->width;
+        return 'r';
+    }
+    case 'R':
+        if (r->width == 4) {
+            uint32_t v = (uint32_t)get_signed(p, 4);
+            float f;
+            memcpy(&f, &v, sizeof f);
+            double d = f;
+            memcpy(u, &d, sizeof d);
+        } else {
+            *u = get_le64(p);
+        }
+        r->p += r->width;
+        return 'r';
+    case 'W': {
+        const unsigned char *w = (const unsigned char *)r->dict;
+        for (unsigned j = *p; j > 0; j--) w += 1 + *w;
+        *len = *w;
+        *word = (const char *)w + 1;
+        r->p++;
+        return 'w';
+    }
     }
     char tag = (char)*p++;
     if (tag == 'w') {
@@ -522,7 +670,6 @@ static char bin_next(gv_packed *r, uint64_t *u, const char **word, size_t *len)
         p += 8;
     }
     r->p = (const char *)p;
-    r->next++;
     return tag;
 }
 

@@ -79,7 +79,9 @@ typedef struct gv_packed {
     const json_t *array; /* the 1.0 form, or NULL */
     const char *p, *end; /* the packed form: the text not read yet */
     size_t n, next;      /* the number of entries, and the index of the next one */
-    int bin;             /* 0: text; the binary form's kind ('I', 'R' or 'T'; see below) */
+    int bin;             /* 0: text; the binary form's kind ('I', 'N', 'R', 'W' or 'T'; below) */
+    int width;           /* its entry width in bytes ('W': the number of words) */
+    const char *dict;    /* 'W': the words */
 } gv_packed;
 
 /* Opens field `field` of `obj`: a packed string when `packed` (else a JSON array) of exactly n
@@ -102,13 +104,21 @@ grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size
 
 /* ---- the binary form of packed arrays (binary model files, model/model_bin.c) ----
  * While the calling thread is in binary mode, the gv_packed_add_* functions record entries in
- * binary and gv_packed_json makes a string of 8 + 8n bytes: 0x01, a kind, six zero bytes, then
- * the entries as little-endian 8-byte values -- 'I' all int64, 'R' all IEEE doubles -- or, for
- * words and mixed arrays, kind 'T' with tagged entries ('i' or 'r' and 8 bytes, or 'w', a length
- * byte and the word).  gv_packed_open accepts that form only in binary mode (a text file never
- * holds it), and the entry readers apply the text form's checks to it: an integer field takes
- * an int64, or a double that is a whole number, in its range; a real must be finite; a word
- * must be one of the list.  Returns the previous mode. */
+ * binary and gv_packed_json makes a string of 8 header bytes -- 0x01, a kind, a width, five zero
+ * bytes -- then the entries, in the narrowest kind that holds every entry exactly:
+ *   'I' integers, little-endian signed, width 1, 2, 4 or 8 bytes each
+ *   'N' reals that are all whole numbers (not -0) in int32's range, stored as 'I' is (1, 2, 4)
+ *   'R' reals: width 4, all exactly floats (IEEE single); width 8, IEEE doubles
+ *   'W' words: the width is the number k of distinct words (1..255), then k times a length
+ *       byte and the word, then one byte per entry, the index of its word
+ *   'T' anything else (mixed): tagged entries ('i' or 'r' and 8 bytes, or 'w', a length byte
+ *       and the word); also an empty array
+ * (Encoding 1.0 wrote 'I' and 'R' with width byte 0, meaning 8, and 'T' for words: still read.)
+ * gv_packed_open accepts that form only in binary mode (a text file never holds it), checks its
+ * shape (the kind, the width, whole entries, every word index in the list), and the entry
+ * readers apply the text form's checks to it: an integer field takes an integer, or a real that
+ * is a whole number, in its range; a real must be finite; a word must be one of the list.
+ * Returns the previous mode. */
 int gv_packed_binary(int on);
 
 /* Borrowed arrays: a binary model file's packed arrays are read where they lie in the mapped

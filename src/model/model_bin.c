@@ -6,7 +6,7 @@
  *
  * Pipeline position: model/, beside model_file.c (the text file).
  * Layout (all integers little-endian):
- *   header   24 bytes: "GROVEBIN", u16 encoding major (1), u16 encoding minor (0), u16 model
+ *   header   24 bytes: "GROVEBIN", u16 encoding major (1), u16 encoding minor (1), u16 model
  *            format major, u16 model format minor (what the document's "version" says), 8 zero
  *            bytes
  *   payload  one value: a tag byte, then
@@ -16,7 +16,10 @@
  *                  the bytes                                         a string
  *              'i' int64, 'r' IEEE double, 't' true, 'f' false, 'n' null
  *            A packed array (core/json.h) is a string in its binary form: 8 header bytes, then
- *            8-byte values -- so every array starts 8-aligned in the file (mmap-friendly).
+ *            its entries, each array in the narrowest width that holds its values exactly
+ *            (1-, 2-, 4- or 8-byte integers, floats, doubles, a word list and 1-byte indices);
+ *            every array starts 8-aligned in the file (mmap-friendly).  Encoding 1.1 added
+ *            the narrow widths; 1.0 files (8-byte values only) still load.
  *   trailer  16 bytes: u64 payload length, u32 CRC-32 (zlib) of the payload, "GVBE"
  * Saving streams the payload (the CRC and length go last), so it never holds the file's bytes.
  * Trust: the loader checks the magic, both versions (a newer major is refused by name), the
@@ -41,7 +44,7 @@
 #define MAGIC "GROVEBIN"
 #define TRAILER_MAGIC "GVBE"
 #define ENC_MAJOR 1
-#define ENC_MINOR 0
+#define ENC_MINOR 1
 #define HEADER 24
 #define TRAILER 16
 #define MAX_DEPTH 64
