@@ -42,4 +42,38 @@ for f in trunc:truncated ext:extended flip:checksum newer:"encoding version 9" s
   expect_in "$TMP/err" "${f#*:}"
 done
 expect_exit 1 "$GROVE" convert "$TMP/d.gvb"
+
+# an encoding 1.0 file (8-byte values, tagged words; written by the first .gvb writer) still
+# loads, and gives its JSON twin's bytes
+M=$SRC/tests/data/models
+expect_exit 0 "$GROVE" convert "$M/forest-enc1.0.gvb" "$TMP/e10.json"
+checks=$((checks + 1))
+cmp -s "$TMP/e10.json" "$M/forest-enc1.0.json" || fail "encoding 1.0 file: not its JSON twin"
+
+# damaged arrays behind a valid checksum (the trailer recomputed): the array checks refuse them
+# damage FILE OUT KIND: changes the first packed array of KIND ('I': its width byte to 3; 'W':
+# its first entry to word 9) and rewrites the CRC
+damage() {
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], "rb").read()); kind = sys.argv[3].encode()
+i = next(i for i in range(24, len(b) - 24, 8) if b[i] == 1 and b[i + 1:i + 2] == kind and b[i + 3:i + 8] == bytes(5))
+if kind == b"I":
+    b[i + 2] = 3
+else:
+    j = i + 8
+    for _ in range(b[i + 2]): j += 1 + b[j]
+    b[j] = 9
+n = len(b) - 24 - 16
+b[-8:-4] = struct.pack("<I", zlib.crc32(bytes(b[24:24 + n])))
+open(sys.argv[2], "wb").write(b)
+PY
+}
+damage "$TMP/d.gvb" "$TMP/width.gvb" I
+damage "$TMP/d.gvb" "$TMP/word.gvb" W
+for f in width:"3-byte values" word:"word 9 of a list of"; do
+  expect_exit 2 "$GROVE" predict "$TMP/${f%%:*}.gvb" "$bc" -o "$TMP/x.csv"
+  expect_in "$TMP/err" "${f%%:*}.gvb: "
+  expect_in "$TMP/err" "${f#*:}"
+done
 finish

@@ -501,12 +501,16 @@ int main(void)
     sc.path = tmp("new.json.gz");
     sc.old = NULL;
     sweep("save gzip", op_save, NULL, check_save_failed, &sc);
+    sc.path = tmp("new.gvb");
+    sweep("save binary", op_save, NULL, check_save_failed, &sc);
 
     json_set_alloc_funcs(malloc, free);
     model_load_ctx ml = {tmp("old.json"), NULL, 0, NULL};
     sweep("load model", op_model_load, free_model_load, NULL, &ml);
     ml.path = tmp("new.json.gz");
     sweep("load model gzip", op_model_load, free_model_load, NULL, &ml);
+    ml.path = tmp("new.gvb");
+    sweep("load model binary", op_model_load, free_model_load, NULL, &ml);
     buffer_ctx bc = {model, NULL, 0};
     json_set_alloc_funcs(gv_malloc, gv_free);
     sweep("model to buffer", op_to_buffer, NULL, NULL, &bc);
