@@ -5,7 +5,8 @@
  *  - Tree level: for every tree of 17 trained ensembles (forest, extra-trees, bagging, the
  *    AdaBoost family with stumps and trees, gbdt), on data with missing values and categorical
  *    features (trees that stay uncompiled), gv_tree_pack_leaves over blocks of every length
- *    1..GV_PREDICT_BLOCK and gv_tree_pack_leaf reach exactly gv_tree_leaf's leaf.
+ *    1..GV_PREDICT_BLOCK (with and without the missing-value rule where no value is NaN) and
+ *    gv_tree_pack_leaf reach exactly gv_tree_leaf's leaf.
  *  - Model level: grove_model_predict (predict_block, 1 and 2 threads) and
  *    grove_model_predict_rounds equal predict_row / predict_row_rounds bit for bit (for
  *    bagging and boosting the row path is gv_tree_leaf's walk member by member), including
@@ -59,17 +60,20 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     if (!p) return 0;
     const size_t F = d->schema->n_features, N = d->n_rows;
     float *xs = malloc(N * F * sizeof *xs);
-    gv_rows_gather(d, 0, N, xs);
-    int32_t leaf[GV_PREDICT_BLOCK];
+    const int nan = gv_rows_gather(d, 0, N, xs);
+    int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK];
     size_t bad = 0;
     for (size_t t = 0; t < n; t++) {
         size_t r0 = 0, B = 1;
         while (r0 < N) { /* blocks of lengths 1, 2, ..., 64, 1, ... */
             size_t len = N - r0 < B ? N - r0 : B;
-            gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, leaf);
+            gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, nan, leaf);
+            /* the walk with the missing-value rule, also on rows without NaN */
+            gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, 1, leaf_nan);
             for (size_t r = 0; r < len; r++) {
                 size_t want = gv_tree_leaf(trees[t], d, r0 + r);
                 bad += (size_t)leaf[r] != want;
+                bad += (size_t)leaf_nan[r] != want;
                 bad += gv_tree_pack_leaf(p, t, xs + (r0 + r) * F, d, r0 + r) != want;
             }
             r0 += len;

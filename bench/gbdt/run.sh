@@ -73,7 +73,7 @@ for ds in $DATASETS; do
     g_train=$(sed -n 's/.*train \([0-9.]*\) s;.*/\1/p' "$OUT/grove.txt")
     read -r g_total g_kb <"$OUT/time.txt"
     g_metric=$("$G" eval "$OUT/gbdt.model" "$te" --json | sed "s/.*\"$mname\":\([0-9.]*\).*/\1/")
-    g_pred=$("$PB" "$OUT/gbdt.model" "$te" "$THREADS" 3)
+    g_pred=$("$PB" "$OUT/gbdt.model" "$te" "$THREADS" 3 | awk '{print $1}')
     printf '%-8s %-13s %9.2f %9.2f %8.0f %9.5f %12.0f\n' "$ds" "$gname" "$g_train" "$g_total" "$((g_kb / 1024))" "$g_metric" "$g_pred"
     OMP_NUM_THREADS=$THREADS /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$PY" "$ROOT/bench/gbdt/peers.py" \
       "$peer" "$tr" "$te" "$ROUNDS" "$THREADS" >"$OUT/peer.txt"

@@ -177,12 +177,12 @@ static void bagging_predict_block(const void *impl, const grove_dataset *d, size
     double h[STACK_K];
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
-        gv_rows_gather(d, r0, B, xs);
+        const int nan = gv_rows_gather(d, r0, B, xs);
         memset(acc, 0, B * k * sizeof *acc);
         for (size_t t = 0; t < rounds; t++) {
             const gv_tree *tree = gv_tree_pack_tree(pk, t);
             if (tree) {
-                gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, leaf);
+                gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, nan, leaf);
                 for (size_t r = 0; r < B; r++) aggregate_add(b->vote, tree->values + (size_t)leaf[r] * k, k, acc + r * k);
             } else {
                 for (size_t r = 0; r < B; r++) {

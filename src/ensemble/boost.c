@@ -288,11 +288,11 @@ static void boost_predict_block(const void *impl, const grove_dataset *d, size_t
     double h[STACK_K];
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
-        gv_rows_gather(d, r0, B, xs);
+        const int nan = gv_rows_gather(d, r0, B, xs);
         if (s) memset(s, 0, B * k * sizeof *s);
         for (size_t t = 0; t < rounds; t++) {
             const gv_tree *tree = gv_tree_pack_tree(pk, t);
-            if (tree) gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, leaf);
+            if (tree) gv_tree_pack_leaves(pk, t, xs, F, B, d, r0, nan, leaf);
             /* member_output's source: m2's plausibilities, else the tree's leaf values */
             const double *src = b->plaus && b->plaus[t] ? b->plaus[t] : tree ? tree->values : NULL;
             for (size_t r = 0; r < B; r++) {

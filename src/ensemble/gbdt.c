@@ -217,13 +217,13 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     }
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
-        gv_rows_gather(d, r0, B, xs);
+        const int nan = gv_rows_gather(d, r0, B, xs);
         for (size_t r = 0; r < B; r++)
             for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
         for (size_t t = 0; t < rounds; t++)
             for (size_t g = 0; g < G; g++) {
                 const double *v = b->trees[t * G + g]->values;
-                gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, leaf);
+                gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, nan, leaf);
                 for (size_t r = 0; r < B; r++) s[r * G + g] += v[leaf[r]];
             }
         for (size_t r = 0; r < B; r++) {

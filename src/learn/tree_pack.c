@@ -29,6 +29,8 @@
 #define LANES 16
 /* Trees at most this deep are walked a fixed number of steps. */
 #define FIXED_DEPTH 12
+/* Trees at most this deep are also laid out complete (see struct gv_tree_pack). */
+#define COMPLETE_DEPTH 10
 
 typedef struct pack_node {
     uint32_t info;   /* the feature | DEFAULT_LEFT_BIT; | LEAF_BIT for a leaf */
@@ -43,6 +45,16 @@ struct gv_tree_pack {
     pack_node *nodes;      /* every compiled tree's nodes, one after the other */
     size_t *off;           /* [n_trees]: tree t's nodes start at nodes + off[t]; SIZE_MAX: not compiled */
     int *depth;            /* [n_trees]: the deepest leaf's depth */
+    /* Compiled trees at most COMPLETE_DEPTH deep, also laid out complete: tree t of depth d
+     * has 2^d - 1 splits at cfeat/cthr/cdr + coff[t] (node i's children at 2i + 1 and
+     * 2i + 2, right iff x > threshold or x is NaN and the node sends missing values right)
+     * and 2^d leaf slots at cleaf + coff[t] + t (the node index of the leaf reached).  A
+     * leaf shallower than d is padded by a split whose every slot below is that leaf. */
+    size_t *coff;          /* [n_trees]; SIZE_MAX: not laid out complete */
+    uint32_t *cfeat;
+    float *cthr;
+    uint8_t *cdr;
+    int32_t *cleaf;
 };
 
 void gv_tree_pack_free(gv_tree_pack *p)
@@ -52,7 +64,36 @@ void gv_tree_pack_free(gv_tree_pack *p)
     gv_free(p->nodes);
     gv_free(p->off);
     gv_free(p->depth);
+    gv_free(p->coff);
+    gv_free(p->cfeat);
+    gv_free(p->cthr);
+    gv_free(p->cdr);
+    gv_free(p->cleaf);
     gv_free(p);
+}
+
+/* Tree t's node k placed at complete position i, `rest` levels above the leaf slots. */
+static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i, int rest, size_t d_splits,
+                          size_t off, size_t loff)
+{
+    const gv_tree_node *nd = &t->nodes[k];
+    if (rest == 0) {
+        p->cleaf[loff + i - d_splits] = (int32_t)k;
+        return;
+    }
+    if (nd->type == GV_NODE_LEAF) { /* padding: both sides reach the leaf */
+        p->cfeat[off + i] = 0;
+        p->cthr[off + i] = 0.0f;
+        p->cdr[off + i] = 0;
+        complete_fill(p, t, k, 2 * i + 1, rest - 1, d_splits, off, loff);
+        complete_fill(p, t, k, 2 * i + 2, rest - 1, d_splits, off, loff);
+        return;
+    }
+    p->cfeat[off + i] = (uint32_t)nd->feature;
+    p->cthr[off + i] = nd->threshold;
+    p->cdr[off + i] = !nd->default_left;
+    complete_fill(p, t, (size_t)nd->left, 2 * i + 1, rest - 1, d_splits, off, loff);
+    complete_fill(p, t, (size_t)nd->left + 1, 2 * i + 2, rest - 1, d_splits, off, loff);
 }
 
 grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out)
@@ -64,15 +105,17 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
     p->trees = gv_malloc_array(n ? n : 1, sizeof *p->trees);
     p->off = gv_malloc_array(n ? n : 1, sizeof *p->off);
     p->depth = gv_calloc(n ? n : 1, sizeof *p->depth);
-    if (!p->trees || !p->off || !p->depth) {
+    p->coff = gv_malloc_array(n ? n : 1, sizeof *p->coff);
+    if (!p->trees || !p->off || !p->depth || !p->coff) {
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
-    size_t total = 0;
+    size_t total = 0, ctotal = 0;
     for (size_t k = 0; k < n; k++) {
         const gv_tree *t = trees[k];
         p->trees[k] = t;
         p->off[k] = SIZE_MAX;
+        p->coff[k] = SIZE_MAX;
         if (!t) continue;
         int ok = t->n_nodes <= INT32_MAX;
         for (size_t j = 0; j < t->n_nodes && ok; j++) {
@@ -84,10 +127,18 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
         if (ok) {
             p->off[k] = total;
             total += t->n_nodes;
+            if (p->depth[k] <= COMPLETE_DEPTH) {
+                p->coff[k] = ctotal;
+                ctotal += ((size_t)1 << p->depth[k]) - 1;
+            }
         }
     }
     p->nodes = gv_malloc_array(total ? total : 1, sizeof *p->nodes);
-    if (!p->nodes) {
+    p->cfeat = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cfeat);
+    p->cthr = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cthr);
+    p->cdr = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cdr);
+    p->cleaf = gv_malloc_array(ctotal + n + 1, sizeof *p->cleaf);
+    if (!p->nodes || !p->cfeat || !p->cthr || !p->cdr || !p->cleaf) {
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
@@ -107,6 +158,10 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
                 f[j].threshold = nd->threshold;
                 f[j].left = nd->left;
             }
+        }
+        if (p->coff[k] != SIZE_MAX) {
+            size_t d_splits = ((size_t)1 << p->depth[k]) - 1;
+            complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
         }
     }
     *out = p;
@@ -169,11 +224,17 @@ const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *tr
 
 /* ---- walking ---- */
 
-void gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs)
+int gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs)
 {
     const size_t F = d->schema->n_features;
+    int nan = 0;
     for (size_t j = 0; j < F; j++)
-        for (size_t r = 0; r < B; r++) xs[r * F + j] = gv_value(d, j, r0 + r);
+        for (size_t r = 0; r < B; r++) {
+            float v = gv_value(d, j, r0 + r);
+            nan |= v != v;
+            xs[r * F + j] = v;
+        }
+    return nan;
 }
 
 size_t gv_pack_block_rows(size_t F)
@@ -220,11 +281,55 @@ size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const 
     return (size_t)walk(p->nodes + p->off[t], x);
 }
 
+/* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
+ * NaN among the values, x > threshold alone decides. */
+static void complete_leaves(const gv_tree_pack *p, size_t t, int d, const float *xs, size_t F,
+                            size_t B, int has_nan, int32_t *leaf)
+{
+    const uint32_t *feat = p->cfeat + p->coff[t];
+    const float *thr = p->cthr + p->coff[t];
+    const uint8_t *dr = p->cdr + p->coff[t];
+    const int32_t *lf = p->cleaf + p->coff[t] + t - (((size_t)1 << d) - 1);
+    size_t r = 0;
+    for (; r + LANES <= B; r += LANES) {
+        const float *xr = xs + r * F;
+        uint32_t at[LANES] = {0};
+        if (has_nan) {
+            for (int l = 0; l < d; l++)
+                for (int q = 0; q < LANES; q++) {
+                    uint32_t i = at[q];
+                    float v = xr[(size_t)q * F + feat[i]];
+                    at[q] = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & dr[i]));
+                }
+        } else {
+            for (int l = 0; l < d; l++)
+                for (int q = 0; q < LANES; q++) {
+                    uint32_t i = at[q];
+                    at[q] = 2 * i + 1 + (xr[(size_t)q * F + feat[i]] > thr[i]);
+                }
+        }
+        for (int q = 0; q < LANES; q++) leaf[r + q] = lf[at[q]];
+    }
+    for (; r < B; r++) {
+        const float *x = xs + r * F;
+        uint32_t i = 0;
+        for (int l = 0; l < d; l++) {
+            float v = x[feat[i]];
+            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & dr[i]));
+        }
+        leaf[r] = lf[i];
+    }
+}
+
 void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
-                         const grove_dataset *d, size_t r0, int32_t *leaf)
+                         const grove_dataset *d, size_t r0, int has_nan, int32_t *leaf)
 {
     if (p->off[t] == SIZE_MAX) {
         for (size_t r = 0; r < B; r++) leaf[r] = (int32_t)leaf_of_row(p->trees[t], xs + r * F, d, r0 + r);
+        return;
+    }
+    if (p->coff[t] != SIZE_MAX) {
+        complete_leaves(p, t, p->depth[t], xs, F, B, has_nan, leaf);
         return;
     }
     const pack_node *nodes = p->nodes + p->off[t];

@@ -41,14 +41,16 @@ const gv_tree_pack *gv_pack_cache_get(gv_pack_cache *c, const gv_component *memb
 const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *trees, size_t n);
 
 /* Rows [r0, r0 + B) of dense dataset d copied row-major into xs[B * n_features] (each column
- * read once, in order). */
-void gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs);
+ * read once, in order).  Returns nonzero when a value is NaN. */
+int gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs);
 
 /* The leaf (node index in tree t) each of B rows reaches: row r's raw values are
  * xs[r * F .. r * F + F), and it is row r0 + r of d (for a tree that is not compiled).  Tree t
- * must not be NULL.  Walks LANES rows at once, their dependent loads overlapping. */
+ * must not be NULL.  has_nan: whether a value in xs may be NaN (gv_rows_gather's result; 0
+ * lets a walk skip the missing-value rule).  Walks LANES rows at once, their dependent loads
+ * overlapping. */
 void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
-                         const grove_dataset *d, size_t r0, int32_t *leaf);
+                         const grove_dataset *d, size_t r0, int has_nan, int32_t *leaf);
 /* The same for one row. */
 size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
                          size_t i);
