@@ -98,6 +98,8 @@ static const exp_case cases[] = {
     {"penguins_train.csv", "penguins_test.csv", {"algo=logistic"}},
     {"breast_cancer_train.csv", "breast_cancer_test.csv", {"algo=filter-boost",
                                                            "filter.depth=2"}},
+    {"digits_train.csv", "digits_test.csv", {"algo=filter-boost", "base=tree",
+                                             "base.max_depth=3"}},
     {"digits_train.csv", "digits_test.csv", {"algo=confidence-boost",
                                                            "confidence.epsilon=0.3",
                                                            "base=tree", "base.max_depth=2"}},

@@ -2,69 +2,71 @@
 ("Improving performance in neural networks using a boosting algorithm", NIPS 5; "Boosting
 performance in neural networks", IJPRAI 7(4)), reproduced in shape with grove.
 
-The paper's algorithm (Schapire 1990's filter): train network 1 on examples from an oracle; for
-network 2 flip a fair coin and pass fresh examples through network 1 until it errs (heads) or is
-right (tails), so network 1 is right on half of network 2's set; for network 3 keep only the
-fresh examples on which networks 1 and 2 disagree; the committee votes.  The filter needs a
-large supply of independent examples; the paper made it from a finite digit set with deformed
-copies of the training digits.  Each network sees as many examples as the first, and all three
-have the same architecture.
+The paper's procedure (Schapire 1990's filter; Drucker's own summary, connectionists mailing
+list, 26 July 1993, mailman.srv.cs.cmu.edu/pipermail/connectionists/1993-July/014964.html):
+train network 1 on examples from the oracle; for network 2 toss a fair coin and pass NEW examples
+through network 1 until it errs (heads) or is right (tails), so network 1 has error 1/2 on
+network 2's set; for network 3 keep only NEW examples on which networks 1 and 2 disagree; at test
+time use networks 1 and 2's label when they agree, otherwise network 3's.  The supply of new
+examples came from deforming the training digits.  All three networks have the same architecture
+and see as many examples each.
 
-Ours (grove train --algo filter-boost --base mlp, one hidden layer of HIDDEN units):
-  one network, the data      grove train --algo mlp on the training rows
-  one network, the oracle    --algo filter-boost --set filter.depth=0 --set filter.oracle=deform:
-                             one network on N fresh deformed draws -- exactly the committee's
-                             first network (same seed, same draws)
-  one network, 3N draws      the same with boost.sample_size = 3N (as many examples as the three
-                             networks together)
-  committee, data oracle     --algo filter-boost, filter.oracle=data: today's filter, which
-                             reuses the N training rows
-  committee, deform oracle   --algo filter-boost --set filter.oracle=deform
-  e1, e2, e3                 each network's error on its own filtered distribution (measured by
-                             the filter on fresh draws, stored in the model)
-  g(p)                       Schapire's 3p^2 - 2p^3 with p = max(e1, e2, e3): his lemma bounds the
-                             committee's error under the oracle's distribution by it; and with
-                             p = network 1's test error, the committee's test error if the three
-                             networks erred independently with network 1's rate
-Mean +- standard error over SEEDS seeds (digits default 5, fashion-MNIST default 3); the
-committee's gain is the paired difference committee - one network (same seed, same first draws).
-
-Cost (CPU seconds, one seed): digits ~5 s; fashion-MNIST ~40 s on its FASHION_N = 3,000 training
-rows (the first 3,000 of fashion_mnist_train10k.csv: all ten classes, 282-321 rows each) and the
-fixed test set of the first FASHION_TEST = 2,000 rows of fashion_mnist_test.csv.gz.  The full
-10,000 rows with the full 10,000-row test set cost about 4x that per seed and did not finish in
-40 minutes on the loaded 2-core build machine.  JOBS = 2 seeds run at once (grove itself runs
-single-threaded: the filter is sequential).
+Ours (grove train --algo filter-boost --base mlp, one hidden layer of `base.mlp.hidden` units):
+  one network, N draws    --set filter.depth=0 with filter.oracle=deform: one network on N fresh
+                          deformed draws -- exactly the committee's network 1 (same seed, same
+                          draws), so committee - one network is a paired difference
+  one network, 3N draws   the same with boost.sample_size = 3N (as many examples as the three
+                          networks of the committee together)
+  committee               --algo filter-boost --set filter.oracle=deform (depth 1: three networks)
+  e1, e2, e3              each network's error on its OWN filtered distribution (EX, EX2, EX3),
+                          measured by the filter on max(N, 2000) fresh draws, stored in the model
+  g(p) = 3p^2 - 2p^3      Schapire's lemma: if each network errs with probability <= p on its own
+                          distribution, the committee errs with probability <= g(p) under EX; so
+                          g(max e_j) bounds the committee's error on the oracle's distribution.
+                          With p = network 1's TEST error, g(p) is the committee's test error if
+                          all three networks erred independently at network 1's rate.
+N = the training rows (digits: all 1,258; fashion-MNIST: the first FASHION_N, default all
+10,000, rows of fashion_mnist_train10k.csv, ten classes); test error on the fixed test set
+(fashion-MNIST: the first FASHION_TEST, default all 10,000, rows of fashion_mnist_test.csv.gz).
+Mean +- standard error over SEEDS seeds (digits 10, fashion-MNIST 5).  JOBS = 2 seeds at once;
+grove runs single-threaded.
+Cost: about 7 CPU-minutes in all (the section prints the measured CPU seconds).
 """
 import concurrent.futures
 import gzip
 import os
+import resource
 import sys
 
 import papers as P
 
+FASHION_N = int(os.environ.get("FASHION_N", "10000"))
+FASHION_TEST = int(os.environ.get("FASHION_TEST", "10000"))
 SETS = [
-    # name, train, test, rows (train, test; 0 = all), width, height, deformation, network, seeds
+    # short name, long name, train, test, rows (train, test; 0 = all), width, height,
+    # deformation, network, seeds
     ("digits", "digits (8x8, 1,258 training rows, 539 test rows)", "digits_train.csv",
      "digits_test.csv", (0, 0), 8, 8,
      ["deform.shift=0.3", "deform.rotation=5", "deform.elastic_alpha=1", "deform.elastic_sigma=1"],
-     ["base.mlp.hidden=32"], 5),
-    ("fashion-MNIST", "fashion-MNIST (28x28, %d training rows, %d test rows)",
-     "fashion_mnist_train10k.csv", "fashion_mnist_test.csv.gz",
-     (int(os.environ.get("FASHION_N", "3000")), int(os.environ.get("FASHION_TEST", "2000"))),
+     ["base.mlp.hidden=32"], 10),
+    ("fashion-MNIST", "fashion-MNIST (28x28, 10 classes, %d training rows, %d test rows)" %
+     (FASHION_N, FASHION_TEST),
+     "fashion_mnist_train10k.csv", "fashion_mnist_test.csv.gz", (FASHION_N, FASHION_TEST),
      28, 28,
      ["deform.shift=1", "deform.rotation=5", "deform.elastic_alpha=3.5",
       "deform.elastic_sigma=3.5"],
-     ["base.mlp.hidden=32", "base.mlp.epochs=20"], 3),
+     ["base.mlp.hidden=32", "base.mlp.epochs=20"], 5),
 ]
 
-# The paper's numbers (USPS digits, raw error % with no rejects): Drucker's summary of the
-# IJPRAI results, connectionists mailing list, 28 July 1993
-# (mailman.srv.cs.cmu.edu/pipermail/connectionists/1993-July/014973.html).
+# The paper's numbers: USPS digits, raw test error % with no rejects, one network and the boosted
+# committee of three; Drucker's summary on the connectionists mailing list, 28 July 1993
+# (mailman.srv.cs.cmu.edu/pipermail/connectionists/1993-July/014973.html): "a network (circa
+# 1990) which had an error rate ... of 4.9% ... was boosted to give a 3.6% error rate ... a new
+# network that had a 3.3% error rate ... was boosted to give a 2.6% error rate".
 PAPER = [("USPS digits, the 1990 network", 4.9, 3.6),
          ("USPS digits, a newer network", 3.3, 2.6)]
-KEYS = ("one_data", "one_oracle", "one_3n", "com_data", "com_def",
-        "e1", "e2", "e3", "g_max", "g_test", "gain_n", "gain_3n")
+KEYS = ("one", "one_3n", "com", "e1", "e2", "e3", "e_mean", "g_max", "g_mean", "g_test",
+        "gain", "gain_3n")
 
 
 def sets(args):
@@ -88,31 +90,37 @@ def head_rows(src, dst, n):
             out.write(line)
 
 
-def one_seed(s, tr, te, n, oracle, netp, plain, mdl):
+def one_seed(s, tr, te, n, oracle, netp, mdl):
     seed = ["--seed", s]
+    base = ("--algo", "filter-boost", "--base", "mlp", *netp, *oracle)
     r = {}
-    base = ("--algo", "filter-boost", "--base", "mlp", *netp)
-    P.train(tr, mdl, "--algo", "mlp", *plain, *seed)
-    r["one_data"] = P.error(mdl, te)
-    P.train(tr, mdl, *base, *oracle, "--set", "filter.depth=0", *seed)
-    r["one_oracle"] = P.error(mdl, te)
-    P.train(tr, mdl, *base, *oracle, "--set", "filter.depth=0",
+    P.train(tr, mdl, *base, "--set", "filter.depth=0", *seed)
+    r["one"] = P.error(mdl, te)
+    P.train(tr, mdl, *base, "--set", "filter.depth=0",
             "--set", "boost.sample_size=%d" % (3 * n), *seed)
     r["one_3n"] = P.error(mdl, te)
     P.train(tr, mdl, *base, *seed)
-    r["com_data"] = P.error(mdl, te)
-    P.train(tr, mdl, *base, *oracle, *seed)
-    r["com_def"] = P.error(mdl, te)
+    r["com"] = P.error(mdl, te)
     e = P.info(mdl)["model"]["errors"]
     for j in range(3):
         r["e%d" % (j + 1)] = e[j]
+    r["e_mean"] = sum(e) / 3
     r["g_max"] = g(max(e))
-    r["g_test"] = g(r["one_oracle"])
-    r["gain_n"] = r["com_def"] - r["one_oracle"]
-    r["gain_3n"] = r["com_def"] - r["one_3n"]
+    r["g_mean"] = g(r["e_mean"])
+    r["g_test"] = g(r["one"])
+    r["gain"] = r["com"] - r["one"]
+    r["gain_3n"] = r["com"] - r["one_3n"]
     os.remove(mdl)
     print("  seed %d: %s" % (s, " ".join("%s %.4f" % (k, r[k]) for k in KEYS)), file=sys.stderr)
     return r
+
+
+def pm(m, key):
+    return P.fmt_pct(*m[key][:2])
+
+
+def diff(m, key):
+    return "%+.1f ± %.1f" % (100 * m[key][0], 100 * m[key][1])
 
 
 def main():
@@ -129,65 +137,63 @@ def main():
         if ntr:
             tr = os.path.join(tmp, "train.csv")
             head_rows(os.path.join(data, train), tr, ntr)
-            name = name % (ntr, nte)
         if nte:
             te = os.path.join(tmp, "test.csv")
             head_rows(os.path.join(data, test), te, nte)
         n = len(P.read_csv(tr)[1])
-        img = ["image.width=%d" % w, "image.height=%d" % h]
-        oracle = sets(["filter.oracle=deform"] + img + deform)
+        oracle = sets(["filter.oracle=deform", "image.width=%d" % w, "image.height=%d" % h]
+                      + deform)
         netp = sets(net)
-        plain = sets([a[len("base."):] for a in net])
         print("%s: %d seeds, %d at once" % (short, seeds, jobs), file=sys.stderr)
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            res = list(pool.map(lambda s: one_seed(s, tr, te, n, oracle, netp, plain,
+            res = list(pool.map(lambda s: one_seed(s, tr, te, n, oracle, netp,
                                                    os.path.join(tmp, "m%d.json" % s)),
                                 range(1, seeds + 1)))
         r = {k: [x[k] for x in res] for k in KEYS}
-        rows.append((short, name, seeds, {k: P.mean_se(v) for k, v in r.items()}, deform, net))
+        wins = sum(x["gain"] < 0 for x in res)
+        rows.append((short, name, seeds, {k: P.mean_se(v) for k, v in r.items()}, deform, net,
+                     wins))
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ru.ru_utime + ru.ru_stime
     print("## Drucker, Schapire & Simard 1993: boosting by filtering with neural networks\n")
-    print("Test error (%), mean ± standard error over seeds (`bench/papers/drucker_1993.sh`).  "
-          "Every network: one hidden layer of the same size; each trains on as many examples as "
-          "the training set has rows (N), except the 3N column.  Gain: the committee (deform "
-          "oracle) minus one network, paired by seed, in points.\n")
-    print("| data (seeds) | one network, the data | one network, N oracle draws | "
-          "one network, 3N oracle draws | committee, data oracle | committee, deform oracle | "
-          "gain vs N draws | gain vs 3N draws |")
-    print("|---|---|---|---|---|---|---|---|")
-    for short, name, seeds, m, _, _ in rows:
-        print("| %s (%d) | %s | %s | %s | %s | **%s** | %s | %s |" % (
-            name, seeds, *(P.fmt_pct(*m[k][:2]) for k in
-                           ("one_data", "one_oracle", "one_3n", "com_data", "com_def")),
-            "%+.1f ± %.1f" % (100 * m["gain_n"][0], 100 * m["gain_n"][1]),
-            "%+.1f ± %.1f" % (100 * m["gain_3n"][0], 100 * m["gain_3n"][1])))
-    print("\nThe committee of the deform oracle, its networks on their own filtered "
-          "distributions, and Schapire's prediction (%):\n")
-    print("| data | e1 (network 1 on EX) | e2 (network 2 on EX2) | e3 (network 3 on EX3) | "
-          "g(max e) | committee, test | p = network 1's test error | g(p) = 3p² − 2p³ |")
-    print("|---|---|---|---|---|---|---|---|")
-    for short, name, seeds, m, _, _ in rows:
-        print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            short, *(P.fmt_pct(*m[k][:2]) for k in
-                     ("e1", "e2", "e3", "g_max", "com_def", "one_oracle", "g_test"))))
+    print("Test error (%%), mean ± standard error over seeds (`bench/papers/drucker_1993.sh`, "
+          "%.0f CPU seconds in all).  Every network has one hidden layer of the same size and "
+          "trains on N examples drawn from the deform oracle (N = the training rows), except the "
+          "3N column.  The committee is the paper's three networks (`--algo filter-boost "
+          "--set filter.oracle=deform`); its network 1 is the N-draw network of the same seed, "
+          "so committee − one network is a paired difference (points; wins = seeds where the "
+          "committee's error is lower).\n" % cpu)
+    print("| data (seeds) | one network, N draws | one network, 3N draws | committee of three | "
+          "committee − one (N) | wins | committee − one (3N) |")
+    print("|---|---|---|---|---|---|---|")
+    for short, name, seeds, m, _, _, wins in rows:
+        print("| %s (%d) | %s | %s | **%s** | %s | %d/%d | %s |" % (
+            name, seeds, pm(m, "one"), pm(m, "one_3n"), pm(m, "com"), diff(m, "gain"), wins,
+            seeds, diff(m, "gain_3n")))
+    print("\nEach network on its own filtered distribution, and Schapire's prediction (%).  "
+          "e1: network 1 on EX (the deform oracle); e2: network 2 on EX2 (half of whose examples "
+          "network 1 gets wrong); e3: network 3 on EX3 (only examples where networks 1 and 2 "
+          "disagree); each measured on max(N, 2,000) fresh draws.  g(p) = 3p² − 2p³.\n")
+    print("| data | e1 | e2 | e3 | g(max e) | g(mean e) | p = network 1's test error | g(p) | "
+          "committee, test |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for short, name, seeds, m, _, _, _ in rows:
+        print("| %s | %s |" % (short, " | ".join(pm(m, k) for k in (
+            "e1", "e2", "e3", "g_max", "g_mean", "one", "g_test", "com"))))
     print("\nThe paper's numbers beside ours (test error %, no rejects; ratio = committee / one "
-          "network):\n")
+          "network of the same architecture):\n")
     print("| data | one network | committee | ratio |")
     print("|---|---|---|---|")
     for name, one, com in PAPER:
         print("| paper: %s | %.1f | %.1f | %.2f |" % (name, one, com, com / one))
-    for short, name, seeds, m, _, _ in rows:
-        for col, label in (("one_data", "the data"), ("one_oracle", "N oracle draws")):
-            print("| ours: %s, one network on %s | %s | %s | %.2f |" % (
-                short, label, P.fmt_pct(m[col][0]), P.fmt_pct(m["com_def"][0]),
-                m["com_def"][0] / m[col][0]))
+    for short, name, seeds, m, _, _, _ in rows:
+        print("| ours: %s | %s | %s | %.2f |" % (short, pm(m, "one"), pm(m, "com"),
+                                                 m["com"][0] / m["one"][0]))
     print("\nSettings: " + "; ".join(
         "%s: %s, network %s" % (short, " ".join(d), " ".join(net))
-        for short, _, _, _, d, net in rows) + ".")
-    print("EX is the deform oracle (a training row drawn at random, then shifted and rotated "
-          "uniformly within those bounds, and elastically distorted; data/oracle.h), EX2 and EX3 "
-          "the filtered oracles: EX2 a fair coin picks whether the next example is one network 1 "
-          "gets right or wrong, EX3 passes only examples on which networks 1 and 2 disagree.  "
-          "Each e_j is measured on max(N, 2,000) fresh draws from the network's own oracle.")
+        for short, _, _, _, d, net, _ in rows) + ".  "
+          "EX draws a training row at random, shifts and rotates it uniformly within those "
+          "bounds and distorts it elastically (data/oracle.h).")
     for fn in os.listdir(tmp):
         os.remove(os.path.join(tmp, fn))
     os.rmdir(tmp)

@@ -32,8 +32,11 @@
  * Determinism: one stream (seed, GV_STREAM_FILTER, 0) drives the row draws of the data oracle
  * and the coin flips; deformed draw j uses (seed, GV_STREAM_ORACLE, j); base learner t uses
  * (seed, GV_STREAM_FILTER, t); all draws are sequential, so any thread count gives the same model.
- * Prediction: the vote of the three (class probabilities = vote fractions; with three different
- * votes among K > 2 classes the lowest class index wins).  Classification only.
+ * Prediction: the vote of the three, as the paper's committee: h1 and h2's class when they agree,
+ * otherwise h3's (the majority of three, with h3 deciding when all three differ, K > 2).  Class
+ * probabilities are the vote fractions (1/3 each), except that three different votes give h3's
+ * class 1/2 and the other two 1/4 each, so the argmax is h3's class.  (Until 2026-11 the lowest
+ * class index won a three-way tie.)  Classification only.
  */
 #include "ensemble.h"
 
@@ -75,8 +78,16 @@ static void maj_predict_row(const void *impl, const grove_dataset *d, size_t i, 
 {
     const gv_majority3 *m = impl;
     const size_t k = (size_t)m->n_classes;
-    for (size_t c = 0; c < k; c++) out[c] = 0;
-    for (int j = 0; j < 3; j++) out[predict_class(&m->child[j], d, i, k)] += 1.0 / 3.0;
+    size_t c[3];
+    for (size_t j = 0; j < k; j++) out[j] = 0;
+    for (int j = 0; j < 3; j++) c[j] = predict_class(&m->child[j], d, i, k);
+    if (c[0] != c[1] && c[0] != c[2] && c[1] != c[2]) {
+        /* three different classes: h3 decides (Drucker, Schapire & Simard 1993) */
+        out[c[0]] = out[c[1]] = 0.25;
+        out[c[2]] = 0.5;
+        return;
+    }
+    for (int j = 0; j < 3; j++) out[c[j]] += 1.0 / 3.0;
 }
 
 /* ---- the oracles ---- */

@@ -492,10 +492,16 @@ static grove_status emit_majority3(gen *g, const gv_majority3_view *v, size_t *i
     const size_t K = (size_t)v->n_classes;
     *id = open_function(g, "filter-boost: the majority of three (filter.c)");
     gv_buf *b = &g->body;
-    out(b, g, "    double h[%zu];\n    size_t c;\n    for (c = 0; c < %zu; c++) out[c] = 0;\n", K,
-        K);
+    out(b, g, "    double h[%zu];\n    size_t c, v[3];\n    for (c = 0; c < %zu; c++) out[c] = 0;\n",
+        K, K);
     for (int j = 0; j < 3; j++)
-        out(b, g, "    c%zu(x, h); out[argmax(h, %zu)] += 1.0 / 3.0;\n", ids[j], K);
+        out(b, g, "    c%zu(x, h); v[%d] = argmax(h, %zu);\n", ids[j], j, K);
+    out(b, g, "    if (v[0] != v[1] && v[0] != v[2] && v[1] != v[2]) {\n"
+              "        out[v[0]] = out[v[1]] = 0.25; /* three different votes: h3 decides */\n"
+              "        out[v[2]] = 0.5;\n"
+              "        return;\n"
+              "    }\n"
+              "    for (c = 0; c < 3; c++) out[v[c]] += 1.0 / 3.0;\n");
     out(b, g, "}\n");
     return GROVE_OK;
 }
