@@ -63,6 +63,8 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     const int nan = gv_rows_gather(d, 0, N, xs);
     int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK];
     size_t bad = 0;
+    /* with the CPU's vector walk where it has one, then without */
+    for (int pass = 0; pass < 2; pass++, gv_tree_pack_set_simd(p, 0))
     for (size_t t = 0; t < n; t++) {
         size_t r0 = 0, B = 1;
         while (r0 < N) { /* blocks of lengths 1, 2, ..., 64, 1, ... */
@@ -145,13 +147,14 @@ int main(void)
     static const char *const missing_cases[][4] = {
         {"algo=forest", "rounds=10", NULL}, {"algo=gbdt", "rounds=10", NULL},
         {"algo=adaboost", "base=tree", "base.max_depth=3", NULL}, {"algo=extra-trees", "rounds=10", NULL},
+        {"algo=gbdt", "rounds=10", "max_depth=9", NULL},
     };
     size_t n_missing_trees = 0;
-    for (int c = 0; c < 5; c++) {
-        grove_dataset *d = with_missing(c == 4);
+    for (int c = 0; c < 6; c++) {
+        grove_dataset *d = with_missing(c == 5);
         grove_params *p = NULL;
         CHECK_OK(grove_params_create(&p));
-        const char *const *kv = c == 4 ? missing_cases[0] : missing_cases[c];
+        const char *const *kv = c == 5 ? missing_cases[0] : missing_cases[c];
         for (int j = 0; kv[j]; j++) CHECK_OK(grove_params_set_pair(p, kv[j]));
         grove_model *m = NULL;
         CHECK_OK(grove_train(d, NULL, p, &m));

@@ -16,6 +16,15 @@
  * column read once), then walks each tree over them LANES rows at a time while the tree's top
  * levels stay in cache, the lanes' dependent loads overlapping.  Only the order in which leaves
  * are found changes, never a leaf, so every ensemble's sums stay bit-identical.
+ *
+ * A compiled tree at most COMPLETE_DEPTH deep (boosting's depth-limited trees) is also laid
+ * out complete, as a heap: split i's children at 2i + 1 and 2i + 2, a leaf shallower than the
+ * tree's depth d padded with splits whose every slot below is that leaf.  Each row then takes
+ * exactly d steps  i = 2i + 1 + (x[f[i]] > t[i])  (the same rule: right iff not left), with
+ * the missing-value rule only where gv_rows_gather saw a NaN in the block.  With AVX-512
+ * (chosen at run time) 16 rows walk as one vector, four vectors at a time so that the
+ * gathers of the rows' values overlap; a tree at most 6 deep keeps its features and
+ * thresholds in registers (permutes instead of gathers).
  */
 #include "tree_pack.h"
 
@@ -31,6 +40,15 @@
 #define FIXED_DEPTH 12
 /* Trees at most this deep are also laid out complete (see struct gv_tree_pack). */
 #define COMPLETE_DEPTH 10
+#define CDR_BIT 0x80000000u
+/* Splits of a complete tree held in vector registers by the AVX-512 walk (depth <= 6). */
+#define TABLE 64
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#include <immintrin.h>
+#define GV_PACK_AVX512 1 /* the complete-tree walk 16 rows a vector (chosen at run time) */
+#define AVX512_FN __attribute__((target("avx512f")))
+#endif
 
 typedef struct pack_node {
     uint32_t info;   /* the feature | DEFAULT_LEFT_BIT; | LEAF_BIT for a leaf */
@@ -46,15 +64,16 @@ struct gv_tree_pack {
     size_t *off;           /* [n_trees]: tree t's nodes start at nodes + off[t]; SIZE_MAX: not compiled */
     int *depth;            /* [n_trees]: the deepest leaf's depth */
     /* Compiled trees at most COMPLETE_DEPTH deep, also laid out complete: tree t of depth d
-     * has 2^d - 1 splits at cfeat/cthr/cdr + coff[t] (node i's children at 2i + 1 and
+     * has 2^d - 1 splits at cfeat/cinfo/cthr + coff[t] (node i's children at 2i + 1 and
      * 2i + 2, right iff x > threshold or x is NaN and the node sends missing values right)
      * and 2^d leaf slots at cleaf + coff[t] + t (the node index of the leaf reached).  A
      * leaf shallower than d is padded by a split whose every slot below is that leaf. */
     size_t *coff;          /* [n_trees]; SIZE_MAX: not laid out complete */
     uint32_t *cfeat;
     float *cthr;
-    uint8_t *cdr;
+    uint32_t *cinfo;       /* the feature | CDR_BIT when the split sends missing values right */
     int32_t *cleaf;
+    int simd;              /* walk complete trees with AVX-512 (the CPU has it) */
 };
 
 void gv_tree_pack_free(gv_tree_pack *p)
@@ -67,7 +86,7 @@ void gv_tree_pack_free(gv_tree_pack *p)
     gv_free(p->coff);
     gv_free(p->cfeat);
     gv_free(p->cthr);
-    gv_free(p->cdr);
+    gv_free(p->cinfo);
     gv_free(p->cleaf);
     gv_free(p);
 }
@@ -83,15 +102,15 @@ static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i,
     }
     if (nd->type == GV_NODE_LEAF) { /* padding: both sides reach the leaf */
         p->cfeat[off + i] = 0;
+        p->cinfo[off + i] = 0;
         p->cthr[off + i] = 0.0f;
-        p->cdr[off + i] = 0;
         complete_fill(p, t, k, 2 * i + 1, rest - 1, d_splits, off, loff);
         complete_fill(p, t, k, 2 * i + 2, rest - 1, d_splits, off, loff);
         return;
     }
     p->cfeat[off + i] = (uint32_t)nd->feature;
+    p->cinfo[off + i] = (uint32_t)nd->feature | (nd->default_left ? 0 : CDR_BIT);
     p->cthr[off + i] = nd->threshold;
-    p->cdr[off + i] = !nd->default_left;
     complete_fill(p, t, (size_t)nd->left, 2 * i + 1, rest - 1, d_splits, off, loff);
     complete_fill(p, t, (size_t)nd->left + 1, 2 * i + 2, rest - 1, d_splits, off, loff);
 }
@@ -134,11 +153,12 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
         }
     }
     p->nodes = gv_malloc_array(total ? total : 1, sizeof *p->nodes);
-    p->cfeat = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cfeat);
-    p->cthr = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cthr);
-    p->cdr = gv_malloc_array(ctotal ? ctotal : 1, sizeof *p->cdr);
+    /* + TABLE: a vector walk loads a shallow tree's first TABLE splits whole */
+    p->cfeat = gv_malloc_array(ctotal + 1, sizeof *p->cfeat);
+    p->cinfo = gv_calloc(ctotal + TABLE, sizeof *p->cinfo);
+    p->cthr = gv_calloc(ctotal + TABLE, sizeof *p->cthr);
     p->cleaf = gv_malloc_array(ctotal + n + 1, sizeof *p->cleaf);
-    if (!p->nodes || !p->cfeat || !p->cthr || !p->cdr || !p->cleaf) {
+    if (!p->nodes || !p->cfeat || !p->cthr || !p->cinfo || !p->cleaf) {
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
@@ -164,8 +184,19 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
             complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
         }
     }
+    gv_tree_pack_set_simd(p, 1);
     *out = p;
     return GROVE_OK;
+}
+
+void gv_tree_pack_set_simd(gv_tree_pack *p, int on)
+{
+#ifdef GV_PACK_AVX512
+    p->simd = on && __builtin_cpu_supports("avx512f");
+#else
+    (void)on;
+    p->simd = 0;
+#endif
 }
 
 const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t) { return p->trees[t]; }
@@ -281,14 +312,96 @@ size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const 
     return (size_t)walk(p->nodes + p->off[t], x);
 }
 
+#ifdef GV_PACK_AVX512
+/* complete_leaves (below) with AVX-512, 16 rows a vector: per level, the splits' features and
+ * thresholds picked from registers (a tree at most 6 deep) or gathered, the rows' values
+ * gathered, one compare.  The same rule, so the same leaves. */
+/* One level for 16 rows: `at` (their nodes) moves to the children. */
+#define STEP16(at, xr)                                                                          \
+    do {                                                                                        \
+        __m512i in_;                                                                            \
+        __m512 th_;                                                                             \
+        if (d > 6) {                                                                            \
+            in_ = _mm512_i32gather_epi32(at, (const void *)info, 4);                            \
+            th_ = _mm512_i32gather_ps(at, thr, 4);                                              \
+        } else if (l < 5) { /* splits 0..30 */                                                  \
+            in_ = _mm512_permutex2var_epi32(I0, at, I1);                                        \
+            th_ = _mm512_permutex2var_ps(T0, at, T1);                                           \
+        } else { /* splits 31..62 */                                                            \
+            __mmask16 hi_ = _mm512_test_epi32_mask(at, bit5);                                   \
+            in_ = _mm512_mask_blend_epi32(hi_, _mm512_permutex2var_epi32(I0, at, I1),           \
+                                          _mm512_permutex2var_epi32(I2, at, I3));               \
+            th_ = _mm512_mask_blend_ps(hi_, _mm512_permutex2var_ps(T0, at, T1),                 \
+                                       _mm512_permutex2var_ps(T2, at, T3));                     \
+        }                                                                                       \
+        __m512 x_ = _mm512_i32gather_ps(_mm512_add_epi32(rowoff, _mm512_and_si512(in_, fmask)), \
+                                        xr, 4);                                                 \
+        __mmask16 right_ = _mm512_cmp_ps_mask(x_, th_, _CMP_GT_OQ);                             \
+        if (has_nan)                                                                            \
+            right_ |= _mm512_cmp_ps_mask(x_, x_, _CMP_UNORD_Q) &                                \
+                      _mm512_test_epi32_mask(in_, drbit);                                       \
+        at = _mm512_add_epi32(_mm512_add_epi32(at, at), one);                                   \
+        at = _mm512_mask_add_epi32(at, right_, at, one);                                        \
+    } while (0)
+
+AVX512_FN static void complete_leaves16(const gv_tree_pack *p, size_t t, int d, const float *xs,
+                                        size_t F, size_t B, int has_nan, int32_t *leaf)
+{
+    const uint32_t *info = p->cinfo + p->coff[t];
+    const float *thr = p->cthr + p->coff[t];
+    const int32_t *lf = p->cleaf + p->coff[t] + t;
+    const __m512i rowoff = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)F));
+    const __m512i fmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+    const __m512i bit5 = _mm512_set1_epi32(32), drbit = _mm512_set1_epi32((int)CDR_BIT);
+    const __m512i base = _mm512_set1_epi32((1 << d) - 1);
+    const __m512i I0 = _mm512_loadu_si512(info), I1 = _mm512_loadu_si512(info + 16);
+    const __m512i I2 = _mm512_loadu_si512(info + 32), I3 = _mm512_loadu_si512(info + 48);
+    const __m512 T0 = _mm512_loadu_ps(thr), T1 = _mm512_loadu_ps(thr + 16);
+    const __m512 T2 = _mm512_loadu_ps(thr + 32), T3 = _mm512_loadu_ps(thr + 48);
+    size_t r = 0;
+    /* four vectors at once: their gathers' latencies overlap */
+    for (; r + 64 <= B; r += 64) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        for (int l = 0; l < d; l++) {
+            STEP16(a0, xr);
+            STEP16(a1, xr + 16 * F);
+            STEP16(a2, xr + 32 * F);
+            STEP16(a3, xr + 48 * F);
+        }
+        _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 16, _mm512_i32gather_epi32(_mm512_sub_epi32(a1, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 32, _mm512_i32gather_epi32(_mm512_sub_epi32(a2, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 48, _mm512_i32gather_epi32(_mm512_sub_epi32(a3, base), (const void *)lf, 4));
+    }
+    for (; r + 16 <= B; r += 16) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512();
+        for (int l = 0; l < d; l++) STEP16(a0, xr);
+        _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
+    }
+    for (; r < B; r++) {
+        const float *x = xs + r * F;
+        uint32_t i = 0;
+        for (int l = 0; l < d; l++) {
+            float v = x[info[i] & FEATURE_MASK];
+            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
+        }
+        leaf[r] = lf[i - (((uint32_t)1 << d) - 1)];
+    }
+}
+#undef STEP16
+#endif
+
 /* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
  * NaN among the values, x > threshold alone decides. */
 static void complete_leaves(const gv_tree_pack *p, size_t t, int d, const float *xs, size_t F,
                             size_t B, int has_nan, int32_t *leaf)
 {
     const uint32_t *feat = p->cfeat + p->coff[t];
+    const uint32_t *info = p->cinfo + p->coff[t];
     const float *thr = p->cthr + p->coff[t];
-    const uint8_t *dr = p->cdr + p->coff[t];
     const int32_t *lf = p->cleaf + p->coff[t] + t - (((size_t)1 << d) - 1);
     size_t r = 0;
     for (; r + LANES <= B; r += LANES) {
@@ -299,7 +412,7 @@ static void complete_leaves(const gv_tree_pack *p, size_t t, int d, const float 
                 for (int q = 0; q < LANES; q++) {
                     uint32_t i = at[q];
                     float v = xr[(size_t)q * F + feat[i]];
-                    at[q] = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & dr[i]));
+                    at[q] = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
                 }
         } else {
             for (int l = 0; l < d; l++)
@@ -315,7 +428,7 @@ static void complete_leaves(const gv_tree_pack *p, size_t t, int d, const float 
         uint32_t i = 0;
         for (int l = 0; l < d; l++) {
             float v = x[feat[i]];
-            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & dr[i]));
+            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
         }
         leaf[r] = lf[i];
     }
@@ -329,6 +442,12 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
         return;
     }
     if (p->coff[t] != SIZE_MAX) {
+#ifdef GV_PACK_AVX512
+        if (p->simd && F < ((size_t)1 << 26)) {
+            complete_leaves16(p, t, p->depth[t], xs, F, B, has_nan, leaf);
+            return;
+        }
+#endif
         complete_leaves(p, t, p->depth[t], xs, F, B, has_nan, leaf);
         return;
     }

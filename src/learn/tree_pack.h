@@ -54,6 +54,9 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
 /* The same for one row. */
 size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
                          size_t i);
+/* Whether complete trees are walked with the CPU's vector instructions (on by default where the
+ * CPU has AVX-512; turning it on elsewhere does nothing): tests compare both walks. */
+void gv_tree_pack_set_simd(gv_tree_pack *p, int on);
 /* Tree t of the pack (NULL for a member that is not a tree), and the number of members. */
 const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t);
 size_t gv_tree_pack_n(const gv_tree_pack *p);
