@@ -50,6 +50,10 @@ static size_t model_trees(const grove_model *m, const gv_tree **out, size_t cap)
     return n;
 }
 
+/* Rows walked on the dataset's columns (gv_tree_pack_leaves_cols): none where the CPU has no
+ * AVX-512. */
+static size_t n_cols_checked_;
+
 /* Every tree's compiled walk against gv_tree_leaf on every row of d; returns the trees seen. */
 static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
 {
@@ -61,25 +65,41 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     const size_t F = d->schema->n_features, N = d->n_rows;
     float *xs = malloc(N * F * sizeof *xs);
     const int nan = gv_rows_gather(d, 0, N, xs);
-    int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK];
+    static int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK], lc[GV_PREDICT_BLOCK], lcn[GV_PREDICT_BLOCK];
     size_t bad = 0;
     /* with the CPU's vector walk where it has one, then without */
-    for (int pass = 0; pass < 2; pass++, gv_tree_pack_set_simd(p, 0))
-    for (size_t t = 0; t < n; t++) {
-        size_t r0 = 0, B = 1;
-        while (r0 < N) { /* blocks of lengths 1, 2, ..., 64, 1, ... */
-            size_t len = N - r0 < B ? N - r0 : B;
-            gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, nan, leaf);
-            /* the walk with the missing-value rule, also on rows without NaN */
-            gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, 1, leaf_nan);
-            for (size_t r = 0; r < len; r++) {
-                size_t want = gv_tree_leaf(trees[t], d, r0 + r);
-                bad += (size_t)leaf[r] != want;
-                bad += (size_t)leaf_nan[r] != want;
-                bad += gv_tree_pack_leaf(p, t, xs + (r0 + r) * F, d, r0 + r) != want;
+    for (int pass = 0; pass < 2; pass++, gv_tree_pack_set_simd(p, 0)) {
+        const int cols = d->values && gv_tree_pack_cols_ok(p, N, F);
+        for (size_t t = 0; t < n; t++) {
+            /* blocks of lengths 1, 2, 3, ..., then the first rows as one block (up to
+             * GV_PREDICT_BLOCK: the 64-row groups) */
+            size_t r0 = 0, B = 1;
+            int whole = 0;
+            while (r0 < N) {
+                size_t len = N - r0 < B ? N - r0 : B;
+                gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, nan, leaf);
+                /* the walk with the missing-value rule, also on rows without NaN */
+                gv_tree_pack_leaves(p, t, xs + r0 * F, F, len, d, r0, 1, leaf_nan);
+                if (cols) { /* the walk on the dataset's columns, both ways */
+                    gv_tree_pack_leaves_cols(p, t, d->values + r0, N, len, gv_cols_has_nan(d, r0, len), lc);
+                    gv_tree_pack_leaves_cols(p, t, d->values + r0, N, len, 1, lcn);
+                    for (size_t r = 0; r < len; r++) bad += (lc[r] != leaf[r]) + (lcn[r] != leaf[r]);
+                    n_cols_checked_ += len;
+                }
+                for (size_t r = 0; r < len; r++) {
+                    size_t want = gv_tree_leaf(trees[t], d, r0 + r);
+                    bad += (size_t)leaf[r] != want;
+                    bad += (size_t)leaf_nan[r] != want;
+                    bad += gv_tree_pack_leaf(p, t, xs + (r0 + r) * F, d, r0 + r) != want;
+                }
+                r0 += len;
+                B = B % GV_PREDICT_BLOCK + 1;
+                if (r0 == N && !whole) {
+                    whole = 1;
+                    r0 = 0;
+                    B = N < GV_PREDICT_BLOCK ? N : GV_PREDICT_BLOCK;
+                }
             }
-            r0 += len;
-            B = B % GV_PREDICT_BLOCK + 1;
         }
     }
     CHECK_EQ_INT(bad, 0);
@@ -213,7 +233,7 @@ int main(void)
         grove_params_free(p);
         grove_dataset_free(tr);
     }
-    printf("trees walked: %zu\n", n_trees);
+    printf("trees walked: %zu; rows walked on columns: %zu\n", n_trees, n_cols_checked_);
     CHECK(n_trees > 200);
     TEST_MAIN_END();
 }

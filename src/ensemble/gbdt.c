@@ -206,8 +206,10 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     const size_t R = gv_pack_block_rows(F);
     /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
     const gv_tree_pack *pk = d->values ? gv_pack_cache_get_trees(&((gv_gbdt *)impl)->pack, b->trees, b->n_rounds * G) : NULL;
-    float *xs = pk ? gv_malloc_array(R * F, sizeof *xs) : NULL;
-    double *s = xs ? gv_malloc_array(R * G, sizeof *s) : NULL;
+    /* every tree walked on the dataset's columns directly, or on a row-major copy */
+    const int cols = pk && gv_tree_pack_cols_ok(pk, d->n_rows, F);
+    float *xs = pk && !cols ? gv_malloc_array(R * F, sizeof *xs) : NULL;
+    double *s = pk && (cols || xs) ? gv_malloc_array(R * G, sizeof *s) : NULL;
     int32_t *leaf = s ? gv_malloc_array(R, sizeof *leaf) : NULL;
     if (!leaf) { /* a sparse dataset, or no memory: one row at a time */
         gv_free(s);
@@ -217,13 +219,16 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     }
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
-        const int nan = gv_rows_gather(d, r0, B, xs);
+        const int nan = cols ? gv_cols_has_nan(d, r0, B) : gv_rows_gather(d, r0, B, xs);
         for (size_t r = 0; r < B; r++)
             for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
         for (size_t t = 0; t < rounds; t++)
             for (size_t g = 0; g < G; g++) {
                 const double *v = b->trees[t * G + g]->values;
-                gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, nan, leaf);
+                if (cols)
+                    gv_tree_pack_leaves_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, leaf);
+                else
+                    gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, nan, leaf);
                 for (size_t r = 0; r < B; r++) s[r * G + g] += v[leaf[r]];
             }
         for (size_t r = 0; r < B; r++) {

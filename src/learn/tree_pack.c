@@ -43,6 +43,8 @@
 #define CDR_BIT 0x80000000u
 /* Splits of a complete tree held in vector registers by the AVX-512 walk (depth <= 6). */
 #define TABLE 64
+/* Levels of a complete tree whose few columns the column-major walk reads whole. */
+#define LOAD_LEVELS 3
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
 #include <immintrin.h>
@@ -268,6 +270,39 @@ int gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs)
     return nan;
 }
 
+#ifdef GV_PACK_AVX512
+AVX512_FN static int cols_has_nan16(const grove_dataset *d, size_t r0, size_t B)
+{
+    const size_t F = d->schema->n_features;
+    __mmask16 m = 0;
+    int nan = 0;
+    for (size_t j = 0; j < F; j++) {
+        const float *c = d->values + j * d->n_rows + r0;
+        size_t r = 0;
+        for (; r + 16 <= B; r += 16) {
+            __m512 v = _mm512_loadu_ps(c + r);
+            m |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        }
+        for (; r < B; r++) nan |= c[r] != c[r];
+    }
+    return nan | (m != 0);
+}
+#endif
+
+int gv_cols_has_nan(const grove_dataset *d, size_t r0, size_t B)
+{
+    const size_t F = d->schema->n_features;
+#ifdef GV_PACK_AVX512
+    if (__builtin_cpu_supports("avx512f")) return cols_has_nan16(d, r0, B);
+#endif
+    int nan = 0;
+    for (size_t j = 0; j < F; j++) {
+        const float *c = d->values + j * d->n_rows + r0;
+        for (size_t r = 0; r < B; r++) nan |= c[r] != c[r];
+    }
+    return nan;
+}
+
 size_t gv_pack_block_rows(size_t F)
 {
     size_t R = (131072 / (F ? F : 1)) / LANES * LANES;
@@ -392,7 +427,136 @@ AVX512_FN static void complete_leaves16(const gv_tree_pack *p, size_t t, int d, 
     }
 }
 #undef STEP16
+
+/* The splits' thresholds (th), and their features' column offsets (co, levels >= LOAD_LEVELS)
+ * and info (in, where has_nan), of 16 rows at nodes `at` of a complete tree. */
+#define SPLITS16(at, th, co, in)                                                                \
+    do {                                                                                        \
+        if (d > 6) {                                                                            \
+            in = _mm512_i32gather_epi32(at, (const void *)info, 4);                             \
+            th = _mm512_i32gather_ps(at, thr, 4);                                               \
+            co = _mm512_mullo_epi32(_mm512_and_si512(in, fmask), ldv);                          \
+        } else if (l < 5) { /* splits 0..30 */                                                  \
+            th = _mm512_permutex2var_ps(T0, at, T1);                                            \
+            if (l >= LOAD_LEVELS) co = _mm512_permutex2var_epi32(C0, at, C1);                   \
+            if (has_nan) in = _mm512_permutex2var_epi32(I0, at, I1);                            \
+        } else { /* splits 31..62: at - 31 in 0..31 */                                          \
+            __m512i j_ = _mm512_sub_epi32(at, c31);                                             \
+            th = _mm512_permutex2var_ps(T5a, j_, T5b);                                          \
+            co = _mm512_permutex2var_epi32(C5a, j_, C5b);                                       \
+            if (has_nan) in = _mm512_permutex2var_epi32(I5a, j_, I5b);                          \
+        }                                                                                       \
+    } while (0)
+
+/* One level for 16 rows of column-major values from xr (row q's feature f at xr[f * ld + q]):
+ * the top LOAD_LEVELS levels read their few columns whole and pick per row; deeper levels
+ * gather. */
+#define STEPC16(at, xr)                                                                         \
+    do {                                                                                        \
+        __m512i in_ = _mm512_setzero_si512(), co_ = in_;                                        \
+        __m512 th_, x_;                                                                         \
+        SPLITS16(at, th_, co_, in_);                                                            \
+        if (l == 0)                                                                             \
+            x_ = _mm512_loadu_ps(xr + co[0]);                                                   \
+        else if (l == 1)                                                                        \
+            x_ = _mm512_mask_blend_ps(_mm512_cmpeq_epi32_mask(at, two), _mm512_loadu_ps(xr + co[1]), \
+                                      _mm512_loadu_ps(xr + co[2]));                             \
+        else if (l == 2) {                                                                      \
+            __m512i j_ = _mm512_sub_epi32(at, three);                                           \
+            __mmask16 b0_ = _mm512_test_epi32_mask(j_, one), b1_ = _mm512_test_epi32_mask(j_, two); \
+            x_ = _mm512_mask_blend_ps(                                                          \
+                b1_, _mm512_mask_blend_ps(b0_, _mm512_loadu_ps(xr + co[3]), _mm512_loadu_ps(xr + co[4])), \
+                _mm512_mask_blend_ps(b0_, _mm512_loadu_ps(xr + co[5]), _mm512_loadu_ps(xr + co[6]))); \
+        } else                                                                                  \
+            x_ = _mm512_i32gather_ps(_mm512_add_epi32(co_, lane), xr, 4);                       \
+        __mmask16 right_ = _mm512_cmp_ps_mask(x_, th_, _CMP_GT_OQ);                             \
+        if (has_nan)                                                                            \
+            right_ |= _mm512_cmp_ps_mask(x_, x_, _CMP_UNORD_Q) &                                \
+                      _mm512_test_epi32_mask(in_, drbit);                                       \
+        at = _mm512_add_epi32(_mm512_add_epi32(at, at), one);                                   \
+        at = _mm512_mask_add_epi32(at, right_, at, one);                                        \
+    } while (0)
+
+/* complete_leaves16 over B column-major rows: row r's feature f at x[f * ld + r] (f * ld + 15
+ * fits in int32, see gv_tree_pack_cols_ok).  No row-major copy. */
+AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d, const float *x,
+                                         size_t ld, size_t B, int has_nan, int32_t *leaf)
+{
+    const uint32_t *info = p->cinfo + p->coff[t];
+    const float *thr = p->cthr + p->coff[t];
+    const int32_t *lf = p->cleaf + p->coff[t] + t;
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i fmask = _mm512_set1_epi32(0x7FFFFFFF), one = _mm512_set1_epi32(1);
+    const __m512i two = _mm512_set1_epi32(2), three = _mm512_set1_epi32(3), c31 = _mm512_set1_epi32(31);
+    const __m512i drbit = _mm512_set1_epi32((int)CDR_BIT), ldv = _mm512_set1_epi32((int)ld);
+    const __m512i base = _mm512_set1_epi32((1 << d) - 1);
+    const __m512i I0 = _mm512_loadu_si512(info), I1 = _mm512_loadu_si512(info + 16);
+    const __m512i I5a = _mm512_loadu_si512(info + 31), I5b = _mm512_loadu_si512(info + 47);
+    const __m512 T0 = _mm512_loadu_ps(thr), T1 = _mm512_loadu_ps(thr + 16);
+    const __m512 T5a = _mm512_loadu_ps(thr + 31), T5b = _mm512_loadu_ps(thr + 47);
+    const __m512i C0 = _mm512_mullo_epi32(_mm512_and_si512(I0, fmask), ldv);
+    const __m512i C1 = _mm512_mullo_epi32(_mm512_and_si512(I1, fmask), ldv);
+    const __m512i C5a = _mm512_mullo_epi32(_mm512_and_si512(I5a, fmask), ldv);
+    const __m512i C5b = _mm512_mullo_epi32(_mm512_and_si512(I5b, fmask), ldv);
+    size_t co[7] = {0};
+    for (size_t k = 0; k < 7 && k + 1 < ((size_t)1 << d); k++) co[k] = (info[k] & FEATURE_MASK) * ld;
+    size_t r = 0;
+    for (; r + 64 <= B; r += 64) {
+        const float *xr = x + r;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        for (int l = 0; l < d; l++) {
+            STEPC16(a0, xr);
+            STEPC16(a1, xr + 16);
+            STEPC16(a2, xr + 32);
+            STEPC16(a3, xr + 48);
+        }
+        _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 16, _mm512_i32gather_epi32(_mm512_sub_epi32(a1, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 32, _mm512_i32gather_epi32(_mm512_sub_epi32(a2, base), (const void *)lf, 4));
+        _mm512_storeu_si512(leaf + r + 48, _mm512_i32gather_epi32(_mm512_sub_epi32(a3, base), (const void *)lf, 4));
+    }
+    for (; r + 16 <= B; r += 16) {
+        const float *xr = x + r;
+        __m512i a0 = _mm512_setzero_si512();
+        for (int l = 0; l < d; l++) STEPC16(a0, xr);
+        _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
+    }
+    for (; r < B; r++) {
+        uint32_t i = 0;
+        for (int l = 0; l < d; l++) {
+            float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
+            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
+        }
+        leaf[r] = lf[i - (((uint32_t)1 << d) - 1)];
+    }
+}
+#undef STEPC16
+#undef SPLITS16
 #endif
+
+int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F)
+{
+#ifdef GV_PACK_AVX512
+    /* the largest offset, (F - 1) * n_rows + 15, fits in int32 */
+    if (!p->simd || n_rows == 0 || F > (size_t)INT32_MAX / (n_rows + 16)) return 0;
+    for (size_t t = 0; t < p->n_trees; t++)
+        if (p->coff[t] == SIZE_MAX) return 0;
+    return 1;
+#else
+    (void)p, (void)n_rows, (void)F;
+    return 0;
+#endif
+}
+
+void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld,
+                              size_t B, int has_nan, int32_t *leaf)
+{
+#ifdef GV_PACK_AVX512
+    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf);
+#else
+    (void)p, (void)t, (void)x, (void)ld, (void)B, (void)has_nan, (void)leaf;
+#endif
+}
 
 /* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
  * NaN among the values, x > threshold alone decides. */

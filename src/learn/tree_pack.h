@@ -44,6 +44,9 @@ const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *tr
  * read once, in order).  Returns nonzero when a value is NaN. */
 int gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs);
 
+/* Whether a value of rows [r0, r0 + B) of dense dataset d is NaN. */
+int gv_cols_has_nan(const grove_dataset *d, size_t r0, size_t B);
+
 /* The leaf (node index in tree t) each of B rows reaches: row r's raw values are
  * xs[r * F .. r * F + F), and it is row r0 + r of d (for a tree that is not compiled).  Tree t
  * must not be NULL.  has_nan: whether a value in xs may be NaN (gv_rows_gather's result; 0
@@ -51,6 +54,13 @@ int gv_rows_gather(const grove_dataset *d, size_t r0, size_t B, float *xs);
  * overlapping. */
 void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
                          const grove_dataset *d, size_t r0, int has_nan, int32_t *leaf);
+/* Whether gv_tree_pack_leaves_cols serves every tree of the pack on a dense dataset of n_rows
+ * rows and F features (each tree complete, the CPU with AVX-512, offsets within int32). */
+int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F);
+/* gv_tree_pack_leaves on column-major values, without a row-major copy: row r's feature f at
+ * x[f * ld + r] (x = the dataset's values + r0, ld = its rows).  Only where cols_ok. */
+void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld,
+                              size_t B, int has_nan, int32_t *leaf);
 /* The same for one row. */
 size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
                          size_t i);
