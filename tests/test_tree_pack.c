@@ -5,8 +5,9 @@
  *  - Tree level: for every tree of 17 trained ensembles (forest, extra-trees, bagging, the
  *    AdaBoost family with stumps and trees, gbdt), on data with missing values and categorical
  *    features (trees that stay uncompiled), gv_tree_pack_leaves over blocks of every length
- *    1..GV_PREDICT_BLOCK (with and without the missing-value rule where no value is NaN) and
- *    gv_tree_pack_leaf reach exactly gv_tree_leaf's leaf.
+ *    1..GV_PREDICT_BLOCK (with and without the missing-value rule where no value is NaN, with
+ *    and without AVX-512, on the row-major copy and on the dataset's columns) and
+ *    gv_tree_pack_leaf reach exactly gv_tree_leaf's leaf; gv_tree_pack_add_cols adds its value.
  *  - Model level: grove_model_predict (predict_block, 1 and 2 threads) and
  *    grove_model_predict_rounds equal predict_row / predict_row_rounds bit for bit (for
  *    bagging and boosting the row path is gv_tree_leaf's walk member by member), including
@@ -66,6 +67,7 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     float *xs = malloc(N * F * sizeof *xs);
     const int nan = gv_rows_gather(d, 0, N, xs);
     static int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK], lc[GV_PREDICT_BLOCK], lcn[GV_PREDICT_BLOCK];
+    static double sums[GV_PREDICT_BLOCK];
     size_t bad = 0;
     /* with the CPU's vector walk where it has one, then without */
     for (int pass = 0; pass < 2; pass++, gv_tree_pack_set_simd(p, 0)) {
@@ -84,6 +86,11 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
                     gv_tree_pack_leaves_cols(p, t, d->values + r0, N, len, gv_cols_has_nan(d, r0, len), lc);
                     gv_tree_pack_leaves_cols(p, t, d->values + r0, N, len, 1, lcn);
                     for (size_t r = 0; r < len; r++) bad += (lc[r] != leaf[r]) + (lcn[r] != leaf[r]);
+                    /* the leaves' values added in the walk */
+                    for (size_t r = 0; r < len; r++) sums[r] = 0.5;
+                    gv_tree_pack_add_cols(p, t, d->values + r0, N, len, gv_cols_has_nan(d, r0, len), sums, lc);
+                    for (size_t r = 0; r < len; r++)
+                        bad += sums[r] != 0.5 + trees[t]->values[(size_t)leaf[r] * (size_t)trees[t]->n_outputs];
                     n_cols_checked_ += len;
                 }
                 for (size_t r = 0; r < len; r++) {

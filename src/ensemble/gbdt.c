@@ -225,6 +225,10 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
         for (size_t t = 0; t < rounds; t++)
             for (size_t g = 0; g < G; g++) {
                 const double *v = b->trees[t * G + g]->values;
+                if (cols && G == 1) { /* the leaves' values added in the walk */
+                    gv_tree_pack_add_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, s, leaf);
+                    continue;
+                }
                 if (cols)
                     gv_tree_pack_leaves_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, leaf);
                 else

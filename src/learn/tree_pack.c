@@ -75,6 +75,7 @@ struct gv_tree_pack {
     float *cthr;
     uint32_t *cinfo;       /* the feature | CDR_BIT when the split sends missing values right */
     int32_t *cleaf;
+    double *cval;          /* beside cleaf: the leaf's value, for a tree of one output (else 0) */
     int simd;              /* walk complete trees with AVX-512 (the CPU has it) */
 };
 
@@ -90,6 +91,7 @@ void gv_tree_pack_free(gv_tree_pack *p)
     gv_free(p->cthr);
     gv_free(p->cinfo);
     gv_free(p->cleaf);
+    gv_free(p->cval);
     gv_free(p);
 }
 
@@ -100,6 +102,7 @@ static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i,
     const gv_tree_node *nd = &t->nodes[k];
     if (rest == 0) {
         p->cleaf[loff + i - d_splits] = (int32_t)k;
+        p->cval[loff + i - d_splits] = t->n_outputs == 1 ? t->values[k] : 0.0;
         return;
     }
     if (nd->type == GV_NODE_LEAF) { /* padding: both sides reach the leaf */
@@ -160,7 +163,8 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
     p->cinfo = gv_calloc(ctotal + TABLE, sizeof *p->cinfo);
     p->cthr = gv_calloc(ctotal + TABLE, sizeof *p->cthr);
     p->cleaf = gv_malloc_array(ctotal + n + 1, sizeof *p->cleaf);
-    if (!p->nodes || !p->cfeat || !p->cthr || !p->cinfo || !p->cleaf) {
+    p->cval = gv_calloc(ctotal + n + TABLE, sizeof *p->cval);
+    if (!p->nodes || !p->cfeat || !p->cthr || !p->cinfo || !p->cleaf || !p->cval) {
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
@@ -477,11 +481,36 @@ AVX512_FN static void complete_leaves16(const gv_tree_pack *p, size_t t, int d, 
         at = _mm512_mask_add_epi32(at, right_, at, one);                                        \
     } while (0)
 
-/* complete_leaves16 over B column-major rows: row r's feature f at x[f * ld + r] (f * ld + 15
- * fits in int32, see gv_tree_pack_cols_ok).  No row-major copy. */
-AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d, const float *x,
-                                         size_t ld, size_t B, int has_nan, int32_t *leaf)
+/* s[0..16) += the values of the leaf slots `slot` of a complete tree of depth d (cv: its
+ * slots' values): a tree at most 6 deep picks them from its 64 slots by permutes. */
+AVX512_FN static inline void add16(__m512i slot, int d, const double *cv, double *s)
 {
+    __m512i ix[2] = {_mm512_cvtepu32_epi64(_mm512_castsi512_si256(slot)),
+                     _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(slot, 1))};
+    for (int h = 0; h < 2; h++) {
+        __m512d v;
+        if (d <= 6) {
+            const __m512i b4 = _mm512_set1_epi64(16), b5 = _mm512_set1_epi64(32);
+            __mmask8 m4 = _mm512_test_epi64_mask(ix[h], b4), m5 = _mm512_test_epi64_mask(ix[h], b5);
+            __m512d p0 = _mm512_permutex2var_pd(_mm512_loadu_pd(cv), ix[h], _mm512_loadu_pd(cv + 8));
+            __m512d p1 = _mm512_permutex2var_pd(_mm512_loadu_pd(cv + 16), ix[h], _mm512_loadu_pd(cv + 24));
+            __m512d p2 = _mm512_permutex2var_pd(_mm512_loadu_pd(cv + 32), ix[h], _mm512_loadu_pd(cv + 40));
+            __m512d p3 = _mm512_permutex2var_pd(_mm512_loadu_pd(cv + 48), ix[h], _mm512_loadu_pd(cv + 56));
+            v = _mm512_mask_blend_pd(m5, _mm512_mask_blend_pd(m4, p0, p1), _mm512_mask_blend_pd(m4, p2, p3));
+        } else {
+            v = _mm512_i64gather_pd(ix[h], cv, 8);
+        }
+        _mm512_storeu_pd(s + 8 * h, _mm512_add_pd(_mm512_loadu_pd(s + 8 * h), v));
+    }
+}
+
+/* complete_leaves16 over B column-major rows: row r's feature f at x[f * ld + r] (f * ld + 15
+ * fits in int32, see gv_tree_pack_cols_ok).  No row-major copy.  With s (a tree of one output),
+ * s[r] += the leaf's value instead of storing the leaves. */
+AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d, const float *x,
+                                         size_t ld, size_t B, int has_nan, int32_t *leaf, double *s)
+{
+    const double *cv = p->cval + p->coff[t] + t;
     const uint32_t *info = p->cinfo + p->coff[t];
     const float *thr = p->cthr + p->coff[t];
     const int32_t *lf = p->cleaf + p->coff[t] + t;
@@ -510,6 +539,13 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
             STEPC16(a2, xr + 32);
             STEPC16(a3, xr + 48);
         }
+        if (s) {
+            add16(_mm512_sub_epi32(a0, base), d, cv, s + r);
+            add16(_mm512_sub_epi32(a1, base), d, cv, s + r + 16);
+            add16(_mm512_sub_epi32(a2, base), d, cv, s + r + 32);
+            add16(_mm512_sub_epi32(a3, base), d, cv, s + r + 48);
+            continue;
+        }
         _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
         _mm512_storeu_si512(leaf + r + 16, _mm512_i32gather_epi32(_mm512_sub_epi32(a1, base), (const void *)lf, 4));
         _mm512_storeu_si512(leaf + r + 32, _mm512_i32gather_epi32(_mm512_sub_epi32(a2, base), (const void *)lf, 4));
@@ -519,7 +555,10 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
         const float *xr = x + r;
         __m512i a0 = _mm512_setzero_si512();
         for (int l = 0; l < d; l++) STEPC16(a0, xr);
-        _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
+        if (s)
+            add16(_mm512_sub_epi32(a0, base), d, cv, s + r);
+        else
+            _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
     }
     for (; r < B; r++) {
         uint32_t i = 0;
@@ -527,7 +566,11 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
             float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
             i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
         }
-        leaf[r] = lf[i - (((uint32_t)1 << d) - 1)];
+        i -= ((uint32_t)1 << d) - 1;
+        if (s)
+            s[r] += cv[i];
+        else
+            leaf[r] = lf[i];
     }
 }
 #undef STEPC16
@@ -548,11 +591,26 @@ int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F)
 #endif
 }
 
+void gv_tree_pack_add_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld, size_t B,
+                           int has_nan, double *s, int32_t *leaf)
+{
+#ifdef GV_PACK_AVX512
+    if (p->trees[t]->n_outputs == 1) {
+        complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, NULL, s);
+        return;
+    }
+    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
+    for (size_t r = 0; r < B; r++) s[r] += p->trees[t]->values[(size_t)leaf[r] * (size_t)p->trees[t]->n_outputs];
+#else
+    (void)p, (void)t, (void)x, (void)ld, (void)B, (void)has_nan, (void)s, (void)leaf;
+#endif
+}
+
 void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld,
                               size_t B, int has_nan, int32_t *leaf)
 {
 #ifdef GV_PACK_AVX512
-    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf);
+    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
 #else
     (void)p, (void)t, (void)x, (void)ld, (void)B, (void)has_nan, (void)leaf;
 #endif

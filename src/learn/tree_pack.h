@@ -61,6 +61,11 @@ int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F);
  * x[f * ld + r] (x = the dataset's values + r0, ld = its rows).  Only where cols_ok. */
 void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld,
                               size_t B, int has_nan, int32_t *leaf);
+/* s[r] += tree t's value (its first output) at the leaf row r reaches, for the B rows of
+ * gv_tree_pack_leaves_cols, in row order; fused into the walk for a tree of one output.  leaf:
+ * room for B entries.  Only where cols_ok. */
+void gv_tree_pack_add_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld, size_t B,
+                           int has_nan, double *s, int32_t *leaf);
 /* The same for one row. */
 size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
                          size_t i);
