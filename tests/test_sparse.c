@@ -236,15 +236,40 @@ static void test_huge_index(void)
          * 4, index 7 (no value in training) and 3000000 (beyond) are dropped */
         const char *other = write_file("huge2.svm", "0 7:3 2000011:1\n1 1:0.5 3:1 3000000:1\n");
         grove_dataset *e = NULL;
+        double o2[4] = {0};
         CHECK_OK(grove_dataset_load(other, p, grove_model_schema(m), &e));
         if (e) {
             CHECK_EQ_INT(e->schema->n_features, 5);
             CHECK(gv_value(e, 4, 0) == 1.0f && gv_value(e, 0, 1) == 0.5f);
             CHECK(strstr(e->warning, "index 3000000") != NULL);
-            double o2[4];
             CHECK_OK(grove_model_predict(m, e, 1, o2, 4));
             CHECK(o2[0] == out[2] && o2[2] == out[0]);
         }
+        /* saved, the model keeps only the features its split reads (issue 16), and the file
+         * read back with the saved model's schema predicts the same */
+        char *buf = NULL;
+        size_t len = 0;
+        grove_model *back = NULL;
+        CHECK_OK(grove_model_to_buffer(m, &buf, &len));
+        if (buf) CHECK_OK(grove_model_from_buffer(buf, len, &back));
+        if (back) {
+            const grove_schema *bs = grove_model_schema(back);
+            CHECK_EQ_INT(grove_schema_n_features(bs), 1);
+            CHECK_EQ_INT(grove_schema_n_columns(bs), 2000011);
+            grove_dataset *e2 = NULL;
+            CHECK_OK(grove_dataset_load(other, p, bs, &e2));
+            double o3[4];
+            if (e2) CHECK_OK(grove_model_predict(back, e2, 1, o3, 4));
+            if (e2) CHECK(!memcmp(o3, o2, sizeof o3));
+            grove_dataset_free(e2);
+            char *buf2 = NULL;
+            size_t len2 = 0;
+            CHECK_OK(grove_model_to_buffer(back, &buf2, &len2));
+            CHECK(len2 == len && buf2 && !memcmp(buf, buf2, len));
+            grove_string_free(buf2);
+        }
+        grove_model_free(back);
+        grove_string_free(buf);
         grove_dataset_free(e);
         remove(other);
         grove_model_free(m);

@@ -236,13 +236,29 @@ class Model:
         check(lib.grove_model_oob(self.handle, ctypes.byref(e), ctypes.byref(n)))
         return e.value, n.value
 
+    def n_columns(self):
+        """The width of the data the model reads (its features are some of these columns when
+        it was trained on a sparse matrix or LIBSVM file; see feature_columns)."""
+        return lib.grove_schema_n_columns(self.schema)
+
+    def feature_columns(self):
+        s = self.schema
+        return np.array([lib.grove_schema_feature_column(s, f)
+                         for f in range(lib.grove_schema_n_features(s))], dtype=np.int64)
+
     def importance(self, kind="impurity", data=None, seed=0, n_threads=0):
+        """One importance per column of the data (0 for a column the model has no feature of)."""
         p = lib.grove_schema_n_features(self.schema)
         out = np.empty(p, dtype=np.float64)
         check(lib.grove_model_importance(self.handle, kind.encode(),
                                          data.handle if data else None, seed, n_threads,
                                          out.ctypes.data_as(_DP), p))
-        return out
+        width = self.n_columns()
+        if width == p:
+            return out
+        full = np.zeros(width, dtype=np.float64)
+        full[self.feature_columns()] = out
+        return full
 
     def info(self):
         p = ctypes.c_void_p()

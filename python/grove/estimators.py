@@ -245,7 +245,7 @@ class _GroveBase(BaseEstimator):
             except ValueError:
                 self.classes_ = np.array(names, dtype=object)
         self._model = m
-        self.n_features_in_ = len(m.feature_names())
+        self.n_features_in_ = m.n_columns()
         self._categories = {}
         return self
 

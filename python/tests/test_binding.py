@@ -281,6 +281,21 @@ def test_scipy_sparse_matches_dense_and_scales_with_nonzeros():
     clf = g.RandomForestClassifier(n_estimators=3, random_state=0).fit(W, yw)
     assert clf.n_features_in_ == width
     assert clf.predict(W[:5]).shape == (5,)
+    # compact features (issue 16): only the columns that hold a value are features, and the
+    # model's file keeps those its splits read; reloaded, it reads the full-width matrix (and
+    # dense rows) and predicts the same; importances come per column
+    assert clf.feature_importances_.shape == (width,)
+    clf2 = pickle.loads(pickle.dumps(clf))
+    assert len(clf2._model.feature_names()) < len(clf._model.feature_names()) <= len(set(W.indices))
+    assert clf2.n_features_in_ == width
+    assert clf2.predict_proba(W).tobytes() == clf.predict_proba(W).tobytes()
+    np.testing.assert_allclose(clf2.feature_importances_, clf.feature_importances_, atol=1e-12)
+    assert clf2.model_bytes() == clf.model_bytes()
+    assert (clf2.predict_proba(W[:2].toarray()) == clf.predict_proba(W[:2])).all()
+    for est in (g.GradientBoostingClassifier(n_estimators=3), g.DecisionTreeClassifier()):
+        a = est.fit(W, yw)
+        b = pickle.loads(pickle.dumps(a))
+        assert b.predict_proba(W).tobytes() == a.predict_proba(W).tobytes()
 
 
 def test_cascade_detect_like_opencv_and_train(tmp_path):

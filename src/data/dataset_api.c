@@ -328,6 +328,17 @@ int grove_schema_is_categorical(const grove_schema *schema, size_t feature)
     return bad_feature(schema, feature, __func__) ? 0 : schema->is_categorical[feature];
 }
 
+size_t grove_schema_n_columns(const grove_schema *schema)
+{
+    return null_arg(schema, __func__) ? 0 : gv_schema_width(schema);
+}
+
+size_t grove_schema_feature_column(const grove_schema *schema, size_t feature)
+{
+    if (bad_feature(schema, feature, __func__)) return 0;
+    return schema->feature_ids ? schema->feature_ids[feature] : feature;
+}
+
 size_t grove_schema_n_classes(const grove_schema *schema)
 {
     if (null_arg(schema, __func__) || schema->task != GROVE_CLASSIFICATION) return 0;

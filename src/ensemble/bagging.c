@@ -740,8 +740,10 @@ static json_t *bagging_to_json(const void *impl)
         bad |= json_array_append_new(err, oob_error_json(b->oob_error[t])) != 0;
         bad |= json_array_append_new(cnt, json_integer((json_int_t)b->oob_n[t])) != 0;
     }
+    /* a feature no split reads (dropped from a compact model's file) has importance 0 */
     for (size_t f = 0; !bad && b->oob_importance && f < b->n_features; f++)
-        bad |= json_array_append_new(imp, json_real(b->oob_importance[f])) != 0;
+        if (gv_feature_out((int32_t)f) >= 0)
+            bad |= json_array_append_new(imp, json_real(b->oob_importance[f])) != 0;
     if (!bad) {
         bad |= json_object_set_new(o, "mode", json_string(mode_names[b->mode])) != 0;
         bad |= json_object_set_new(o, "vote", json_string(vote_names[b->vote])) != 0;

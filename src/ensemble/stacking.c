@@ -543,6 +543,7 @@ fail:
 
 static grove_status stacking_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
+    if (ctx->reads_all) *ctx->reads_all = 1; /* every feature, not only split ones */
     const gv_stacking *s = impl;
     size_t K = s->n_classes ? (size_t)s->n_classes : 1;
     if (K != n_outputs)

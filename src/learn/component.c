@@ -39,6 +39,12 @@ json_t *gv_component_summary(const gv_component *c)
     return c->vt->summary ? c->vt->summary(c->impl) : json_pack("{s:s}", "kind", c->vt->kind);
 }
 
+static _Thread_local const int32_t *feature_map;
+
+void gv_feature_map_set(const int32_t *map) { feature_map = map; }
+const int32_t *gv_feature_map(void) { return feature_map; }
+int32_t gv_feature_out(int32_t f) { return feature_map && f >= 0 ? feature_map[f] : f; }
+
 json_t *gv_component_to_json(const gv_component *c)
 {
     json_t *fields = c->vt->to_json(c->impl), *obj = json_object();

@@ -29,7 +29,21 @@ typedef struct gv_model_ctx {
     unsigned char *mark_used;     /* NULL, or (the writer's check) [n_features] where a tree marks
                                    * each feature a numeric split reads: only those bin mappers
                                    * are written (format 1.2) */
+    unsigned char *mark_read;     /* NULL, or (the writer's check) [n_features] where a tree marks
+                                   * each feature any split reads */
+    int *reads_all;               /* NULL, or set to 1 by a component that reads every feature (a
+                                   * linear model, an mlp, stacking's passthrough): a model with
+                                   * compact features keeps only the features its splits read
+                                   * when none does (model_json.c) */
 } gv_model_ctx;
+
+/* While the calling thread writes a model that keeps only some of its features
+ * (model_json.c), feature f is written as map[f] (-1: dropped, never read by what is written);
+ * map NULL: as itself.  Components write every feature index through gv_feature_out. */
+void gv_feature_map_set(const int32_t *map);
+int32_t gv_feature_out(int32_t f);
+/* The map in force (NULL: none). */
+const int32_t *gv_feature_map(void);
 
 typedef struct gv_component_vt {
     const char *kind; /* the "kind" written in model files: "tree", ... */

@@ -442,6 +442,7 @@ static grove_status logistic_validate(const void *impl, const grove_schema *sche
 static grove_status logistic_check(const void *impl, const gv_model_ctx *ctx,
                                    size_t n_outputs)
 {
+    if (ctx->reads_all) *ctx->reads_all = 1; /* every feature, not only split ones */
     (void)ctx; /* reads raw values: no relation to the bin mappers */
     return gv_linear_model_check(&((const gv_logistic *)impl)->lm, n_outputs);
 }

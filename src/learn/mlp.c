@@ -575,6 +575,7 @@ fail:
 
 static grove_status mlp_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
 {
+    if (ctx->reads_all) *ctx->reads_all = 1; /* every feature, not only split ones */
     (void)ctx; /* reads raw values: no relation to the bin mappers */
     const gv_mlp *m = impl;
     if (m->n_out != n_outputs)

@@ -446,6 +446,7 @@ static grove_status perceptron_validate(const void *impl, const grove_schema *sc
 static grove_status perceptron_check(const void *impl, const gv_model_ctx *ctx,
                                      size_t n_outputs)
 {
+    if (ctx->reads_all) *ctx->reads_all = 1; /* every feature, not only split ones */
     (void)ctx; /* reads raw values: no relation to the bin mappers */
     return gv_linear_model_check(&((const gv_perceptron *)impl)->lm, n_outputs);
 }

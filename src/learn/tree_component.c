@@ -69,7 +69,7 @@ static json_t *tree_to_json(const void *impl)
     for (size_t k = 0; k < t->n_nodes && !bad; k++) {
         gv_tree_node n = canonical_node(&t->nodes[k]);
         bad |= gv_packed_add_word(&b[F_TYPE], type_names[n.type]);
-        bad |= gv_packed_add_int(&b[F_FEATURE], n.feature);
+        bad |= gv_packed_add_int(&b[F_FEATURE], gv_feature_out(n.feature));
         bad |= gv_packed_add_int(&b[F_DEPTH], n.depth);
         bad |= gv_packed_add_int(&b[F_DEFAULT_LEFT], n.default_left);
         bad |= gv_packed_add_real(&b[F_THRESHOLD], (double)n.threshold);
@@ -255,6 +255,7 @@ static grove_status tree_check(const void *impl, const gv_model_ctx *ctx, size_t
                       t->n_outputs, n_outputs);
     for (size_t k = 0; k < t->n_nodes; k++) {
         const gv_tree_node *n = &t->nodes[k];
+        if (ctx->mark_read && n->type != GV_NODE_LEAF) ctx->mark_read[n->feature] = 1;
         if (n->type != GV_NODE_NUM) continue;
         const gv_bin_mapper *b = &ctx->mappers[n->feature];
         const char *name = ctx->schema->feature_names[n->feature];

@@ -713,10 +713,17 @@ static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes)
         P);
     out(b, g, " * x: one row of %zu values (batch: n_rows rows, row-major), in this order:\n",
         s->n_features);
+    if (s->feature_ids)
+        out(b, g, " * (compact features: these are columns of %zu-wide data, the only ones the\n"
+                  " * model reads; pass those values, each at its x[] position)\n", s->n_columns);
     for (size_t f = 0; f < s->n_features; f++) {
         cname(s->feature_names[f], nm);
         if (!s->is_categorical[f]) {
-            out(b, g, " *   x[%zu] %s (numeric)\n", f, nm);
+            if (s->feature_ids)
+                out(b, g, " *   x[%zu] %s (numeric; column %lu of the data)\n", f, nm,
+                    (unsigned long)s->feature_ids[f]);
+            else
+                out(b, g, " *   x[%zu] %s (numeric)\n", f, nm);
             continue;
         }
         out(b, g, " *   x[%zu] %s (categorical, the category's code:", f, nm);

@@ -38,6 +38,11 @@ grove_status gv_model_check_head(const grove_model *m);
  * mappers numeric splits read, the reader NULL. */
 grove_status gv_model_check_root(const grove_model *m, int validate_root,
                                  unsigned char *mark_used);
+/* The same, also marking in mark_read ([n_features], zeroed) every feature a split reads and
+ * setting *reads_all when a component reads every feature (learner.h); either may be NULL. */
+grove_status gv_model_check_root_marks(const grove_model *m, int validate_root,
+                                       unsigned char *mark_used, unsigned char *mark_read,
+                                       int *reads_all);
 /* What the components may know of the model around them (learner.h). */
 gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mark_used);
 

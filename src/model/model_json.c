@@ -78,7 +78,8 @@ json_t *gv_model_params_json(const grove_params *p)
     return obj;
 }
 
-json_t *gv_schema_to_json(const grove_schema *s)
+/* The schema; with map (compact features, see model_doc) only the features it keeps. */
+static json_t *schema_json(const grove_schema *s, const int32_t *map)
 {
     json_t *obj = json_object(), *features = json_array();
     int bad = !obj || !features;
@@ -87,6 +88,7 @@ json_t *gv_schema_to_json(const grove_schema *s)
     bad |= gv_json_set_new(obj, "label", json_string(s->label_name));
     bad |= gv_json_set_new(obj, "classes", gv_json_string_array(s->classes.names, s->classes.n));
     for (size_t f = 0; f < s->n_features && !bad; f++) {
+        if (map && map[f] < 0) continue;
         json_t *feat = json_object();
         bad |= gv_json_set_new(feat, "name", json_string(s->feature_names[f]));
         bad |= gv_json_set_new(feat, "type", json_string(s->is_categorical[f] ? "categorical"
@@ -102,7 +104,7 @@ json_t *gv_schema_to_json(const grove_schema *s)
         /* format 1.3: compact features, feature f reading column feature_ids[f] of n_columns */
         gv_buf ids = {0};
         for (size_t f = 0; f < s->n_features && !bad; f++)
-            bad |= gv_packed_add_int(&ids, s->feature_ids[f]) != 0;
+            if (!map || map[f] >= 0) bad |= gv_packed_add_int(&ids, s->feature_ids[f]) != 0;
         bad |= gv_json_set_new(obj, "feature_ids", bad ? NULL : gv_packed_json(&ids));
         bad |= gv_json_set_new(obj, "n_columns", json_integer((json_int_t)s->n_columns));
         gv_buf_free(&ids);
@@ -114,15 +116,18 @@ json_t *gv_schema_to_json(const grove_schema *s)
     return obj;
 }
 
+json_t *gv_schema_to_json(const grove_schema *s) { return schema_json(s, NULL); }
+
 /* The bin mappers: prediction reads raw values, so the cut points serve only to check that every
  * numeric split's threshold is a cut point of its feature; from format 1.2 a numeric feature no
  * split reads is written as {"n_bins": 0} (a stump over 30 features: 192 KB -> 8 KB). */
 static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
-                            const unsigned char *used)
+                            const unsigned char *used, const int32_t *map)
 {
     json_t *a = json_array();
     int bad = !a;
     for (size_t f = 0; f < s->n_features && !bad; f++) {
+        if (map && map[f] < 0) continue;
         const gv_bin_mapper *b = &mappers[f];
         json_t *obj = json_object();
         if (!b->is_categorical && used && !used[f]) {
@@ -151,7 +156,8 @@ static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
 }
 
 /* The document without "crc32", in the order of docs/model-format.md. */
-static json_t *model_to_json(const grove_model *m, const unsigned char *used)
+static json_t *model_to_json(const grove_model *m, const unsigned char *used,
+                             const int32_t *map)
 {
     json_t *doc = json_object(), *version = json_array(), *component = NULL;
     int bad = !doc || !version;
@@ -166,11 +172,14 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used)
     bad |= gv_json_set_new(doc, "n_outputs", json_integer((json_int_t)m->n_outputs));
     bad |= gv_json_set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= gv_json_set_new(doc, "params", gv_model_params_json(m->params));
-    bad |= gv_json_set_new(doc, "schema", gv_schema_to_json(m->schema));
-    bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used));
+    bad |= gv_json_set_new(doc, "schema", schema_json(m->schema, map));
+    bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used, map));
     if (!bad) {
-        /* {"kind": ..., then the component's own fields} */
+        /* {"kind": ..., then the component's own fields}, features renumbered by map */
+        const int32_t *outer = gv_feature_map();
+        gv_feature_map_set(map);
         component = gv_component_to_json(&m->root);
+        gv_feature_map_set(outer);
         bad |= !component || json_object_set(doc, "model", component);
     }
     json_decref(component);
@@ -209,19 +218,49 @@ static grove_status model_doc(const grove_model *m, int with_crc, json_t **out)
 {
     *out = NULL;
     grove_status st;
-    /* the root check marks the features numeric splits read */
-    unsigned char *mark_used = gv_calloc(m->schema ? m->schema->n_features + 1 : 1, 1);
-    if (!mark_used) return gv_err_nomem("the model's JSON");
-    if ((st = gv_model_check_head(m)) != GROVE_OK || (st = gv_model_check_strings(m)) != GROVE_OK ||
-        (st = gv_model_check_root(m, 1, mark_used)) != GROVE_OK) {
+    /* the root check marks the features numeric splits read, and for a model with compact
+     * features (schema feature_ids) those any split reads */
+    const size_t F = m->schema ? m->schema->n_features : 0;
+    const int compact = m->schema && m->schema->feature_ids;
+    unsigned char *mark_used = gv_calloc(F + 1, 1);
+    unsigned char *mark_read = compact ? gv_calloc(F + 1, 1) : NULL;
+    int32_t *map = NULL;
+    int reads_all = 0;
+    if (!mark_used || (compact && !mark_read)) {
         gv_free(mark_used);
+        gv_free(mark_read);
+        return gv_err_nomem("the model's JSON");
+    }
+    if ((st = gv_model_check_head(m)) != GROVE_OK || (st = gv_model_check_strings(m)) != GROVE_OK ||
+        (st = gv_model_check_root_marks(m, 1, mark_used, mark_read, &reads_all)) != GROVE_OK) {
+        gv_free(mark_used);
+        gv_free(mark_read);
         if (st != GROVE_ERR_MODEL) return st; /* NOMEM, or DATA: a name that is not UTF-8 */
         /* Our own trainer built it: an invalid model is a bug, not bad input. */
         gv_err_prefix("cannot write an invalid model");
         return GROVE_ERR_INTERNAL;
     }
-    json_t *doc = model_to_json(m, mark_used);
+    /* Models store only the features they use (issue 16): a model with compact features whose
+     * components read features only through splits keeps those (at least one), renumbered in
+     * order; the others, never read, are left out of its schema, bins and components. */
+    if (compact && !reads_all) {
+        size_t kept = 0;
+        for (size_t f = 0; f < F; f++) kept += mark_read[f] != 0;
+        if (kept == 0) mark_read[0] = 1, kept = 1;
+        if (kept < F && (map = gv_malloc_array(F, sizeof *map)) != NULL) {
+            int32_t next = 0;
+            for (size_t f = 0; f < F; f++) map[f] = mark_read[f] ? next++ : -1;
+        }
+        if (kept < F && !map) {
+            gv_free(mark_used);
+            gv_free(mark_read);
+            return gv_err_nomem("the model's JSON");
+        }
+    }
+    gv_free(mark_read);
+    json_t *doc = model_to_json(m, mark_used, map);
     gv_free(mark_used);
+    gv_free(map);
     if (!doc) return gv_err_nomem("the model's JSON");
     if (!with_crc) {
         *out = doc;
