@@ -20,28 +20,37 @@ static const double odd_values[] = {0.0, 1.0, -1.0, NAN, INFINITY, -INFINITY, 1e
                                     0.5, 3.0, 1e-310, 65536.0};
 #define N_ODD (sizeof odd_values / sizeof odd_values[0])
 
-/* Predicts N_ODD rows; row r holds odd_values[(r + f) % N_ODD] in feature f (a category code
- * for a categorical feature: the value's integer part when it is one, else missing). */
+/* Predicts N_ODD rows; row r holds odd_values[(r + c) % N_ODD] in column c (a category code
+ * for a categorical feature's column: the value's integer part when it is one, else missing).
+ * The rows are as wide as the data the schema reads (grove_schema_n_columns: wider than its
+ * features when it has compact features). */
 static void predict_odd_rows(const grove_model *model)
 {
     const grove_schema *s = grove_model_schema(model);
-    size_t nf = grove_schema_n_features(s);
-    if (nf > 100000) return;
-    double *x = malloc((nf ? nf : 1) * N_ODD * sizeof *x);
-    if (!x) return;
+    size_t nf = grove_schema_n_features(s), width = grove_schema_n_columns(s);
+    if (width > 100000) return;
+    double *x = malloc((width ? width : 1) * N_ODD * sizeof *x);
+    unsigned char *cat = calloc(width ? width : 1, 1);
+    if (!x || !cat) {
+        free(x);
+        free(cat);
+        return;
+    }
+    for (size_t f = 0; f < nf; f++)
+        if (grove_schema_is_categorical(s, f)) cat[grove_schema_feature_column(s, f)] = 1;
     for (size_t r = 0; r < N_ODD; r++)
-        for (size_t f = 0; f < nf; f++) {
-            double v = odd_values[(r + f) % N_ODD];
-            if (grove_schema_is_categorical(s, f) && !(v >= 0 && v < 1e6 && v == floor(v)))
-                v = NAN;
-            x[r * nf + f] = v;
+        for (size_t c = 0; c < width; c++) {
+            double v = odd_values[(r + c) % N_ODD];
+            if (cat[c] && !(v >= 0 && v < 1e6 && v == floor(v))) v = NAN;
+            x[r * width + c] = v;
         }
     grove_dataset *ds = NULL;
-    if (grove_dataset_from_array(x, GROVE_FLOAT64, N_ODD, nf, NULL, NULL, NULL, NULL, s, &ds) ==
+    if (grove_dataset_from_array(x, GROVE_FLOAT64, N_ODD, width, NULL, NULL, NULL, NULL, s, &ds) ==
         GROVE_OK)
         fuzz_predict(model, ds);
     grove_dataset_free(ds);
     free(x);
+    free(cat);
 }
 
 static void use_model(grove_model *model)
