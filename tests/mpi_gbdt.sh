@@ -5,7 +5,10 @@
 # be the one-process model up to the exact-sum grid: the same tree shapes, split features and
 # thresholds, and predictions within 1e-9.  Cases: logistic with validation-file early stopping,
 # squared with per-tree and per-node column sampling, softmax over 10 classes, and a bin sample
-# smaller than the data (the sampled rows gathered from their ranks), subsample < 1.  Then a shard that fails
+# smaller than the data (the sampled rows gathered from their ranks), subsample < 1, the
+# absolute, huber and exponential objectives (exact distributed medians and line search),
+# train_metric (logloss-type sums and the AUC) with early stopping at one process's best round,
+# and --log's file (the same bytes for 1-4 ranks).  Then a shard that fails
 # to parse: every rank exits 2, the message names the rank, the file and its own line, and no
 # model is written.  GROVE_MPIRUN: the launcher with its options (from ctest).
 source "$(dirname "$0")/lib_mpi.sh"
@@ -19,6 +22,35 @@ run_case softmax "$D/digits_train.csv" -a gbdt -r 4 --set max_depth=3
 # subsample: each row's draw keyed by its global row number (stream GV_STREAM_GBDT_ROWS)
 run_case subsample "$D/breast_cancer_train.csv" -a gbdt -r 20 --set subsample=0.6 \
   --set learning_rate=0.5 --set colsample_bytree=0.8
+# objectives whose leaves or base are medians (absolute: each leaf's weighted median of the
+# residuals, huber: the label median) or a line search (exponential): exact over the ranks
+run_case absolute "$D/boston_housing_train.csv" -a gbdt -r 15 --set objective=absolute \
+  --set subsample=0.7 --valid "$D/boston_housing_test.csv"
+run_case huber "$D/boston_housing_train.csv" -a gbdt -r 15 --set objective=huber --set max_depth=4
+run_case exponential "$D/breast_cancer_train.csv" -a gbdt -r 15 --set objective=exponential \
+  --set colsample_bynode=0.5
+# the training metric (train_metric, --log): sums exact over the ranks, the AUC over all rows
+run_case train_auc "$D/breast_cancer_train.csv" -a gbdt -r 30 --set train_metric=true \
+  --set eval_metric=auc --valid "$D/breast_cancer_test.csv" --set early_stopping_rounds=3 \
+  --set learning_rate=0.5
+run_case train_mlogloss "$D/iris_train.csv" -a gbdt -r 20 --set train_metric=true \
+  --valid "$D/iris_test.csv" --set early_stopping_rounds=2
+for np in 1 2 3 4; do
+  expect_exit 0 "${MPIRUN[@]}" -np $np "$GROVE" train "$D/boston_housing_train.csv" -q -j 1 -a gbdt \
+    -r 10 --set objective=huber --valid "$D/boston_housing_test.csv" --log "$TMP/log.$np" \
+    -o "$TMP/logged.$np" || break
+  checks=$((checks + 1))
+  cmp -s "$TMP/log.1" "$TMP/log.$np" || fail "--log: $np ranks wrote another log than 1 rank"
+done
+checks=$((checks + 1))
+[[ $(wc -l < "$TMP/log.1") -eq 11 && $(head -1 "$TMP/log.1") == t,train_mae,valid_mae ]] ||
+  fail "--log: not 10 rounds of train_mae and valid_mae: $(head -2 "$TMP/log.1")"
+# early stopping on the validation file every rank reads: the same best round as one process
+for name in logistic train_auc train_mlogloss; do
+  checks=$((checks + 1))
+  a=$(grep -o 'kept the best round [0-9]*' "$TMP/$name.plain") b=$(grep -o 'kept the best round [0-9]*' "$TMP/$name.1")
+  [[ -n $a && $a == "$b" ]] || fail "$name: early stopping: one process '$a', ranks '$b'"
+done
 run_case sampled "$D/twonorm_test.csv" -a gbdt -r 10 --set bin_sample=700 --set max_bins=32
 
 # {rank} files: breast_cancer_train.csv cut by hand into 3 files of consecutive rows is the

@@ -3,7 +3,8 @@
  * (every collective the identity); ctest also runs it under mpirun with 2 and 3 ranks (label
  * "mpi", built with -DGROVE_MPI=ON), where rank r contributes values built from r so that every
  * result has a closed form: sum_r (r + 1) k = k N (N + 1) / 2, max_r ..., the gathered blocks
- * are the ranks' own, and a failure on some ranks becomes the lowest failing rank's on all.
+ * are the ranks' own, and a failure on some ranks becomes the lowest failing rank's on all;
+ * the variable all-gather and the exact weighted medians of 4 groups.
  */
 #include "check.h"
 #include "dist/dist.h"
@@ -60,6 +61,60 @@ int main(void)
             CHECK_EQ_INT(all[2 * q], q);
             CHECK_EQ_INT(all[2 * q + 1], 10 * q);
         }
+    }
+
+    /* allgatherv: rank q contributes q + 1 bytes of value q */
+    {
+        unsigned char bytes[16];
+        CHECK(N <= 15);
+        for (int k = 0; k <= r; k++) bytes[k] = (unsigned char)r;
+        void *got = NULL;
+        size_t n = 0;
+        CHECK_OK(gv_dist_allgatherv(bytes, (size_t)r + 1, &got, &n));
+        CHECK_EQ_INT(n, (size_t)N * (N + 1) / 2);
+        const unsigned char *a = got;
+        for (int q = 0, at = 0; q < N; q++)
+            for (int k = 0; k <= q; k++, at++) CHECK_EQ_INT(a[at], q);
+        gv_free(got);
+    }
+
+    /* exact weighted medians of 4 groups: 0: rank q holds q, q + N, q + 2N (weight 1 each):
+     * the values 0 .. 3N-1, lower median ceil(3N / 2) - 1; 1: empty everywhere (stays 42);
+     * 2: only rank 0, -2.5, -0 (-> +0), 7 with weights 1, 1, 5: 7; 3: rank q holds -(q + 1)
+     * with weight q + 1: the smallest -m with 2 (sum of q + 1 over q >= m - 1) >= N (N + 1) / 2 */
+    {
+        double v[8]; /* rank 0: 3 + 3 + 1 values */
+        int64_t cw[8];
+        size_t off[5], n = 0;
+        off[0] = 0;
+        for (int k = 0; k < 3; k++, n++) {
+            v[n] = r + k * N;
+            cw[n] = k + 1;
+        }
+        off[1] = off[2] = n;
+        if (r == 0) {
+            v[n] = -2.5, cw[n++] = 1;
+            v[n] = -0.0, cw[n++] = 2;
+            v[n] = 7, cw[n++] = 7;
+        }
+        off[3] = n;
+        v[n] = -(r + 1), cw[n++] = r + 1;
+        off[4] = n;
+        double med[4] = {-1, 42, -1, -1};
+        gv_dist_median_exact(v, cw, off, 4, med);
+        CHECK(med[0] == (3 * N + 1) / 2 - 1);
+        CHECK(med[1] == 42);
+        CHECK(med[2] == 7);
+        int64_t W = (int64_t)N * (N + 1) / 2, above = 0;
+        int expect = 0;
+        for (int j = N; j >= 1; j--) { /* values -N .. -1 ascending: W(<= -m) = sum_{q >= m-1} */
+            above += j;
+            if (2 * above >= W) {
+                expect = -j;
+                break;
+            }
+        }
+        CHECK(med[3] == expect);
     }
 
     /* agree: all OK -> OK */

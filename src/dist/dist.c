@@ -191,6 +191,131 @@ double gv_dist_sum_exact(const double *v, size_t n)
     return (double)s * q;
 }
 
+grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    int64_t *sizes = gv_malloc_array((size_t)g_size, sizeof *sizes);
+    int64_t mine = (int64_t)n;
+    grove_status st = sizes ? GROVE_OK : gv_err_nomem("an all-gather");
+    if ((st = gv_dist_agree(st)) != GROVE_OK) {
+        gv_free(sizes);
+        return st;
+    }
+    gv_dist_allgather(&mine, sizes, sizeof mine);
+    int64_t total = 0;
+    for (int r = 0; r < g_size; r++) total += sizes[r];
+    if (total > INT32_MAX) {
+        gv_free(sizes);
+        return gv_err(GROVE_ERR_DATA, "an all-gather of %lld bytes: more than MPI's int counts",
+                      (long long)total);
+    }
+    char *buf = gv_malloc(total ? (size_t)total : 1);
+    st = gv_dist_agree(buf ? GROVE_OK : gv_err_nomem("an all-gather"));
+    if (st != GROVE_OK) {
+        gv_free(buf);
+        gv_free(sizes);
+        return st;
+    }
+    if (g_size <= 1) {
+        if (n) memcpy(buf, in, n);
+    } else {
+        g_bytes += (uint64_t)(total - mine);
+#ifdef GROVE_HAVE_MPI
+        int *cnt = gv_malloc_array((size_t)g_size, 2 * sizeof *cnt);
+        if (!cnt) { /* 8 bytes a rank: treated as fatal, as MPI itself would be */
+            fprintf(stderr, "grove: out of memory in an all-gather\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        int *disp = cnt + g_size, at = 0;
+        for (int r = 0; r < g_size; r++) {
+            cnt[r] = (int)sizes[r];
+            disp[r] = at;
+            at += cnt[r];
+        }
+        MPI_Allgatherv(in, (int)n, MPI_BYTE, buf, cnt, disp, MPI_BYTE, MPI_COMM_WORLD);
+        gv_free(cnt);
+#endif
+    }
+    gv_free(sizes);
+    *out = buf;
+    *n_out = (size_t)total;
+    return GROVE_OK;
+}
+
+/* A double as an int64 in the same order (-0 as +0): the sign bit flipped for positives,
+ * the other bits for negatives, read as signed. */
+static int64_t order_key(double x)
+{
+    uint64_t u;
+    if (x == 0) x = 0.0;
+    memcpy(&u, &x, sizeof u);
+    u = u >> 63 ? ~u : u | (uint64_t)1 << 63;
+    return (int64_t)(u ^ (uint64_t)1 << 63);
+}
+
+static double key_value(int64_t k)
+{
+    uint64_t u = (uint64_t)k ^ (uint64_t)1 << 63;
+    u = u >> 63 ? u & ~((uint64_t)1 << 63) : ~u;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                          double *med)
+{
+    if (K == 0) return;
+    /* per group: lo, hi (keys), W; then the counts of a round */
+    int64_t *a = gv_malloc_array(K, 4 * sizeof *a);
+    if (!a) { /* K words: fatal, as MPI itself would be */
+        fprintf(stderr, "grove: out of memory in a distributed median\n");
+        abort();
+    }
+    int64_t *lo = a, *hi = a + K, *W = a + 2 * K, *c = a + 3 * K;
+    for (size_t k = 0; k < K; k++) {
+        size_t b = off[k], e = off[k + 1];
+        lo[k] = b < e ? ~order_key(v[b]) : INT64_MIN; /* max of ~key = ~(min key) */
+        hi[k] = b < e ? order_key(v[e - 1]) : INT64_MIN;
+        W[k] = b < e ? cw[e - 1] : 0;
+    }
+    gv_dist_max_i64(a, 2 * K);
+    gv_dist_sum_i64(W, K);
+    for (size_t k = 0; k < K; k++) {
+        lo[k] = ~lo[k];
+        if (W[k] <= 0) lo[k] = hi[k] = 0; /* nothing to find */
+    }
+    for (;;) {
+        int open = 0;
+        for (size_t k = 0; k < K; k++) {
+            c[k] = 0;
+            if (lo[k] >= hi[k]) continue;
+            open = 1;
+            /* mid without overflow: floor((lo + hi) / 2) */
+            int64_t mid = (lo[k] >> 1) + (hi[k] >> 1) + (lo[k] & hi[k] & 1);
+            size_t b = off[k], e = off[k + 1];
+            while (b < e) { /* the first value with key > mid */
+                size_t m = b + (e - b) / 2;
+                if (order_key(v[m]) <= mid) b = m + 1;
+                else e = m;
+            }
+            c[k] = b > off[k] ? cw[b - 1] : 0;
+        }
+        if (!open) break; /* the same on every rank: lo and hi are */
+        gv_dist_sum_i64(c, K);
+        for (size_t k = 0; k < K; k++) {
+            if (lo[k] >= hi[k]) continue;
+            int64_t mid = (lo[k] >> 1) + (hi[k] >> 1) + (lo[k] & hi[k] & 1);
+            if (c[k] >= W[k] - c[k]) hi[k] = mid; /* 2 W(<= mid) >= W */
+            else lo[k] = mid + 1;
+        }
+    }
+    for (size_t k = 0; k < K; k++)
+        if (W[k] > 0) med[k] = key_value(lo[k]);
+    gv_free(a);
+}
+
 void gv_dist_offsets(size_t n_local, size_t *first, size_t *total)
 {
     int64_t mine = (int64_t)n_local, before = 0, all = mine;

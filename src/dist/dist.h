@@ -55,6 +55,24 @@ void gv_dist_allgather(const void *in, void *out, size_t n);
 double gv_dist_grid(const double *v, size_t n);
 void gv_dist_snap(double *v, size_t n, double q);
 double gv_dist_sum_exact(const double *v, size_t n);
+/* Every rank's in[0..n) (n may differ by rank) concatenated in rank order, into *out (a new
+ * gv_malloc'd buffer of *n_out bytes, freed with gv_free) on every rank (collective).  The
+ * total must fit an int (MPI's counts): GROVE_ERR_DATA on every rank otherwise; out of
+ * memory on any rank fails every rank (gv_dist_agree). */
+grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_out);
+
+/* Exact weighted lower medians over the ranks, of K groups at once (collective).  Group k's
+ * values on this rank are v[off[k] .. off[k + 1]), sorted ascending (no NaN), with cumulative
+ * integer weights cw (cw[j] = the weights, >= 0, of v[off[k] .. j] summed).  med[k] becomes
+ * the smallest value x of group k over all ranks with 2 W(<= x) >= W, W the group's total
+ * weight over all ranks and W(<= x) that of its values <= x -- the value one process finds
+ * walking the whole group in order until the running weight reaches half the total -- and
+ * stays as it was when the group weighs 0 on every rank (a -0 comes back as +0).  A bisection
+ * over the values' order-preserving 64-bit keys: at most 64 all-reduces of K int64 (plus 2),
+ * each a binary search per group on every rank; the integer sums make it exact. */
+void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                          double *med);
+
 /* This rank's first row in the global order (the rows of lower ranks) and the total rows. */
 void gv_dist_offsets(size_t n_local, size_t *first, size_t *total);
 

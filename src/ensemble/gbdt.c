@@ -330,6 +330,7 @@ typedef struct trainer {
     int obj, nt;
     int dist;                /* a data-parallel run (dist/): rows are this rank's share */
     size_t row0, n_total;    /* the global number of local row 0, the rows of all ranks */
+    double wq;               /* the sample weights' common grid (dist.h) in a data-parallel run */
     double eta, gamma, huber_delta;
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
@@ -446,8 +447,38 @@ static void assign_leaves(trainer *tr, const gv_tree *t, int only_unset)
             leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
 }
 
-/* absolute: every leaf's value becomes the weighted median of y - F over its sampled rows. */
-static void refit_median(trainer *tr, gv_tree *t)
+/* A data-parallel run's weighted medians, exact over the ranks (gv_dist_median_exact): a[0..)
+ * sorted by group, then by .y within each group, group k being a[off[k] .. off[k + 1]); med[k]
+ * becomes the lower weighted median of .y over the group's rows of every rank, or stays when
+ * the group is empty everywhere.  The weights are integers: 1 a row without sample weights (so
+ * the median is exactly the one of one process), else rint(w / wq), the sample weights on
+ * their common grid (dist.h; one process sums the unrounded weights). */
+static grove_status medians_dist(const trainer *tr, const scored *a, const size_t *off, size_t K,
+                                 double *med)
+{
+    const size_t m = off[K];
+    double *v = gv_malloc_array(m ? m : 1, sizeof *v);
+    int64_t *cw = gv_malloc_array(m ? m : 1, sizeof *cw);
+    grove_status st = gv_dist_agree(v && cw ? GROVE_OK : gv_err_nomem("gbdt medians"));
+    if (st == GROVE_OK) {
+        for (size_t k = 0; k < K; k++) {
+            int64_t acc = 0;
+            for (size_t j = off[k]; j < off[k + 1]; j++) {
+                v[j] = a[j].y;
+                acc += tr->w ? (int64_t)rint(a[j].w / tr->wq) : 1;
+                cw[j] = acc;
+            }
+        }
+        gv_dist_median_exact(v, cw, off, K, med);
+    }
+    gv_free(v);
+    gv_free(cw);
+    return st;
+}
+
+/* absolute: every leaf's value becomes the weighted median of y - F over its sampled rows
+ * (over the sampled rows of every rank in a data-parallel run: medians_dist). */
+static grove_status refit_median(trainer *tr, gv_tree *t)
 {
     size_t m = 0;
     for (size_t j = 0; j < tr->n_sampled; j++) {
@@ -456,6 +487,16 @@ static void refit_median(trainer *tr, gv_tree *t)
         tr->tmp[m].y = tr->y[i] - tr->F[i];
         tr->tmp[m].w = tr->w ? tr->w[i] : 1.0;
         m++;
+    }
+    const size_t K = t->n_nodes;
+    size_t *off = NULL;
+    if (tr->dist) {
+        off = gv_malloc_array(K + 1, sizeof *off);
+        grove_status st = gv_dist_agree(off ? GROVE_OK : gv_err_nomem("gbdt medians"));
+        if (st != GROVE_OK) return st;
+        memset(off, 0, (K + 1) * sizeof *off);
+        for (size_t j = 0; j < m; j++) off[(size_t)tr->tmp[j].s + 1]++;
+        for (size_t k = 0; k < K; k++) off[k + 1] += off[k];
     }
     /* sort by leaf, then each leaf's residuals */
     qsort(tr->tmp, m, sizeof *tr->tmp, cmp_scored);
@@ -466,32 +507,64 @@ static void refit_median(trainer *tr, gv_tree *t)
         size_t leaf = (size_t)tr->tmp[a].s;
         for (size_t j = a; j < e; j++) tr->tmp[j].s = tr->tmp[j].y;
         qsort(tr->tmp + a, e - a, sizeof *tr->tmp, cmp_scored);
-        double tot = 0, acc = 0, med = tr->tmp[a].y;
-        for (size_t j = a; j < e; j++) tot += tr->tmp[j].w;
-        for (size_t j = a; j < e; j++) {
-            acc += tr->tmp[j].w;
-            if (acc >= 0.5 * tot) {
-                med = tr->tmp[j].y;
-                break;
+        if (!tr->dist) {
+            double tot = 0, acc = 0, med = tr->tmp[a].y;
+            for (size_t j = a; j < e; j++) tot += tr->tmp[j].w;
+            for (size_t j = a; j < e; j++) {
+                acc += tr->tmp[j].w;
+                if (acc >= 0.5 * tot) {
+                    med = tr->tmp[j].y;
+                    break;
+                }
             }
+            t->values[leaf] = med;
         }
-        t->values[leaf] = med;
         a = e;
     }
+    if (!tr->dist) return GROVE_OK;
+    /* every leaf with rows on some rank gets its median; the others keep their value */
+    grove_status st = medians_dist(tr, tr->tmp, off, K, t->values);
+    gv_free(off);
+    return st;
 }
 
-/* exponential: the AdaBoost line search (see the file comment); returns eps, sets *alpha. */
-static double line_search_exp(trainer *tr, gv_tree *t, double *alpha)
+/* exponential: the AdaBoost line search (see the file comment): *eps and *alpha.  In a
+ * data-parallel run the two weight sums are exact over the ranks (gv_dist_sum_exact). */
+static grove_status line_search_exp(trainer *tr, gv_tree *t, double *eps_out, double *alpha)
 {
     double wrong = 0, tot = 0;
-    for (size_t j = 0; j < tr->n_sampled; j++) {
+    const size_t ns = tr->n_sampled;
+    double *term = NULL;
+    if (tr->dist) {
+        term = gv_malloc_array(ns ? ns : 1, 2 * sizeof *term);
+        grove_status st = gv_dist_agree(term ? GROVE_OK : gv_err_nomem("gbdt line search"));
+        if (st != GROVE_OK) return st;
+    }
+    for (size_t j = 0; j < ns; j++) {
         size_t i = tr->rows ? tr->rows[j] : j;
         double v = t->values[tr->leaf[i]];
+        if (term) term[j] = term[ns + j] = 0;
         if (v == 0) continue;
         double ys = 2 * tr->y[i] - 1;
         double wi = (tr->w ? tr->w[i] : 1.0) * exp(-ys * tr->F[i]);
         tot += wi;
         if ((v > 0) != (ys > 0)) wrong += wi;
+        if (term) {
+            term[j] = wi;
+            if ((v > 0) != (ys > 0)) term[ns + j] = wi;
+        }
+    }
+    if (term) {
+        int64_t bad = !isfinite(tot); /* an overflowed weight: one process's inf, on every rank */
+        gv_dist_max_i64(&bad, 1);
+        if (bad) {
+            tot = INFINITY;
+            wrong = NAN;
+        } else {
+            tot = gv_dist_sum_exact(term, ns);
+            wrong = gv_dist_sum_exact(term + ns, ns);
+        }
+        gv_free(term);
     }
     double eps = tot > 0 ? wrong / tot : 0.5;
     double ec = fmin(fmax(eps, 1e-10), 1 - 1e-10);
@@ -501,20 +574,34 @@ static double line_search_exp(trainer *tr, gv_tree *t, double *alpha)
         t->values[k] = v > 0 ? a : (v < 0 ? -a : 0.0);
     }
     *alpha = a;
-    return eps;
+    *eps_out = eps;
+    return GROVE_OK;
 }
 
-/* Weighted median of y over all rows (absolute, huber). */
+/* Weighted median of y over all rows (absolute, huber); over all ranks' rows in a
+ * data-parallel run (medians_dist). */
 static grove_status median_label(const trainer *tr, double *out)
 {
-    scored *a = gv_malloc_array(tr->n, sizeof *a);
-    if (!a) return gv_err_nomem("the label median");
+    scored *a = gv_malloc_array(tr->n ? tr->n : 1, sizeof *a);
+    grove_status st = a ? GROVE_OK : gv_err_nomem("the label median");
+    if (tr->dist) st = gv_dist_agree(st);
+    if (st != GROVE_OK) {
+        gv_free(a);
+        return st;
+    }
     for (size_t i = 0; i < tr->n; i++) {
         a[i].s = tr->y[i];
         a[i].y = tr->y[i];
         a[i].w = tr->w ? tr->w[i] : 1.0;
     }
     qsort(a, tr->n, sizeof *a, cmp_scored);
+    if (tr->dist) {
+        size_t off[2] = {0, tr->n};
+        *out = 0;
+        st = medians_dist(tr, a, off, 1, out);
+        gv_free(a);
+        return st;
+    }
     double tot = 0, acc = 0;
     for (size_t i = 0; i < tr->n; i++) tot += a[i].w;
     *out = a[tr->n - 1].y;
@@ -552,9 +639,9 @@ static grove_status initial_scores_dist(const trainer *tr, double *base)
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
     if (obj == GV_OBJ_SOFTMAX) {
         for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
-    } else if (obj == GV_OBJ_LOGISTIC) {
+    } else if (obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) {
         double q = fmin(fmax(base[0] / sw, 1e-6), 1 - 1e-6);
-        base[0] = log(q / (1 - q));
+        base[0] = log(q / (1 - q)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
     } else {
         base[0] /= sw;
     }
@@ -717,13 +804,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);
     if (tr->dist) {
         /* what the data-parallel path does not reduce (yet): say so rather than differ */
-        const char *no = tr->obj != GV_OBJ_SQUARED && tr->obj != GV_OBJ_LOGISTIC &&
-                                 tr->obj != GV_OBJ_SOFTMAX
-                             ? "objectives other than squared, logistic and softmax"
-                         : gv_param_int(p, GV_P_TRAIN_METRIC) ? "train_metric (and --log)"
-                         : in->binned->csr_ptr ? "sparse data"
-                                               : NULL;
-        if (no) return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: %s not supported", no);
+        if (in->binned->csr_ptr)
+            return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: sparse data not supported");
+        /* the sample weights' grid, for exact medians (absolute, huber) */
+        tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
     }
 
     tr->b = gbdt_new(tr->obj, K, tr->rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC),
@@ -820,9 +904,13 @@ static grove_status fit_round(trainer *tr, size_t t)
         /* the grower set the leaves of the rows it grew on; the others (subsample) are
          * walked, and all are after pruning renumbered the nodes */
         if (pruned || sub) assign_leaves(tr, tree, !pruned);
-        if (tr->obj == GV_OBJ_ABSOLUTE) refit_median(tr, tree);
-        if (tr->obj == GV_OBJ_EXPONENTIAL)
-            b->log_eps[t] = line_search_exp(tr, tree, &b->log_alpha[t]);
+        if (tr->obj == GV_OBJ_ABSOLUTE) st = refit_median(tr, tree);
+        if (st == GROVE_OK && tr->obj == GV_OBJ_EXPONENTIAL)
+            st = line_search_exp(tr, tree, &b->log_eps[t], &b->log_alpha[t]);
+        if (st != GROVE_OK) {
+            gv_err_prefix("round %zu", t + 1);
+            return st;
+        }
         for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
         /* scores: F += value of the row's leaf (binned walk done above) */
         const double *val = tree->values;
@@ -857,7 +945,9 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     grove_status st;
     *stop = 0;
     gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric};
-    if (b->log_train && (st = gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
+    if (b->log_train &&
+        (st = tr->dist ? gv_metric_value_dist(&mi, &b->log_train[t])
+                       : gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
         return st;
     if (!tr->valid) return GROVE_OK;
     gv_metric_in mv = {tr->Fv, tr->valid->labels, tr->valid->weights, tr->nv, tr->G, tr->obj, metric};

@@ -57,6 +57,11 @@ typedef struct gv_metric_in {
 /* The weighted metric over all rows into *out; `part` is scratch of
  * 2 * (n / GV_LOSS_SUM_BLOCK + 1) doubles. */
 grove_status gv_metric_value(const gv_metric_in *m, int n_threads, double *part, double *out);
+/* The same over the rows of every rank of a data-parallel run (collective; dist.h): the
+ * weighted mean's sums exact (the terms on the common grid, so the value does not depend on
+ * the rank count; a non-finite term makes it +inf), the AUC over all ranks' rows gathered in
+ * rank order (24 bytes a row). */
+grove_status gv_metric_value_dist(const gv_metric_in *m, double *out);
 /* 1 when a larger value of the metric is better (auc). */
 int gv_metric_higher_better(int metric);
 /* The weighted AUC of scores s[i * stride] for labels y (positive: y > 1/2), ties counting one

@@ -8,8 +8,12 @@
  * order, so the value does not depend on the number of threads.
  * AUC: the Mann-Whitney statistic, ties counting one half; with unit weights every partial sum
  * is a multiple of 1/2, so it is exact (the same double as the average-rank formula).
+ * Data-parallel (gv_metric_value_dist): the weighted means' two sums exact over the ranks (the
+ * terms on dist.h's grid), the AUC over all ranks' rows gathered in global row order.
  */
 #include "loss.h"
+
+#include "../dist/dist.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -157,3 +161,62 @@ grove_status gv_metric_value(const gv_metric_in *m, int n_threads, double *part,
 }
 
 int gv_metric_higher_better(int metric) { return metric == GV_MET_AUC; }
+
+grove_status gv_metric_value_dist(const gv_metric_in *m, double *out)
+{
+    const size_t n = m->n;
+    if (m->metric == GV_MET_AUC) { /* the rows of every rank, in global row order */
+        double *r = gv_malloc_array(n ? n : 1, 3 * sizeof *r);
+        grove_status st = gv_dist_agree(r ? GROVE_OK : gv_err_nomem("the AUC"));
+        if (st != GROVE_OK) {
+            gv_free(r);
+            return st;
+        }
+        for (size_t i = 0; i < n; i++) {
+            r[3 * i] = m->F[i * m->G];
+            r[3 * i + 1] = m->y[i];
+            r[3 * i + 2] = m->w ? m->w[i] : 1.0;
+        }
+        void *all = NULL;
+        size_t bytes = 0;
+        st = gv_dist_allgatherv(r, n * 3 * sizeof *r, &all, &bytes);
+        gv_free(r);
+        if (st != GROVE_OK) return st;
+        const double *a = all;
+        size_t N = bytes / (3 * sizeof *a);
+        double *yw = gv_malloc_array(N ? N : 1, 2 * sizeof *yw);
+        if ((st = gv_dist_agree(yw ? GROVE_OK : gv_err_nomem("the AUC"))) == GROVE_OK) {
+            for (size_t i = 0; i < N; i++) {
+                yw[i] = a[3 * i + 1];
+                yw[N + i] = a[3 * i + 2];
+            }
+            st = gv_weighted_auc(a, 3, yw, m->w ? yw + N : NULL, N, out);
+        }
+        gv_free(yw);
+        gv_free(all);
+        return st;
+    }
+    double *t = gv_malloc_array(n ? n : 1, 2 * sizeof *t);
+    grove_status st = gv_dist_agree(t ? GROVE_OK : gv_err_nomem("a training metric"));
+    if (st != GROVE_OK) {
+        gv_free(t);
+        return st;
+    }
+    int64_t bad = 0; /* a non-finite term (exploss can overflow): the value is that of one process */
+    for (size_t i = 0; i < n; i++) {
+        double wi = m->w ? m->w[i] : 1.0;
+        t[i] = wi * row_loss(m, i);
+        t[n + i] = wi;
+        if (!isfinite(t[i])) bad = 1;
+    }
+    gv_dist_max_i64(&bad, 1);
+    double s = INFINITY, sw = 1;
+    if (!bad) {
+        s = gv_dist_sum_exact(t, n);
+        sw = gv_dist_sum_exact(t + n, n);
+    }
+    gv_free(t);
+    double v = sw > 0 ? s / sw : 0.0;
+    *out = m->metric == GV_MET_RMSE ? sqrt(v) : v;
+    return GROVE_OK;
+}
