@@ -8,7 +8,9 @@
 # smaller than the data (the sampled rows gathered from their ranks), subsample < 1, the
 # absolute, huber and exponential objectives (exact distributed medians and line search),
 # train_metric (logloss-type sums and the AUC) with early stopping at one process's best round,
-# and --log's file (the same bytes for 1-4 ranks).  Then a shard that fails
+# and --log's file (the same bytes for 1-4 ranks); LIBSVM files cut into byte ranges or read
+# as {rank} files (features widened to the whole file's, zero-based when any part is, sparse
+# parts made dense), and a LIBSVM part that fails.  Then a shard that fails
 # to parse: every rank exits 2, the message names the rank, the file and its own line, and no
 # model is written.  GROVE_MPIRUN: the launcher with its options (from ctest).
 source "$(dirname "$0")/lib_mpi.sh"
@@ -63,6 +65,41 @@ expect_exit 0 "${MPIRUN[@]}" -np 3 "$GROVE" train "$TMP/shard{rank}.csv" -q -j 1
   -o "$TMP/files.3"
 checks=$((checks + 1))
 cmp -s "$TMP/logistic.1" "$TMP/files.3" || fail "{rank} files wrote another model"
+
+# LIBSVM, one file cut into byte ranges at line starts: agaricus (one-hot, 126 columns) with
+# index 500 on line 3000 and index 0 on line 6000 (one process: zero-based, 501 columns, so few
+# cells are set that only the 119 columns holding a value are features, compact; the parts
+# see other columns, other widths, and only the last one index 0), breast cancer with index 40
+# set only on line 1 (the other parts end at index 30: every part gets f1..f40) and with a
+# zero-based row near the end (only the last part sees index 0: f0..f40)
+awk 'NR == 3000 { $0 = $0 " 500:1" } NR == 6000 { $1 = $1 " 0:1" } 1' "$D/agaricus.txt.train" > "$TMP/sparse.libsvm"
+run_case svm_sparse "$TMP/sparse.libsvm" -a gbdt -r 5 --set max_depth=4
+checks=$((checks + 1))
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["schema"]
+ids = [int(t) for t in str(s.get("feature_ids", "")).split()]
+ok = ids and int(s["n_columns"]) == 501 and [f["name"] for f in s["features"]] == ["f%d" % i for i in ids]
+sys.exit(0 if ok else 1)' "$TMP/svm_sparse.3" ||
+  fail "svm_sparse: the ranks'' schema has no compact zero-based features"
+awk 'NR == 1 { $0 = $0 " 40:2.5" } 1' "$D/breast_cancer.libsvm" > "$TMP/wide.libsvm"
+run_case svm_wide "$TMP/wide.libsvm" -a gbdt -r 10
+awk 'NR == 1 { $0 = $0 " 40:2.5" } NR == 560 { $1 = $1 " 0:1" } 1' "$D/breast_cancer.libsvm" > "$TMP/zero.libsvm"
+run_case svm_zero "$TMP/zero.libsvm" -a gbdt -r 10
+# {rank} LIBSVM files: the byte-range cut's model
+split -n l/3 -d -a 1 "$TMP/wide.libsvm" "$TMP/svm"
+for r in 0 1 2; do mv "$TMP/svm$r" "$TMP/svm$r.libsvm"; done
+expect_exit 0 "${MPIRUN[@]}" -np 3 "$GROVE" train "$TMP/svm{rank}.libsvm" -q -j 1 -a gbdt -r 10 \
+  -o "$TMP/svmfiles.3"
+checks=$((checks + 1))
+cmp -s "$TMP/svm_wide.1" "$TMP/svmfiles.3" || fail "{rank} LIBSVM files wrote another model"
+# a bad token in the last part: the file's own line and token
+awk 'NR == 500 { $3 = "2:x" } 1' "$D/breast_cancer.libsvm" > "$TMP/bad.libsvm"
+if expect_exit 2 "${MPIRUN[@]}" -np 3 "$GROVE" train "$TMP/bad.libsvm" -a gbdt -r 5 -o "$TMP/bad.model"; then
+  expect_in "$TMP/err" "grove: rank 2: $TMP/bad.libsvm:500:3:"
+fi
+checks=$((checks + 1))
+[[ ! -e "$TMP/bad.model" ]] || fail "a model was written after a failed LIBSVM shard"
 
 # a row with one field too many in the last rank's share: line 390 of the file, the line a
 # single process names too

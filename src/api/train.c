@@ -120,10 +120,30 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
                                       "schema (load it with the training schema)",
                       valid->source);
 
+    /* a data-parallel run trains on dense data (the all-reduced histograms are over dense binned
+     * columns): a sparse dataset (LIBSVM with few cells set) is viewed through a dense copy of
+     * its values (shard.c has made the parts of a cut file dense already) */
+    grove_dataset dense_view;
+    float *dense_values = NULL;
+    if (dist && !data->values) {
+        dense_values = gv_dataset_dense_values(data);
+        st = gv_dist_agree(dense_values ? GROVE_OK : gv_err_nomem("the dense training values"));
+        if (st != GROVE_OK) return st;
+        dense_view = *data;
+        dense_view.values = dense_values;
+        dense_view.sp_col = NULL;
+        dense_view.sp_row = NULL;
+        dense_view.sp_val = NULL;
+        data = &dense_view;
+    }
+
     grove_params *own_params = NULL;
     if (!params) {
         st = grove_params_create(&own_params);
-        if (st != GROVE_OK) return st;
+        if (st != GROVE_OK) {
+            gv_free(dense_values);
+            return st;
+        }
         params = own_params;
     }
     const char *algo = gv_param_str(params, GV_P_ALGO);
@@ -206,6 +226,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
     gv_progress(params, algo, 1, 1);
 
 done:
+    gv_free(dense_values);
     gv_binned_free(binned);
     if (mappers) gv_bin_mappers_free(mappers, n_features);
     grove_params_free(own_params);

@@ -255,6 +255,10 @@ int gv_labels_numeric_classes(const grove_schema *schema);
 /* "a, b, c" (the first few class names, then "...") into buf, for messages. */
 void gv_labels_list(const grove_schema *schema, char *buf, size_t size);
 
+/* The format of a file (GV_FORMAT_CSV or GV_FORMAT_LIBSVM) by its name's extension, else by
+ * its first line, text[0..len) being its start (dataset_api.c's rule for format=auto). */
+int gv_detect_format(const char *path, const char *text, size_t len);
+
 /* Parsers over a file already in memory (buf[len] == '\0'; `path` names it in messages).
  * csv.c and libsvm.c; gv_load_csv/gv_load_libsvm above read the file and call these.
  * mapped: buf is a mapped file (gv_read_file), whose pages the parser may release. */

@@ -73,7 +73,7 @@ static int looks_libsvm(const char *s, const char *e)
     return u > t && memchr(t, ':', (size_t)(u - t)) != NULL;
 }
 
-static int detect_format(const char *path, const char *text, size_t len)
+int gv_detect_format(const char *path, const char *text, size_t len)
 {
     size_t n = strlen(path);
     if (ends_with(path, n, ".gz")) n -= 3;
@@ -98,7 +98,7 @@ static grove_status load(const char *path, int format, const grove_params *param
     grove_status st = gv_read_file(path, n_threads, &text, &len, &mapped);
     if (st != GROVE_OK) return st;
     if (!strcmp(path, "-")) path = "stdin"; /* gv_read_file read standard input */
-    if (format == GV_FORMAT_AUTO) format = detect_format(path, text, len);
+    if (format == GV_FORMAT_AUTO) format = gv_detect_format(path, text, len);
     if (format == GV_FORMAT_LIBSVM)
         st = gv_parse_libsvm(path, text, len, params, schema, out);
     else
