@@ -4,7 +4,8 @@
 # 3 and 4 ranks (NPS overrides the list); the ranks' model files must be byte-identical, and
 # the 1-rank model must be the one-process model up to the exact-sum grid of dist.h (same_model:
 # the same tree shapes, split features and thresholds, every number within 1e-9 relative) with
-# predictions within 1e-9 (TOL overrides 1e-9 for both).
+# predictions within 1e-9 (TOL overrides 1e-9 for both; GAIN_TOL, for the splits' stored gains
+# only, defaults to TOL; SKIP: keys not compared, comma-separated).
 source "$(dirname "$0")/lib_cli.sh"
 read -ra MPIRUN <<<"${GROVE_MPIRUN:-mpirun --oversubscribe --allow-run-as-root}"
 command -v "${MPIRUN[0]}" >/dev/null || { echo "$(basename "$0"): no mpirun: skipped"; exit 0; }
@@ -12,12 +13,16 @@ command -v "${MPIRUN[0]}" >/dev/null || { echo "$(basename "$0"): no mpirun: ski
 # same_model A B: the trees' shapes, features and thresholds equal, every number within 1e-9
 same_model() {
   checks=$((checks + 1))
-  python3 - "$1" "$2" "${TOL:-1e-9}" <<'PY' || fail "$1 and $2 differ beyond the exact-sum grid"
+  python3 - "$1" "$2" "${TOL:-1e-9}" "${GAIN_TOL:-${TOL:-1e-9}}" "${SKIP:-}" <<'PY' || fail "$1 and $2 differ beyond the exact-sum grid"
 import json, sys
 a, b = (json.load(open(p))["model"] for p in sys.argv[1:3])
 tol = float(sys.argv[3])
+gain_tol = float(sys.argv[4])
+skip = set(sys.argv[5].split(",")) if sys.argv[5] else set()
 bad = []
 def walk(x, y, path):
+    if path.rsplit("/", 1)[-1] in skip: return
+    t = gain_tol if path.endswith("/gain") else tol
     if isinstance(x, dict):
         if set(x) != set(y): bad.append(path + ": keys")
         for k in x: walk(x[k], y.get(k), path + "/" + k)
@@ -32,9 +37,9 @@ def walk(x, y, path):
             bad.append("%s: %r vs %r" % (path, x[:80], y[:80])); return
         if len(u) != len(v): bad.append(path + ": length"); return
         for i, (p, q) in enumerate(zip(u, v)):
-            if abs(p - q) > tol * max(1.0, abs(p)): bad.append("%s[%d]: %r vs %r" % (path, i, p, q))
+            if abs(p - q) > t * max(1.0, abs(p)): bad.append("%s[%d]: %r vs %r" % (path, i, p, q))
     elif isinstance(x, float) and isinstance(y, (int, float)):
-        if abs(x - y) > tol * max(1.0, abs(x)): bad.append("%s: %r vs %r" % (path, x, y))
+        if abs(x - y) > t * max(1.0, abs(x)): bad.append("%s: %r vs %r" % (path, x, y))
     elif x != y:
         bad.append("%s: %r vs %r" % (path, x, y))
 walk(a, b, "")

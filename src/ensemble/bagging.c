@@ -289,6 +289,7 @@ typedef struct trainer {
                                      row-major (gv_binned_row_major; small nodes read rows), or
                                      NULL */
     int dist;                     /* 1: a data-parallel run: the n rows are this rank's share */
+    double *oob_terms;            /* data-parallel regression: [n] the rows' OOB squared errors */
     size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
     double *weight;               /* data-parallel forests: the sample weights on the grid, or NULL */
 } trainer;
@@ -408,8 +409,9 @@ static void oob_update(trainer *tr, const slot *s, size_t t)
         tr->oob_count[pos]++;
     }
     /* oob_error(m) = 1/|S_m| sum_{i in S_m} loss(H_m^oob(x_i), y_i), in row order; in a
-     * data-parallel run (classification only) |S_m| and the count of errors are summed over
-     * the ranks as integers, so the error is one process's to the bit */
+     * data-parallel run |S_m| and the count of errors are summed over the ranks as integers,
+     * so a classification error is one process's to the bit; regression's squared errors are
+     * summed exactly on dist.h's grid (the same for any rank count) */
     size_t S = 0;
     double err = 0, mean;
     for (size_t pos = 0; pos < tr->n; pos++) {
@@ -422,11 +424,23 @@ static void oob_update(trainer *tr, const slot *s, size_t t)
         }
         err += loss_of(tr, a, row_of(tr, pos));
     }
-    if (tr->dist) {
+    if (tr->dist && tr->classification) {
         int64_t v[2] = {(int64_t)S, (int64_t)err};
         gv_dist_sum_i64(v, 2);
         S = (size_t)v[0];
         err = (double)v[1];
+    } else if (tr->dist) { /* regression: the squared errors' sum exact on dist.h's grid */
+        double *terms = tr->oob_terms;
+        for (size_t pos = 0; pos < tr->n; pos++) {
+            terms[pos] = 0;
+            if (!tr->oob_count[pos]) continue;
+            double avg = tr->acc[pos * k] / (double)tr->oob_count[pos];
+            terms[pos] = loss_of(tr, &avg, row_of(tr, pos));
+        }
+        int64_t v = (int64_t)S;
+        gv_dist_sum_i64(&v, 1);
+        S = (size_t)v;
+        err = gv_dist_sum_exact(terms, tr->n);
     }
     tr->b->oob_error[t] = S ? err / (double)S : NAN;
     tr->b->oob_n[t] = S;
@@ -445,6 +459,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->slots);
     gv_free(tr->acc);
     gv_free(tr->oob_count);
+    gv_free(tr->oob_terms);
     gv_free(tr->h);
     gv_free(tr->imp_sum);
     gv_free(tr->imp_err);
@@ -488,12 +503,9 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
     tr->N = tr->n;
     tr->dist = gv_dist_active();
     if (tr->dist) {
-        /* data-parallel: the replicates are drawn over the global row numbers, classification
-         * trees only (their class-count histograms are summed over the ranks, exactly) */
-        if (!tr->classification)
-            return gv_err(GROVE_ERR_PARAM, "%s: regression is not supported in data-parallel "
-                                           "training (mpirun): regression trees' sums are not "
-                                           "exact across ranks", mode_names[mode]);
+        /* data-parallel: the replicates are drawn over the global row numbers; the trees'
+         * histograms (class counts, or regression sums on dist.h's grid) are summed over the
+         * ranks exactly */
         if (tr->oob_imp)
             return gv_err(GROVE_ERR_PARAM, "oob_importance: not supported in data-parallel "
                                            "training (mpirun): its permutations mix the ranks' rows");
@@ -577,6 +589,10 @@ static grove_status alloc_scratch(trainer *tr)
     tr->oob_count = gv_calloc(tr->n, sizeof *tr->oob_count);
     tr->h = gv_malloc_array((size_t)tr->nt * tr->k, sizeof *tr->h);
     if (!tr->acc || !tr->oob_count || !tr->h) return gv_err_nomem("OOB aggregates");
+    if (tr->dist && !tr->classification) {
+        tr->oob_terms = gv_malloc_array(tr->n ? tr->n : 1, sizeof *tr->oob_terms);
+        if (!tr->oob_terms) return gv_err_nomem("OOB aggregates");
+    }
     if (tr->oob_imp) {
         tr->imp_sum = gv_calloc(tr->F ? tr->F : 1, sizeof *tr->imp_sum);
         tr->imp_err = gv_calloc(tr->F ? tr->F : 1, sizeof *tr->imp_err);

@@ -912,6 +912,8 @@ static grove_status check_rows(const gv_engine *e)
 
 static void engine_free(gv_engine *e)
 {
+    gv_free(e->reg);
+    e->reg = NULL;
     gv_free(e->hist_off);
     gv_tree_scratch *sc = e->in ? e->in->scratch : NULL;
     if (!sc) {
@@ -1158,6 +1160,50 @@ static unsigned bits_of(uint64_t x)
     return x ? 64u - (unsigned)__builtin_clzll((unsigned long long)x) : 0u;
 }
 
+/* A data-parallel run's regression statistics (cfg->dist): the sums of w, w d and w d^2
+ * (d = y - c) are not exact in floating point, so every view row's three terms are rounded to
+ * grids common to all ranks (dist.h: each the smallest power of two q with the total view rows
+ * x the largest |term| < 2^52 q), and every histogram, node total, subtraction and sum over the
+ * ranks of them is exact, in any order.  c, the weighted mean of y, comes from exact sums too.
+ * One process adds the unrounded terms: its sums differ from these by at most n q / 2, about
+ * n^2 2^-53 of the largest term (docs/distributed.md). */
+static grove_status reg_stats_dist(gv_engine *e)
+{
+    const gv_tree_input *in = e->in;
+    const size_t n = e->n, N = e->X->n_rows;
+    double *t = gv_malloc_array(n ? n : 1, 2 * sizeof *t);
+    double *reg = gv_malloc_array(N ? N : 1, 3 * sizeof *reg);
+    grove_status st = gv_dist_agree(t && reg ? GROVE_OK : gv_err_nomem("regression statistics"));
+    if (st != GROVE_OK) {
+        gv_free(t);
+        gv_free(reg);
+        return st;
+    }
+    double *a = t, *b = t + n;
+    for (size_t i = 0; i < n; i++) a[i] = in->weight ? in->weight[e->idx[i]] : 1.0;
+    gv_dist_snap(a, n, gv_dist_grid(a, n)); /* (no-op for weights learners.c snapped) */
+    for (size_t i = 0; i < n; i++) b[i] = a[i] * in->y[e->idx[i]];
+    double sw = gv_dist_sum_exact(a, n), swy = gv_dist_sum_exact(b, n);
+    e->shift = sw > 0 ? swy / sw : 0.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t r = e->idx[i];
+        reg[3 * r] = a[i];
+        b[i] = a[i] * (in->y[r] - e->shift);
+    }
+    gv_dist_snap(b, n, gv_dist_grid(b, n));
+    for (size_t i = 0; i < n; i++) {
+        size_t r = e->idx[i];
+        double d = in->y[r] - e->shift;
+        reg[3 * r + 1] = b[i];
+        b[i] = a[i] * d * d;
+    }
+    gv_dist_snap(b, n, gv_dist_grid(b, n));
+    for (size_t i = 0; i < n; i++) reg[3 * e->idx[i] + 2] = b[i];
+    gv_free(t);
+    e->reg = reg;
+    return GROVE_OK;
+}
+
 grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
                          gv_tree **out)
 {
@@ -1172,9 +1218,8 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
                       X->n_rows, in->n_rows);
     size_t n = in->rows ? in->n_rows : X->n_rows;
     if (n == 0 && !cfg->dist) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
-    if (cfg->dist && (cfg->stats == GV_STATS_REG || X->csr_ptr))
-        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need gradient or class "
-                                     "statistics and a dense binned matrix");
+    if (cfg->dist && X->csr_ptr)
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need a dense binned matrix");
     if (in->rows) {
         for (size_t i = 0; i < n; i++)
             if (in->rows[i] >= X->n_rows)
@@ -1280,7 +1325,9 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         if (!cfg->feature_mask || cfg->feature_mask[f]) gr.all_feats[j++] = (int32_t)f;
     for (size_t i = 0; i < F; i++) gr.perm[i] = i;
 
-    if (cfg->stats == GV_STATS_REG) {
+    if (cfg->stats == GV_STATS_REG && cfg->dist) {
+        if ((st = reg_stats_dist(e)) != GROVE_OK) goto fail;
+    } else if (cfg->stats == GV_STATS_REG) {
         /* c = sum w y / sum w over the view, subtracted from every y (0 if no weight) */
         double sw = 0, swy = 0;
         for (size_t i = 0; i < n; i++) {

@@ -80,6 +80,9 @@ typedef struct gv_engine {
     size_t K;               /* classes (CLASS), else 0 */
     size_t S;               /* doubles per bin record */
     double shift;           /* REG: c, subtracted from y */
+    double *reg;            /* REG in a data-parallel run (cfg->dist): [3 * X->n_rows] every
+                               view row's w, w d, w d^2 (d = y - c) on grids common to all
+                               ranks (tree.c, reg_stats_dist); else NULL */
     int quant;              /* GRAD: 0, or the bytes (8, 16) of an integer record (see above) */
     unsigned qsh_h, qsh_g;  /* quant 8: the shifts of the h and g fields */
     int nt;                 /* threads */
@@ -166,6 +169,12 @@ static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32
         *cls = (int32_t)in->y[r];
         break;
     case GV_STATS_REG: {
+        if (e->reg) {
+            out[0] = e->reg[3 * r];
+            out[1] = e->reg[3 * r + 1];
+            out[2] = e->reg[3 * r + 2];
+            break;
+        }
         double d = in->y[r] - e->shift;
         out[0] = w;
         out[1] = w * d;
