@@ -7,8 +7,9 @@
 # resampling draws (every rank draws the sample of one process and keeps its own rows).  Cases:
 # discrete AdaBoost with stumps, M1 with trees and validation-file early stopping, SAMME with
 # ID3 on categorical votes, SAMME.R, M2 with its pseudo-loss trees and with gini stumps,
-# boosting by resampling, a single tree, and files sorted by class.  AdaBoost.R2 (regression trees: w y sums are not
-# exact across ranks) and non-tree members are refused by name.
+# boosting by resampling, a single tree, and files sorted by class; AdaBoost.R2 with regression
+# tree members (within 1e-12 of one process, but the stored gains: 1e-9), by reweighting and by
+# resampling.  Other algorithms and non-tree members are refused by name.
 source "$(dirname "$0")/lib_mpi.sh"
 D=$SRC/examples/data
 
@@ -38,7 +39,15 @@ run_case glass_sorted "$D/glass_train.csv" -a samme -b tree --set base.max_depth
     awk '{ print $0 "," (NR < 120 ? "north" : NR < 250 ? "south" : "west") }'; } > "$TMP/votes_sorted.csv"
 run_case votes_sorted "$TMP/votes_sorted.csv" -a adaboost -b tree --set base.max_depth=2 -r 5
 
-expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/boston_housing_train.csv" -a adaboost.r2 -o "$TMP/r2"
+# adaboost.r2: regression tree members (their sums exact on the grid, tree.c), the largest
+# error a max over the ranks, epsilon and the training RMSE exact sums; by reweighting with
+# validation, and by resampling with the square loss
+TOL=1e-12 GAIN_TOL=1e-9 run_case r2 "$D/boston_housing_train.csv" -a adaboost.r2 -b tree \
+  --set base.max_depth=3 -r 10 --valid "$D/boston_housing_test.csv"
+TOL=1e-12 GAIN_TOL=1e-9 run_case r2_resample "$D/boston_housing_train.csv" -a adaboost.r2 -b tree \
+  --set base.max_depth=4 -r 8 --set boost.mode=resample --set boost.loss=square
+
+expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/boston_housing_train.csv" -a logistic -o "$TMP/lin"
 expect_in "$TMP/err" "algo: data-parallel training (mpirun) supports gbdt, adaboost,"
 expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/breast_cancer_train.csv" -a adaboost -b perceptron -o "$TMP/p"
 expect_in "$TMP/err" "base: data-parallel training (mpirun) boosts tree, stump or id3 members, got 'perceptron'"

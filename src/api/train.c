@@ -92,13 +92,13 @@ static grove_status dist_mappers(const grove_dataset *d, int max_bins, size_t sa
 }
 
 /* The algorithms whose every sum is reduced over the ranks, exactly (docs/distributed.md). */
-#define DIST_ALGOS "gbdt, adaboost, adaboost.m1, samme, samme.r, adaboost.m2, bagging, forest, " \
-                   "extra-trees, tree, stump, id3"
+#define DIST_ALGOS "gbdt, adaboost, adaboost.m1, samme, samme.r, adaboost.m2, adaboost.r2, " \
+                   "bagging, forest, extra-trees, tree, stump, id3"
 static int dist_supported(const char *algo)
 {
     static const char *const names[] = {"gbdt", "adaboost", "adaboost.m1", "samme", "samme.r",
-                                        "adaboost.m2", "bagging", "forest", "extra-trees", "tree",
-                                        "stump", "id3"};
+                                        "adaboost.m2", "adaboost.r2", "bagging", "forest", "extra-trees",
+                                        "tree", "stump", "id3"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(names[i], algo)) return 1;
     return 0;

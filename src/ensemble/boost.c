@@ -555,6 +555,9 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
     gv_boost *b = tr->b;
     const size_t n = d->n_rows, k = tr->k;
     if (b->variant == BV_R2) {
+        /* the training rows: all ranks' (their squared errors summed exactly, rows_sum) */
+        const int all = d == tr->in->data && tr->dist;
+        const double nn = (double)(all ? tr->N : n);
         for (size_t i = 0; i < n; i++) r2_pred[t * n + i] = h[i];
         double se = 0;
         for (size_t i = 0; i < n; i++) {
@@ -563,9 +566,12 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
                 tr->r2_tmp[s].w = b->alpha[s];
             }
             double r = d->labels[i] - gv_weighted_median(tr->r2_tmp, t + 1);
-            se += (w ? w[i] * (double)n : 1.0) * r * r;
+            double v = (w ? w[i] * nn : 1.0) * r * r;
+            if (all) tr->c[i] = v;
+            else se += v;
         }
-        return sqrt(se / (double)n);
+        if (all) se = rows_sum(tr, tr->c);
+        return sqrt(se / nn);
     }
     double wrong = 0; /* weighted: sum of w over wrong rows; unweighted: their count */
     const int vote = b->variant == BV_ADABOOST || b->variant == BV_M1 || b->variant == BV_SAMME;
@@ -718,13 +724,21 @@ static void update_r2(trainer *tr, round_stats *rs)
         double e = fabs(tr->y[i] - h[i]);
         if (e > emax) emax = e;
     }
+    if (tr->dist) { /* the largest over all ranks: a double >= 0 orders as its bits */
+        int64_t bits;
+        memcpy(&bits, &emax, sizeof bits);
+        gv_dist_max_i64(&bits, 1);
+        memcpy(&emax, &bits, sizeof emax);
+    }
     int64_t loss = gv_param_int(tr->in->params, GV_P_BOOST_LOSS);
     double *L = tr->w_round; /* scratch: the losses L_i */
     for (size_t i = 0; i < n; i++) {
         double r = emax > 0 ? fabs(tr->y[i] - h[i]) / emax : 0;
         L[i] = loss == 0 ? r : loss == 1 ? r * r : 1 - exp(-r);
-        eps += tr->D[i] * L[i];
+        if (tr->dist) tr->c[i] = tr->D[i] * L[i];
+        else eps += tr->D[i] * L[i];
     }
+    if (tr->dist) eps = rows_sum(tr, tr->c); /* exact over the ranks */
     rs->eps = eps;
     if (eps <= 0) {
         rs->perfect = 1;
@@ -853,8 +867,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.dist = gv_dist_active();
     tr.N = n;
     if (tr.dist) {
-        /* data-parallel: tree members only (their histograms are summed over the ranks);
-         * api/train.c refuses adaboost.r2 (regression trees sum w y, not exact over ranks) */
+        /* data-parallel: tree members only (their histograms are summed over the ranks) */
         if (tr.base->fit != gv_fit_tree && tr.base->fit != gv_fit_stump && tr.base->fit != gv_fit_id3)
             return gv_err(GROVE_ERR_PARAM, "base: data-parallel training (mpirun) boosts tree, "
                                            "stump or id3 members, got '%s'", tr.base->name);
