@@ -6,7 +6,7 @@
  *    AdaBoost family with stumps and trees, gbdt), on data with missing values and categorical
  *    features (trees that stay uncompiled), gv_tree_pack_leaves over blocks of every length
  *    1..GV_PREDICT_BLOCK (with and without the missing-value rule where no value is NaN, with
- *    and without AVX-512, on the row-major copy and on the dataset's columns) and
+ *    AVX-512, AVX2 or neither, on the row-major copy and on the dataset's columns) and
  *    gv_tree_pack_leaf reach exactly gv_tree_leaf's leaf; gv_tree_pack_add_cols adds its value.
  *  - Model level: grove_model_predict (predict_block, 1 and 2 threads) and
  *    grove_model_predict_rounds equal predict_row / predict_row_rounds bit for bit (for
@@ -53,7 +53,7 @@ static size_t model_trees(const grove_model *m, const gv_tree **out, size_t cap)
 
 /* Rows walked on the dataset's columns (gv_tree_pack_leaves_cols): none where the CPU has no
  * AVX-512. */
-static size_t n_cols_checked_;
+static size_t n_cols_checked_, n_levels_checked_[3];
 
 /* Every tree's compiled walk against gv_tree_leaf on every row of d; returns the trees seen. */
 static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
@@ -69,8 +69,10 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     static int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK], lc[GV_PREDICT_BLOCK], lcn[GV_PREDICT_BLOCK];
     static double sums[GV_PREDICT_BLOCK];
     size_t bad = 0;
-    /* with the CPU's vector walk where it has one, then without */
-    for (int pass = 0; pass < 2; pass++, gv_tree_pack_set_simd(p, 0)) {
+    /* with AVX-512, AVX2 and no vector walk, where the CPU has them */
+    for (int level = 2; level >= 0; level--) {
+        if (gv_tree_pack_set_simd(p, level) != level) continue;
+        n_levels_checked_[level]++;
         const int cols = d->values && gv_tree_pack_cols_ok(p, N, F);
         for (size_t t = 0; t < n; t++) {
             /* blocks of lengths 1, 2, 3, ..., then the first rows as one block (up to
@@ -240,7 +242,10 @@ int main(void)
         grove_params_free(p);
         grove_dataset_free(tr);
     }
-    printf("trees walked: %zu; rows walked on columns: %zu\n", n_trees, n_cols_checked_);
+    printf("trees walked: %zu; rows walked on columns: %zu; packs walked with AVX-512, AVX2, no "
+           "vectors: %zu, %zu, %zu\n", n_trees, n_cols_checked_, n_levels_checked_[2],
+           n_levels_checked_[1], n_levels_checked_[0]);
+    CHECK(n_levels_checked_[0] > 0);
     CHECK(n_trees > 200);
     TEST_MAIN_END();
 }

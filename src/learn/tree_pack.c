@@ -50,7 +50,11 @@
 #include <immintrin.h>
 #define GV_PACK_AVX512 1 /* the complete-tree walk 16 rows a vector (chosen at run time) */
 #define AVX512_FN __attribute__((target("avx512f")))
+#define AVX2_FN __attribute__((target("avx2")))
 #endif
+/* gv_tree_pack.simd: the vector walks the CPU allows (gv_tree_pack_set_simd). */
+#define SIMD_AVX2 1   /* the column walk, 8 rows a vector */
+#define SIMD_AVX512 2 /* the column and row-major walks, 16 rows a vector */
 
 typedef struct pack_node {
     uint32_t info;   /* the feature | DEFAULT_LEFT_BIT; | LEAF_BIT for a leaf */
@@ -76,7 +80,7 @@ struct gv_tree_pack {
     uint32_t *cinfo;       /* the feature | CDR_BIT when the split sends missing values right */
     int32_t *cleaf;
     double *cval;          /* beside cleaf: the leaf's value, for a tree of one output (else 0) */
-    int simd;              /* walk complete trees with AVX-512 (the CPU has it) */
+    int simd;              /* 0, SIMD_AVX2 or SIMD_AVX512: the vector walks used */
 };
 
 void gv_tree_pack_free(gv_tree_pack *p)
@@ -190,19 +194,23 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
             complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
         }
     }
-    gv_tree_pack_set_simd(p, 1);
+    gv_tree_pack_set_simd(p, SIMD_AVX512);
     *out = p;
     return GROVE_OK;
 }
 
-void gv_tree_pack_set_simd(gv_tree_pack *p, int on)
+int gv_tree_pack_set_simd(gv_tree_pack *p, int level)
 {
-#ifdef GV_PACK_AVX512
-    p->simd = on && __builtin_cpu_supports("avx512f");
-#else
-    (void)on;
     p->simd = 0;
+#ifdef GV_PACK_AVX512
+    if (level >= SIMD_AVX512 && __builtin_cpu_supports("avx512f"))
+        p->simd = SIMD_AVX512;
+    else if (level >= SIMD_AVX2 && __builtin_cpu_supports("avx2"))
+        p->simd = SIMD_AVX2;
+#else
+    (void)level;
 #endif
+    return p->simd;
 }
 
 const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t) { return p->trees[t]; }
@@ -575,7 +583,115 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
 }
 #undef STEPC16
 #undef SPLITS16
+
+/* AVX2 version of complete_leaves16c: 8 rows a vector, four vectors at once; the top
+ * LOAD_LEVELS levels read their columns whole and take their thresholds from a register,
+ * deeper levels gather features, thresholds and values. */
+#define STEPC8(at, xr)                                                                          \
+    do {                                                                                        \
+        __m256i in_ = _mm256_setzero_si256();                                                   \
+        __m256 th_, x_;                                                                         \
+        if (l < LOAD_LEVELS) {                                                                  \
+            th_ = _mm256_permutevar8x32_ps(T0, at);                                             \
+            if (has_nan) in_ = _mm256_permutevar8x32_epi32(I0, at);                             \
+            if (l == 0)                                                                         \
+                x_ = _mm256_loadu_ps(xr + co[0]);                                               \
+            else if (l == 1)                                                                    \
+                x_ = _mm256_blendv_ps(_mm256_loadu_ps(xr + co[1]), _mm256_loadu_ps(xr + co[2]), \
+                                      _mm256_castsi256_ps(_mm256_cmpeq_epi32(at, two)));        \
+            else {                                                                              \
+                __m256i j_ = _mm256_sub_epi32(at, three);                                       \
+                __m256 b0_ = _mm256_castsi256_ps(_mm256_slli_epi32(j_, 31));                    \
+                __m256 b1_ = _mm256_castsi256_ps(_mm256_slli_epi32(j_, 30));                    \
+                x_ = _mm256_blendv_ps(                                                          \
+                    _mm256_blendv_ps(_mm256_loadu_ps(xr + co[3]), _mm256_loadu_ps(xr + co[4]), b0_), \
+                    _mm256_blendv_ps(_mm256_loadu_ps(xr + co[5]), _mm256_loadu_ps(xr + co[6]), b0_), \
+                    b1_);                                                                       \
+            }                                                                                   \
+        } else {                                                                                \
+            in_ = _mm256_i32gather_epi32((const int *)info, at, 4);                             \
+            th_ = _mm256_i32gather_ps(thr, at, 4);                                              \
+            __m256i co_ = _mm256_mullo_epi32(_mm256_and_si256(in_, fmask), ldv);                \
+            x_ = _mm256_i32gather_ps(xr, _mm256_add_epi32(co_, lane), 4);                       \
+        }                                                                                       \
+        __m256 right_ = _mm256_cmp_ps(x_, th_, _CMP_GT_OQ);                                     \
+        if (has_nan)                                                                            \
+            right_ = _mm256_or_ps(right_, _mm256_and_ps(_mm256_cmp_ps(x_, x_, _CMP_UNORD_Q),    \
+                                                        _mm256_castsi256_ps(in_)));             \
+        /* the dr bit is the sign: blendv and the and above read only the sign bit */           \
+        at = _mm256_add_epi32(_mm256_add_epi32(at, at), one);                                   \
+        at = _mm256_sub_epi32(at, _mm256_srai_epi32(_mm256_castps_si256(right_), 31));          \
+    } while (0)
+
+/* The leaves of 8 rows at complete slots `slot`: stored at leaf[0..8), or with s, their values
+ * (cv) added to s[0..8). */
+AVX2_FN static inline void out8(__m256i slot, const int32_t *lf, const double *cv, int32_t *leaf,
+                                double *s)
+{
+    if (!s) {
+        _mm256_storeu_si256((__m256i *)leaf, _mm256_i32gather_epi32(lf, slot, 4));
+        return;
+    }
+    __m256d v0 = _mm256_i32gather_pd(cv, _mm256_castsi256_si128(slot), 8);
+    __m256d v1 = _mm256_i32gather_pd(cv, _mm256_extracti128_si256(slot, 1), 8);
+    _mm256_storeu_pd(s, _mm256_add_pd(_mm256_loadu_pd(s), v0));
+    _mm256_storeu_pd(s + 4, _mm256_add_pd(_mm256_loadu_pd(s + 4), v1));
+}
+
+AVX2_FN static void complete_leaves8c(const gv_tree_pack *p, size_t t, int d, const float *x,
+                                      size_t ld, size_t B, int has_nan, int32_t *leaf, double *s)
+{
+    const uint32_t *info = p->cinfo + p->coff[t];
+    const float *thr = p->cthr + p->coff[t];
+    const int32_t *lf = p->cleaf + p->coff[t] + t;
+    const double *cv = p->cval + p->coff[t] + t;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i fmask = _mm256_set1_epi32(0x7FFFFFFF), one = _mm256_set1_epi32(1);
+    const __m256i two = _mm256_set1_epi32(2), three = _mm256_set1_epi32(3);
+    const __m256i ldv = _mm256_set1_epi32((int)ld), base = _mm256_set1_epi32((1 << d) - 1);
+    const __m256i I0 = _mm256_loadu_si256((const __m256i *)info);
+    const __m256 T0 = _mm256_loadu_ps(thr);
+    size_t co[7] = {0};
+    for (size_t k = 0; k < 7 && k + 1 < ((size_t)1 << d); k++) co[k] = (info[k] & FEATURE_MASK) * ld;
+    size_t r = 0;
+    for (; r + 32 <= B; r += 32) {
+        const float *xr = x + r;
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+        for (int l = 0; l < d; l++) {
+            STEPC8(a0, xr);
+            STEPC8(a1, xr + 8);
+            STEPC8(a2, xr + 16);
+            STEPC8(a3, xr + 24);
+        }
+        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf + r, s ? s + r : NULL);
+        out8(_mm256_sub_epi32(a1, base), lf, cv, leaf + r + 8, s ? s + r + 8 : NULL);
+        out8(_mm256_sub_epi32(a2, base), lf, cv, leaf + r + 16, s ? s + r + 16 : NULL);
+        out8(_mm256_sub_epi32(a3, base), lf, cv, leaf + r + 24, s ? s + r + 24 : NULL);
+    }
+    for (; r + 8 <= B; r += 8) {
+        const float *xr = x + r;
+        __m256i a0 = _mm256_setzero_si256();
+        for (int l = 0; l < d; l++) STEPC8(a0, xr);
+        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf + r, s ? s + r : NULL);
+    }
+    for (; r < B; r++) {
+        uint32_t i = 0;
+        for (int l = 0; l < d; l++) {
+            float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
+            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
+        }
+        i -= ((uint32_t)1 << d) - 1;
+        if (s)
+            s[r] += cv[i];
+        else
+            leaf[r] = lf[i];
+    }
+}
+#undef STEPC8
 #endif
+
+void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, size_t ld,
+                              size_t B, int has_nan, int32_t *leaf);
 
 int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F)
 {
@@ -596,10 +712,13 @@ void gv_tree_pack_add_cols(const gv_tree_pack *p, size_t t, const float *x, size
 {
 #ifdef GV_PACK_AVX512
     if (p->trees[t]->n_outputs == 1) {
-        complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, NULL, s);
+        if (p->simd == SIMD_AVX512)
+            complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, NULL, s);
+        else
+            complete_leaves8c(p, t, p->depth[t], x, ld, B, has_nan, NULL, s);
         return;
     }
-    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
+    gv_tree_pack_leaves_cols(p, t, x, ld, B, has_nan, leaf);
     for (size_t r = 0; r < B; r++) s[r] += p->trees[t]->values[(size_t)leaf[r] * (size_t)p->trees[t]->n_outputs];
 #else
     (void)p, (void)t, (void)x, (void)ld, (void)B, (void)has_nan, (void)s, (void)leaf;
@@ -610,7 +729,10 @@ void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, s
                               size_t B, int has_nan, int32_t *leaf)
 {
 #ifdef GV_PACK_AVX512
-    complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
+    if (p->simd == SIMD_AVX512)
+        complete_leaves16c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
+    else
+        complete_leaves8c(p, t, p->depth[t], x, ld, B, has_nan, leaf, NULL);
 #else
     (void)p, (void)t, (void)x, (void)ld, (void)B, (void)has_nan, (void)leaf;
 #endif
@@ -665,7 +787,7 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
     }
     if (p->coff[t] != SIZE_MAX) {
 #ifdef GV_PACK_AVX512
-        if (p->simd && F < ((size_t)1 << 26)) {
+        if (p->simd == SIMD_AVX512 && F < ((size_t)1 << 26)) {
             complete_leaves16(p, t, p->depth[t], xs, F, B, has_nan, leaf);
             return;
         }

@@ -55,7 +55,7 @@ int gv_cols_has_nan(const grove_dataset *d, size_t r0, size_t B);
 void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_t F, size_t B,
                          const grove_dataset *d, size_t r0, int has_nan, int32_t *leaf);
 /* Whether gv_tree_pack_leaves_cols serves every tree of the pack on a dense dataset of n_rows
- * rows and F features (each tree complete, the CPU with AVX-512, offsets within int32). */
+ * rows and F features (each tree complete, the CPU with AVX2 or AVX-512, offsets within int32). */
 int gv_tree_pack_cols_ok(const gv_tree_pack *p, size_t n_rows, size_t F);
 /* gv_tree_pack_leaves on column-major values, without a row-major copy: row r's feature f at
  * x[f * ld + r] (x = the dataset's values + r0, ld = its rows).  Only where cols_ok. */
@@ -69,9 +69,10 @@ void gv_tree_pack_add_cols(const gv_tree_pack *p, size_t t, const float *x, size
 /* The same for one row. */
 size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const grove_dataset *d,
                          size_t i);
-/* Whether complete trees are walked with the CPU's vector instructions (on by default where the
- * CPU has AVX-512; turning it on elsewhere does nothing): tests compare both walks. */
-void gv_tree_pack_set_simd(gv_tree_pack *p, int on);
+/* Which vector walks of complete trees are used: level 2 AVX-512 (column and row-major walks),
+ * 1 AVX2 (the column walk), 0 none; the CPU's best by default.  Takes the highest level at
+ * most `level` the CPU has and returns it: tests compare every walk. */
+int gv_tree_pack_set_simd(gv_tree_pack *p, int level);
 /* Tree t of the pack (NULL for a member that is not a tree), and the number of members. */
 const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t);
 size_t gv_tree_pack_n(const gv_tree_pack *p);
