@@ -24,7 +24,10 @@
  * the missing-value rule only where gv_rows_gather saw a NaN in the block.  With AVX-512
  * (chosen at run time) 16 rows walk as one vector, four vectors at a time so that the
  * gathers of the rows' values overlap; a tree at most 6 deep keeps its features and
- * thresholds in registers (permutes instead of gathers).
+ * thresholds in registers (permutes instead of gathers).  gbdt walks the dataset's columns in
+ * place (gv_tree_pack_leaves_cols / _add_cols: the top levels read their few columns 16 rows a
+ * load, the leaves' values are added in the walk), with AVX-512 or, without it, AVX2 (8 rows a
+ * vector).
  */
 #include "tree_pack.h"
 
