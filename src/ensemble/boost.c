@@ -356,6 +356,13 @@ typedef struct trainer {
     double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
     gv_wv *r2_tmp;              /* [rounds] */
     double *c;               /* [n] per-row terms of a sum (rows_sum) */
+    gv_fit_cells cells;      /* reweighting: the rows' cells the base learner reports, if any */
+    double *cell_h;          /* [cap_cells * k] the round's member output per cell */
+    uint32_t *cell_pred;     /* [cap_cells] its argmax */
+    size_t cap_cells;
+    int w_ready;             /* w_round already holds D * N for the next round */
+    int train_logged;        /* this round's training error is logged (fused with the update) */
+    int pred_ready;          /* pred (and h unless the variant votes) hold the round's member's */
     int dist;                /* 1: a data-parallel run (dist.h); the rows are this rank's share */
     size_t N;                /* rows over all ranks (n in one process) */
     size_t first;            /* this rank's first row in the global order */
@@ -392,6 +399,9 @@ static void trainer_free(trainer *tr)
     gv_free(tr->r2_vpred);
     gv_free(tr->r2_tmp);
     gv_free(tr->c);
+    gv_free(tr->cells.cell);
+    gv_free(tr->cell_h);
+    gv_free(tr->cell_pred);
 }
 
 static grove_status set_stop(gv_boost *b, const char *fmt, size_t t, double v)
@@ -467,7 +477,9 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
     } else {
         /* weights summing to the number of rows (over all ranks); the tree learner rounds
          * them to the common grid in a data-parallel run (learners.c) */
-        for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->N;
+        if (!tr->w_ready)
+            for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->N;
+        tr->w_ready = 0;
         bi.weight = tr->w_round;
     }
     if (tr->q) {
@@ -484,6 +496,7 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
         }
         bi.mislabel = tr->q;
     }
+    if (tr->cells.cell) tr->cells.impl = NULL;
     gv_rng rng;
     gv_rng_seed(&rng, (uint64_t)gv_param_int(tr->in->params, GV_P_SEED), GV_STREAM_BOOST,
                 2 * t + 1);
@@ -600,8 +613,47 @@ static double dominating_alpha(const gv_boost *b) { return 1.0 + alpha_sum(b, b-
  * loss for r2), alpha and Z, or that the hypothesis is perfect or has no edge. */
 typedef struct round_stats {
     double eps, alpha, z;
+    double sum; /* the sum of the updated D (rows_sum's), when the update found it; else NaN */
     int perfect, too_weak, no_edge;
 } round_stats;
+
+/* The discrete variants' update D(i) *= (h(x_i) = y_i ? right : wrong); returns the sum of the
+ * new D (rows_sum's: in row order in one process). */
+static double scale_rows(trainer *tr, const uint32_t *pred, double right, double wrong)
+{
+    const size_t n = tr->n;
+    const uint32_t *yc = tr->yc;
+    double *D = tr->D;
+    if (tr->dist) {
+        for (size_t i = 0; i < n; i++) D[i] *= pred[i] == yc[i] ? right : wrong;
+        return rows_sum(tr, D);
+    }
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += D[i] *= pred[i] == yc[i] ? right : wrong;
+    return s;
+}
+
+/* The discrete variants in one process, once D is updated and the member kept: D /= tot, the
+ * next round's weights D N, and combined_error's update of the scores F and its D_1-weighted
+ * training error, all in one pass over the rows (the same numbers as the separate passes). */
+static double normalize_and_log(trainer *tr, double tot, double alpha)
+{
+    const size_t n = tr->n, k = tr->k;
+    const uint32_t *pred = tr->pred;
+    const double *labels = tr->in->data->labels, *D1 = tr->D1;
+    const double N = (double)tr->N;
+    double *D = tr->D, *w = tr->resample ? NULL : tr->w_round, *F = tr->F, wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        D[i] /= tot;
+        if (w) w[i] = D[i] * N;
+        double *f = F + i * k;
+        f[pred[i]] += alpha;
+        size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
+        wrong += (double)(best != (size_t)labels[i]) * D1[i];
+    }
+    tr->w_ready = w != NULL;
+    return wrong;
+}
 
 /* adaboost, adaboost.m1, samme: the weighted error of the labels h predicts, then
  *   adaboost  alpha = nu/2 ln((1-eps)/eps),  D(i) *= exp(-alpha y_i h(x_i)), Z = sum D
@@ -613,8 +665,13 @@ static void update_discrete(trainer *tr, round_stats *rs)
     const size_t n = tr->n, k = tr->k;
     const double nu = tr->nu;
     const uint32_t *pred = tr->pred, *yc = tr->yc;
-    for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
-    double eps = rows_sum(tr, tr->c);
+    double eps = 0;
+    if (tr->dist) {
+        for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
+        eps = rows_sum(tr, tr->c);
+    } else { /* rows_sum's sum, without the array */
+        for (size_t i = 0; i < n; i++) eps += tr->D[i] * (double)(pred[i] != yc[i]);
+    }
     rs->eps = eps;
     double limit = variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
     if (eps <= 0) {
@@ -625,22 +682,19 @@ static void update_discrete(trainer *tr, round_stats *rs)
         double alpha = rs->alpha = gv_adaboost_alpha(eps, nu);
         /* D_{t+1}(i) = D_t(i) exp(-alpha y_i h(x_i)) / Z_t: y h = +1 or -1 */
         const double down = exp(-alpha), up = exp(alpha);
-        for (size_t i = 0; i < n; i++) tr->D[i] *= pred[i] == yc[i] ? down : up;
-        rs->z = rows_sum(tr, tr->D);
+        rs->z = scale_rows(tr, pred, down, up);
     } else if (variant == BV_M1) {
         double beta = eps / (1 - eps);
         double alpha = rs->alpha = nu * log(1 / beta);
         /* D_{t+1}(i) ~ D_t(i) beta^[h(x_i) = y_i] (beta^nu with shrinkage) */
         double bnu = exp(-alpha);
-        for (size_t i = 0; i < n; i++)
-            tr->D[i] *= pred[i] == yc[i] ? bnu : 1.0;
+        rs->sum = scale_rows(tr, pred, bnu, 1.0);
         rs->z = 2 * sqrt(eps * (1 - eps));
     } else {
         double alpha = rs->alpha = nu * (log((1 - eps) / eps) + log((double)k - 1));
         /* D_{t+1}(i) ~ D_t(i) exp(alpha [h(x_i) != y_i]) */
         double up = exp(alpha);
-        for (size_t i = 0; i < n; i++)
-            tr->D[i] *= pred[i] != yc[i] ? up : 1.0;
+        rs->sum = scale_rows(tr, pred, 1.0, up);
         rs->z = 2 * sqrt(eps * (1 - eps));
     }
 }
@@ -759,7 +813,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
 {
     gv_boost *b = tr->b;
     const size_t n = tr->n, k = tr->k;
-    round_stats rs = {0, 0, 0, 0, 0, 0};
+    round_stats rs = {0, 0, 0, NAN, 0, 0, 0};
     *st = GROVE_OK;
     switch (b->variant) {
     case BV_ADABOOST:
@@ -812,7 +866,10 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
         double tot = rows_sum(tr, tr->D);
         for (size_t i = 0; i < n; i++) tr->D[i] /= tot;
     } else {
-        double tot = rows_sum(tr, tr->D);
+        const int discrete = b->variant == BV_ADABOOST || b->variant == BV_M1 ||
+                             b->variant == BV_SAMME;
+        double tot = discrete && !tr->dist ? (b->variant == BV_ADABOOST ? z : rs.sum)
+                                           : rows_sum(tr, tr->D);
         if (!(tot > 0) || !isfinite(tot)) {
             gv_component_free(comp);
             gv_free(plaus);
@@ -820,10 +877,52 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
                               "stopped", t + 1, tot);
             return 1;
         }
+        if (discrete && !tr->dist) {
+            add_member(b, comp, plaus, alpha, eps, z);
+            b->log_train[t] = normalize_and_log(tr, tot, alpha);
+            tr->train_logged = 1;
+            return 0;
+        }
         for (size_t i = 0; i < n; i++) tr->D[i] /= tot;
     }
     add_member(b, comp, plaus, alpha, eps, z);
     return 0;
+}
+
+/* The round's member c on the training rows from the cells its learner reported: its output
+ * per cell (vt->cell_output), then pred, and h where more than the vote is read (samme.r, m2
+ * without a tree).  Returns 0 (nothing done) when the cell table cannot grow. */
+static int cells_output(trainer *tr, const gv_component *c)
+{
+    const size_t n = tr->n, k = tr->k, nc = tr->cells.n_cells;
+    if (nc > tr->cap_cells) {
+        size_t cap = nc < 64 ? 64 : nc;
+        double *ch = gv_malloc_array(cap, k * sizeof *ch);
+        uint32_t *cp = gv_malloc_array(cap, sizeof *cp);
+        if (!ch || !cp) {
+            gv_free(ch);
+            gv_free(cp);
+            return 0;
+        }
+        gv_free(tr->cell_h);
+        gv_free(tr->cell_pred);
+        tr->cell_h = ch;
+        tr->cell_pred = cp;
+        tr->cap_cells = cap;
+    }
+    for (size_t j = 0; j < nc; j++) {
+        double *h = tr->cell_h + j * k;
+        c->vt->cell_output(c->impl, j, h);
+        tr->cell_pred[j] = k == 2 ? (uint32_t)(h[1] > h[0]) : (uint32_t)gv_argmax(h, k);
+    }
+    const uint32_t *cell = tr->cells.cell, *cp = tr->cell_pred;
+    uint32_t *pred = tr->pred;
+    for (size_t i = 0; i < n; i++) pred[i] = cp[cell[i]];
+    const int variant = tr->b->variant;
+    if (variant != BV_ADABOOST && variant != BV_M1 && variant != BV_SAMME)
+        for (size_t i = 0; i < n; i++) memcpy(tr->h + i * k, tr->cell_h + cell[i] * k, k * sizeof *tr->h);
+    tr->pred_ready = 1;
+    return 1;
 }
 
 static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
@@ -906,6 +1005,12 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         tr.mw = gv_malloc_array(n, k * sizeof *tr.mw);
         tr.q = gv_malloc_array(n, k * sizeof *tr.q);
     }
+    if (!tr.resample && n > 0) {
+        /* the base learner may report each row's cell (gv_fit_cells): an optimization only,
+         * so without the memory every row is predicted as before */
+        tr.cells.cell = gv_malloc_array(n, sizeof *tr.cells.cell);
+        if (tr.cells.cell) tr.base_in.cells = &tr.cells;
+    }
     if (!tr.b || !tr.D || !tr.D1 || !tr.w_round || !tr.h || !tr.pred || !tr.yc || !tr.c || (valid && !tr.hv) ||
         (variant == BV_R2 && (!tr.r2_pred || !tr.r2_tmp || (valid && !tr.r2_vpred))) ||
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
@@ -951,22 +1056,28 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
                 size_t leaf = gv_tree_leaf(c.impl, in->data, i);
                 memcpy(tr.h + i * k, plaus + leaf * k, k * sizeof *tr.h);
             }
+        } else if (tr.cells.cell && tr.cells.impl && tr.cells.impl == c.impl &&
+                   c.vt->cell_output && variant != BV_R2 && cells_output(&tr, &c)) {
+            /* the member's outputs per cell (pred, and h where the update reads it) */
         } else {
             gv_component_predict_all(&c, in->data, k, in->n_threads, tr.h);
         }
-        if (variant != BV_R2) {
+        if (variant != BV_R2 && !tr.pred_ready) {
             if (k == 2)
                 for (size_t i = 0; i < n; i++) tr.pred[i] = tr.h[2 * i + 1] > tr.h[2 * i];
             else
                 for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)gv_argmax(tr.h + i * k, k);
         }
+        tr.pred_ready = 0;
+        tr.train_logged = 0;
         int stop = round_update(&tr, t, &c, plaus, &st);
         if (st != GROVE_OK) goto fail;
         size_t added = tr.b->n_members;
         if (added == t + 1) {
             /* the member was kept: log its effect on the combined model */
             gv_boost *b = tr.b;
-            b->log_train[t] = combined_error(&tr, t, in->data, tr.h, tr.F, tr.r2_pred, tr.D1);
+            if (!tr.train_logged)
+                b->log_train[t] = combined_error(&tr, t, in->data, tr.h, tr.F, tr.r2_pred, tr.D1);
             if (valid) {
                 if (b->plaus && b->plaus[t]) {
                     for (size_t i = 0; i < nv; i++) member_output(b, t, valid, i, tr.hv + i * k);

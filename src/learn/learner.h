@@ -90,6 +90,9 @@ typedef struct gv_component_vt {
      * out[n_features], sets *st (GROVE_OK or the error) and returns 1. */
     int (*importance)(const void *impl, const char *type, size_t n_features, double *out,
                       grove_status *st);
+    /* Optional: the output of every row in `cell` (a cell the learner reported through
+     * gv_fit_cells, e.g. a tree's leaf), equal to predict_row's for such a row bit for bit. */
+    void (*cell_output)(const void *impl, size_t cell, double *out);
 } gv_component_vt;
 
 /* Rows per predict_block call: large, so that each tree's nodes are read from memory once per
@@ -118,6 +121,20 @@ grove_status gv_components_check(const gv_component *c, size_t n, const gv_model
 /* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
 json_t *gv_component_to_json(const gv_component *c);
 
+/* What a learner may report about the rows it was fitted on (gv_fit_input.cells): the cell of
+ * every row of the data (for a tree, the leaf it fell in while growing), so that a caller that
+ * needs the new component's outputs on the training rows (boosting) reads them once per cell
+ * (vt->cell_output) instead of predicting every row again.  The caller gives `cell` and clears
+ * `impl`; a learner that fits on all rows (no row view) may fill cell[0..data->n_rows) and then
+ * sets impl to the impl of the component it returns (a learner that wraps others must not
+ * pass the struct on unchanged: the caller trusts the cells only when impl is its component's)
+ * and n_cells (every cell[i] < n_cells).  Learners that report nothing leave impl NULL. */
+typedef struct gv_fit_cells {
+    uint32_t *cell;   /* [data->n_rows], the caller's */
+    const void *impl; /* set by the learner: whose cells these are (NULL: none reported) */
+    size_t n_cells;   /* set by the learner */
+} gv_fit_cells;
+
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
 typedef struct gv_fit_input {
     const grove_dataset *data;  /* raw values (learners that do not use bins read these) */
@@ -134,6 +151,8 @@ typedef struct gv_fit_input {
                                    distribution q(i, y) (0 at y = y_i), or NULL; tree learners
                                    then grow the tree that minimizes the pseudo-loss
                                    (criterion pseudo, the default under M2) */
+    gv_fit_cells *cells;        /* optional output: the training rows' cells (see above), or
+                                   NULL */
 } gv_fit_input;
 
 typedef struct gv_learner {

@@ -175,9 +175,15 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
             .n_rows = in->n_rows,
             .weight = w ? w : in->weight,
             .y = in->y,
+            /* every row's leaf, reported when the tree grows on all rows (gv_fit_cells) */
+            .leaf_of_row = in->cells && !in->rows ? in->cells->cell : NULL,
         };
         st = gv_tree_fit(&cfg, &ti, rng, &t);
         gv_free(w);
+        if (st == GROVE_OK && ti.leaf_of_row) {
+            in->cells->impl = t;
+            in->cells->n_cells = t->n_nodes;
+        }
     }
     if (st != GROVE_OK) return st;
     out->vt = &gv_tree_component;

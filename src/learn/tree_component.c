@@ -235,6 +235,13 @@ static void tree_predict_row(const void *impl, const grove_dataset *d, size_t i,
     memcpy(out, t->values + leaf * (size_t)t->n_outputs, (size_t)t->n_outputs * sizeof *out);
 }
 
+/* A leaf's output (gv_fit_cells: the cells of a tree are its node ids). */
+static void tree_cell_output(const void *impl, size_t cell, double *out)
+{
+    const gv_tree *t = impl;
+    memcpy(out, t->values + cell * (size_t)t->n_outputs, (size_t)t->n_outputs * sizeof *out);
+}
+
 static void tree_free(void *impl) { gv_tree_free(impl); }
 
 /* ---- model-level invariants ---- */
@@ -291,4 +298,5 @@ const gv_component_vt gv_tree_component = {
     .validate = tree_validate_schema,
     .check = tree_check,
     .summary = tree_summary,
+    .cell_output = tree_cell_output,
 };
