@@ -40,6 +40,7 @@ import sys
 
 import papers as P
 
+HIDDEN = 32  # units in the one hidden layer of every network
 FASHION_N = int(os.environ.get("FASHION_N", "10000"))
 FASHION_TEST = int(os.environ.get("FASHION_TEST", "10000"))
 SETS = [
@@ -48,14 +49,15 @@ SETS = [
     ("digits", "digits (8x8, 1,258 training rows, 539 test rows)", "digits_train.csv",
      "digits_test.csv", (0, 0), 8, 8,
      ["deform.shift=0.3", "deform.rotation=5", "deform.elastic_alpha=1", "deform.elastic_sigma=1"],
-     ["base.mlp.hidden=32"], 10),
-    ("fashion-MNIST", "fashion-MNIST (28x28, 10 classes, %d training rows, %d test rows)" %
-     (FASHION_N, FASHION_TEST),
+     ["base.mlp.hidden=%d" % HIDDEN], 10),
+    ("fashion-MNIST",
+     "fashion-MNIST (28x28, 10 classes, {:,} training rows, {:,} test rows)".format(
+         FASHION_N, FASHION_TEST),
      "fashion_mnist_train10k.csv", "fashion_mnist_test.csv.gz", (FASHION_N, FASHION_TEST),
      28, 28,
      ["deform.shift=1", "deform.rotation=5", "deform.elastic_alpha=3.5",
       "deform.elastic_sigma=3.5"],
-     ["base.mlp.hidden=32", "base.mlp.epochs=20"], 5),
+     ["base.mlp.hidden=%d" % HIDDEN, "base.mlp.epochs=20"], 5),
 ]
 
 # The paper's numbers: USPS digits, raw test error % with no rejects, one network and the boosted
@@ -66,7 +68,9 @@ SETS = [
 PAPER = [("USPS digits, the 1990 network", 4.9, 3.6),
          ("USPS digits, a newer network", 3.3, 2.6)]
 KEYS = ("one", "one_3n", "com", "e1", "e2", "e3", "e_mean", "g_max", "g_mean", "g_test",
-        "gain", "gain_3n")
+        "gain", "gain_3n", "ratio")
+PAPER_RATIOS = [com / one for _, one, com in PAPER]
+NROWS, SIZE = {}, {}
 
 
 def sets(args):
@@ -110,6 +114,7 @@ def one_seed(s, tr, te, n, oracle, netp, mdl):
     r["g_test"] = g(r["one"])
     r["gain"] = r["com"] - r["one"]
     r["gain_3n"] = r["com"] - r["one_3n"]
+    r["ratio"] = r["com"] / r["one"]
     os.remove(mdl)
     print("  seed %d: %s" % (s, " ".join("%s %.4f" % (k, r[k]) for k in KEYS)), file=sys.stderr)
     return r
@@ -141,6 +146,8 @@ def main():
             te = os.path.join(tmp, "test.csv")
             head_rows(os.path.join(data, test), te, nte)
         n = len(P.read_csv(tr)[1])
+        NROWS[short] = n
+        SIZE[short] = (w, h)
         oracle = sets(["filter.oracle=deform", "image.width=%d" % w, "image.height=%d" % h]
                       + deform)
         netp = sets(net)
@@ -187,8 +194,51 @@ def main():
     for name, one, com in PAPER:
         print("| paper: %s | %.1f | %.1f | %.2f |" % (name, one, com, com / one))
     for short, name, seeds, m, _, _, _ in rows:
-        print("| ours: %s | %s | %s | %.2f |" % (short, pm(m, "one"), pm(m, "com"),
-                                                 m["com"][0] / m["one"][0]))
+        print("| ours: %s | %s | %s | %.2f ± %.2f |" % (short, pm(m, "one"), pm(m, "com"),
+                                                       m["ratio"][0], m["ratio"][1]))
+    print("\nOurs: the ratio is the mean over seeds of committee / network 1 (± s.e.).  The paper "
+          "gives one run per network and no spread, and neither its data (USPS ZIP-code "
+          "digits, 12,000 in all) nor its networks are ours; so what can match is the shape "
+          "-- the committee beating the network it started from, "
+          "by a ratio of %.2f-%.2f.\n" % (min(PAPER_RATIOS), max(PAPER_RATIOS)))
+    for short, name, seeds, m, _, _, _ in rows:
+        lo, hi = m["ratio"][0] - 2 * m["ratio"][1], m["ratio"][0] + 2 * m["ratio"][1]
+        if lo > max(PAPER_RATIOS):
+            print("- %s: a smaller gain than the paper's (ratio %.2f ± %.2f).  Why, we think: "
+                  "fashion-MNIST's classes overlap (shirt, T-shirt, pullover, coat), and the "
+                  "filter builds EX2 and EX3 largely from the examples network 1 gets wrong, "
+                  "likely these; networks 2 and 3 err "
+                  "on %.1f %% and %.1f %% of their own distributions (network 1: %.1f %% on EX), "
+                  "so they are weak where the committee needs them, and network 1's %.1f %% test "
+                  "error is largely error that networks of this size share.  Drucker put human "
+                  "error on the USPS digits at about 2.5 %%, and the paper's best committee "
+                  "(2.6 %%) was near it." % (
+                      short, m["ratio"][0], m["ratio"][1], 100 * m["e2"][0], 100 * m["e3"][0],
+                      100 * m["e1"][0], 100 * m["one"][0]))
+        elif hi < min(PAPER_RATIOS):
+            frac = (m["one"][0] - m["one_3n"][0]) / (m["one"][0] - m["com"][0])
+            print("- %s: a larger gain than the paper's (ratio %.2f ± %.2f).  Why: our network 1 "
+                  "is small (one hidden layer of %d units on %dx%d images) and sees N = {:,} "
+                  "draws, while the committee's three networks see 3N between them; one network on "
+                  "3N draws already reaches %.1f %%, %.0f %% of the way from network 1 to the "
+                  "committee, which beats it by %.1f ± %.1f points.  The paper compares with "
+                  "the network it boosted, as our ratio does." .format(NROWS[short]) % (
+                      short, m["ratio"][0], m["ratio"][1], HIDDEN, SIZE[short][0],
+                      SIZE[short][1], 100 * m["one_3n"][0], 100 * frac,
+                      -100 * m["gain_3n"][0], 100 * m["gain_3n"][1]))
+        else:
+            print("- %s: within the paper's range (ratio %.2f ± %.2f)." % (
+                short, m["ratio"][0], m["ratio"][1]))
+    print("- Schapire's prediction: g(max e) bounds the committee's error under EX (the "
+          "deformed training images), not on the test set; g(p) with p = network 1's test error "
+          "is the committee's test error if the three networks erred independently.  They do "
+          "not: they err on the same hard test images, so the committee's test error is "
+          "well above g(p) (%s).  So was the paper's: g(4.9 %%) = %.1f %% against its "
+          "3.6 %%, g(3.3 %%) = %.1f %% against 2.6 %%." % (
+              "; ".join("%s %.1f %% against g(p) = %.1f %% and g(max e) = %.1f %%" % (
+                  short, 100 * m["com"][0], 100 * m["g_test"][0], 100 * m["g_max"][0])
+                  for short, _, _, m, _, _, _ in rows),
+              100 * g(0.049), 100 * g(0.033)))
     print("\nSettings: " + "; ".join(
         "%s: %s, network %s" % (short, " ".join(d), " ".join(net))
         for short, _, _, _, d, net, _ in rows) + ".  "
