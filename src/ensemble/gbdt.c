@@ -220,25 +220,24 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     for (size_t r0 = begin; r0 < end; r0 += R) {
         const size_t B = end - r0 < R ? end - r0 : R;
         const int nan = cols ? gv_cols_has_nan(d, r0, B) : gv_rows_gather(d, r0, B, xs);
-        for (size_t r = 0; r < B; r++)
-            for (size_t g = 0; g < G; g++) s[r * G + g] = b->base[g];
+        /* group g's scores of the block's rows at s + g * B (each row's sum in tree order) */
+        for (size_t g = 0; g < G; g++)
+            for (size_t r = 0; r < B; r++) s[g * B + r] = b->base[g];
         for (size_t t = 0; t < rounds; t++)
             for (size_t g = 0; g < G; g++) {
                 const double *v = b->trees[t * G + g]->values;
-                if (cols && G == 1) { /* the leaves' values added in the walk */
-                    gv_tree_pack_add_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, s, leaf);
+                double *sg = s + g * B;
+                if (cols) { /* the leaves' values added in the walk */
+                    gv_tree_pack_add_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, sg, leaf);
                     continue;
                 }
-                if (cols)
-                    gv_tree_pack_leaves_cols(pk, t * G + g, d->values + r0, d->n_rows, B, nan, leaf);
-                else
-                    gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, nan, leaf);
-                for (size_t r = 0; r < B; r++) s[r * G + g] += v[leaf[r]];
+                gv_tree_pack_leaves(pk, t * G + g, xs, F, B, d, r0, nan, leaf);
+                for (size_t r = 0; r < B; r++) sg[r] += v[leaf[r]];
             }
         for (size_t r = 0; r < B; r++) {
             double *o = out + (r0 - begin + r) * k;
             double *f = b->n_classes == 2 && G == 1 ? o + 1 : o; /* binary: F lives in out[1] */
-            for (size_t g = 0; g < G; g++) f[g] = s[r * G + g];
+            for (size_t g = 0; g < G; g++) f[g] = s[g * B + r];
             scores_to_outputs(b, o);
         }
     }
