@@ -252,6 +252,9 @@ static void test_huge_index(void)
         grove_model *back = NULL;
         CHECK_OK(grove_model_to_buffer(m, &buf, &len));
         if (buf) CHECK_OK(grove_model_from_buffer(buf, len, &back));
+        /* and of its cut points only the one the split names: one mapper of 3 bins */
+        const char *nb = buf ? strstr(buf, "\"n_bins\": ") : NULL;
+        CHECK(nb && !strncmp(nb, "\"n_bins\": 3,", 12) && !strstr(nb + 1, "\"n_bins\""));
         if (back) {
             const grove_schema *bs = grove_model_schema(back);
             CHECK_EQ_INT(grove_schema_n_features(bs), 1);

@@ -45,6 +45,31 @@ void gv_feature_map_set(const int32_t *map) { feature_map = map; }
 const int32_t *gv_feature_map(void) { return feature_map; }
 int32_t gv_feature_out(int32_t f) { return feature_map && f >= 0 ? feature_map[f] : f; }
 
+static _Thread_local const size_t *cut_offset;
+static _Thread_local const uint64_t *cut_bits;
+static _Thread_local const uint32_t *cut_rank;
+
+void gv_cut_map_set(const size_t *offset, const uint64_t *bits, const uint32_t *rank)
+{
+    cut_offset = offset;
+    cut_bits = bits;
+    cut_rank = rank;
+}
+
+/* The kept cuts before bit pos. */
+static uint32_t kept_before(size_t pos)
+{
+    uint64_t below = cut_bits[pos / 64] & (((uint64_t)1 << (pos % 64)) - 1);
+    return cut_rank[pos / 64] + (uint32_t)__builtin_popcountll(below);
+}
+
+uint32_t gv_bin_split_out(int32_t feature, uint32_t bin_split)
+{
+    if (!cut_bits || feature < 0 || bin_split == 0) return bin_split;
+    size_t first = cut_offset[feature];
+    return kept_before(first + bin_split - 1) - kept_before(first) + 1;
+}
+
 json_t *gv_component_to_json(const gv_component *c)
 {
     json_t *fields = c->vt->to_json(c->impl), *obj = json_object();

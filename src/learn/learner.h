@@ -31,6 +31,10 @@ typedef struct gv_model_ctx {
                                    * are written (format 1.2) */
     unsigned char *mark_read;     /* NULL, or (the writer's check) [n_features] where a tree marks
                                    * each feature any split reads */
+    uint64_t *mark_cuts;          /* NULL, or (the writer's check of a model with compact
+                                   * features) a bitmap where a numeric split marks its cut point,
+                                   * bit cut_offset[feature] + bin_split - 1 */
+    const size_t *cut_offset;     /* [n_features + 1] with mark_cuts: the features' cuts, in order */
     int *reads_all;               /* NULL, or set to 1 by a component that reads every feature (a
                                    * linear model, an mlp, stacking's passthrough): a model with
                                    * compact features keeps only the features its splits read
@@ -44,6 +48,12 @@ void gv_feature_map_set(const int32_t *map);
 int32_t gv_feature_out(int32_t f);
 /* The map in force (NULL: none). */
 const int32_t *gv_feature_map(void);
+/* Likewise for the cut points a compact model's file keeps (model_json.c): a numeric split's
+ * bin_split on feature f (its cut: bit offset[f] + bin_split - 1 of `bits`) is written as 1 +
+ * the number of f's kept cuts before it; rank[w] counts the kept cuts in the words before w.
+ * NULL bits: as itself. */
+void gv_cut_map_set(const size_t *offset, const uint64_t *bits, const uint32_t *rank);
+uint32_t gv_bin_split_out(int32_t feature, uint32_t bin_split);
 
 typedef struct gv_component_vt {
     const char *kind; /* the "kind" written in model files: "tree", ... */

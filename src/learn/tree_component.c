@@ -73,7 +73,9 @@ static json_t *tree_to_json(const void *impl)
         bad |= gv_packed_add_int(&b[F_DEPTH], n.depth);
         bad |= gv_packed_add_int(&b[F_DEFAULT_LEFT], n.default_left);
         bad |= gv_packed_add_real(&b[F_THRESHOLD], (double)n.threshold);
-        bad |= gv_packed_add_int(&b[F_BIN_SPLIT], n.bin_split);
+        bad |= gv_packed_add_int(&b[F_BIN_SPLIT],
+                                 n.type == GV_NODE_NUM ? gv_bin_split_out(n.feature, n.bin_split)
+                                                       : n.bin_split);
         bad |= gv_packed_add_int(&b[F_LEFT], n.left);
         bad |= gv_packed_add_int(&b[F_RIGHT], n.right);
         bad |= gv_packed_add_int(&b[F_CAT_BEGIN], n.cat_begin);
@@ -278,6 +280,10 @@ static grove_status tree_check(const void *impl, const gv_model_ctx *ctx, size_t
             return gv_err(GROVE_ERR_MODEL, "model: node %zu: threshold %.9g is not cut point %lu "
                           "(%.9g) of feature '%s'", k, (double)n->threshold,
                           (unsigned long)n->bin_split, (double)b->cuts[n->bin_split - 1], name);
+        if (ctx->mark_cuts) {
+            size_t pos = ctx->cut_offset[n->feature] + n->bin_split - 1;
+            ctx->mark_cuts[pos / 64] |= (uint64_t)1 << (pos % 64);
+        }
     }
     return GROVE_OK;
 }

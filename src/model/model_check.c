@@ -193,7 +193,8 @@ grove_status gv_model_check_head(const grove_model *m)
 /* What the components may know of the model around them (learner.h). */
 gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mark_used)
 {
-    gv_model_ctx ctx = {m->schema, m->mappers, m->algo, m->root.impl, minor, mark_used, NULL, NULL};
+    gv_model_ctx ctx = {m->schema, m->mappers, m->algo, m->root.impl, minor, mark_used,
+                        NULL, NULL, NULL, NULL};
     return ctx;
 }
 
@@ -202,12 +203,13 @@ gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mar
 grove_status gv_model_check_root(const grove_model *m, int validate_root,
                                      unsigned char *mark_used)
 {
-    return gv_model_check_root_marks(m, validate_root, mark_used, NULL, NULL);
+    return gv_model_check_root_marks(m, validate_root, mark_used, NULL, NULL, NULL, NULL);
 }
 
 grove_status gv_model_check_root_marks(const grove_model *m, int validate_root,
                                        unsigned char *mark_used, unsigned char *mark_read,
-                                       int *reads_all)
+                                       int *reads_all, uint64_t *mark_cuts,
+                                       const size_t *cut_offset)
 {
     const gv_component *root = &m->root;
     if (!root->vt || !root->impl) return gv_err(GROVE_ERR_MODEL, "model: missing");
@@ -223,5 +225,7 @@ grove_status gv_model_check_root_marks(const grove_model *m, int validate_root,
     gv_model_ctx ctx = gv_model_ctx_of(m, GV_MODEL_FORMAT_MINOR, mark_used);
     ctx.mark_read = mark_read;
     ctx.reads_all = reads_all;
+    ctx.mark_cuts = mark_cuts;
+    ctx.cut_offset = cut_offset;
     return gv_component_check(root, &ctx, m->n_outputs);
 }

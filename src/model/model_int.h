@@ -38,11 +38,13 @@ grove_status gv_model_check_head(const grove_model *m);
  * mappers numeric splits read, the reader NULL. */
 grove_status gv_model_check_root(const grove_model *m, int validate_root,
                                  unsigned char *mark_used);
-/* The same, also marking in mark_read ([n_features], zeroed) every feature a split reads and
- * setting *reads_all when a component reads every feature (learner.h); either may be NULL. */
+/* The same, also marking in mark_read ([n_features], zeroed) every feature a split reads,
+ * setting *reads_all when a component reads every feature, and marking in mark_cuts (a zeroed
+ * bitmap, with cut_offset) the cut point of every numeric split (learner.h); each may be NULL. */
 grove_status gv_model_check_root_marks(const grove_model *m, int validate_root,
                                        unsigned char *mark_used, unsigned char *mark_read,
-                                       int *reads_all);
+                                       int *reads_all, uint64_t *mark_cuts,
+                                       const size_t *cut_offset);
 /* What the components may know of the model around them (learner.h). */
 gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mark_used);
 

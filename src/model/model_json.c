@@ -118,11 +118,19 @@ static json_t *schema_json(const grove_schema *s, const int32_t *map)
 
 json_t *gv_schema_to_json(const grove_schema *s) { return schema_json(s, NULL); }
 
+/* What a model with compact features keeps of its cut points (model_doc): the bits of the
+ * cuts its numeric splits name, feature f's at offset[f] ..; rank[w]: kept cuts before word w. */
+typedef struct cut_keep {
+    size_t *offset;  /* [n_features + 1] */
+    uint64_t *bits;
+    uint32_t *rank;
+} cut_keep;
+
 /* The bin mappers: prediction reads raw values, so the cut points serve only to check that every
  * numeric split's threshold is a cut point of its feature; from format 1.2 a numeric feature no
  * split reads is written as {"n_bins": 0} (a stump over 30 features: 192 KB -> 8 KB). */
 static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
-                            const unsigned char *used, const int32_t *map)
+                            const unsigned char *used, const int32_t *map, const cut_keep *ck)
 {
     json_t *a = json_array();
     int bad = !a;
@@ -138,13 +146,18 @@ static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
         bad |= gv_json_set_new(obj, "n_bins", json_integer(b->n_bins));
         if (!b->is_categorical) {
             json_t *cuts = json_array();
+            uint32_t n_kept = 0;
             for (uint32_t c = 0; c < b->n_cuts && cuts; c++) {
+                size_t pos = ck ? ck->offset[f] + c : 0;
+                if (ck && !(ck->bits[pos / 64] >> (pos % 64) & 1)) continue; /* no split's */
+                n_kept++;
                 if (json_array_append_new(cuts, json_real((double)b->cuts[c]))) {
                     json_decref(cuts);
                     cuts = NULL;
                 }
             }
             bad |= gv_json_set_new(obj, "cuts", cuts);
+            if (ck) bad |= gv_json_set_new(obj, "n_bins", json_integer(n_kept + 2));
         }
         bad |= json_array_append_new(a, obj);
     }
@@ -157,7 +170,7 @@ static json_t *bins_to_json(const grove_schema *s, const gv_bin_mapper *mappers,
 
 /* The document without "crc32", in the order of docs/model-format.md. */
 static json_t *model_to_json(const grove_model *m, const unsigned char *used,
-                             const int32_t *map)
+                             const int32_t *map, const cut_keep *ck)
 {
     json_t *doc = json_object(), *version = json_array(), *component = NULL;
     int bad = !doc || !version;
@@ -173,13 +186,15 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used,
     bad |= gv_json_set_new(doc, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= gv_json_set_new(doc, "params", gv_model_params_json(m->params));
     bad |= gv_json_set_new(doc, "schema", schema_json(m->schema, map));
-    bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used, map));
+    bad |= gv_json_set_new(doc, "bins", bins_to_json(m->schema, m->mappers, used, map, ck));
     if (!bad) {
         /* {"kind": ..., then the component's own fields}, features renumbered by map */
         const int32_t *outer = gv_feature_map();
         gv_feature_map_set(map);
+        if (ck) gv_cut_map_set(ck->offset, ck->bits, ck->rank);
         component = gv_component_to_json(&m->root);
         gv_feature_map_set(outer);
+        if (ck) gv_cut_map_set(NULL, NULL, NULL);
         bad |= !component || json_object_set(doc, "model", component);
     }
     json_decref(component);
@@ -217,50 +232,74 @@ static grove_status doc_checksum(const json_t *doc, char hex[9])
 static grove_status model_doc(const grove_model *m, int with_crc, json_t **out)
 {
     *out = NULL;
-    grove_status st;
+    grove_status st = GROVE_OK;
     /* the root check marks the features numeric splits read, and for a model with compact
-     * features (schema feature_ids) those any split reads */
+     * features (schema feature_ids) those any split reads and the cut points splits name */
     const size_t F = m->schema ? m->schema->n_features : 0;
-    const int compact = m->schema && m->schema->feature_ids;
+    const int compact = m->schema && m->schema->feature_ids && m->mappers;
     unsigned char *mark_used = gv_calloc(F + 1, 1);
     unsigned char *mark_read = compact ? gv_calloc(F + 1, 1) : NULL;
     int32_t *map = NULL;
     int reads_all = 0;
-    if (!mark_used || (compact && !mark_read)) {
-        gv_free(mark_used);
-        gv_free(mark_read);
-        return gv_err_nomem("the model's JSON");
+    cut_keep ck = {NULL, NULL, NULL};
+    size_t n_words = 0;
+    json_t *doc = NULL;
+    if (compact && (ck.offset = gv_malloc_array(F + 1, sizeof *ck.offset)) != NULL) {
+        ck.offset[0] = 0;
+        for (size_t f = 0; f < F; f++)
+            ck.offset[f + 1] = ck.offset[f] + (m->mappers[f].is_categorical ? 0 : m->mappers[f].n_cuts);
+        n_words = ck.offset[F] / 64 + 1;
+        ck.bits = gv_calloc(n_words, sizeof *ck.bits);
+        ck.rank = gv_malloc_array(n_words, sizeof *ck.rank);
+    }
+    if (!mark_used || (compact && (!mark_read || !ck.offset || !ck.bits || !ck.rank))) {
+        st = gv_err_nomem("the model's JSON");
+        goto done;
     }
     if ((st = gv_model_check_head(m)) != GROVE_OK || (st = gv_model_check_strings(m)) != GROVE_OK ||
-        (st = gv_model_check_root_marks(m, 1, mark_used, mark_read, &reads_all)) != GROVE_OK) {
-        gv_free(mark_used);
-        gv_free(mark_read);
-        if (st != GROVE_ERR_MODEL) return st; /* NOMEM, or DATA: a name that is not UTF-8 */
+        (st = gv_model_check_root_marks(m, 1, mark_used, mark_read, &reads_all, ck.bits,
+                                        ck.offset)) != GROVE_OK) {
+        if (st != GROVE_ERR_MODEL) goto done; /* NOMEM, or DATA: a name that is not UTF-8 */
         /* Our own trainer built it: an invalid model is a bug, not bad input. */
         gv_err_prefix("cannot write an invalid model");
-        return GROVE_ERR_INTERNAL;
+        st = GROVE_ERR_INTERNAL;
+        goto done;
     }
     /* Models store only the features they use (issue 16): a model with compact features whose
      * components read features only through splits keeps those (at least one), renumbered in
-     * order; the others, never read, are left out of its schema, bins and components. */
+     * order; the others, never read, are left out of its schema, bins and components.  Of the
+     * cut points it keeps those its numeric splits name (a split's bin_split renumbered), as
+     * the cuts serve only to check the thresholds. */
     if (compact && !reads_all) {
         size_t kept = 0;
         for (size_t f = 0; f < F; f++) kept += mark_read[f] != 0;
         if (kept == 0) mark_read[0] = 1, kept = 1;
-        if (kept < F && (map = gv_malloc_array(F, sizeof *map)) != NULL) {
-            int32_t next = 0;
-            for (size_t f = 0; f < F; f++) map[f] = mark_read[f] ? next++ : -1;
+        if (kept < F && !(map = gv_malloc_array(F, sizeof *map))) {
+            st = gv_err_nomem("the model's JSON");
+            goto done;
         }
-        if (kept < F && !map) {
-            gv_free(mark_used);
-            gv_free(mark_read);
-            return gv_err_nomem("the model's JSON");
+        for (size_t f = 0; map && f < F; f++) map[f] = -1;
+        int32_t next = 0;
+        for (size_t f = 0; map && f < F; f++)
+            if (mark_read[f]) map[f] = next++;
+    }
+    if (compact) {
+        uint32_t r = 0;
+        for (size_t w = 0; w < n_words; w++) {
+            ck.rank[w] = r;
+            r += (uint32_t)__builtin_popcountll(ck.bits[w]);
         }
     }
-    gv_free(mark_read);
-    json_t *doc = model_to_json(m, mark_used, map);
+    doc = model_to_json(m, mark_used, map, compact ? &ck : NULL);
+    if (!doc) st = gv_err_nomem("the model's JSON");
+done:
     gv_free(mark_used);
+    gv_free(mark_read);
     gv_free(map);
+    gv_free(ck.offset);
+    gv_free(ck.bits);
+    gv_free(ck.rank);
+    if (st != GROVE_OK) return st;
     if (!doc) return gv_err_nomem("the model's JSON");
     if (!with_crc) {
         *out = doc;
