@@ -624,12 +624,13 @@ static double scale_rows(trainer *tr, const uint32_t *pred, double right, double
     const size_t n = tr->n;
     const uint32_t *yc = tr->yc;
     double *D = tr->D;
+    const double factor[2] = {right, wrong}; /* by [h(x_i) != y_i], without a branch */
     if (tr->dist) {
-        for (size_t i = 0; i < n; i++) D[i] *= pred[i] == yc[i] ? right : wrong;
+        for (size_t i = 0; i < n; i++) D[i] *= factor[pred[i] != yc[i]];
         return rows_sum(tr, D);
     }
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += D[i] *= pred[i] == yc[i] ? right : wrong;
+    for (size_t i = 0; i < n; i++) s += D[i] *= factor[pred[i] != yc[i]];
     return s;
 }
 
@@ -639,17 +640,28 @@ static double scale_rows(trainer *tr, const uint32_t *pred, double right, double
 static double normalize_and_log(trainer *tr, double tot, double alpha)
 {
     const size_t n = tr->n, k = tr->k;
-    const uint32_t *pred = tr->pred;
-    const double *labels = tr->in->data->labels, *D1 = tr->D1;
+    const uint32_t *pred = tr->pred, *yc = tr->yc; /* yc: the labels as integers */
+    const double *D1 = tr->D1;
     const double N = (double)tr->N;
+    static const double miss01[2] = {0.0, 1.0};
     double *D = tr->D, *w = tr->resample ? NULL : tr->w_round, *F = tr->F, wrong = 0;
-    for (size_t i = 0; i < n; i++) {
-        D[i] /= tot;
-        if (w) w[i] = D[i] * N;
-        double *f = F + i * k;
-        f[pred[i]] += alpha;
-        size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
-        wrong += (double)(best != (size_t)labels[i]) * D1[i];
+    if (k == 2 && w) {
+        for (size_t i = 0; i < n; i++) {
+            D[i] /= tot;
+            w[i] = D[i] * N;
+            double *f = F + 2 * i;
+            f[pred[i]] += alpha;
+            wrong += miss01[(uint32_t)(f[1] > f[0]) != yc[i]] * D1[i];
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            D[i] /= tot;
+            if (w) w[i] = D[i] * N;
+            double *f = F + i * k;
+            f[pred[i]] += alpha;
+            size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
+            wrong += miss01[best != yc[i]] * D1[i];
+        }
     }
     tr->w_ready = w != NULL;
     return wrong;
@@ -669,8 +681,9 @@ static void update_discrete(trainer *tr, round_stats *rs)
     if (tr->dist) {
         for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
         eps = rows_sum(tr, tr->c);
-    } else { /* rows_sum's sum, without the array */
-        for (size_t i = 0; i < n; i++) eps += tr->D[i] * (double)(pred[i] != yc[i]);
+    } else { /* rows_sum's sum, without the array (and without a branch per row) */
+        static const double miss01[2] = {0.0, 1.0};
+        for (size_t i = 0; i < n; i++) eps += tr->D[i] * miss01[pred[i] != yc[i]];
     }
     rs->eps = eps;
     double limit = variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;

@@ -236,6 +236,23 @@ static void sum_rows_serial(const gv_engine *e, const size_t *idx, size_t n, dou
         break;
     }
     case GV_STATS_CLASS:
+        if (e->K == 2 && in->weight) {
+            /* two classes: each class's sum in a register (no store-to-load chain through t),
+             * in row order; a row of the other class adds w * 0 = 0, which leaves a sum of
+             * weights (>= 0, starting at +0.0) unchanged bit for bit (no branch per row) */
+            static const double is0[2] = {1.0, 0.0}, is1[2] = {0.0, 1.0};
+            double a0 = t[1], a1 = t[2];
+            for (size_t i = 0; i < n; i++) {
+                size_t r = idx[i];
+                double w = in->weight[r];
+                size_t c = in->y[r] != 0.0;
+                a0 += w * is0[c];
+                a1 += w * is1[c];
+            }
+            t[1] = a0;
+            t[2] = a1;
+            break;
+        }
         for (size_t i = 0; i < n; i++) {
             size_t r = idx[i];
             t[1 + (size_t)in->y[r]] += in->weight ? in->weight[r] : 1.0;
