@@ -363,6 +363,8 @@ typedef struct trainer {
     int w_ready;             /* w_round already holds D * N for the next round */
     int train_logged;        /* this round's training error is logged (fused with the update) */
     int pred_ready;          /* pred (and h unless the variant votes) hold the round's member's */
+    int eps_ready;           /* eps holds update_discrete's error sum of this round */
+    double eps;
     int dist;                /* 1: a data-parallel run (dist.h); the rows are this rank's share */
     size_t N;                /* rows over all ranks (n in one process) */
     size_t first;            /* this rank's first row in the global order */
@@ -502,6 +504,8 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
                 2 * t + 1);
     grove_status st = tr->base->fit(&bi, &rng, c);
     if (st != GROVE_OK) gv_err_prefix("round %zu: base learner '%s'", t + 1, tr->base->name);
+    /* the learner accepted the labels of every row: later rounds need not check them again */
+    if (st == GROVE_OK && !bi.rows) tr->base_in.labels_checked = 1;
     return st;
 }
 
@@ -681,6 +685,8 @@ static void update_discrete(trainer *tr, round_stats *rs)
     if (tr->dist) {
         for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
         eps = rows_sum(tr, tr->c);
+    } else if (tr->eps_ready) { /* summed with pred (cells_output) */
+        eps = tr->eps;
     } else { /* rows_sum's sum, without the array (and without a branch per row) */
         static const double miss01[2] = {0.0, 1.0};
         for (size_t i = 0; i < n; i++) eps += tr->D[i] * miss01[pred[i] != yc[i]];
@@ -928,10 +934,24 @@ static int cells_output(trainer *tr, const gv_component *c)
         c->vt->cell_output(c->impl, j, h);
         tr->cell_pred[j] = k == 2 ? (uint32_t)(h[1] > h[0]) : (uint32_t)gv_argmax(h, k);
     }
-    const uint32_t *cell = tr->cells.cell, *cp = tr->cell_pred;
+    const uint32_t *cell = tr->cells.cell, *cp = tr->cell_pred, *yc = tr->yc;
     uint32_t *pred = tr->pred;
-    for (size_t i = 0; i < n; i++) pred[i] = cp[cell[i]];
     const int variant = tr->b->variant;
+    if ((variant == BV_ADABOOST || variant == BV_M1 || variant == BV_SAMME) && !tr->dist) {
+        /* with update_discrete's error sum (the same terms in the same order) */
+        static const double miss01[2] = {0.0, 1.0};
+        const double *D = tr->D;
+        double eps = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t p = cp[cell[i]];
+            pred[i] = p;
+            eps += D[i] * miss01[p != yc[i]];
+        }
+        tr->eps = eps;
+        tr->eps_ready = 1;
+    } else {
+        for (size_t i = 0; i < n; i++) pred[i] = cp[cell[i]];
+    }
     if (variant != BV_ADABOOST && variant != BV_M1 && variant != BV_SAMME)
         for (size_t i = 0; i < n; i++) memcpy(tr->h + i * k, tr->cell_h + cell[i] * k, k * sizeof *tr->h);
     tr->pred_ready = 1;
@@ -1057,6 +1077,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         gv_component c = {0};
         double *plaus = NULL;
         if ((st = gv_dist_round(t + 1)) != GROVE_OK) goto fail;
+        tr.pred_ready = tr.eps_ready = tr.train_logged = 0;
         st = fit_round(&tr, t, &c);
         if (st != GROVE_OK) goto fail;
         if (variant == BV_M2 && c.vt == &gv_tree_component) {
@@ -1081,8 +1102,6 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
             else
                 for (size_t i = 0; i < n; i++) tr.pred[i] = (uint32_t)gv_argmax(tr.h + i * k, k);
         }
-        tr.pred_ready = 0;
-        tr.train_logged = 0;
         int stop = round_update(&tr, t, &c, plaus, &st);
         if (st != GROVE_OK) goto fail;
         size_t added = tr.b->n_members;

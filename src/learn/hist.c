@@ -107,17 +107,18 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
         }                                                                                          \
     }
 /* The same over all rows (identity index), without the row counts: they come from the binned
- * matrix's root_count (bin.h), so each row costs one addition instead of two. */
-#define HIST_LOOP_CLASS2_ROOT(COL)                                                                 \
+ * matrix's root_count (bin.h), so each row costs one addition instead of two.  SS: the record
+ * size S (a constant 3 for two classes: an address is then a lea, not a multiplication). */
+#define HIST_LOOP_CLASS2_ROOT(COL, SS)                                                             \
     {                                                                                              \
         size_t i = begin;                                                                          \
         for (; i + 3 < end; i += 4) {                                                              \
-            hf[S * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];                               \
-            sub[S * (size_t)(COL)[i + 1] + 1 + (size_t)ncls[i + 1]] += ns[i + 1];                  \
-            sub2[S * (size_t)(COL)[i + 2] + 1 + (size_t)ncls[i + 2]] += ns[i + 2];                 \
-            sub3[S * (size_t)(COL)[i + 3] + 1 + (size_t)ncls[i + 3]] += ns[i + 3];                 \
+            hf[(SS) * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];                            \
+            sub[(SS) * (size_t)(COL)[i + 1] + 1 + (size_t)ncls[i + 1]] += ns[i + 1];               \
+            sub2[(SS) * (size_t)(COL)[i + 2] + 1 + (size_t)ncls[i + 2]] += ns[i + 2];              \
+            sub3[(SS) * (size_t)(COL)[i + 3] + 1 + (size_t)ncls[i + 3]] += ns[i + 3];              \
         }                                                                                          \
-        for (; i < end; i++) hf[S * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];              \
+        for (; i < end; i++) hf[(SS) * (size_t)(COL)[i] + 1 + (size_t)ncls[i]] += ns[i];           \
     }
 #define ROW_IDENTITY(i) (i)
 #define ROW_INDEXED(i) idx[i]
@@ -137,12 +138,13 @@ static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, s
     const double *counts = identity && X->root_count ? X->root_count + X->root_count_off[f] : NULL;
     if (X->wide) {
         const uint16_t *col = X->bins16 + f * X->n_rows;
-        if (counts) HIST_LOOP_CLASS2_ROOT(col)
+        if (counts) HIST_LOOP_CLASS2_ROOT(col, S)
         else if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
         else HIST_LOOP_CLASS2(col, ROW_INDEXED)
     } else {
         const uint8_t *col = X->bins8 + f * X->n_rows;
-        if (counts) HIST_LOOP_CLASS2_ROOT(col)
+        if (counts && S == 3) HIST_LOOP_CLASS2_ROOT(col, 3)
+        else if (counts) HIST_LOOP_CLASS2_ROOT(col, S)
         else if (identity) HIST_LOOP_CLASS2(col, ROW_IDENTITY)
         else HIST_LOOP_CLASS2(col, ROW_INDEXED)
     }

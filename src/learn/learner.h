@@ -163,6 +163,9 @@ typedef struct gv_fit_input {
                                    (criterion pseudo, the default under M2) */
     gv_fit_cells *cells;        /* optional output: the training rows' cells (see above), or
                                    NULL */
+    int labels_checked;         /* 1: an earlier fit of this learner on all the rows of data
+                                   (no row view) accepted y, so it need not be checked again
+                                   (boosting's later rounds) */
 } gv_fit_input;
 
 typedef struct gv_learner {

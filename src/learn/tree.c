@@ -899,6 +899,20 @@ static grove_status check_rows(const gv_engine *e)
             bad |= !(fabs(in->grad[r]) <= DBL_MAX) | !(in->hess[r] >= 0 && in->hess[r] <= DBL_MAX);
         if (!bad) return GROVE_OK;
     }
+    if (e->cfg->stats == GV_STATS_CLASS && !in->rows) {
+        /* every row, in order, without a branch (boosting checks every member's weights; the
+         * labels only once, y_checked); the loop below only names the first bad row */
+        const double K = (double)e->K; /* K <= 2^31 (n_classes is an int) */
+        int bad = 0;
+        for (size_t r = 0; r < (in->y_checked ? 0 : e->n); r++) {
+            double y = in->y[r], yin = (y >= 0) & (y < K) ? y : 0.0;
+            bad |= (y != yin) | ((double)(int32_t)yin != yin);
+        }
+        if (in->weight)
+            for (size_t r = 0; r < e->n; r++)
+                bad |= !((in->weight[r] >= 0) & (in->weight[r] <= DBL_MAX));
+        if (!bad) return GROVE_OK;
+    }
     for (size_t i = 0; i < e->n; i++) {
         size_t r = e->idx[i];
         if (in->weight && !(in->weight[r] >= 0 && isfinite(in->weight[r])))
@@ -1253,7 +1267,10 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     gv_engine *e = &gr.e;
     size_t F = X->n_features;
     if ((st = engine_init(e, cfg, in)) != GROVE_OK) goto fail;
-    for (size_t i = 0; i < n; i++) e->idx[i] = in->rows ? in->rows[i] : i;
+    if (in->rows)
+        memcpy(e->idx, in->rows, n * sizeof *e->idx);
+    else
+        for (size_t i = 0; i < n; i++) e->idx[i] = i;
     if ((st = check_rows(e)) != GROVE_OK) goto fail;
 
     gr.rng = rng;

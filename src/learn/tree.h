@@ -111,6 +111,9 @@ typedef struct gv_tree_input {
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
     gv_tree_scratch *scratch; /* optional: row buffers reused across fits */
+    int y_checked;         /* CLASS without rows: 1 when the caller knows that every y[r] is a
+                              class index in [0, n_classes) (an earlier fit on the same labels
+                              accepted them), so that only the weights are checked */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };
