@@ -534,6 +534,26 @@ static void test_differential(void)
                 gv_free(rb);
             }
 
+            /* class trees (boosting's members): the leaves of the rows from the grower are
+             * where the raw-value walk ends (gv_fit_cells), and with the labels vouched for
+             * (y_checked) the same tree grows */
+            if (cases[ci].stats == GV_STATS_CLASS) {
+                uint32_t *leaf = malloc(n * sizeof *leaf);
+                gv_tree_input in4 = in;
+                in4.leaf_of_row = leaf;
+                in4.y_checked = 1;
+                gv_tree *t4 = NULL;
+                CHECK_OK(gv_tree_fit(&cfg, &in4, NULL, &t4));
+                if (t4) {
+                    CHECK(same_tree(t, 0, t4, 0));
+                    size_t where = 0;
+                    for (size_t i = 0; i < n; i++) where += leaf[i] == gv_tree_leaf(t4, td.d, i);
+                    CHECK_EQ_INT(where, n);
+                }
+                gv_tree_free(t4);
+                free(leaf);
+            }
+
             /* raw-value and binned walks agree on every training row */
             size_t agree = 0;
             for (size_t i = 0; i < n; i++)
