@@ -121,4 +121,8 @@ if expect_exit 2 "${MPIRUN[@]}" -np 3 "$GROVE" train "$TMP/word.csv" -a gbdt -r 
 fi
 checks=$((checks + 1))
 [[ ! -e "$TMP/bad.model" ]] || fail "a model was written after a failed shard"
+# quantized gradients are a one-process path: refused by name under mpirun, not ignored
+expect_exit 1 "${MPIRUN[@]}" -np 2 "$GROVE" train "$D/breast_cancer_train.csv" -a gbdt -r 3 \
+  --set quantized_bits=4 -o "$TMP/q.model"
+expect_in "$TMP/err" "quantized_bits: not supported in data-parallel training"
 finish

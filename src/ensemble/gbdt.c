@@ -837,6 +837,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->qbits = (int)gv_param_int(p, GV_P_QUANTIZED_BITS);
     if (tr->qbits == 1)
         return gv_err(GROVE_ERR_PARAM, "quantized_bits: must be 0 (off) or in [2, 8], got 1");
+    /* the integer histograms are a one-process path: refuse rather than silently train exact */
+    if (tr->qbits && tr->dist)
+        return gv_err(GROVE_ERR_PARAM, "quantized_bits: not supported in data-parallel training "
+                      "(mpirun), whose ranks sum exact histograms; use quantized_bits=0");
     /* integer histograms sum up to n rows of 2^B - 1: fewer bits where that would pass 2^31 */
     while (tr->qbits >= 2 && (double)n * (double)((1 << tr->qbits) - 1) >= 2147483647.0) tr->qbits--;
     if (tr->qbits < 2) tr->qbits = 0;
