@@ -40,6 +40,16 @@ sed "s/2000011/2147483646/" "$TMP/huge.svm" >"$TMP/h.svm"
 expect_exit 0 "$GROVE" train "$TMP/h.svm" --algo stump -o "$TMP/h.json" -q
 expect_exit 0 "$GROVE" predict "$TMP/h.json" "$TMP/other.svm"
 expect_in "$TMP/err" "1 value of features beyond the schema's 2147483646 ignored (first: line 1, index 2147483647)"
+# no value stored at all (found by fuzz_libsvm: "1 10000000:00" took 3 s and 865 MB): the
+# largest column named is the one feature, so the cost is nil again
+printf '1 10000000:00\n0 2147483647:0\n' >"$TMP/zeros.svm"
+start=$(date +%s%N)
+expect_exit 0 "$GROVE" train "$TMP/zeros.svm" --algo stump -o "$TMP/z.json" -q
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+checks=$((checks + 1))
+[[ $ms -lt 3000 ]] || fail "all-zero file: training took $ms ms"
+expect_in "$TMP/z.json" '"n_columns": 2147483647'
+expect_exit 0 "$GROVE" predict "$TMP/z.json" "$TMP/zeros.svm" -o "$TMP/pz.csv"
 # beyond the limit
 sed "s/2000011/2147483648/" "$TMP/huge.svm" >"$TMP/bad.svm"
 expect_exit 2 "$GROVE" train "$TMP/bad.svm" --algo stump -o "$TMP/b.json"

@@ -403,12 +403,17 @@ static grove_status load_values(svm_ctx *c, int n_threads, size_t width, svm_wor
         size_t n_ids;
         if (gv_distinct_ids(c->csr_col, nnz, width, &ids, &n_ids) != 0)
             return gv_err_nomem("the feature columns");
-        int compact = n_ids > 0 && n_ids < width;
-        if (compact && gv_remap_ids(c->csr_col, nnz, ids, n_ids, width) != 0) {
+        /* no value stored at all ("1 10000000:0", found by fuzz_libsvm): the largest column
+         * named is the one feature, all zeros, rather than every column up to it */
+        uint32_t last = width ? (uint32_t)(width - 1) : 0;
+        const uint32_t *use = n_ids ? ids : &last;
+        size_t n_use = n_ids ? n_ids : (width ? 1 : 0);
+        int compact = n_use > 0 && n_use < width;
+        if (compact && gv_remap_ids(c->csr_col, nnz, use, n_use, width) != 0) {
             gv_free(ids);
             return gv_err_nomem("the feature columns");
         }
-        st = new_dataset(c, compact ? n_ids : width, sparse, nnz, compact ? ids : NULL, width);
+        st = new_dataset(c, compact ? n_use : width, sparse, nnz, compact ? use : NULL, width);
         gv_free(ids);
         if (st != GROVE_OK) return st;
         if (!sparse) {
