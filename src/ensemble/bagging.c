@@ -750,8 +750,7 @@ static json_t *bagging_to_json(const void *impl)
     json_t *imp = b->oob_importance ? json_array() : json_null();
     int bad = !o || !members || !err || !cnt || !imp;
     for (size_t t = 0; !bad && t < b->n_members; t++) {
-        json_t *m = b->members[t].vt->to_json(b->members[t].impl);
-        bad |= !m || json_object_set_new(m, "kind", json_string(b->members[t].vt->kind)) != 0;
+        json_t *m = gv_component_json(b->members[t].vt, b->members[t].impl, GV_KIND_LAST);
         bad |= json_array_append_new(members, m) != 0;
         bad |= json_array_append_new(err, oob_error_json(b->oob_error[t])) != 0;
         bad |= json_array_append_new(cnt, json_integer((json_int_t)b->oob_n[t])) != 0;

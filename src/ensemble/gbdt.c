@@ -1094,7 +1094,7 @@ static json_t *gbdt_to_json(const void *impl)
     json_t *o = json_object(), *trees = json_array(), *log = json_object();
     int bad = !o || !trees || !log;
     for (size_t k = 0; !bad && k < b->n_rounds * b->n_groups; k++) {
-        json_t *t = gv_tree_component.to_json(b->trees[k]);
+        json_t *t = gv_component_json(&gv_tree_component, b->trees[k], GV_KIND_NONE);
         bad |= !t || json_array_append_new(trees, t) != 0;
     }
     if (!bad) {

@@ -130,6 +130,26 @@ grove_status gv_components_check(const gv_component *c, size_t n, const gv_model
                                  size_t n_outputs, const char *what);
 /* A new JSON object {"kind": kind, then the component's own fields}; NULL when out of memory. */
 json_t *gv_component_to_json(const gv_component *c);
+/* A member's JSON in one of the forms ensembles write: {"kind", fields} (gv_component_to_json),
+ * {fields, "kind"} (bagging), or the fields alone (gbdt's trees, all of kind "tree"). */
+enum { GV_KIND_FIRST, GV_KIND_LAST, GV_KIND_NONE };
+json_t *gv_component_json(const gv_component_vt *vt, const void *impl, int kind);
+
+/* Lazy members: saving a model member by member.  While the calling thread is in lazy mode
+ * (gv_component_lazy(1), which returns the previous mode), gv_component_json builds the root
+ * component (the outermost call) in full but gives each component nested in it a placeholder
+ * string (a NUL byte, "member N", a NUL byte -- no name holds a NUL byte) and remembers the
+ * component; the writer builds member N's JSON when it reaches the placeholder
+ * (gv_component_lazy_build: a new reference, NULL when out of memory), writes it and frees it,
+ * so the whole document is never held; it is built with the feature map that was in force
+ * when its placeholder was made (gv_feature_map_set), which the writer keeps until then.
+ * gv_component_lazy_index: 1 when v is placeholder *i; gv_component_lazy_end forgets the
+ * members.  The components must outlive the writing. */
+int gv_component_lazy(int on);
+int gv_component_lazy_index(const json_t *v, size_t *i);
+size_t gv_component_lazy_count(void);
+json_t *gv_component_lazy_build(size_t i);
+void gv_component_lazy_end(void);
 
 /* What a learner may report about the rows it was fitted on (gv_fit_input.cells): the cell of
  * every row of the data (for a tree, the leaf it fell in while growing), so that a caller that

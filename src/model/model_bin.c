@@ -21,7 +21,9 @@
  *            every array starts 8-aligned in the file (mmap-friendly).  Encoding 1.1 added
  *            the narrow widths; 1.0 files (8-byte values only) still load.
  *   trailer  16 bytes: u64 payload length, u32 CRC-32 (zlib) of the payload, "GVBE"
- * Saving streams the payload (the CRC and length go last), so it never holds the file's bytes.
+ * Saving streams the payload (the CRC and length go last), so it never holds the file's bytes,
+ * and builds each member's JSON only when its turn comes (learner.h, lazy members), so it holds
+ * one member's document at a time.
  * Trust: the loader checks the magic, both versions (a newer major is refused by name), the
  * trailer, the length and the checksum, then decodes with every length checked against the
  * bytes left (nesting at most 64 deep, keys and text strings valid UTF-8, no duplicate keys),
@@ -62,6 +64,7 @@ typedef struct writer {
     uLong crc;
     uint64_t len; /* payload bytes written */
     int err;      /* errno of a failed write */
+    int nomem;    /* a member's JSON could not be built */
 } writer;
 
 static void put(writer *w, const void *p, size_t n)
@@ -121,6 +124,19 @@ static void encode(writer *w, const json_t *v)
     }
     case JSON_STRING: {
         static const unsigned char zeros[8];
+        size_t member;
+        if (gv_component_lazy_index(v, &member)) {
+            /* a member (learner.h): built, written and freed here */
+            json_t *m = gv_component_lazy_build(member);
+            if (!m) {
+                w->nomem = 1;
+                w->err = w->err ? w->err : ENOMEM;
+                return;
+            }
+            encode(w, m);
+            json_decref(m);
+            break;
+        }
         size_t n = json_string_length(v);
         put_tag(w, 's');
         put_u64(w, n);
@@ -160,7 +176,7 @@ grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path)
         head[9 + 2 * i] = (unsigned char)(v[i] >> 8);
     }
     errno = 0;
-    writer w = {f, crc32(0L, Z_NULL, 0), 0, 0};
+    writer w = {f, crc32(0L, Z_NULL, 0), 0, 0, 0};
     if (fwrite(head, 1, HEADER, f) != HEADER) w.err = errno ? errno : EIO;
     encode(&w, doc);
     uint64_t len = w.len;
@@ -168,6 +184,7 @@ grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path)
     put_u64(&w, len);
     put_u32(&w, (uint32_t)crc);
     put(&w, TRAILER_MAGIC, 4);
+    if (w.nomem) return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
     if (w.err) return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path, strerror(w.err));
     return GROVE_OK;
 }

@@ -7,9 +7,9 @@
  * Saving goes through core/output.c (grove_output): a regular file is replaced atomically
  * (temporary file, fsync, rename; on failure the old file is untouched), a device or FIFO is
  * written straight through, a symbolic link's target is replaced.
- * Memory: saving holds the model and its document, and streams the file text
- * (json_dump_callback); loading parses the file as it reads it (json_load_callback), so it
- * holds the document and the model, never the whole text.
+ * Memory: saving holds the model and one member's document at a time (model_json.c writes the
+ * file member by member); loading a text file parses it as it reads it (json_load_callback), so
+ * it holds the document and the model, never the whole text; a binary file is mapped.
  */
 #include "model_int.h"
 
@@ -62,9 +62,10 @@ static int gz_path(const char *path)
     return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
-/* Writes the document's file text (GV_MODEL_DUMP_FILE and a final newline) to the output, gzip'd when its
- * path ends in ".gz".  The text is streamed: no copy of the whole file is held in memory. */
-static grove_status write_doc(grove_output *out, const json_t *doc)
+/* Writes the model's file text (GV_MODEL_DUMP_FILE and a final newline) to the output, gzip'd
+ * when its path ends in ".gz".  The text is streamed member by member (model_json.c): no copy
+ * of the whole file, nor of the whole document, is held in memory. */
+static grove_status write_text(const grove_model *model, grove_output *out)
 {
     const char *path = grove_output_path(out);
     FILE *f = grove_output_stream(out);
@@ -83,17 +84,21 @@ static grove_status write_doc(grove_output *out, const json_t *doc)
             return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path, errno_text(e, msg, sizeof msg));
         }
     }
-    int dumped = json_dump_callback(doc, file_callback, &sink, GV_MODEL_DUMP_FILE) == 0 &&
-                 file_callback("\n", 1, &sink) == 0;
-    if (sink.gz && gzclose(sink.gz) != Z_OK && dumped) {
-        dumped = 0;
+    int sink_failed = 0;
+    grove_status st = gv_model_write_text(model, file_callback, &sink, &sink_failed);
+    if (sink.gz && gzclose(sink.gz) != Z_OK && st == GROVE_OK) {
+        st = GROVE_ERR_IO;
+        sink_failed = 1;
         sink.err = errno ? errno : EIO;
     }
-    if (dumped) return GROVE_OK;
+    if (st == GROVE_OK) return GROVE_OK;
+    if (!sink_failed) {
+        gv_err_prefix("%s", path);
+        return st;
+    }
     if (sink.err)
         return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path,
                       errno_text(sink.err, msg, sizeof msg));
-    /* jansson's own allocations while dumping */
     return gv_err(GROVE_ERR_NOMEM, "%s: out of memory while writing", path);
 }
 
@@ -101,17 +106,9 @@ grove_status grove_model_write(const grove_model *model, grove_output *out)
 {
     gv_err_clear();
     if (!model || !out) return gv_err(GROVE_ERR_ARG, "grove_model_write: NULL argument");
-    json_t *doc;
     const char *path = grove_output_path(out);
-    int binary = gv_model_bin_path(path);
-    grove_status st = binary ? gv_model_to_bin_doc(model, &doc) : gv_model_to_doc(model, &doc);
-    if (st != GROVE_OK) {
-        gv_err_prefix("%s", path);
-        return st;
-    }
-    st = binary ? gv_model_bin_write(doc, grove_output_stream(out), path) : write_doc(out, doc);
-    json_decref(doc);
-    return st;
+    if (!gv_model_bin_path(path)) return write_text(model, out);
+    return gv_model_write_bin(model, grove_output_stream(out), path);
 }
 
 grove_status grove_model_save(const grove_model *model, const char *path)

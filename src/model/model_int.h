@@ -49,20 +49,28 @@ grove_status gv_model_check_root_marks(const grove_model *m, int validate_root,
 gv_model_ctx gv_model_ctx_of(const grove_model *m, int minor, unsigned char *mark_used);
 
 /* ---- model_json.c ---- */
-/* The checked model as its complete document, "crc32" included (a new reference in *out);
- * GROVE_ERR_INTERNAL when the model is invalid (our trainer built it: a bug). */
-grove_status gv_model_to_doc(const grove_model *m, json_t **out);
+/* Writes the checked model's file text (the document with "crc32", GV_MODEL_DUMP_FILE, and a
+ * final newline) through sink, member by member: each member's JSON is built when its turn
+ * comes and freed once written, so the whole document is never held.  GROVE_ERR_INTERNAL when
+ * the model is invalid (our trainer built it: a bug); GROVE_ERR_IO with *sink_failed set when
+ * the sink refused a write (the caller knows why; no message is recorded). */
+grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink, void *data,
+                                 int *sink_failed);
+/* The binary file of the model (model_bin.c's encoding of the same document, without
+ * "crc32"), written to f member by member in the same way. */
+grove_status gv_model_write_bin(const grove_model *m, FILE *f, const char *path);
 /* The model of a parsed document (doc: what jansson returned for `len` bytes of text, NULL on a
  * parse error described by jerr; taken over); `source` names the file in messages. */
 grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t len,
                                   const char *source, grove_model **out);
-/* The binary file's document (model_bin.c): the same document without "crc32", its packed
- * arrays in their binary form (core/json.h); and the model of such a document (borrowed; its
- * "source" names the file in messages), every field checked as in a text file. */
-grove_status gv_model_to_bin_doc(const grove_model *m, json_t **out);
+/* The model of a binary file's document (model_bin.c: the same document without "crc32", its
+ * packed arrays in their binary form, core/json.h; borrowed; "source" names the file in
+ * messages), every field checked as in a text file. */
 grove_status gv_model_from_bin_doc(json_t *doc, const char *source, grove_model **out);
 /* model_bin.c: whether a path names a binary model file (ends in ".gvb"); writing a document
- * to an open stream; and loading a binary file whose first bytes were seen to be its magic. */
+ * to an open stream (in binary mode, core/json.h; each member placeholder, learner.h, is built,
+ * written and freed in turn); and loading a binary file whose first bytes were seen to be its
+ * magic. */
 int gv_model_bin_path(const char *path);
 grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path);
 grove_status gv_model_bin_load(const char *path, grove_model **out);

@@ -228,10 +228,14 @@ static grove_status doc_checksum(const json_t *doc, char hex[9])
     return GROVE_OK;
 }
 
-/* The checked model as its document, with "crc32" when with_crc (a new reference in *out). */
-static grove_status model_doc(const grove_model *m, int with_crc, json_t **out)
+/* The checked model's document without "crc32" (a new reference in *out).  In lazy mode
+ * (learner.h) the members of the root component are placeholders, built when written. */
+static grove_status model_doc(const grove_model *m, json_t **out, int32_t **map_out,
+                              cut_keep *ck_out)
 {
     *out = NULL;
+    *map_out = NULL;
+    *ck_out = (cut_keep){NULL, NULL, NULL};
     grove_status st = GROVE_OK;
     /* the root check marks the features numeric splits read, and for a model with compact
      * features (schema feature_ids) those any split reads and the cut points splits name */
@@ -295,34 +299,239 @@ static grove_status model_doc(const grove_model *m, int with_crc, json_t **out)
 done:
     gv_free(mark_used);
     gv_free(mark_read);
-    gv_free(map);
-    gv_free(ck.offset);
-    gv_free(ck.bits);
-    gv_free(ck.rank);
-    if (st != GROVE_OK) return st;
-    if (!doc) return gv_err_nomem("the model's JSON");
-    if (!with_crc) {
-        *out = doc;
-        return GROVE_OK;
-    }
-    char hex[9];
-    st = doc_checksum(doc, hex);
-    if (st == GROVE_OK && gv_json_set_new(doc, "crc32", json_string(hex)) != 0)
-        st = gv_err_nomem("the model's JSON");
     if (st != GROVE_OK) {
         json_decref(doc);
+        gv_free(map);
+        gv_free(ck.offset);
+        gv_free(ck.bits);
+        gv_free(ck.rank);
         return st;
     }
+    /* the members not built yet (lazy) write their features and cuts through these */
     *out = doc;
+    *map_out = map;
+    *ck_out = ck;
     return GROVE_OK;
 }
 
-grove_status gv_model_to_doc(const grove_model *m, json_t **out) { return model_doc(m, 1, out); }
+/* What the members are written with: the feature map (NULL: none) and the kept cuts. */
+typedef struct write_maps {
+    int32_t *map;
+    cut_keep ck;
+} write_maps;
 
-grove_status gv_model_to_bin_doc(const grove_model *m, json_t **out)
+static void write_maps_free(write_maps *w)
+{
+    gv_free(w->map);
+    gv_free(w->ck.offset);
+    gv_free(w->ck.bits);
+    gv_free(w->ck.rank);
+}
+
+/* The skeleton: the document with each member a placeholder (lazy mode, learner.h); *maps,
+ * what the members are written with, is freed by the caller once every member is written. */
+static grove_status skeleton(const grove_model *m, json_t **out, write_maps *maps)
+{
+    int old = gv_component_lazy(1);
+    grove_status st = model_doc(m, out, &maps->map, &maps->ck);
+    gv_component_lazy(old);
+    if (st != GROVE_OK) gv_component_lazy_end();
+    return st;
+}
+
+/* ---- writing the text, member by member ----
+ * The skeleton's text is small; the writer copies it to the sink up to each placeholder, and
+ * there builds the member's JSON, writes its text (indented to the placeholder's depth), adds
+ * its canonical text to the checksum, and frees it.  The checksum is the CRC-32 of the
+ * canonical text of the whole document: the skeleton's canonical text with each placeholder's
+ * CRC-32 spliced in (crc32_combine), known when "crc32" -- the last field -- is reached. */
+
+/* A placeholder in a dumped text at s[0..): `"\u0000member N\u0000"` (member N, *len bytes) or
+ * `"\u0000crc32\u0000"` (returns 2); 0 when s is no placeholder. */
+#define NUL_ESC "\\u0000"
+#define CRC_MARK "crc32"
+static int placeholder_at(const char *s, const char *end, size_t *member, size_t *len)
+{
+    size_t el = sizeof NUL_ESC - 1;
+    if ((size_t)(end - s) < 2 + 2 * el || s[0] != '"' || memcmp(s + 1, NUL_ESC, el) != 0) return 0;
+    const char *p = s + 1 + el;
+    int kind;
+    if ((size_t)(end - p) > 7 && !memcmp(p, "member ", 7)) {
+        p += 7;
+        size_t k = 0;
+        const char *d = p;
+        while (p < end && *p >= '0' && *p <= '9') k = k * 10 + (size_t)(*p++ - '0');
+        if (p == d) return 0;
+        *member = k;
+        kind = 1;
+    } else if ((size_t)(end - p) > sizeof CRC_MARK - 1 && !memcmp(p, CRC_MARK, sizeof CRC_MARK - 1)) {
+        p += sizeof CRC_MARK - 1;
+        kind = 2;
+    } else {
+        return 0;
+    }
+    if ((size_t)(end - p) < el + 1 || memcmp(p, NUL_ESC, el) != 0 || p[el] != '"') return 0;
+    *len = (size_t)(p + el + 1 - s);
+    return kind;
+}
+
+/* The next placeholder in s[0..end) at or after s: its start (end when none). */
+static const char *next_placeholder(const char *s, const char *end, int *kind, size_t *member,
+                                    size_t *len)
+{
+    for (const char *p = s; p < end; p++) {
+        p = memchr(p, '"', (size_t)(end - p));
+        if (!p) break;
+        if ((*kind = placeholder_at(p, end, member, len)) != 0) return p;
+    }
+    *kind = 0;
+    return end;
+}
+
+typedef struct text_sink {
+    json_dump_callback_t sink;
+    void *data;
+    int failed;    /* the sink refused a write */
+    size_t indent; /* spaces written after each newline */
+} text_sink;
+
+static int put_text(text_sink *t, const char *s, size_t n)
+{
+    if (t->failed) return -1;
+    if (n && t->sink(s, n, t->data) != 0) {
+        t->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* json_dump_callback's sink for a member: its newlines get the placeholder's indentation. */
+static int indent_callback(const char *buffer, size_t size, void *data)
+{
+    static const char spaces[64] = "                                                               ";
+    text_sink *t = data;
+    while (size > 0) {
+        const char *nl = memchr(buffer, '\n', size);
+        size_t k = nl ? (size_t)(nl - buffer) + 1 : size;
+        if (put_text(t, buffer, k) != 0) return -1;
+        buffer += k;
+        size -= k;
+        for (size_t left = nl ? t->indent : 0; left > 0;) {
+            size_t c = left < sizeof spaces ? left : sizeof spaces;
+            if (put_text(t, spaces, c) != 0) return -1;
+            left -= c;
+        }
+    }
+    return 0;
+}
+
+typedef struct crc_len {
+    uLong crc;
+    size_t len;
+} crc_len;
+
+static int crc_len_callback(const char *buffer, size_t size, void *data)
+{
+    crc_len *c = data;
+    c->len += size;
+    return crc_callback(buffer, size, &c->crc);
+}
+
+grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink, void *data,
+                                 int *sink_failed)
+{
+    *sink_failed = 0;
+    json_t *doc;
+    write_maps maps;
+    grove_status st = skeleton(m, &doc, &maps);
+    if (st != GROVE_OK) return st;
+    size_t n = gv_component_lazy_count();
+    gv_buf canon = {0}, file = {0};
+    crc_len *crcs = gv_calloc(n + 1, sizeof *crcs);
+    unsigned char *seen = gv_calloc(n + 1, 1);
+    int bad = !crcs || !seen ||
+              json_dump_callback(doc, gv_json_buf_sink, &canon, DUMP_CANONICAL) != 0 ||
+              gv_json_set_new(doc, CRC_MARK, json_stringn_nocheck("\0" CRC_MARK "\0",
+                                                                  sizeof CRC_MARK + 1)) != 0 ||
+              json_dump_callback(doc, gv_json_buf_sink, &file, GV_MODEL_DUMP_FILE) != 0;
+    json_decref(doc);
+    text_sink t = {sink, data, 0, 0};
+    const char *p = file.data, *end = file.data + file.len;
+    while (!bad && !t.failed && st == GROVE_OK) {
+        int kind;
+        size_t k = 0, len = 0;
+        const char *q = next_placeholder(p, end, &kind, &k, &len);
+        if (put_text(&t, p, (size_t)(q - p)) != 0 || !kind) break;
+        if (kind == 1) {
+            /* member k, indented as the line holding its placeholder */
+            const char *line = q;
+            while (line > file.data && line[-1] != '\n') line--;
+            size_t indent = 0;
+            while (line + indent < q && line[indent] == ' ') indent++;
+            json_t *mj = k < n && !seen[k] ? gv_component_lazy_build(k) : NULL;
+            if (k >= n || seen[k]) {
+                st = gv_err(GROVE_ERR_INTERNAL, "writing a model: member %zu placed twice", k);
+                break;
+            }
+            seen[k] = 1;
+            t.indent = indent;
+            crcs[k].crc = crc32(0L, Z_NULL, 0);
+            bad = !mj || json_dump_callback(mj, indent_callback, &t, GV_MODEL_DUMP_FILE) != 0 ||
+                  json_dump_callback(mj, crc_len_callback, &crcs[k], DUMP_CANONICAL) != 0;
+            json_decref(mj);
+        } else {
+            /* "crc32": the checksum of the canonical text, every member spliced in */
+            uLong crc = crc32(0L, Z_NULL, 0);
+            const char *c = canon.data, *ce = canon.data + canon.len;
+            for (;;) {
+                int ck;
+                size_t cm = 0, cl = 0;
+                const char *cq = next_placeholder(c, ce, &ck, &cm, &cl);
+                crc_callback(c, (size_t)(cq - c), &crc);
+                if (!ck) break;
+                if (ck != 1 || cm >= n || !seen[cm]) {
+                    st = gv_err(GROVE_ERR_INTERNAL, "writing a model: the checksum comes before "
+                                "member %zu", cm);
+                    break;
+                }
+                crc = crc32_combine(crc, crcs[cm].crc, (z_off_t)crcs[cm].len);
+                c = cq + cl;
+            }
+            char hex[11];
+            snprintf(hex, sizeof hex, "\"%08lx\"", (unsigned long)(crc & 0xFFFFFFFFul));
+            if (st == GROVE_OK) put_text(&t, hex, 10);
+        }
+        p = q + len;
+    }
+    if (!bad && !t.failed && st == GROVE_OK) put_text(&t, "\n", 1);
+    gv_buf_free(&canon);
+    gv_buf_free(&file);
+    gv_free(crcs);
+    gv_free(seen);
+    gv_component_lazy_end();
+    write_maps_free(&maps);
+    if (st != GROVE_OK) return st;
+    if (t.failed) {
+        *sink_failed = 1;
+        return GROVE_ERR_IO;
+    }
+    return bad ? gv_err_nomem("the model's JSON") : GROVE_OK;
+}
+
+grove_status gv_model_write_bin(const grove_model *m, FILE *f, const char *path)
 {
     int old = gv_packed_binary(1);
-    grove_status st = model_doc(m, 0, out);
+    json_t *doc;
+    write_maps maps;
+    grove_status st = skeleton(m, &doc, &maps);
+    if (st != GROVE_OK) {
+        gv_err_prefix("%s", path);
+    } else {
+        st = gv_model_bin_write(doc, f, path);
+        json_decref(doc);
+        gv_component_lazy_end();
+        write_maps_free(&maps);
+    }
     gv_packed_binary(old);
     return st;
 }
@@ -330,13 +539,9 @@ grove_status gv_model_to_bin_doc(const grove_model *m, json_t **out)
 grove_status gv_model_to_text(const grove_model *m, gv_buf *out)
 {
     memset(out, 0, sizeof *out);
-    json_t *doc;
-    grove_status st = gv_model_to_doc(m, &doc);
-    if (st != GROVE_OK) return st;
-    if (json_dump_callback(doc, gv_json_buf_sink, out, GV_MODEL_DUMP_FILE) != 0 ||
-        gv_buf_append(out, "\n", 1) != 0)
-        st = gv_err_nomem("the model text");
-    json_decref(doc);
+    int sink_failed;
+    grove_status st = gv_model_write_text(m, gv_json_buf_sink, out, &sink_failed);
+    if (st == GROVE_ERR_IO && sink_failed) st = gv_err_nomem("the model text");
     if (st != GROVE_OK) gv_buf_free(out);
     return st;
 }
