@@ -446,15 +446,144 @@ json_t *gv_packed_json(const gv_buf *b)
     return json_stringn_nocheck(b->data ? b->data : "", b->len);
 }
 
+/* One value of w bytes (1, 2, 4 or 8), little-endian. */
+static inline void put_w(unsigned char *o, uint64_t u, int w)
+{
+    switch (w) {
+    case 1: o[0] = (unsigned char)u; break;
+    case 2: o[0] = (unsigned char)u; o[1] = (unsigned char)(u >> 8); break;
+    case 4: for (int i = 0; i < 4; i++) o[i] = (unsigned char)(u >> (8 * i)); break;
+    default: put_le64(o, u); break;
+    }
+}
+
+/* A new binary string: the header (kind, width) and `body` bytes, filled by the caller through
+ * *out; NULL when out of memory.  The string is made by fill_done. */
+static unsigned char *bin_start(char kind, int w, size_t body)
+{
+    unsigned char *s = gv_malloc(8 + body);
+    if (!s) return NULL;
+    memset(s, 0, 8);
+    s[0] = 0x01;
+    s[1] = (unsigned char)kind;
+    s[2] = (unsigned char)w;
+    return s;
+}
+
+static json_t *bin_done(unsigned char *s, size_t body)
+{
+    if (!s) return NULL;
+    json_t *j = json_stringn_nocheck((const char *)s, 8 + body);
+    gv_free(s);
+    return j;
+}
+
+json_t *gv_packed_ints(const int64_t *v, size_t n)
+{
+    if (!binary_mode || n == 0) {
+        gv_buf b = {0};
+        json_t *s = NULL;
+        size_t i = 0;
+        while (i < n && gv_packed_add_int(&b, v[i]) == 0) i++;
+        if (i == n) s = gv_packed_json(&b);
+        gv_buf_free(&b);
+        return s;
+    }
+    int64_t lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    int w = int_width(lo, hi);
+    unsigned char *s = bin_start('I', w, (size_t)w * n);
+    if (!s) return NULL;
+    for (size_t i = 0; i < n; i++) put_w(s + 8 + (size_t)w * i, (uint64_t)v[i], w);
+    return bin_done(s, (size_t)w * n);
+}
+
 json_t *gv_json_packed_reals(const double *v, size_t n)
 {
-    gv_buf b = {0};
-    json_t *s = NULL;
-    size_t i = 0;
-    while (i < n && gv_packed_add_real(&b, v[i]) == 0) i++;
-    if (i == n) s = gv_packed_json(&b);
-    gv_buf_free(&b);
-    return s;
+    if (!binary_mode || n == 0) {
+        gv_buf b = {0};
+        json_t *s = NULL;
+        size_t i = 0;
+        while (i < n && gv_packed_add_real(&b, v[i]) == 0) i++;
+        if (i == n) s = gv_packed_json(&b);
+        gv_buf_free(&b);
+        return s;
+    }
+    /* the kinds packed_binary_json would choose for the same entries */
+    int floats = 1, whole = 1;
+    int64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = v[i];
+        if (!isfinite(d)) return NULL;
+        floats &= (double)(float)d == d;
+        if (whole && d == trunc(d) && fabs(d) <= INT32_MAX && !(d == 0 && signbit(d))) {
+            int64_t x = (int64_t)d;
+            if (i == 0 || x < lo) lo = x;
+            if (i == 0 || x > hi) hi = x;
+        } else {
+            whole = 0;
+        }
+    }
+    char kind = whole ? 'N' : 'R';
+    int w = whole ? int_width(lo, hi) : floats ? 4 : 8;
+    unsigned char *s = bin_start(kind, w, (size_t)w * n);
+    if (!s) return NULL;
+    unsigned char *o = s + 8;
+    for (size_t i = 0; i < n; i++, o += w) {
+        uint64_t u;
+        if (whole) {
+            u = (uint64_t)(int64_t)v[i];
+        } else if (w == 4) {
+            float f = (float)v[i];
+            uint32_t x;
+            memcpy(&x, &f, sizeof x);
+            u = x;
+        } else {
+            memcpy(&u, &v[i], sizeof u);
+        }
+        put_w(o, u, w);
+    }
+    return bin_done(s, (size_t)w * n);
+}
+
+json_t *gv_packed_words(const char *const *words, int n_words, const unsigned char *idx, size_t n)
+{
+    if (!binary_mode || n == 0 || n_words > 255) {
+        gv_buf b = {0};
+        json_t *s = NULL;
+        size_t i = 0;
+        while (i < n && idx[i] < n_words && gv_packed_add_word(&b, words[idx[i]]) == 0) i++;
+        if (i == n) s = gv_packed_json(&b);
+        gv_buf_free(&b);
+        return s;
+    }
+    /* the list in order of first use, as packed_binary_json makes it */
+    int slot[256], used[256], n_used = 0;
+    for (int j = 0; j < 256; j++) slot[j] = -1;
+    size_t dict = 0;
+    for (size_t i = 0; i < n; i++) {
+        int j = idx[i];
+        if (j >= n_words || strlen(words[j]) > 255) return NULL;
+        if (slot[j] < 0) {
+            slot[j] = n_used;
+            used[n_used++] = j;
+            dict += 1 + strlen(words[j]);
+        }
+    }
+    unsigned char *s = bin_start('W', n_used, dict + n);
+    if (!s) return NULL;
+    unsigned char *o = s + 8;
+    for (int k = 0; k < n_used; k++) {
+        size_t len = strlen(words[used[k]]);
+        *o++ = (unsigned char)len;
+        memcpy(o, words[used[k]], len);
+        o += len;
+    }
+    for (size_t i = 0; i < n; i++) *o++ = (unsigned char)slot[idx[i]];
+    return bin_done(s, dict + n);
 }
 
 grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
@@ -611,7 +740,10 @@ static grove_status past_end(const gv_packed *r)
 }
 
 /* A little-endian signed value of w bytes (1, 2, 4 or 8). */
-static int64_t get_signed(const unsigned char *p, int w)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int64_t get_signed(const unsigned char *p, int w)
 {
     switch (w) {
     case 1: return (int8_t)p[0];
@@ -722,6 +854,15 @@ static grove_status bin_real(gv_packed *r, double *out)
 grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
 {
     if (r->next >= r->n) return past_end(r);
+    if (r->bin == 'I') { /* the common case, in line: an integer in range */
+        int64_t x = get_signed((const unsigned char *)r->p, r->width);
+        if (x >= lo && x <= hi) {
+            r->p += r->width;
+            r->next++;
+            *out = x;
+            return GROVE_OK;
+        }
+    }
     if (r->bin) return bin_int(r, lo, hi, out);
     size_t k = r->next, len = 0;
     char buf[SHOWN_MAX + 4];
@@ -768,6 +909,27 @@ grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
 grove_status gv_packed_real(gv_packed *r, double *out)
 {
     if (r->next >= r->n) return past_end(r);
+    if (r->bin == 'R' || r->bin == 'N') { /* the common cases, in line */
+        const unsigned char *p = (const unsigned char *)r->p;
+        double x;
+        if (r->bin == 'N') {
+            x = (double)get_signed(p, r->width);
+        } else if (r->width == 8) {
+            uint64_t u = get_le64(p);
+            memcpy(&x, &u, sizeof x);
+        } else {
+            uint32_t v = (uint32_t)get_signed(p, 4);
+            float f;
+            memcpy(&f, &v, sizeof f);
+            x = f;
+        }
+        if (isfinite(x)) {
+            r->p += r->width;
+            r->next++;
+            *out = x;
+            return GROVE_OK;
+        }
+    }
     if (r->bin) return bin_real(r, out);
     size_t k = r->next;
     if (r->array) {
@@ -813,6 +975,14 @@ grove_status gv_packed_float(gv_packed *r, float *out)
 grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words, int *out)
 {
     if (r->next >= r->n) return past_end(r);
+    /* a word list's entry: its index in `words` once known (the same list each time) */
+    unsigned d = r->bin == 'W' ? *(const unsigned char *)r->p : GV_PACKED_WMAP;
+    if (d < GV_PACKED_WMAP && r->wlist == words && r->wmap[d] >= 0) {
+        *out = r->wmap[d];
+        r->p++;
+        r->next++;
+        return GROVE_OK;
+    }
     size_t k = r->next, len;
     const char *s;
     int bin_number = 0;
@@ -835,6 +1005,13 @@ grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words,
     for (int j = 0; s && j < n_words; j++)
         if (strlen(words[j]) == len && !memcmp(words[j], s, len)) {
             *out = j;
+            if (d < GV_PACKED_WMAP) {
+                if (r->wlist != words) {
+                    for (int c = 0; c < GV_PACKED_WMAP; c++) r->wmap[c] = -1;
+                    r->wlist = words;
+                }
+                r->wmap[d] = (short)j;
+            }
             if (r->bin) {
                 uint64_t u;
                 bin_next(r, &u, &s, &len);

@@ -69,8 +69,13 @@ int gv_packed_add_real(gv_buf *b, double v);
 int gv_packed_add_word(gv_buf *b, const char *word);
 /* A new JSON string holding b's text (b is not changed); NULL when out of memory. */
 json_t *gv_packed_json(const gv_buf *b);
-/* The n doubles (finite) as a new packed-array string; NULL when out of memory. */
+/* A whole array at once, the same string as adding its entries one by one, but without the
+ * per-entry work in binary mode: the n doubles (finite), the n integers, or the n words
+ * words[idx[i]] (idx[i] < n_words <= 256).  A new packed-array string; NULL when out of memory
+ * (or a real is not finite). */
 json_t *gv_json_packed_reals(const double *v, size_t n);
+json_t *gv_packed_ints(const int64_t *v, size_t n);
+json_t *gv_packed_words(const char *const *words, int n_words, const unsigned char *idx, size_t n);
 
 /* A packed array being read, entry by entry; also reads the 1.0 form of the same field (a JSON
  * array), so a component has one reader for both.  Borrows the JSON value it reads. */
@@ -82,6 +87,9 @@ typedef struct gv_packed {
     int bin;             /* 0: text; the binary form's kind ('I', 'N', 'R', 'W' or 'T'; below) */
     int width;           /* its entry width in bytes ('W': the number of words) */
     const char *dict;    /* 'W': the words */
+#define GV_PACKED_WMAP 16
+    const char *const *wlist;    /* 'W': the list wmap maps to (NULL: none yet) */
+    short wmap[GV_PACKED_WMAP];  /* 'W': the list index of each of the first words, or -1 */
 } gv_packed;
 
 /* Opens field `field` of `obj`: a packed string when `packed` (else a JSON array) of exactly n

@@ -55,47 +55,60 @@ static const char *const node_fields[N_NODE_FIELDS] = {
     "type",  "feature",   "depth",   "default_left", "threshold", "bin_split", "left",
     "right", "cat_begin", "cat_len", "gain",         "weight",    "count"};
 
-/* Every array field is a packed array (format 1.1): the text of each is built in a buffer and
- * becomes one JSON string.  The tree must satisfy gv_tree_validate() (the model writer checks it
- * first): a packed array refuses non-finite reals, and that would read as out of memory here. */
+/* Every array field is a packed array (format 1.1): each field of every node is gathered into
+ * one array (the canonical node's), which becomes one JSON string (gv_packed_ints and friends:
+ * text, or in binary mode the narrowest binary form).  The tree must satisfy gv_tree_validate()
+ * (the model writer checks it first): a packed array refuses non-finite reals, and that would
+ * read as out of memory here. */
 static json_t *tree_to_json(const void *impl)
 {
     const gv_tree *t = impl;
+    size_t n = t->n_nodes, n_values = t->n_nodes * (size_t)t->n_outputs; /* allocated: no overflow */
     json_t *obj = json_object();
-    gv_buf b[N_NODE_FIELDS] = {{0}};
-    int bad = !obj;
+    /* the columns, gathered in one pass over the canonical nodes: column[c * n + k] is node k's
+     * field of column c (its slot among the integer fields, in iv, or the real ones, in rv) */
+    static const int col[N_NODE_FIELDS] = {0, 0, 1, 2, 0, 3, 4, 5, 6, 7, 1, 2, 3};
+    size_t cells;
+    int64_t *iv = gv_mul_size(n ? n : 1, 8, &cells) ? NULL : gv_malloc_array(cells, sizeof *iv);
+    double *rv = iv ? gv_malloc_array(n ? n : 1, 4 * sizeof *rv) : NULL;
+    unsigned char *types = gv_malloc(n ? n : 1);
+    int bad = !obj || !iv || !rv || !types;
     bad |= json_object_set_new(obj, "n_nodes", json_integer((json_int_t)t->n_nodes));
     bad |= json_object_set_new(obj, "n_outputs", json_integer(t->n_outputs));
-    for (size_t k = 0; k < t->n_nodes && !bad; k++) {
-        gv_tree_node n = canonical_node(&t->nodes[k]);
-        bad |= gv_packed_add_word(&b[F_TYPE], type_names[n.type]);
-        bad |= gv_packed_add_int(&b[F_FEATURE], gv_feature_out(n.feature));
-        bad |= gv_packed_add_int(&b[F_DEPTH], n.depth);
-        bad |= gv_packed_add_int(&b[F_DEFAULT_LEFT], n.default_left);
-        bad |= gv_packed_add_real(&b[F_THRESHOLD], (double)n.threshold);
-        bad |= gv_packed_add_int(&b[F_BIN_SPLIT],
-                                 n.type == GV_NODE_NUM ? gv_bin_split_out(n.feature, n.bin_split)
-                                                       : n.bin_split);
-        bad |= gv_packed_add_int(&b[F_LEFT], n.left);
-        bad |= gv_packed_add_int(&b[F_RIGHT], n.right);
-        bad |= gv_packed_add_int(&b[F_CAT_BEGIN], n.cat_begin);
-        bad |= gv_packed_add_int(&b[F_CAT_LEN], n.cat_len);
-        bad |= gv_packed_add_real(&b[F_GAIN], n.gain);
-        bad |= gv_packed_add_real(&b[F_WEIGHT], n.weight);
-        bad |= gv_packed_add_real(&b[F_COUNT], n.count);
+    for (size_t k = 0; k < n && !bad; k++) {
+        gv_tree_node c = canonical_node(&t->nodes[k]);
+        types[k] = c.type;
+        iv[0 * n + k] = gv_feature_out(c.feature);
+        iv[1 * n + k] = c.depth;
+        iv[2 * n + k] = c.default_left;
+        iv[3 * n + k] = c.type == GV_NODE_NUM ? gv_bin_split_out(c.feature, c.bin_split) : c.bin_split;
+        iv[4 * n + k] = c.left;
+        iv[5 * n + k] = c.right;
+        iv[6 * n + k] = c.cat_begin;
+        iv[7 * n + k] = c.cat_len;
+        rv[0 * n + k] = (double)c.threshold;
+        rv[1 * n + k] = c.gain;
+        rv[2 * n + k] = c.weight;
+        rv[3 * n + k] = c.count;
     }
-    /* each buffer is freed as soon as its string exists: at most one field's text is copied */
-    for (int j = 0; j < N_NODE_FIELDS; j++) {
-        bad |= json_object_set_new(obj, node_fields[j], bad ? NULL : gv_packed_json(&b[j]));
-        gv_buf_free(&b[j]);
+    for (int j = 0; j < N_NODE_FIELDS && !bad; j++) {
+        int real = j == F_THRESHOLD || j == F_GAIN || j == F_WEIGHT || j == F_COUNT;
+        json_t *a = j == F_TYPE ? gv_packed_words(type_names, 4, types, n)
+                    : real      ? gv_json_packed_reals(rv + (size_t)col[j] * n, n)
+                                : gv_packed_ints(iv + (size_t)col[j] * n, n);
+        bad |= json_object_set_new(obj, node_fields[j], a);
     }
-    size_t n_values = t->n_nodes * (size_t)t->n_outputs; /* allocated: does not overflow */
+    gv_free(rv);
+    gv_free(types);
     bad |= json_object_set_new(obj, "values",
                                bad ? NULL : gv_json_packed_reals(t->values, n_values));
-    gv_buf cat = {0};
-    for (size_t c = 0; c < t->n_cat_data && !bad; c++) bad |= gv_packed_add_int(&cat, t->cat_data[c]);
-    bad |= json_object_set_new(obj, "cat_data", bad ? NULL : gv_packed_json(&cat));
-    gv_buf_free(&cat);
+    /* the cat_data words, in the integer columns' space when they fit */
+    int64_t *cv = bad ? NULL : t->n_cat_data <= cells ? iv
+                                : gv_malloc_array(t->n_cat_data, sizeof *cv);
+    for (size_t c = 0; cv && c < t->n_cat_data; c++) cv[c] = t->cat_data[c];
+    bad |= json_object_set_new(obj, "cat_data", cv ? gv_packed_ints(cv, t->n_cat_data) : NULL);
+    if (cv != iv) gv_free(cv);
+    gv_free(iv);
     if (bad) {
         json_decref(obj);
         return NULL;
