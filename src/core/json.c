@@ -346,7 +346,7 @@ static void put_le(unsigned char *p, uint64_t u, int w)
  * entry exactly. */
 static json_t *packed_binary_json(const gv_buf *b)
 {
-    const unsigned char *p = (const unsigned char *)b->data, *e = p + b->len;
+    const unsigned char *p = (const unsigned char *)b->data, *e = p ? p + b->len : p;
     int all_i = 1, all_r = 1, all_w = 1, floats = 1, whole = 1;
     int64_t lo = 0, hi = 0;
     size_t n = 0;
