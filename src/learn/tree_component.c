@@ -81,7 +81,8 @@ static json_t *tree_to_json(const void *impl)
         iv[0 * n + k] = gv_feature_out(c.feature);
         iv[1 * n + k] = c.depth;
         iv[2 * n + k] = c.default_left;
-        iv[3 * n + k] = c.type == GV_NODE_NUM ? gv_bin_split_out(c.feature, c.bin_split) : c.bin_split;
+        iv[3 * n + k] =
+            c.type == GV_NODE_NUM ? gv_bin_split_out(c.feature, c.bin_split) : c.bin_split;
         iv[4 * n + k] = c.left;
         iv[5 * n + k] = c.right;
         iv[6 * n + k] = c.cat_begin;
