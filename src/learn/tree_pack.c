@@ -443,6 +443,19 @@ AVX512_FN static void complete_leaves16(const gv_tree_pack *p, size_t t, int d, 
 }
 #undef STEP16
 
+/* The leaf slot of row r of column-major x (columns ld apart) in a complete tree of depth d:
+ * the scalar walk that finishes the vector column walks' last rows. */
+static inline uint32_t complete_slot_col(const uint32_t *info, const float *thr, int d,
+                                         const float *x, size_t ld, size_t r)
+{
+    uint32_t i = 0;
+    for (int l = 0; l < d; l++) {
+        float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
+        i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
+    }
+    return i - (((uint32_t)1 << d) - 1);
+}
+
 /* The splits' thresholds (th), and their features' column offsets (co, levels >= LOAD_LEVELS)
  * and info (in, where has_nan), of 16 rows at nodes `at` of a complete tree. */
 #define SPLITS16(at, th, co, in)                                                                \
@@ -572,12 +585,7 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
             _mm512_storeu_si512(leaf + r, _mm512_i32gather_epi32(_mm512_sub_epi32(a0, base), (const void *)lf, 4));
     }
     for (; r < B; r++) {
-        uint32_t i = 0;
-        for (int l = 0; l < d; l++) {
-            float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
-            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
-        }
-        i -= ((uint32_t)1 << d) - 1;
+        uint32_t i = complete_slot_col(info, thr, d, x, ld, r);
         if (s)
             s[r] += cv[i];
         else
@@ -626,15 +634,16 @@ AVX512_FN static void complete_leaves16c(const gv_tree_pack *p, size_t t, int d,
         at = _mm256_sub_epi32(at, _mm256_srai_epi32(_mm256_castps_si256(right_), 31));          \
     } while (0)
 
-/* The leaves of 8 rows at complete slots `slot`: stored at leaf[0..8), or with s, their values
- * (cv) added to s[0..8). */
+/* The leaves of rows r..r+8 at complete slots `slot`: stored at leaf[r..r+8), or with s, their
+ * values (cv) added to s[r..r+8) (the other pointer may be NULL: no offset is applied to it). */
 AVX2_FN static inline void out8(__m256i slot, const int32_t *lf, const double *cv, int32_t *leaf,
-                                double *s)
+                                double *s, size_t r)
 {
     if (!s) {
-        _mm256_storeu_si256((__m256i *)leaf, _mm256_i32gather_epi32(lf, slot, 4));
+        _mm256_storeu_si256((__m256i *)(leaf + r), _mm256_i32gather_epi32(lf, slot, 4));
         return;
     }
+    s += r;
     __m256d v0 = _mm256_i32gather_pd(cv, _mm256_castsi256_si128(slot), 8);
     __m256d v1 = _mm256_i32gather_pd(cv, _mm256_extracti128_si256(slot, 1), 8);
     _mm256_storeu_pd(s, _mm256_add_pd(_mm256_loadu_pd(s), v0));
@@ -666,24 +675,19 @@ AVX2_FN static void complete_leaves8c(const gv_tree_pack *p, size_t t, int d, co
             STEPC8(a2, xr + 16);
             STEPC8(a3, xr + 24);
         }
-        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf + r, s ? s + r : NULL);
-        out8(_mm256_sub_epi32(a1, base), lf, cv, leaf + r + 8, s ? s + r + 8 : NULL);
-        out8(_mm256_sub_epi32(a2, base), lf, cv, leaf + r + 16, s ? s + r + 16 : NULL);
-        out8(_mm256_sub_epi32(a3, base), lf, cv, leaf + r + 24, s ? s + r + 24 : NULL);
+        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf, s, r);
+        out8(_mm256_sub_epi32(a1, base), lf, cv, leaf, s, r + 8);
+        out8(_mm256_sub_epi32(a2, base), lf, cv, leaf, s, r + 16);
+        out8(_mm256_sub_epi32(a3, base), lf, cv, leaf, s, r + 24);
     }
     for (; r + 8 <= B; r += 8) {
         const float *xr = x + r;
         __m256i a0 = _mm256_setzero_si256();
         for (int l = 0; l < d; l++) STEPC8(a0, xr);
-        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf + r, s ? s + r : NULL);
+        out8(_mm256_sub_epi32(a0, base), lf, cv, leaf, s, r);
     }
     for (; r < B; r++) {
-        uint32_t i = 0;
-        for (int l = 0; l < d; l++) {
-            float v = x[(size_t)(info[i] & FEATURE_MASK) * ld + r];
-            i = 2 * i + 1 + ((v > thr[i]) | (isnan(v) & (info[i] >> 31)));
-        }
-        i -= ((uint32_t)1 << d) - 1;
+        uint32_t i = complete_slot_col(info, thr, d, x, ld, r);
         if (s)
             s[r] += cv[i];
         else
