@@ -905,7 +905,7 @@ static grove_status check_rows(const gv_engine *e)
         const double K = (double)e->K; /* K <= 2^31 (n_classes is an int) */
         int bad = 0;
         for (size_t r = 0; r < (in->y_checked ? 0 : e->n); r++) {
-            double y = in->y[r], yin = (y >= 0) & (y < K) ? y : 0.0;
+            double y = in->y[r], yin = ((y >= 0) & (y < K)) ? y : 0.0;
             bad |= (y != yin) | ((double)(int32_t)yin != yin);
         }
         if (in->weight)
