@@ -205,7 +205,23 @@ static void test_image_io(void)
     CHECK_EQ_INT(gv_image_load("tests/data/vision/boxes.csv", &x), GROVE_ERR_PARSE);
     CHECK_CONTAINS(grove_last_error(), "not a PGM");
     CHECK_EQ_INT(gv_image_load("tests/data/vision/none.png", &x), GROVE_ERR_IO);
+    /* headers that declare pictures past the limit are refused before anything is allocated
+     * (huge_frame.jpg: fuzz_image's 353-byte JPEG asking for 4.25 GB; docs/limits.md) */
+    CHECK_EQ_INT(gv_image_load("tests/data/bad/vision/huge_frame.jpg", &x), GROVE_ERR_PARSE);
+    CHECK_CONTAINS(grove_last_error(), "huge_frame.jpg: image size ");
+    CHECK_CONTAINS(grove_last_error(), "out of range");
+    CHECK_EQ_INT(gv_image_load("tests/data/bad/vision/huge.png", &x), GROVE_ERR_PARSE);
+    CHECK_CONTAINS(grove_last_error(), "huge.png: image size 20000x20000 is out of range");
+    CHECK_EQ_INT(gv_image_load("tests/data/bad/vision/huge.pgm", &x), GROVE_ERR_PARSE);
+    CHECK_CONTAINS(grove_last_error(), "huge.pgm: image size 20000x20000 is out of range");
     CHECK(x == NULL);
+    static const uint8_t px[4] = {0};
+    grove_image *gi = NULL;
+    CHECK_EQ_INT(grove_image_from_gray(px, 20000, 20000, 20000, &gi), GROVE_ERR_ARG);
+    CHECK_CONTAINS(grove_last_error(), "grove_image_from_gray: image size 20000x20000");
+    CHECK_EQ_INT(grove_image_from_gray(px, 2, 2, 1, &gi), GROVE_ERR_ARG);
+    CHECK_CONTAINS(grove_last_error(), "stride 1 is less than width 2");
+    CHECK(gi == NULL);
     gv_image_free(img);
 }
 

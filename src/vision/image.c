@@ -18,6 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+grove_status gv_image_size_check(const char *what, long width, long height)
+{
+    if (width < 1 || height < 1 || width > GV_IMAGE_MAX_SIDE || height > GV_IMAGE_MAX_SIDE ||
+        (long long)width * height > GV_IMAGE_MAX_PIXELS)
+        return gv_err(GROVE_ERR_PARSE,
+                      "%s: image size %ldx%ld is out of range (each side 1..%ld, at most %ld pixels)",
+                      what, width, height, GV_IMAGE_MAX_SIDE, GV_IMAGE_MAX_PIXELS);
+    return GROVE_OK;
+}
+
 gv_image *gv_image_new(int width, int height)
 {
     if (width < 1 || height < 1) return NULL;
@@ -82,8 +92,8 @@ static grove_status load_pgm(const char *path, FILE *fp, gv_image **out)
     if (pgm_int(fp, &w) || pgm_int(fp, &h) || pgm_int(fp, &maxval))
         return gv_err(GROVE_ERR_PARSE, "%s: malformed PGM header (expected width height maxval)",
                       path);
-    if (w < 1 || h < 1 || w > 100000 || h > 100000)
-        return gv_err(GROVE_ERR_PARSE, "%s: PGM size %ldx%ld out of range", path, w, h);
+    grove_status st = gv_image_size_check(path, w, h);
+    if (st) return st;
     if (maxval < 1 || maxval > 255)
         return gv_err(GROVE_ERR_PARSE, "%s: PGM maxval %ld is not supported (8-bit only)", path,
                       maxval);
@@ -158,7 +168,11 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
     int ct = png_get_color_type(png, info), bd = png_get_bit_depth(png, info);
-    if (w > 100000 || h > 100000) png_error(png, "image too large");
+    if (w > (png_uint_32)GV_IMAGE_MAX_SIDE || h > (png_uint_32)GV_IMAGE_MAX_SIDE ||
+        (long long)w * h > GV_IMAGE_MAX_PIXELS) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return gv_image_size_check(path, (long)w, (long)h);
+    }
     /* to 8-bit grey or RGB, without alpha */
     if (ct == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (ct == PNG_COLOR_TYPE_GRAY && bd < 8) png_set_expand_gray_1_2_4_to_8(png);
@@ -287,6 +301,11 @@ static grove_status load_jpeg(const char *path, FILE *fp, gv_image **out)
     jpeg_create_decompress(&cinfo);
     jpeg_stdio_src(&cinfo, fp);
     jpeg_read_header(&cinfo, TRUE);
+    /* the header's size, checked before the decoder allocates anything for it */
+    if (gv_image_size_check(path, (long)cinfo.image_width, (long)cinfo.image_height)) {
+        jpeg_destroy_decompress(&cinfo);
+        return GROVE_ERR_PARSE;
+    }
     /* colour JPEGs are decoded to RGB (as OpenCV's imread does) and greyed with cvtColor's
      * weights; grey JPEGs are read as they are */
     cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;

@@ -31,6 +31,14 @@ typedef struct grove_image {
     uint8_t *pix; /* [width * height], owned */
 } gv_image;
 
+/* The largest image grove reads or accepts (docs/limits.md): each side at most
+ * GV_IMAGE_MAX_SIDE pixels and width x height at most GV_IMAGE_MAX_PIXELS (2^27, e.g. 16384 x
+ * 8192; a 128 MB grey picture).  Checked against the header before anything is allocated. */
+#define GV_IMAGE_MAX_SIDE 100000L
+#define GV_IMAGE_MAX_PIXELS (1L << 27)
+/* GROVE_OK when a w x h image is within the limits, else an error naming `what` (a file). */
+grove_status gv_image_size_check(const char *what, long width, long height);
+
 /* A new zeroed image (NULL when out of memory or w, h < 1). */
 gv_image *gv_image_new(int width, int height);
 void gv_image_free(gv_image *img);

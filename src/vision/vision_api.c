@@ -32,9 +32,10 @@ grove_status grove_image_from_gray(const uint8_t *pixels, int width, int height,
     REQUIRE(out, "grove_image_from_gray", "out is NULL");
     *out = NULL;
     REQUIRE(pixels, "grove_image_from_gray", "pixels is NULL");
-    if (width < 1 || height < 1 || width > 100000 || height > 100000 || stride < (size_t)width)
-        return gv_err(GROVE_ERR_ARG, "grove_image_from_gray: size %dx%d (stride %zu) is invalid",
-                      width, height, stride);
+    if (gv_image_size_check("grove_image_from_gray", width, height)) return GROVE_ERR_ARG;
+    if (stride < (size_t)width)
+        return gv_err(GROVE_ERR_ARG, "grove_image_from_gray: stride %zu is less than width %d",
+                      stride, width);
     gv_image *img = gv_image_new(width, height);
     if (!img) return gv_err_nomem("image");
     for (int y = 0; y < height; y++)
