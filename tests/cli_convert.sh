@@ -43,12 +43,19 @@ for f in trunc:truncated ext:extended flip:checksum newer:"encoding version 9" s
 done
 expect_exit 1 "$GROVE" convert "$TMP/d.gvb"
 
-# an encoding 1.0 file (8-byte values, tagged words; written by the first .gvb writer) still
-# loads, and gives its JSON twin's bytes
+# encoding 1.0 and 1.1 files (1.0: 8-byte values, tagged words; 1.1: the narrow widths; both
+# with every tree field of every node) still load, and give their JSON twin's bytes
 M=$SRC/tests/data/models
-expect_exit 0 "$GROVE" convert "$M/forest-enc1.0.gvb" "$TMP/e10.json"
+for e in 1.0 1.1; do
+  expect_exit 0 "$GROVE" convert "$M/forest-enc$e.gvb" "$TMP/e.json"
+  checks=$((checks + 1))
+  cmp -s "$TMP/e.json" "$M/forest-enc1.0.json" || fail "encoding $e file: not its JSON twin"
+done
+# encoding 1.2 writes a tree's compact form (tree_component.c): smaller than 1.1
+expect_exit 0 "$GROVE" convert "$M/forest-enc1.0.json" "$TMP/e12.gvb"
 checks=$((checks + 1))
-cmp -s "$TMP/e10.json" "$M/forest-enc1.0.json" || fail "encoding 1.0 file: not its JSON twin"
+[[ $(stat -c %s "$TMP/e12.gvb") -lt $(stat -c %s "$M/forest-enc1.1.gvb") ]] ||
+  fail "encoding 1.2 is not smaller than 1.1"
 
 # damaged arrays behind a valid checksum (the trailer recomputed): the array checks refuse them
 # damage FILE OUT KIND: changes the first packed array of KIND ('I': its width byte to 3; 'W':
@@ -75,5 +82,79 @@ for f in width:"3-byte values" word:"word 9 of a list of"; do
   expect_exit 2 "$GROVE" predict "$TMP/${f%%:*}.gvb" "$bc" -o "$TMP/x.csv"
   expect_in "$TMP/err" "${f%%:*}.gvb: "
   expect_in "$TMP/err" "${f#*:}"
+done
+
+# the compact tree form (encoding 1.2) behind a valid checksum: every field a split, a leaf or a
+# derivation reads is checked.  patch FILE OUT KEY ENTRY VALUE: sets entry ENTRY of the first
+# tree's field KEY (a packed integer array: the first one by that name, or an integer field: ENTRY ignored, VALUE may be
+# +N) or, with ENTRY "name", renames the key to VALUE (same length); rewrites the CRC
+patch() {
+  /usr/bin/python3 - "$@" <<'PY'
+import struct, sys, zlib
+src, out, key, entry, value = sys.argv[1:6]
+b = bytearray(open(src, "rb").read()); p = 24; done = False
+def dec(k):
+    global p, done
+    t = chr(b[p]); p += 1
+    if t == "o":
+        n = struct.unpack_from("<I", b, p)[0]; p += 4
+        for _ in range(n):
+            kl = struct.unpack_from("<I", b, p)[0]; p += 4
+            name = b[p:p + kl].decode()
+            if name == key and entry == "name" and not done:
+                b[p:p + kl] = value.encode(); done = True
+            p += kl
+            dec(name)
+    elif t == "a":
+        n = struct.unpack_from("<I", b, p)[0]; p += 4
+        for _ in range(n): dec(k)
+    elif t == "s":
+        n = struct.unpack_from("<Q", b, p)[0]; p += 8; p += (8 - p % 8) % 8
+        if k == key and entry != "name" and not done and n >= 8 and b[p] == 1:
+            kind, w = chr(b[p + 1]), b[p + 2]
+            if kind == "W":
+                j = p + 8
+                for _ in range(w): j += 1 + b[j]
+                b[j + int(entry)] = int(value)
+            else:
+                assert kind == "I", kind
+                struct.pack_into({1: "<b", 2: "<h", 4: "<i", 8: "<q"}[w], b, p + 8 + int(entry) * w, int(value))
+            done = True
+        p += n
+    elif t in "ir":
+        if k == key and t == "i" and not done:
+            old = struct.unpack_from("<q", b, p)[0]
+            struct.pack_into("<q", b, p, old + int(value[1:]) if value[0] == "+" else int(value))
+            done = True
+        p += 8
+dec("")
+assert done, "no field " + key
+n = len(b) - 24 - 16
+b[-8:-4] = struct.pack("<I", zlib.crc32(bytes(b[24:24 + n])))
+open(out, "wb").write(b)
+PY
+}
+# a forest (level order, class weights) and a best-first tree (left and right stored)
+expect_exit 0 "$GROVE" train "$bc" -o "$TMP/bf.gvb" --algo tree --set growth=bestfirst --set max_leaves=8 -q
+cases=(
+  "d n_splits 0 +1:n_splits is"
+  "d type 0 1:n_splits is"
+  "d feature 0 127:feature 127 has no bins"
+  "d default_left 0 2:default_left[0]: must be in [0, 1]"
+  "d bin_split 0 0:bin_split 0 is not a cut point"
+  "d bin_split 0 32000:bin_split 32000 is not a cut point"
+  "d class_weights 0 -1:class_weights[0]: must be in [0,"
+  "d class_weights name clazz_weights:unknown field 'clazz_weights'"
+  "d bin_split name leaf_gain:bin_split: missing"
+  "bf left 0 0:left child 0 is not a node after it"
+  "bf right 0 99:right child 99 is not a node after it"
+  "bf left name lefX:unknown field 'lefX'"
+)
+for c in "${cases[@]}"; do
+  read -r f key entry value <<<"${c%%:*}"
+  patch "$TMP/$f.gvb" "$TMP/bad.gvb" "$key" "$entry" "$value" || { fail "patch $c"; continue; }
+  expect_exit 2 "$GROVE" predict "$TMP/bad.gvb" "$bc" -o "$TMP/x.csv"
+  expect_in "$TMP/err" "bad.gvb: "
+  expect_in "$TMP/err" "${c#*:}"
 done
 finish

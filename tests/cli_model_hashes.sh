@@ -5,7 +5,8 @@
 # once with 2, and compares the sha256 of each model file with the checked-in list
 # tests/data/model_hashes.txt (one "NAME SHA256" per line).  Both thread counts must give the listed hash
 # (the determinism promise: same seed, bit-identical model for any --threads).  The cascade's file records
-# training seconds; those lines are dropped before hashing.
+# training seconds; those lines are dropped before hashing.  Each model (1 thread) also goes JSON -> .gvb ->
+# JSON through `grove convert` and must come back byte for byte.
 #
 #   bash tests/cli_model_hashes.sh            check (the ctest)
 #   bash tests/cli_model_hashes.sh --update   rewrite the list from the current binary (1 thread)
@@ -108,6 +109,15 @@ while read -r name data args; do
       { fail "$name: train failed"; sed 's/^/  | /' "$TMP/log" | head -5 >&2; }
   done
   check "$name" "$(sha256sum < "$TMP/$name.1.json" 2>/dev/null | cut -c1-64)" "$(sha256sum < "$TMP/$name.2.json" 2>/dev/null | cut -c1-64)"
+  # the binary encoding loses nothing (a tree's compact form rebuilds every field): JSON -> .gvb
+  # -> JSON gives the same bytes, for every kind of model here
+  checks=$((checks + 1))
+  if "$GROVE" convert "$TMP/$name.1.json" "$TMP/$name.gvb" >"$TMP/log" 2>&1 &&
+     "$GROVE" convert "$TMP/$name.gvb" "$TMP/$name.back.json" >"$TMP/log" 2>&1; then
+    cmp -s "$TMP/$name.1.json" "$TMP/$name.back.json" || fail "$name: JSON -> .gvb -> JSON changed the bytes"
+  else
+    fail "$name: convert failed"; sed 's/^/  | /' "$TMP/log" | head -5 >&2
+  fi
 done < <(cases)
 
 # The vision cascade: two small stages on the bundled face crops (about a second).

@@ -503,6 +503,26 @@ int main(void)
     sweep("save gzip", op_save, NULL, check_save_failed, &sc);
     sc.path = tmp("new.gvb");
     sweep("save binary", op_save, NULL, check_save_failed, &sc);
+    /* the other forms of a tree in a binary file (tree_component.c, the compact form): a
+     * best-first tree stores its children, a gbdt its values and weights */
+    grove_model *bestfirst = NULL, *gbdt = NULL;
+    json_set_alloc_funcs(malloc, free);
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "algo", "tree"));
+    CHECK_OK(grove_params_set(p, "growth", "bestfirst"));
+    CHECK_OK(grove_params_set(p, "max_leaves", "6"));
+    CHECK_OK(grove_train(cls, NULL, p, &bestfirst));
+    grove_params_free(p);
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "algo", "gbdt"));
+    CHECK_OK(grove_params_set(p, "rounds", "3"));
+    CHECK_OK(grove_train(reg, NULL, p, &gbdt));
+    grove_params_free(p);
+    if (!bestfirst || !gbdt) TEST_MAIN_END();
+    json_set_alloc_funcs(gv_malloc, gv_free);
+    save_ctx sb = {bestfirst, tmp("bestfirst.gvb"), NULL}, sg = {gbdt, tmp("gbdt.gvb"), NULL};
+    sweep("save binary best-first tree", op_save, NULL, check_save_failed, &sb);
+    sweep("save binary gbdt", op_save, NULL, check_save_failed, &sg);
 
     json_set_alloc_funcs(malloc, free);
     model_load_ctx ml = {tmp("old.json"), NULL, 0, NULL};
@@ -511,6 +531,12 @@ int main(void)
     sweep("load model gzip", op_model_load, free_model_load, NULL, &ml);
     ml.path = tmp("new.gvb");
     sweep("load model binary", op_model_load, free_model_load, NULL, &ml);
+    ml.path = tmp("bestfirst.gvb");
+    sweep("load model binary best-first tree", op_model_load, free_model_load, NULL, &ml);
+    ml.path = tmp("gbdt.gvb");
+    sweep("load model binary gbdt", op_model_load, free_model_load, NULL, &ml);
+    grove_model_free(bestfirst);
+    grove_model_free(gbdt);
     buffer_ctx bc = {model, NULL, 0};
     json_set_alloc_funcs(gv_malloc, gv_free);
     sweep("model to buffer", op_to_buffer, NULL, NULL, &bc);

@@ -197,6 +197,8 @@ int gv_packed_binary(int on)
     return old;
 }
 
+int gv_packed_binary_mode(void) { return binary_mode; }
+
 /* ---- borrowed arrays (json.h): the values standing for bytes in a mapped file, by identity ---- */
 typedef struct borrowed {
     const json_t *value;

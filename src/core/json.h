@@ -128,6 +128,8 @@ grove_status gv_json_get_packed_reals(const json_t *obj, const char *field, size
  * is a whole number, in its range; a real must be finite; a word must be one of the list.
  * Returns the previous mode. */
 int gv_packed_binary(int on);
+/* Whether the calling thread is in binary mode (a component may write a compact binary form). */
+int gv_packed_binary_mode(void);
 
 /* Borrowed arrays: a binary model file's packed arrays are read where they lie in the mapped
  * file, not copied into the document.  gv_packed_borrow returns a new JSON string standing for

@@ -55,6 +55,176 @@ static const char *const node_fields[N_NODE_FIELDS] = {
     "type",  "feature",   "depth",   "default_left", "threshold", "bin_split", "left",
     "right", "cat_begin", "cat_len", "gain",         "weight",    "count"};
 
+/* ---- the compact binary form (binary model files, encoding 1.2; docs/model-format.md) ----
+ * A binary file (and only a binary file) stores a tree without what its other fields determine,
+ * the loader rebuilding the same gv_tree bit for bit:
+ *   n_splits      the number of split (non-leaf) nodes; it marks the compact form
+ *   type          every node
+ *   feature, default_left, gain     one entry per split node, in node order
+ *   bin_split     one per numeric split; the threshold is the feature's cut point bin_split
+ *                 (tree_check demands exactly that of every model), so it is not stored
+ *   cat_begin, cat_len              one per categorical split
+ *   left, right   one per split node; both absent when the children are laid out level by
+ *                 level (the i-th split node's are 2i + 1 and 2i + 2), as the depth-wise grower
+ *                 leaves them
+ *   depth         not stored: the root's is 0, a child's its parent's + 1 (gv_tree_validate
+ *                 demands exactly that)
+ *   leaf_gain     one per leaf, only when some leaf's gain is not 0
+ *   class_weights n_outputs whole numbers per leaf, when every node's values are its class
+ *                 weights c over their sum W (c / W, or 1 / n_outputs when W = 0), a split
+ *                 node's c the sum of its children's, and its weight W: then "values" and
+ *                 "weight" are not stored.  Otherwise "values" (n_nodes x n_outputs) and
+ *                 "weight" (n_nodes).
+ *   count         n_nodes entries, absent when every node's count equals its weight
+ *   cat_data      as in the full form
+ * The writer checks each derivation on the tree itself (the same double arithmetic the reader
+ * does) before leaving a field out. */
+
+/* Bit-for-bit equality of two doubles (0 and -0 differ). */
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The largest class weight stored as a whole number: every integer up to it is exact. */
+#define CW_MAX 9007199254740992.0 /* 2^53 */
+
+/* The class weights of every node into cw[n_nodes * K] when the tree's values, weights and
+ * children make them exact (above); 0 when they do not. */
+static int class_weights_of(const gv_tree *t, double *cw)
+{
+    size_t n = t->n_nodes, K = (size_t)t->n_outputs;
+    for (size_t k = 0; k < n; k++) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type == GV_NODE_CAT_MULTI) return 0;
+        if (nd->type != GV_NODE_LEAF) continue;
+        for (size_t j = 0; j < K; j++) {
+            double c = nd->weight > 0 ? nearbyint(t->values[k * K + j] * nd->weight) : 0;
+            if (!(c >= 0 && c <= CW_MAX)) return 0;
+            cw[k * K + j] = c;
+        }
+    }
+    for (size_t k = n; k-- > 0;) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type == GV_NODE_LEAF) continue;
+        for (size_t j = 0; j < K; j++)
+            cw[k * K + j] = cw[(size_t)nd->left * K + j] + cw[(size_t)nd->right * K + j];
+    }
+    for (size_t k = 0; k < n; k++) {
+        double W = 0;
+        for (size_t j = 0; j < K; j++) W += cw[k * K + j];
+        if (!same_bits(W, t->nodes[k].weight)) return 0;
+        for (size_t j = 0; j < K; j++) {
+            double v = W > 0 ? cw[k * K + j] / W : 1.0 / (double)K;
+            if (!same_bits(v, t->values[k * K + j])) return 0;
+        }
+    }
+    return 1;
+}
+
+static json_t *tree_to_json_compact(const gv_tree *t)
+{
+    size_t n = t->n_nodes, K = (size_t)t->n_outputs, n_values = n * K; /* allocated: no overflow */
+    size_t S = 0, n_num = 0, n_cat = 0, n_multi = 0;
+    for (size_t k = 0; k < n; k++) {
+        int ty = t->nodes[k].type;
+        S += ty != GV_NODE_LEAF;
+        n_num += ty == GV_NODE_NUM;
+        n_cat += ty == GV_NODE_CAT_SET || ty == GV_NODE_CAT_MULTI;
+        n_multi += ty == GV_NODE_CAT_MULTI;
+    }
+    size_t L = n - S;
+    json_t *obj = json_object();
+    size_t big = n_values > n ? n_values : n;
+    int64_t *iv = gv_malloc_array(big ? big : 1, sizeof *iv);
+    double *rv = gv_malloc_array(big ? big : 1, sizeof *rv);
+    unsigned char *types = gv_malloc(n ? n : 1);
+    int bad = !obj || !iv || !rv || !types;
+    bad |= json_object_set_new(obj, "n_nodes", json_integer((json_int_t)n));
+    bad |= json_object_set_new(obj, "n_outputs", json_integer((json_int_t)K));
+    bad |= json_object_set_new(obj, "n_splits", json_integer((json_int_t)S));
+    if (bad) goto done;
+    for (size_t k = 0; k < n; k++) types[k] = t->nodes[k].type;
+    bad |= json_object_set_new(obj, "type", gv_packed_words(type_names, 4, types, n));
+
+    /* one entry per split node (or numeric / categorical split), in node order */
+#define SPLIT_FIELD(name, cond, expr)                                              \
+    do {                                                                           \
+        size_t m_ = 0;                                                             \
+        for (size_t k = 0; k < n && !bad; k++) {                                   \
+            gv_tree_node c = canonical_node(&t->nodes[k]);                         \
+            if (cond) iv[m_++] = (expr);                                           \
+        }                                                                          \
+        if (!bad) bad |= json_object_set_new(obj, name, gv_packed_ints(iv, m_));   \
+    } while (0)
+    SPLIT_FIELD("feature", c.type != GV_NODE_LEAF, gv_feature_out(c.feature));
+    SPLIT_FIELD("default_left", c.type != GV_NODE_LEAF, c.default_left);
+    SPLIT_FIELD("bin_split", c.type == GV_NODE_NUM, gv_bin_split_out(c.feature, c.bin_split));
+    SPLIT_FIELD("cat_begin", c.type == GV_NODE_CAT_SET || c.type == GV_NODE_CAT_MULTI, c.cat_begin);
+    SPLIT_FIELD("cat_len", c.type == GV_NODE_CAT_SET || c.type == GV_NODE_CAT_MULTI, c.cat_len);
+    int level_order = n_multi == 0;
+    for (size_t k = 0, i = 0; k < n && level_order; k++) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type == GV_NODE_LEAF) continue;
+        level_order = (int64_t)nd->left == (int64_t)(2 * i + 1) && (int64_t)nd->right == (int64_t)(2 * i + 2);
+        i++;
+    }
+    if (!level_order) {
+        SPLIT_FIELD("left", c.type != GV_NODE_LEAF, c.left);
+        SPLIT_FIELD("right", c.type != GV_NODE_LEAF, c.right);
+    }
+#undef SPLIT_FIELD
+    int leaf_gain = 0;
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type != GV_NODE_LEAF)
+            rv[m++] = nd->gain;
+        else
+            leaf_gain |= !same_bits(nd->gain, 0.0);
+    }
+    if (!bad) bad |= json_object_set_new(obj, "gain", gv_json_packed_reals(rv, m));
+    if (leaf_gain && !bad) {
+        m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (t->nodes[k].type == GV_NODE_LEAF) rv[m++] = t->nodes[k].gain;
+        bad |= json_object_set_new(obj, "leaf_gain", gv_json_packed_reals(rv, m));
+    }
+    if (bad) goto done;
+
+    /* the node statistics: class weights when they are exact, else values and weights */
+    if (class_weights_of(t, rv)) {
+        m = 0;
+        for (size_t k = 0; k < n; k++)
+            if (t->nodes[k].type == GV_NODE_LEAF)
+                for (size_t j = 0; j < K; j++) iv[m++] = (int64_t)rv[k * K + j];
+        bad |= json_object_set_new(obj, "class_weights", gv_packed_ints(iv, m));
+    } else {
+        bad |= json_object_set_new(obj, "values", gv_json_packed_reals(t->values, n_values));
+        for (size_t k = 0; k < n; k++) rv[k] = t->nodes[k].weight;
+        if (!bad) bad |= json_object_set_new(obj, "weight", gv_json_packed_reals(rv, n));
+    }
+    int count_is_weight = 1;
+    for (size_t k = 0; k < n && count_is_weight; k++)
+        count_is_weight = same_bits(t->nodes[k].count, t->nodes[k].weight);
+    if (!count_is_weight && !bad) {
+        for (size_t k = 0; k < n; k++) rv[k] = t->nodes[k].count;
+        bad |= json_object_set_new(obj, "count", gv_json_packed_reals(rv, n));
+    }
+    (void)L;
+    /* the cat_data words */
+    int64_t *cv = bad ? NULL : t->n_cat_data <= big ? iv : gv_malloc_array(t->n_cat_data, sizeof *cv);
+    for (size_t c = 0; cv && c < t->n_cat_data; c++) cv[c] = t->cat_data[c];
+    if (!bad) bad |= json_object_set_new(obj, "cat_data", cv ? gv_packed_ints(cv, t->n_cat_data) : NULL);
+    if (cv != iv) gv_free(cv);
+done:
+    gv_free(iv);
+    gv_free(rv);
+    gv_free(types);
+    if (bad) {
+        json_decref(obj);
+        return NULL;
+    }
+    return obj;
+}
+
 /* Every array field is a packed array (format 1.1): each field of every node is gathered into
  * one array (the canonical node's), which becomes one JSON string (gv_packed_ints and friends:
  * text, or in binary mode the narrowest binary form).  The tree must satisfy gv_tree_validate()
@@ -63,6 +233,7 @@ static const char *const node_fields[N_NODE_FIELDS] = {
 static json_t *tree_to_json(const void *impl)
 {
     const gv_tree *t = impl;
+    if (gv_packed_binary_mode()) return tree_to_json_compact(t);
     size_t n = t->n_nodes, n_values = t->n_nodes * (size_t)t->n_outputs; /* allocated: no overflow */
     json_t *obj = json_object();
     /* the columns, gathered in one pass over the canonical nodes: column[c * n + k] is node k's
@@ -131,6 +302,246 @@ static grove_status expect_unused(size_t k, const char *type, const char *field,
     if (got == want) return GROVE_OK;
     return gv_err(GROVE_ERR_MODEL, "node %zu: a %s node must have %s %g, got %.17g", k, type,
                   field, want, got);
+}
+
+/* ---- reading the compact binary form ---- */
+
+static const char *const compact_fields[] = {
+    "kind",     "n_nodes",   "n_outputs", "n_splits",  "type",          "feature",
+    "default_left", "bin_split", "cat_begin", "cat_len", "left",        "right",
+    "gain",     "leaf_gain", "class_weights", "values", "weight",       "count",
+    "cat_data"};
+
+/* Opens optional field `field` (n entries) when the object has it; *has says whether. */
+static grove_status open_optional(const json_t *obj, const char *field, size_t n, gv_packed *r,
+                                  int *has)
+{
+    *has = json_object_get(obj, field) != NULL;
+    return *has ? gv_packed_open(obj, field, n, 1, r) : GROVE_OK;
+}
+
+/* Child c of node k, as the derivations below use it before gv_tree_validate: after k, in the
+ * tree. */
+static grove_status child_in_tree(const gv_tree *t, size_t k, int64_t c, const char *which)
+{
+    if (c <= (int64_t)k || c >= (int64_t)t->n_nodes)
+        return gv_err(GROVE_ERR_MODEL, "node %zu: %s %lld is not a node after it (the tree has "
+                      "%zu)", k, which, (long long)c, t->n_nodes);
+    return GROVE_OK;
+}
+
+/* The depths, from the root's (0) down: a child's is its parent's + 1 (a node no split names
+ * keeps 0, and gv_tree_validate finds it unreachable). */
+static grove_status derive_depths(gv_tree *t)
+{
+    grove_status st;
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type == GV_NODE_LEAF) continue;
+        if (nd->depth == UINT16_MAX)
+            return gv_err(GROVE_ERR_MODEL, "node %zu: deeper than %u", k, (unsigned)UINT16_MAX);
+        uint16_t d = (uint16_t)(nd->depth + 1);
+        if ((st = child_in_tree(t, k, nd->right, "right child")) != GROVE_OK) return st;
+        t->nodes[nd->right].depth = d;
+        if (nd->type != GV_NODE_CAT_MULTI) {
+            if ((st = child_in_tree(t, k, nd->left, "left child")) != GROVE_OK) return st;
+            t->nodes[nd->left].depth = d;
+            continue;
+        }
+        if ((uint64_t)nd->cat_begin + nd->cat_len > (uint64_t)t->n_cat_data)
+            return gv_err(GROVE_ERR_MODEL, "node %zu: categories [%u, %u + %u) lie outside "
+                          "cat_data (%zu entries)", k, (unsigned)nd->cat_begin,
+                          (unsigned)nd->cat_begin, (unsigned)nd->cat_len, t->n_cat_data);
+        for (uint32_t c = 0; c < nd->cat_len; c++) {
+            uint32_t child = t->cat_data[nd->cat_begin + c];
+            if (child == UINT32_MAX) continue;
+            if ((st = child_in_tree(t, k, child, "child")) != GROVE_OK) return st;
+            t->nodes[child].depth = d;
+        }
+    }
+    return GROVE_OK;
+}
+
+/* A numeric split's threshold: cut point bin_split of its feature. */
+static grove_status derive_thresholds(gv_tree *t, const gv_model_ctx *ctx)
+{
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        gv_tree_node *nd = &t->nodes[k];
+        if (nd->type != GV_NODE_NUM) continue;
+        if (!ctx->mappers || !ctx->schema || (size_t)nd->feature >= ctx->schema->n_features)
+            return gv_err(GROVE_ERR_MODEL, "node %zu: feature %ld has no bins to give the "
+                          "threshold", k, (long)nd->feature);
+        const gv_bin_mapper *b = &ctx->mappers[nd->feature];
+        if (b->is_categorical || b->n_bins == 0 || nd->bin_split < 1 || nd->bin_split > b->n_cuts)
+            return gv_err(GROVE_ERR_MODEL, "node %zu: bin_split %lu is not a cut point of "
+                          "feature %ld", k, (unsigned long)nd->bin_split, (long)nd->feature);
+        nd->threshold = b->cuts[nd->bin_split - 1];
+    }
+    return GROVE_OK;
+}
+
+static grove_status read_tree_compact(const json_t *obj, const gv_model_ctx *ctx, gv_tree *t)
+{
+    int64_t n_nodes, n_outputs, n_splits;
+    grove_status st;
+    if ((st = gv_json_check_fields(obj, compact_fields, GV_COUNT(compact_fields), "a tree")) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_nodes", 1, INT32_MAX, &n_nodes)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_outputs", 1, 65536, &n_outputs)) != GROVE_OK ||
+        (st = gv_json_get_int(obj, "n_splits", 0, n_nodes - 1, &n_splits)) != GROVE_OK)
+        return st;
+    size_t n = (size_t)n_nodes, K = (size_t)n_outputs, S = (size_t)n_splits, L = n - S;
+    t->n_outputs = (int)n_outputs;
+    gv_packed ty;
+    if ((st = gv_packed_open(obj, "type", n, 1, &ty)) != GROVE_OK) return st;
+    /* the type array holds n entries (checked against its bytes): the nodes can be allocated */
+    t->n_nodes = n;
+    if (!(t->nodes = gv_calloc(n, sizeof *t->nodes))) return gv_err_nomem("a tree");
+    size_t n_split = 0, n_num = 0, n_cat = 0, n_multi = 0;
+    for (size_t k = 0; k < n; k++) {
+        int ti;
+        if ((st = gv_packed_word(&ty, type_names, 4, &ti)) != GROVE_OK) return st;
+        t->nodes[k].type = (uint8_t)ti;
+        n_split += ti != GV_NODE_LEAF;
+        n_num += ti == GV_NODE_NUM;
+        n_cat += ti == GV_NODE_CAT_SET || ti == GV_NODE_CAT_MULTI;
+        n_multi += ti == GV_NODE_CAT_MULTI;
+    }
+    if (n_split != S)
+        return gv_err(GROVE_ERR_MODEL, "n_splits is %zu, but the tree has %zu split nodes", S,
+                      n_split);
+    size_t n_values;
+    if (gv_mul_size(n, K, &n_values) != 0)
+        return gv_err(GROVE_ERR_MODEL, "values: n_nodes x n_outputs overflows");
+    gv_packed feature, dleft, bin_split, cat_begin, cat_len, left, right, gain, leaf_gain, cw,
+        values, weight, count, cat_data;
+    int has_left, has_right, has_leaf_gain, has_cw, has_values, has_weight, has_count;
+    if ((st = gv_packed_open(obj, "feature", S, 1, &feature)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "default_left", S, 1, &dleft)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "bin_split", n_num, 1, &bin_split)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "cat_begin", n_cat, 1, &cat_begin)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "cat_len", n_cat, 1, &cat_len)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "gain", S, 1, &gain)) != GROVE_OK ||
+        (st = open_optional(obj, "left", S, &left, &has_left)) != GROVE_OK ||
+        (st = open_optional(obj, "right", S, &right, &has_right)) != GROVE_OK ||
+        (st = open_optional(obj, "leaf_gain", L, &leaf_gain, &has_leaf_gain)) != GROVE_OK ||
+        (st = open_optional(obj, "class_weights", L * K, &cw, &has_cw)) != GROVE_OK ||
+        (st = open_optional(obj, "values", n_values, &values, &has_values)) != GROVE_OK ||
+        (st = open_optional(obj, "weight", n, &weight, &has_weight)) != GROVE_OK ||
+        (st = open_optional(obj, "count", n, &count, &has_count)) != GROVE_OK ||
+        (st = gv_packed_open(obj, "cat_data", (size_t)-1, 1, &cat_data)) != GROVE_OK)
+        return st;
+    if (has_left != has_right)
+        return gv_err(GROVE_ERR_MODEL, "a tree with %s but not %s", has_left ? "left" : "right",
+                      has_left ? "right" : "left");
+    if (!has_left && n_multi)
+        return gv_err(GROVE_ERR_MODEL, "a tree with multiway splits needs left and right");
+    if (has_cw ? has_values || has_weight || n_multi : !has_values || !has_weight)
+        return gv_err(GROVE_ERR_MODEL, "a tree needs class_weights (and no multiway split) or "
+                      "values and weight, not both");
+    /* binary splits only: one leaf more than splits (gv_tree_validate would find any other
+     * count wrong), which also bounds the values allocated by the class weights read */
+    if (has_cw && L != S + 1)
+        return gv_err(GROVE_ERR_MODEL, "a tree of %zu binary splits with %zu leaves (%zu "
+                      "expected)", S, L, S + 1);
+    t->n_cat_data = cat_data.n;
+    t->values = gv_malloc_array(n_values, sizeof *t->values);
+    t->cat_data = gv_malloc_array(t->n_cat_data, sizeof *t->cat_data);
+    if (!t->values || !t->cat_data) return gv_err_nomem("a tree");
+    for (size_t c = 0; c < t->n_cat_data; c++) {
+        int64_t w;
+        if ((st = gv_packed_int(&cat_data, 0, UINT32_MAX, &w)) != GROVE_OK) return st;
+        t->cat_data[c] = (uint32_t)w;
+    }
+
+    /* the nodes' own fields; a leaf keeps the canonical form (feature and children -1) */
+    for (size_t k = 0, i = 0; k < n; k++) {
+        gv_tree_node *nd = &t->nodes[k];
+        int ti = nd->type;
+        const char *tn = type_names[ti];
+        if (ti == GV_NODE_LEAF) {
+            nd->feature = nd->left = nd->right = -1;
+            if (has_leaf_gain && (st = gv_packed_real(&leaf_gain, &nd->gain)) != GROVE_OK)
+                return st;
+            continue;
+        }
+        int64_t v[4];
+        if ((st = gv_packed_int(&feature, 0, INT32_MAX, &v[0])) != GROVE_OK ||
+            (st = gv_packed_int(&dleft, 0, 1, &v[1])) != GROVE_OK ||
+            (st = gv_packed_real(&gain, &nd->gain)) != GROVE_OK)
+            return st;
+        nd->feature = (int32_t)v[0];
+        nd->default_left = (uint8_t)v[1];
+        if (ti == GV_NODE_NUM) {
+            if ((st = gv_packed_int(&bin_split, 0, UINT32_MAX, &v[2])) != GROVE_OK) return st;
+            nd->bin_split = (uint32_t)v[2];
+        } else {
+            if ((st = gv_packed_int(&cat_begin, 0, UINT32_MAX, &v[2])) != GROVE_OK ||
+                (st = gv_packed_int(&cat_len, 0, UINT32_MAX, &v[3])) != GROVE_OK)
+                return st;
+            nd->cat_begin = (uint32_t)v[2];
+            nd->cat_len = (uint32_t)v[3];
+        }
+        if (has_left) {
+            if ((st = gv_packed_int(&left, -1, INT32_MAX, &v[2])) != GROVE_OK ||
+                (st = gv_packed_int(&right, -1, INT32_MAX, &v[3])) != GROVE_OK)
+                return st;
+        } else { /* level order: the i-th split node's children are 2i + 1 and 2i + 2 */
+            v[2] = (int64_t)(2 * i + 1);
+            v[3] = (int64_t)(2 * i + 2);
+            if (v[3] >= (int64_t)n)
+                return gv_err(GROVE_ERR_MODEL, "node %zu: children %lld and %lld are not nodes "
+                              "(the tree has %zu)", k, (long long)v[2], (long long)v[3], n);
+        }
+        nd->left = (int32_t)v[2];
+        nd->right = (int32_t)v[3];
+        if (ti == GV_NODE_CAT_MULTI &&
+            ((st = expect_unused(k, tn, "default_left", nd->default_left, 0)) != GROVE_OK ||
+             (st = expect_unused(k, tn, "left", nd->left, -1)) != GROVE_OK))
+            return st;
+        i++;
+    }
+    if ((st = derive_depths(t)) != GROVE_OK || (st = derive_thresholds(t, ctx)) != GROVE_OK)
+        return st;
+
+    /* the statistics */
+    if (has_cw) {
+        /* the class weights into values: the leaves' from the file, a split node's the sum of
+         * its children's (children after parents: derive_depths checked them), then each
+         * node's weight W their sum and its values c / W (1 / K when W = 0) */
+        for (size_t k = 0; k < n; k++) {
+            if (t->nodes[k].type != GV_NODE_LEAF) continue;
+            for (size_t j = 0; j < K; j++) {
+                int64_t c;
+                if ((st = gv_packed_int(&cw, 0, (int64_t)CW_MAX, &c)) != GROVE_OK) return st;
+                t->values[k * K + j] = (double)c;
+            }
+        }
+        for (size_t k = n; k-- > 0;) {
+            const gv_tree_node *nd = &t->nodes[k];
+            if (nd->type == GV_NODE_LEAF) continue;
+            for (size_t j = 0; j < K; j++)
+                t->values[k * K + j] =
+                    t->values[(size_t)nd->left * K + j] + t->values[(size_t)nd->right * K + j];
+        }
+        for (size_t k = 0; k < n; k++) {
+            double W = 0;
+            for (size_t j = 0; j < K; j++) W += t->values[k * K + j];
+            t->nodes[k].weight = W;
+            for (size_t j = 0; j < K; j++)
+                t->values[k * K + j] = W > 0 ? t->values[k * K + j] / W : 1.0 / (double)K;
+        }
+    } else {
+        for (size_t k = 0; k < n_values; k++)
+            if ((st = gv_packed_real(&values, &t->values[k])) != GROVE_OK) return st;
+        for (size_t k = 0; k < n; k++)
+            if ((st = gv_packed_real(&weight, &t->nodes[k].weight)) != GROVE_OK) return st;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!has_count)
+            t->nodes[k].count = t->nodes[k].weight;
+        else if ((st = gv_packed_real(&count, &t->nodes[k].count)) != GROVE_OK)
+            return st;
+    return GROVE_OK;
 }
 
 /* Reads node k's fields, the next entry of each per-node array (opened with n_nodes entries). */
@@ -234,7 +645,9 @@ static grove_status tree_from_json(const json_t *obj, const gv_model_ctx *ctx, v
     *out = NULL;
     gv_tree *t = gv_calloc(1, sizeof *t);
     if (!t) return gv_err_nomem("a tree");
-    grove_status st = read_tree(obj, ctx->minor, t);
+    grove_status st = gv_packed_binary_mode() && json_object_get(obj, "n_splits")
+                          ? read_tree_compact(obj, ctx, t)
+                          : read_tree(obj, ctx->minor, t);
     if (st == GROVE_OK) st = gv_tree_validate(t, ctx->schema);
     if (st != GROVE_OK) {
         gv_tree_free(t);

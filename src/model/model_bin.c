@@ -6,7 +6,7 @@
  *
  * Pipeline position: model/, beside model_file.c (the text file).
  * Layout (all integers little-endian):
- *   header   24 bytes: "GROVEBIN", u16 encoding major (1), u16 encoding minor (1), u16 model
+ *   header   24 bytes: "GROVEBIN", u16 encoding major (1), u16 encoding minor (2), u16 model
  *            format major, u16 model format minor (what the document's "version" says), 8 zero
  *            bytes
  *   payload  one value: a tag byte, then
@@ -19,7 +19,11 @@
  *            its entries, each array in the narrowest width that holds its values exactly
  *            (1-, 2-, 4- or 8-byte integers, floats, doubles, a word list and 1-byte indices);
  *            every array starts 8-aligned in the file (mmap-friendly).  Encoding 1.1 added
- *            the narrow widths; 1.0 files (8-byte values only) still load.
+ *            the narrow widths; 1.0 files (8-byte values only) still load.  Encoding 1.2 writes
+ *            each tree in its compact form (learn/tree_component.c: the fields of split nodes
+ *            only, no threshold, depth or level-order children, class weights as whole numbers
+ *            instead of values and weights, each rebuilt bit for bit when read); 1.0 and 1.1
+ *            files, whose trees have every field of every node, still load.
  *   trailer  16 bytes: u64 payload length, u32 CRC-32 (zlib) of the payload, "GVBE"
  * Saving streams the payload (the CRC and length go last), so it never holds the file's bytes,
  * and builds each member's JSON only when its turn comes (learner.h, lazy members), so it holds
@@ -46,7 +50,7 @@
 #define MAGIC "GROVEBIN"
 #define TRAILER_MAGIC "GVBE"
 #define ENC_MAJOR 1
-#define ENC_MINOR 1
+#define ENC_MINOR 2
 #define HEADER 24
 #define TRAILER 16
 #define MAX_DEPTH 64
