@@ -122,67 +122,58 @@ static int class_weights_of(const gv_tree *t, double *cw)
 static json_t *tree_to_json_compact(const gv_tree *t)
 {
     size_t n = t->n_nodes, K = (size_t)t->n_outputs, n_values = n * K; /* allocated: no overflow */
-    size_t S = 0, n_num = 0, n_cat = 0, n_multi = 0;
-    for (size_t k = 0; k < n; k++) {
-        int ty = t->nodes[k].type;
-        S += ty != GV_NODE_LEAF;
-        n_num += ty == GV_NODE_NUM;
-        n_cat += ty == GV_NODE_CAT_SET || ty == GV_NODE_CAT_MULTI;
-        n_multi += ty == GV_NODE_CAT_MULTI;
-    }
-    size_t L = n - S;
+    size_t big = n_values > n ? n_values : n, cells;
     json_t *obj = json_object();
-    size_t big = n_values > n ? n_values : n;
-    int64_t *iv = gv_malloc_array(big ? big : 1, sizeof *iv);
+    /* the split nodes' columns, gathered in one pass (unused fields in canonical form):
+     * col[0..S) feature, [n..) default_left, [2n..) left, [3n..) right, [4n..) bin_split of
+     * the numeric splits, [5n..) cat_begin, [6n..) cat_len of the categorical ones */
+    int64_t *iv = gv_mul_size(big ? big : 1, 7, &cells) ? NULL : gv_malloc_array(cells, sizeof *iv);
     double *rv = gv_malloc_array(big ? big : 1, sizeof *rv);
     unsigned char *types = gv_malloc(n ? n : 1);
     int bad = !obj || !iv || !rv || !types;
+    if (bad) goto done;
+    size_t S = 0, n_num = 0, n_cat = 0;
+    int level_order = 1, leaf_gain = 0;
+    int64_t *fe = iv, *dl = iv + n, *lc = iv + 2 * n, *rc = iv + 3 * n, *bs = iv + 4 * n,
+            *cb = iv + 5 * n, *cl = iv + 6 * n;
+    for (size_t k = 0; k < n; k++) {
+        const gv_tree_node *nd = &t->nodes[k];
+        types[k] = nd->type;
+        if (nd->type == GV_NODE_LEAF) {
+            leaf_gain |= !same_bits(nd->gain, 0.0);
+            continue;
+        }
+        int multi = nd->type == GV_NODE_CAT_MULTI;
+        fe[S] = gv_feature_out(nd->feature);
+        dl[S] = multi ? 0 : nd->default_left;
+        lc[S] = multi ? -1 : nd->left;
+        rc[S] = nd->right;
+        level_order &= lc[S] == (int64_t)(2 * S + 1) && rc[S] == (int64_t)(2 * S + 2);
+        rv[S] = nd->gain;
+        if (nd->type == GV_NODE_NUM) {
+            bs[n_num++] = gv_bin_split_out(nd->feature, nd->bin_split);
+        } else {
+            cb[n_cat] = nd->cat_begin;
+            cl[n_cat++] = nd->cat_len;
+        }
+        S++;
+    }
     bad |= json_object_set_new(obj, "n_nodes", json_integer((json_int_t)n));
     bad |= json_object_set_new(obj, "n_outputs", json_integer((json_int_t)K));
     bad |= json_object_set_new(obj, "n_splits", json_integer((json_int_t)S));
-    if (bad) goto done;
-    for (size_t k = 0; k < n; k++) types[k] = t->nodes[k].type;
     bad |= json_object_set_new(obj, "type", gv_packed_words(type_names, 4, types, n));
-
-    /* one entry per split node (or numeric / categorical split), in node order */
-#define SPLIT_FIELD(name, cond, expr)                                              \
-    do {                                                                           \
-        size_t m_ = 0;                                                             \
-        for (size_t k = 0; k < n && !bad; k++) {                                   \
-            gv_tree_node c = canonical_node(&t->nodes[k]);                         \
-            if (cond) iv[m_++] = (expr);                                           \
-        }                                                                          \
-        if (!bad) bad |= json_object_set_new(obj, name, gv_packed_ints(iv, m_));   \
-    } while (0)
-    SPLIT_FIELD("feature", c.type != GV_NODE_LEAF, gv_feature_out(c.feature));
-    SPLIT_FIELD("default_left", c.type != GV_NODE_LEAF, c.default_left);
-    SPLIT_FIELD("bin_split", c.type == GV_NODE_NUM, gv_bin_split_out(c.feature, c.bin_split));
-    SPLIT_FIELD("cat_begin", c.type == GV_NODE_CAT_SET || c.type == GV_NODE_CAT_MULTI, c.cat_begin);
-    SPLIT_FIELD("cat_len", c.type == GV_NODE_CAT_SET || c.type == GV_NODE_CAT_MULTI, c.cat_len);
-    int level_order = n_multi == 0;
-    for (size_t k = 0, i = 0; k < n && level_order; k++) {
-        const gv_tree_node *nd = &t->nodes[k];
-        if (nd->type == GV_NODE_LEAF) continue;
-        level_order = (int64_t)nd->left == (int64_t)(2 * i + 1) && (int64_t)nd->right == (int64_t)(2 * i + 2);
-        i++;
+    bad |= json_object_set_new(obj, "feature", gv_packed_ints(fe, S));
+    bad |= json_object_set_new(obj, "default_left", gv_packed_ints(dl, S));
+    bad |= json_object_set_new(obj, "bin_split", gv_packed_ints(bs, n_num));
+    bad |= json_object_set_new(obj, "cat_begin", gv_packed_ints(cb, n_cat));
+    bad |= json_object_set_new(obj, "cat_len", gv_packed_ints(cl, n_cat));
+    if (!level_order) { /* (a multiway split's left, -1, is never level order) */
+        bad |= json_object_set_new(obj, "left", gv_packed_ints(lc, S));
+        bad |= json_object_set_new(obj, "right", gv_packed_ints(rc, S));
     }
-    if (!level_order) {
-        SPLIT_FIELD("left", c.type != GV_NODE_LEAF, c.left);
-        SPLIT_FIELD("right", c.type != GV_NODE_LEAF, c.right);
-    }
-#undef SPLIT_FIELD
-    int leaf_gain = 0;
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++) {
-        const gv_tree_node *nd = &t->nodes[k];
-        if (nd->type != GV_NODE_LEAF)
-            rv[m++] = nd->gain;
-        else
-            leaf_gain |= !same_bits(nd->gain, 0.0);
-    }
-    if (!bad) bad |= json_object_set_new(obj, "gain", gv_json_packed_reals(rv, m));
-    if (leaf_gain && !bad) {
-        m = 0;
+    bad |= json_object_set_new(obj, "gain", gv_json_packed_reals(rv, S));
+    if (leaf_gain) {
+        size_t m = 0;
         for (size_t k = 0; k < n; k++)
             if (t->nodes[k].type == GV_NODE_LEAF) rv[m++] = t->nodes[k].gain;
         bad |= json_object_set_new(obj, "leaf_gain", gv_json_packed_reals(rv, m));
@@ -191,7 +182,7 @@ static json_t *tree_to_json_compact(const gv_tree *t)
 
     /* the node statistics: class weights when they are exact, else values and weights */
     if (class_weights_of(t, rv)) {
-        m = 0;
+        size_t m = 0;
         for (size_t k = 0; k < n; k++)
             if (t->nodes[k].type == GV_NODE_LEAF)
                 for (size_t j = 0; j < K; j++) iv[m++] = (int64_t)rv[k * K + j];
@@ -199,20 +190,19 @@ static json_t *tree_to_json_compact(const gv_tree *t)
     } else {
         bad |= json_object_set_new(obj, "values", gv_json_packed_reals(t->values, n_values));
         for (size_t k = 0; k < n; k++) rv[k] = t->nodes[k].weight;
-        if (!bad) bad |= json_object_set_new(obj, "weight", gv_json_packed_reals(rv, n));
+        bad |= json_object_set_new(obj, "weight", gv_json_packed_reals(rv, n));
     }
     int count_is_weight = 1;
     for (size_t k = 0; k < n && count_is_weight; k++)
         count_is_weight = same_bits(t->nodes[k].count, t->nodes[k].weight);
-    if (!count_is_weight && !bad) {
+    if (!count_is_weight) {
         for (size_t k = 0; k < n; k++) rv[k] = t->nodes[k].count;
         bad |= json_object_set_new(obj, "count", gv_json_packed_reals(rv, n));
     }
-    (void)L;
     /* the cat_data words */
-    int64_t *cv = bad ? NULL : t->n_cat_data <= big ? iv : gv_malloc_array(t->n_cat_data, sizeof *cv);
+    int64_t *cv = t->n_cat_data <= cells ? iv : gv_malloc_array(t->n_cat_data, sizeof *cv);
     for (size_t c = 0; cv && c < t->n_cat_data; c++) cv[c] = t->cat_data[c];
-    if (!bad) bad |= json_object_set_new(obj, "cat_data", cv ? gv_packed_ints(cv, t->n_cat_data) : NULL);
+    bad |= json_object_set_new(obj, "cat_data", cv ? gv_packed_ints(cv, t->n_cat_data) : NULL);
     if (cv != iv) gv_free(cv);
 done:
     gv_free(iv);
