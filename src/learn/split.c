@@ -242,7 +242,7 @@ static void newton_gains(const gv_engine *e, size_t n, const double *C, const do
     const gv_tree_config *cfg = e->cfg;
     const double alpha = cfg->alpha, lambda = cfg->lambda, msl = (double)cfg->min_samples_leaf;
     const double mwl = cfg->min_weight_leaf > 0 ? cfg->min_weight_leaf : -INFINITY;
-    const double asp = fabs(sp);
+    const double asp = fabs(sp), min_gain = cfg->min_gain;
     const gv_v4d_s zero = {0, 0, 0, 0};
     const gv_v4i_s absmask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
     for (size_t j = 0; j < n; j += 4) {
@@ -252,11 +252,51 @@ static void newton_gains(const gv_engine *e, size_t n, const double *C, const do
         gv_v4d_s sl, sr;
         VNEWTON(sl, lc, lg, lh);
         VNEWTON(sr, rc, rg, rh);
-        *(gv_v4d_s *)(gain + j) = sl + sr - sp;
         gv_v4d_s al = (gv_v4d_s)((gv_v4i_s)sl & absmask), ar = (gv_v4d_s)((gv_v4i_s)sr & absmask);
+        *(gv_v4d_s *)(gain + j) = sl + sr - sp;
         *(gv_v4d_s *)(tol + j) = GV_TREE_TIE_REL * (al + ar + asp);
-        *(gv_v4i_s *)(ok + j) = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl);
+        gv_v4d_s gn = sl + sr - sp, tl = GV_TREE_TIE_REL * (al + ar + asp);
+        /* the child limits and offer()'s first test (which does not depend on the best) */
+        *(gv_v4i_s *)(ok + j) = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl) &
+                                (gn > min_gain) & (gn > tl);
     }
+}
+
+/* The first block of four candidates at or after j0 (< n) of which one could replace a best
+ * of gain bg (-inf: none yet): ok and gain > bg + tol.  The best's gain only grows while a
+ * feature is scanned, so a candidate that fails this against the best at the block's start
+ * fails offer() too (rounding is monotone); the candidates it skips would all be refused. */
+GV_TARGET_CLONES
+static size_t newton_next_block(size_t j0, size_t n, const double *gain, const double *tol,
+                                const int64_t *ok, double bg)
+{
+    for (; j0 < n; j0 += 4) {
+        gv_v4d_s g = *(const gv_v4d_s *)(gain + j0), t = *(const gv_v4d_s *)(tol + j0);
+        gv_v4i_s m = *(const gv_v4i_s *)(ok + j0) & (g > bg + t);
+        if (m[0] | m[1] | m[2] | m[3]) break;
+    }
+    return j0;
+}
+
+/* a[j] -= b[j], j < n, four at a time (elementwise: the same doubles as the scalar loop, which
+ * gcc -O2 left scalar for fear of aliasing; it was a third of the split search on wide data). */
+GV_TARGET_CLONES
+static void hist_sub(double *a, const double *b, size_t n)
+{
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16) {
+        gv_v4d_s x0 = *(const gv_v4d_s *)(a + j), x1 = *(const gv_v4d_s *)(a + j + 4);
+        gv_v4d_s x2 = *(const gv_v4d_s *)(a + j + 8), x3 = *(const gv_v4d_s *)(a + j + 12);
+        x0 -= *(const gv_v4d_s *)(b + j);
+        x1 -= *(const gv_v4d_s *)(b + j + 4);
+        x2 -= *(const gv_v4d_s *)(b + j + 8);
+        x3 -= *(const gv_v4d_s *)(b + j + 12);
+        *(gv_v4d_s *)(a + j) = x0;
+        *(gv_v4d_s *)(a + j + 4) = x1;
+        *(gv_v4d_s *)(a + j + 8) = x2;
+        *(gv_v4d_s *)(a + j + 12) = x3;
+    }
+    for (; j < n; j++) a[j] -= b[j];
 }
 
 /* The Newton scan's second half: candidates j < n with left records (C, Gs, H)[j] (missing
@@ -270,9 +310,14 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
     for (size_t j = n; j % 4; j++) C[j] = Gs[j] = H[j] = 0; /* the vector tail */
     newton_gains(e, n, C, Gs, H, tot, sp, gain, tol, ok);
     if (!(mc > 0)) {
-        for (size_t j = 0; j < n; j++)
-            if (ok[j] && offer(e, best, gain[j], tol[j]))
-                take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
+        for (size_t j0 = 0;; j0 += 4) {
+            j0 = newton_next_block(j0, n, gain, tol, ok,
+                                   best->feature >= 0 ? best->gain : -INFINITY);
+            if (j0 >= n) break;
+            for (size_t j = j0; j < j0 + 4 && j < n; j++)
+                if (ok[j] && offer(e, best, gain[j], tol[j]))
+                    take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
+        }
         return;
     }
     /* with missing rows: candidate j missing-right, then j missing-left (L + M) */
@@ -285,9 +330,20 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
         H2[j] = H[j] + mh;
     }
     newton_gains(e, n, C2, G2, H2, tot, sp, gain2, tol2, ok2);
-    for (size_t j = 0; j < n; j++) {
-        if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
-        if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
+    /* a block is visited when its missing-right or its missing-left candidates may win */
+    double bg = best->feature >= 0 ? best->gain : -INFINITY;
+    size_t a = newton_next_block(0, n, gain, tol, ok, bg);
+    size_t b = newton_next_block(0, n, gain2, tol2, ok2, bg);
+    for (;;) {
+        size_t j0 = a < b ? a : b;
+        if (j0 >= n) break;
+        for (size_t j = j0; j < j0 + 4 && j < n; j++) {
+            if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
+            if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
+        }
+        bg = best->feature >= 0 ? best->gain : -INFINITY;
+        if (a == j0) a = newton_next_block(j0 + 4, n, gain, tol, ok, bg);
+        if (b == j0) b = newton_next_block(j0 + 4, n, gain2, tol2, ok2, bg);
     }
 }
 
@@ -631,9 +687,7 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
         } else if (minus) {
             /* the subtraction, feature by feature, right before the scan reads the feature
              * (from L1 instead of from memory after a pass over all features) */
-            const double *mf = minus + e->hist_off[f];
-            for (size_t j = 0, len = (size_t)e->X->mappers[f].n_bins * e->S; j < len; j++)
-                hf[j] -= mf[j];
+            hist_sub(hf, minus + e->hist_off[f], (size_t)e->X->mappers[f].n_bins * e->S);
         }
         uint32_t *bits = e->fbits + e->fbits_off[f];
         double u = cfg->random_thresholds ? e->rand_u[k] : -1.0;
