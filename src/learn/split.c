@@ -300,7 +300,9 @@ static void hist_sub(double *a, const double *b, size_t n)
 }
 
 /* The Newton scan's second half: candidates j < n with left records (C, Gs, H)[j] (missing
- * rows excluded) at split bins bin[j], and the missing rows' record (mc, mg, mh). */
+ * rows excluded) at split bins bin[j] (bin NULL: j + 1), and the missing rows' record (mc, mg,
+ * mh). */
+#define BIN_OF(j) (bin ? bin[j] : (uint32_t)(j) + 1)
 static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, double *Gs, double *H,
                          const uint32_t *bin, size_t cap, double mc, double mg, double mh,
                          const double *tot, double sp, gv_split *best)
@@ -316,7 +318,7 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
             if (j0 >= n) break;
             for (size_t j = j0; j < j0 + 4 && j < n; j++)
                 if (ok[j] && offer(e, best, gain[j], tol[j]))
-                    take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
+                    take_numeric(best, f, BIN_OF(j), H[j] >= tot[2] - H[j]);
         }
         return;
     }
@@ -338,8 +340,8 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
         size_t j0 = a < b ? a : b;
         if (j0 >= n) break;
         for (size_t j = j0; j < j0 + 4 && j < n; j++) {
-            if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, bin[j], 0);
-            if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, bin[j], 1);
+            if (ok[j] && offer(e, best, gain[j], tol[j])) take_numeric(best, f, BIN_OF(j), 0);
+            if (ok2[j] && offer(e, best, gain2[j], tol2[j])) take_numeric(best, f, BIN_OF(j), 1);
         }
         bg = best->feature >= 0 ? best->gain : -INFINITY;
         if (a == j0) a = newton_next_block(j0 + 4, n, gain, tol, ok, bg);
@@ -371,6 +373,112 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
 }
 
+int gv_split_simd = 1;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#include <immintrin.h>
+#define GV_SPLIT_AVX2 1
+/* LUT_PERM[m]: vpermd indices moving the 64-bit lanes set in the 4-bit mask m to the front, in
+ * order; LUT_POS[m]: those lanes' positions */
+static const int32_t LUT_PERM[16][8] = {
+    {0, 0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0},
+    {2, 3, 0, 0, 0, 0, 0, 0}, {0, 1, 2, 3, 0, 0, 0, 0},
+    {4, 5, 0, 0, 0, 0, 0, 0}, {0, 1, 4, 5, 0, 0, 0, 0},
+    {2, 3, 4, 5, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 0, 0},
+    {6, 7, 0, 0, 0, 0, 0, 0}, {0, 1, 6, 7, 0, 0, 0, 0},
+    {2, 3, 6, 7, 0, 0, 0, 0}, {0, 1, 2, 3, 6, 7, 0, 0},
+    {4, 5, 6, 7, 0, 0, 0, 0}, {0, 1, 4, 5, 6, 7, 0, 0},
+    {2, 3, 4, 5, 6, 7, 0, 0}, {0, 1, 2, 3, 4, 5, 6, 7},
+};
+static const int32_t LUT_POS[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
+    {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+    {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3},
+};
+
+/* scan_numeric_newton_q's first pass on a packed-word (quant 8) feature, four bins a vector:
+ * the words minus the sibling's mw when given (stored: the node keeps its histogram; bins 0 and
+ * nb - 1 too), decoded; integer prefix sums (exact: any order gives the same); the candidates
+ * (bin 1 and the non-empty bins 1 .. nb - 2) compacted as doubles (C, Gs = g dg, H = h dh)[n]
+ * at bin[n], n returned.  The same values as the scalar loop of scan_numeric_newton_q. */
+__attribute__((target("avx2"))) static size_t q8_prefix_avx2(uint64_t *w, const uint64_t *mw,
+                                                              uint32_t nb, unsigned sh,
+                                                              unsigned sg, double dg, double dh,
+                                                              double *C, double *Gs, double *H,
+                                                              uint32_t *bin)
+{
+    const uint64_t mcv = ((uint64_t)1 << sh) - 1, mhv = ((uint64_t)1 << (sg - sh)) - 1;
+    const __m256i mc = _mm256_set1_epi64x((long long)mcv), mh = _mm256_set1_epi64x((long long)mhv);
+    const __m256i sgn = _mm256_set1_epi64x((long long)((uint64_t)1 << (63 - sg)));
+    const __m128i csh = _mm_cvtsi32_si128((int)sh), csg = _mm_cvtsi32_si128((int)sg);
+    const __m256i zero = _mm256_setzero_si256(), magic = _mm256_set1_epi64x(0x4338000000000000LL);
+    const __m256d magicd = _mm256_set1_pd(6755399441055744.0), vdg = _mm256_set1_pd(dg),
+                  vdh = _mm256_set1_pd(dh);
+    if (mw) {
+        w[0] -= mw[0];
+        if (nb > 1) w[nb - 1] -= mw[nb - 1];
+    }
+    __m256i lc = zero, lg = zero, lh = zero; /* the prefix so far, in every lane */
+    size_t n = 0;
+    uint32_t b = 1;
+    for (; b + 4 < nb; b += 4) { /* bins b .. b + 3 <= nb - 2 */
+        __m256i v = _mm256_loadu_si256((const __m256i *)(w + b));
+        if (mw) {
+            v = _mm256_sub_epi64(v, _mm256_loadu_si256((const __m256i *)(mw + b)));
+            _mm256_storeu_si256((__m256i *)(w + b), v);
+        }
+        __m256i c = _mm256_and_si256(v, mc);
+        __m256i h = _mm256_and_si256(_mm256_srl_epi64(v, csh), mh);
+        __m256i g = _mm256_sub_epi64(_mm256_xor_si256(_mm256_srl_epi64(v, csg), sgn), sgn);
+        int m = ~_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(c, zero))) & 15;
+        m |= b == 1;
+        /* inclusive prefix over the four lanes: + lanes shifted up by one, then by two */
+#define PFX(x, l)                                                                                  \
+    do {                                                                                           \
+        x = _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_permute4x64_epi64(x, 0x90), zero, 3));  \
+        x = _mm256_add_epi64(x, _mm256_permute2x128_si256(x, x, 0x08));                           \
+        x = _mm256_add_epi64(x, l);                                                                \
+        l = _mm256_permute4x64_epi64(x, 0xff);                                                     \
+    } while (0)
+        PFX(c, lc);
+        PFX(g, lg);
+        PFX(h, lh);
+#undef PFX
+        const __m256i perm = _mm256_loadu_si256((const __m256i *)LUT_PERM[m]);
+#define I2D(x) _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, magic)), magicd)
+#define CSTORE(dst, x)                                                                             \
+    _mm256_storeu_pd(dst + n, _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(                     \
+                                  _mm256_castpd_si256(x), perm)))
+        CSTORE(C, I2D(c));
+        CSTORE(Gs, _mm256_mul_pd(I2D(g), vdg));
+        CSTORE(H, _mm256_mul_pd(I2D(h), vdh));
+#undef CSTORE
+#undef I2D
+        _mm_storeu_si128((__m128i *)(bin + n),
+                         _mm_add_epi32(_mm_loadu_si128((const __m128i *)LUT_POS[m]),
+                                       _mm_set1_epi32((int)b)));
+        n += (size_t)__builtin_popcount((unsigned)m);
+    }
+    int64_t sc = _mm256_extract_epi64(lc, 0), sgs = _mm256_extract_epi64(lg, 0),
+            shs = _mm256_extract_epi64(lh, 0);
+    for (; b + 1 < nb; b++) {
+        if (mw) w[b] -= mw[b];
+        const uint64_t v = w[b];
+        const int64_t c = (int64_t)(v & mcv);
+        sc += c;
+        sgs += (int64_t)v >> sg;
+        shs += (int64_t)((v >> sh) & mhv);
+        C[n] = (double)sc;
+        Gs[n] = (double)sgs * dg;
+        H[n] = (double)shs * dh;
+        bin[n] = b;
+        n += c != 0 || b == 1;
+    }
+    return n;
+}
+#endif
+
 /* scan_numeric_newton on a quantized feature (tree_int.h): records q, minus the sibling's mq
  * when given (every bin, in place: the node keeps its histogram); prefix sums in integers
  * (exact), candidates in doubles.  An empty bin adds nothing and is not a candidate: written
@@ -384,10 +492,20 @@ static void scan_numeric_newton_q(const gv_engine *e, size_t f, void *q, const v
     double *C = sc->sub, *Gs = C + cap, *H = Gs + cap;
     uint32_t *bin = (uint32_t *)(H + 4 * cap);
     const double dg = e->in->qscale[0], dh = e->in->qscale[1];
-    if (mq) gv_qsub(e, q, mq, nb);
     int64_t m[3], lc = 0, lg = 0, lh = 0;
-    gv_qrec(e, q, 0, m);
     size_t n = 0;
+#ifdef GV_SPLIT_AVX2
+    if (e->quant == 8 && gv_split_simd && __builtin_cpu_supports("avx2")) {
+        n = q8_prefix_avx2(q, mq, nb, e->qsh_h, e->qsh_g, dg, dh, C, Gs, H, bin);
+        gv_qrec(e, q, 0, m);
+        if (n == 0) return;
+        newton_offer(e, f, n, C, Gs, H, bin, cap, (double)m[0], (double)m[1] * dg,
+                     (double)m[2] * dh, tot, sp, best);
+        return;
+    }
+#endif
+    if (mq) gv_qsub(e, q, mq, nb);
+    gv_qrec(e, q, 0, m);
     if (e->quant == 8) {
         const uint64_t *w = q;
         const unsigned sh = e->qsh_h, sg = e->qsh_g;

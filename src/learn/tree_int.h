@@ -236,6 +236,11 @@ static inline size_t gv_ns_stride(const gv_engine *e)
     return 1;
 }
 
+/* ---- split.c ---- */
+/* 1 (the default): the split search may take its AVX2 ways where the CPU has AVX2; 0: the
+ * scalar ways only (the same results; tests compare the two). */
+extern int gv_split_simd;
+
 /* ---- hist.c ---- */
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
