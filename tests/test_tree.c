@@ -842,6 +842,56 @@ static void test_bootstrap_view(void)
     }
 }
 
+/* A bootstrap's sorted row list (repeats adjacent) is grown with each row listed once and its
+ * multiplicity as its count and class weight (tree.c, list_once): the very tree, bit for bit,
+ * that the same rows grow listed in another order (each repeat visited), with and without a
+ * feature subset per node (small nodes' touched bins), over several row blocks and threads. */
+static void test_bootstrap_listed_once(void)
+{
+    rng_state = 909;
+    tdata td;
+    size_t n = 40000, F = 8;
+    make_random(&td, n, F, GV_STATS_CLASS, 4, 0, 255);
+    tdata_bin(&td, 255);
+    uint8_t *rb = NULL;
+    CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+    size_t *sorted = malloc(n * sizeof *sorted), *shuffled = malloc(n * sizeof *shuffled);
+    size_t *count = calloc(n, sizeof *count);
+    for (size_t i = 0; i < n; i++) count[rnd() % n]++;
+    for (size_t r = 0, k = 0; r < n; r++)
+        for (size_t c = 0; c < count[r]; c++) sorted[k++] = r;
+    for (size_t i = 0; i < n; i++) shuffled[i] = sorted[n - 1 - i]; /* descending: not listed once */
+    for (int variant = 0; variant < 4; variant++) {
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_CLASS, 4);
+        cfg.max_features = variant & 1 ? 3 : 0;
+        cfg.n_threads = variant & 2 ? 2 : 1;
+        cfg.min_samples_leaf = variant == 2 ? 3 : 1;
+        gv_tree_input in = tinput(&td);
+        in.row_bins = variant & 1 ? rb : NULL;
+        gv_tree *a = NULL, *b = NULL;
+        gv_rng ra, rb2;
+        gv_rng_seed(&ra, 5, 7, 0);
+        gv_rng_seed(&rb2, 5, 7, 0);
+        in.rows = sorted;
+        CHECK_OK(gv_tree_fit(&cfg, &in, &ra, &a));
+        in.rows = shuffled;
+        CHECK_OK(gv_tree_fit(&cfg, &in, &rb2, &b));
+        if (a && b) {
+            CHECK(a->n_nodes > 1000);
+            CHECK(same_tree_bits(a, b));
+            CHECK_EQ_DBL(a->nodes[0].count, (double)n);
+        }
+        gv_tree_free(a);
+        gv_tree_free(b);
+    }
+    gv_free(rb);
+    free(sorted);
+    free(shuffled);
+    free(count);
+    tdata_free(&td);
+}
+
 /* ---- missing values ---- */
 
 static void test_missing_side(void)
@@ -1307,6 +1357,7 @@ int main(void)
     test_partition();
     test_partition_multiclass();
     test_bootstrap_view();
+    test_bootstrap_listed_once();
     test_missing_side();
     test_stump_bruteforce();
     test_grad_values();

@@ -71,10 +71,13 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
         hb[2] += ns[3 * i + 1];                                                                    \
         hb[3] += ns[3 * i + 2];                                                                    \
     }
+/* A CLASS row's count: 1, or with repeated rows listed once (e->rmul, tree_int.h) its
+ * multiplicity, which is then also its weight ns[i].  `counted` is e->rmul != NULL. */
+#define CLASS_COUNT(i) (counted ? ns[(i)] : 1.0)
 #define HIST_LOOP_CLASS(COL)                                                                      \
     for (size_t i = begin; i < end; i++) {                                                         \
         double *hb = hf + S * (size_t)(COL)[idx[i]];                                               \
-        hb[0] += 1.0;                                                                              \
+        hb[0] += CLASS_COUNT(i);                                                                   \
         hb[1 + ncls[i]] += ns[i];                                                                  \
     }
 
@@ -91,10 +94,10 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
             double *hb = sub + S * (size_t)(COL)[ROW(i + 1)];                                      \
             double *hc = sub2 + S * (size_t)(COL)[ROW(i + 2)];                                     \
             double *hd = sub3 + S * (size_t)(COL)[ROW(i + 3)];                                     \
-            ha[0] += 1.0;                                                                          \
-            hb[0] += 1.0;                                                                          \
-            hc[0] += 1.0;                                                                          \
-            hd[0] += 1.0;                                                                          \
+            ha[0] += CLASS_COUNT(i);                                                               \
+            hb[0] += CLASS_COUNT(i + 1);                                                           \
+            hc[0] += CLASS_COUNT(i + 2);                                                           \
+            hd[0] += CLASS_COUNT(i + 3);                                                           \
             ha[1 + ncls[i]] += ns[i];                                                              \
             hb[1 + ncls[i + 1]] += ns[i + 1];                                                      \
             hc[1 + ncls[i + 2]] += ns[i + 2];                                                      \
@@ -102,7 +105,7 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
         }                                                                                          \
         for (; i < end; i++) {                                                                     \
             double *ha = hf + S * (size_t)(COL)[ROW(i)];                                           \
-            ha[0] += 1.0;                                                                          \
+            ha[0] += CLASS_COUNT(i);                                                               \
             ha[1 + ncls[i]] += ns[i];                                                              \
         }                                                                                          \
     }
@@ -133,6 +136,7 @@ static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, s
     const double *ns = e->ns;
     const int32_t *ncls = e->ncls;
     const int identity = begin == 0 && end == e->n && !e->in->rows;
+    const int counted = e->rmul != NULL;
     double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
     memset(sub, 0, 3 * nb * S * sizeof *sub);
     const double *counts = identity && X->root_count ? X->root_count + X->root_count_off[f] : NULL;
@@ -397,6 +401,7 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     const size_t *idx = e->idx;
     const double *ns = e->ns;
     const int32_t *ncls = e->ncls;
+    const int counted = e->rmul != NULL;
     double *hf = h + e->hist_off[f];
     memset(hf, 0, (size_t)X->mappers[f].n_bins * S * sizeof *hf);
     if (e->cfg->stats == GV_STATS_CLASS && X->sparse_rows && X->sparse_rows[f] && begin == 0 &&
@@ -618,19 +623,24 @@ size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_
 
 enum { TOUCHED_PREFETCH = 16 };
 
-/* Adds position i's record (count 1, then its statistics) to bin record hb. */
+/* Adds position i's record (count 1 -- or its multiplicity, e->rmul -- then its statistics)
+ * to bin record hb. */
 static inline void touched_add(const gv_engine *e, size_t i, double *hb)
 {
     const double *ns = e->ns;
-    hb[0] += 1.0;
     switch (e->cfg->stats) {
-    case GV_STATS_CLASS: hb[1 + e->ncls[i]] += ns[i]; break;
+    case GV_STATS_CLASS:
+        hb[0] += e->rmul ? ns[i] : 1.0;
+        hb[1 + e->ncls[i]] += ns[i];
+        return;
     case GV_STATS_REG:
+        hb[0] += 1.0;
         hb[1] += ns[3 * i];
         hb[2] += ns[3 * i + 1];
         hb[3] += ns[3 * i + 2];
         break;
     case GV_STATS_GRAD:
+        hb[0] += 1.0;
         hb[1] += ns[2 * i];
         hb[2] += ns[2 * i + 1];
         break;

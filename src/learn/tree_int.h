@@ -102,6 +102,12 @@ typedef struct gv_engine {
                                             whose totals were summed from it, tree.c); else
                                             equal */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
+    double *rmul;           /* CLASS, unweighted, a sorted row list with repeats (a bootstrap):
+                               [X->n_rows] how often row r is listed; the rows are then listed
+                               once each (n = distinct rows), and a position counts rmul[r]
+                               rows, its weight is rmul[r] and its record's count too (the same
+                               integers, so the same sums, as the repeated rows; tree.c);
+                               else NULL */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
     size_t *block_left;     /* [3 * (n / ROW_BLOCK + 1)] per-block partition bookkeeping */
 
@@ -165,7 +171,7 @@ static inline void gv_row_stats(const gv_engine *e, size_t r, double *out, int32
     double w = in->weight ? in->weight[r] : 1.0;
     switch (e->cfg->stats) {
     case GV_STATS_CLASS:
-        out[0] = w;
+        out[0] = e->rmul ? e->rmul[r] : w;
         *cls = (int32_t)in->y[r];
         break;
     case GV_STATS_REG: {
