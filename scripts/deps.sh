@@ -11,7 +11,8 @@ pkgs=(build-essential cmake pkg-config libjansson-dev zlib1g-dev libpng-dev libj
 # clang, libclang-rt-14-dev (libFuzzer), libomp-dev (OpenMP for clang): the fuzz targets, fuzz/.
 # libopenmpi-dev, openmpi-bin: data-parallel training over MPI (src/dist/, docs/distributed.md).
 # python3-pandas, -pytest, -setuptools, -wheel, -pip: the Python package's tests and install.
-[[ "${1:-}" == "--bench" ]] && pkgs+=(time bc r-cran-ranger python3-matplotlib)
+# linux-perf (--bench): bench/matrix/profile.sh records where each workload's time goes.
+[[ "${1:-}" == "--bench" ]] && pkgs+=(time bc r-cran-ranger python3-matplotlib linux-perf)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,7 +29,8 @@
 # test rows / wall time of the predict process; peak_MB = the larger maximum RSS of the two
 # processes (/usr/bin/time); quality = test AUC (two classes) or accuracy (fashion), computed
 # by score.py from each tool's CSV; load = the 1-minute load average after the tool ran (other
-# work on the machine inflates wall times).  Ratio rows: peer / grove for times and memory (> 1: grove
+# work on the machine inflates wall times); train_cpu_s = user + system CPU time of the train
+# process alone (reading the CSV, training, saving: the fair train figure on a loaded machine).  Ratio rows: peer / grove for times and memory (> 1: grove
 # faster or smaller), grove / peer for prediction rows/s, grove - peer for quality.
 # Results go to bench/out/matrix/results.tsv and a markdown table, matrix.md.
 #
@@ -37,7 +38,8 @@
 #   SMALL=1 bench/matrix/run.sh               # a few minutes
 #   PEERS=none GROVE=/path/to/old/grove bench/matrix/run.sh   # grove alone, another binary
 #   GROVE_BEFORE=/path/to/old/grove bench/matrix/run.sh  # adds a grove-before row per cell (its
-#                                             # ratios: before / now, > 1 = faster now)
+#                                             # ratios: before / now, > 1 = faster now; BEFORE_LABEL
+#                                             # names it in the header, e.g. a commit)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
@@ -49,20 +51,14 @@ SMALL=${SMALL:-0}
 PEERS=${PEERS:-"xgboost sklearn ranger"}
 BUILD=${BUILD:-$ROOT/build}
 [[ $BUILD = /* ]] || BUILD=$ROOT/$BUILD
-if [[ $SMALL == 1 ]]; then
-  ROUNDS=${ROUNDS:-10}; FASHION_ROUNDS=${FASHION_ROUNDS:-10}; TREES=${TREES:-20}
-  MEMBERS=${MEMBERS:-10}; ADA_ROUNDS=${ADA_ROUNDS:-50}; N_BIG=50000; N_MID=10000
-else
-  ROUNDS=${ROUNDS:-100}; FASHION_ROUNDS=${FASHION_ROUNDS:-20}; TREES=${TREES:-100}
-  MEMBERS=${MEMBERS:-50}; ADA_ROUNDS=${ADA_ROUNDS:-200}; N_BIG=1000000; N_MID=100000
-fi
+source "$ROOT/bench/matrix/cells.sh"
 CELLS=${CELLS:-"gbdt-d6:1m gbdt-63L:1m gbdt-d6:fashion gbdt-63L:fashion forest:fashion forest:100k
                 adaboost:100k bagging:100k gbdt-d6:100k gbdt-63L:100k"}
 "$ROOT/scripts/deps.sh" --bench
 mkdir -p "$OUT"
 if [[ -z ${GROVE:-} ]]; then
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$BUILD" -j"$T" >/dev/null
+  nice -n 5 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  nice -n 5 cmake --build "$BUILD" -j"$T" --target grove_cli >/dev/null
   GROVE=$BUILD/grove
 fi
 HAVE_RANGER=0
@@ -70,30 +66,7 @@ if [[ $PEERS == *ranger* ]] && Rscript -e 'suppressMessages(library(ranger))' >/
   HAVE_RANGER=1
 fi
 
-# datasets: the 1m file and its first N_MID rows (the generator is deterministic per seed)
-gen() { [[ -s $1 ]] || "$PY" "$ROOT/bench/common/gen_binary.py" "$1" "$2" "$3"; }
-gen "$OUT/bin${N_BIG}_train.csv" "$N_BIG" 1
-gen "$OUT/bin$((N_BIG / 5))_test.csv" $((N_BIG / 5)) 2
-[[ -s $OUT/bin${N_MID}_train.csv ]] || head -n $((N_MID + 1)) "$OUT/bin${N_BIG}_train.csv" >"$OUT/bin${N_MID}_train.csv"
-[[ -s $OUT/bin$((N_MID / 5))_test.csv ]] || head -n $((N_MID / 5 + 1)) "$OUT/bin$((N_BIG / 5))_test.csv" >"$OUT/bin$((N_MID / 5))_test.csv"
-FASHION_DIR=${FASHION_DIR:-/work/data}
-if [[ ! -s $FASHION_DIR/fashion_mnist_train.csv.gz ]]; then
-  FASHION_DIR=$ROOT/bench/out/datasets
-  [[ -s $FASHION_DIR/fashion_mnist_train.csv.gz ]] || bash "$ROOT/../shared/data/get-datasets.sh" "$FASHION_DIR"
-fi
-if [[ $SMALL == 1 ]]; then
-  if [[ ! -s $OUT/fashion10k_train.csv ]]; then
-    if [[ -s $FASHION_DIR/fashion_mnist_train10k.csv ]]; then
-      cp "$FASHION_DIR/fashion_mnist_train10k.csv" "$OUT/fashion10k_train.csv"
-    else
-      gzip -dc "$FASHION_DIR/fashion_mnist_train.csv.gz" | head -n 10001 >"$OUT/fashion10k_train.csv"
-    fi
-  fi
-  FASHION_TRAIN=$OUT/fashion10k_train.csv
-else
-  FASHION_TRAIN=$FASHION_DIR/fashion_mnist_train.csv.gz
-fi
-FASHION_TEST=$FASHION_DIR/fashion_mnist_test.csv.gz
+matrix_data
 
 # one tool on one cell: train process, predict process, score; appends a line to results.tsv
 # run_tool NAME CELL TRAIN TEST N TRAIN-COMMAND... -- PREDICT-COMMAND...
@@ -118,38 +91,24 @@ run_tool() {
   n_test=$(($(wc -l <"$OUT/pred.csv") - 1))
   local q; q=$("$PY" "$ROOT/bench/matrix/score.py" "$te" "$OUT/pred.csv")
   local kb=$((kb_train > kb_pred ? kb_train : kb_pred))
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
     "$("$PY" -c "print('%.2f' % ($t_train + $t_pred))")" \
     "$("$PY" -c "print('%.2f' % ($u_train + $s_train + $u_pred + $s_pred))")" \
     "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" \
-    "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/results.tsv"
+    "$(cut -d' ' -f1 /proc/loadavg)" "$("$PY" -c "print('%.2f' % ($u_train + $s_train))")" |
+    tee -a "$OUT/results.tsv"
   rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/pred.csv"
 }
 
 : >"$OUT/results.tsv"
-printf '# %s, %s, %s threads; SMALL=%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" | tee "$OUT/header.txt"
-printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\n'
+printf '# %s, %s, %s threads; SMALL=%s; grove %s%s; load %s at the start\n' \
+  "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" \
+  "$(git -C "$ROOT" log -1 --format=%h)" "${GROVE_BEFORE:+, grove-before ${BEFORE_LABEL:-$GROVE_BEFORE}}" \
+  "$(cut -d' ' -f1 /proc/loadavg)" | tee "$OUT/header.txt"
+printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\ttrain_cpu_s\n'
 for cell in $CELLS; do
-  wl=${cell%%:*}; ds=${cell##*:}
-  case $ds in
-    1m) tr=$OUT/bin${N_BIG}_train.csv; te=$OUT/bin$((N_BIG / 5))_test.csv; n=$ROUNDS ;;
-    100k) tr=$OUT/bin${N_MID}_train.csv; te=$OUT/bin$((N_MID / 5))_test.csv; n=$ROUNDS ;;
-    fashion) tr=$FASHION_TRAIN; te=$FASHION_TEST; n=$FASHION_ROUNDS ;;
-    *) echo "unknown dataset $ds"; exit 1 ;;
-  esac
-  case $wl in
-    gbdt-d6) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set max_depth=6 --set max_bins=255)
-             peers="xgboost" ;;
-    gbdt-63L) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set growth=bestfirst
-                 --set max_leaves=63 --set max_depth=0 --set min_samples_leaf=20
-                 --set min_child_weight=0.001 --set max_bins=255)
-              peers="xgboost sklearn" ;;
-    forest) n=$TREES; g=(--algo forest --rounds "$n"); peers="sklearn ranger" ;;
-    bagging) n=$MEMBERS; g=(--algo bagging --base tree --rounds "$n"); peers="sklearn" ;;
-    adaboost) n=$ADA_ROUNDS; g=(--algo samme --rounds "$n"); peers="sklearn" ;;
-    *) echo "unknown workload $wl"; exit 1 ;;
-  esac
+  matrix_cell "$cell" || exit 1
   run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
     -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
   if [[ -n ${GROVE_BEFORE:-} ]]; then

@@ -1,27 +1,89 @@
 #!/usr/bin/python3
-"""Formats bench/matrix/run.sh's results.tsv as a markdown table (stdout).
+"""Formats bench/matrix/run.sh's results.tsv as markdown tables (stdout).
 
 usage: table.py results.tsv header.txt
-Each peer row carries its ratios to grove's row of the same cell: train, whole-process and CPU
-time and peak memory as peer / grove (> 1: grove faster or smaller), prediction rows/s as
-grove / peer, quality as grove - peer.
+1. Every row with its ratios to grove's row of the same cell: train, train-process CPU,
+   whole-process and CPU time and peak memory as other / grove (> 1: grove faster or smaller),
+   prediction rows/s as grove / other, quality as grove - other.  For the grove-before row the
+   ratios read before / now (> 1: faster now).
+2. Issue 13's targets, as the run shows them: grove's fit time over the peer's (the fit as each
+   tool reports it, wall time) and the same over train-process CPU time, met or not.
 """
 import sys
 
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+rows = [r + [""] * (10 - len(r)) for r in rows]  # results without train_cpu_s (older runs)
 header = open(sys.argv[2]).read().strip().lstrip("# ")
 print(f"Measured {header}.\n")
-print("| workload:data | tool | train s | whole s | CPU s | predict rows/s | peak MB | quality "
-      "| load | train × | whole × | CPU × | predict × | memory × | quality ± |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| workload:data | tool | train s | train CPU s | whole s | whole CPU s | predict rows/s "
+      "| peak MB | quality | load | train × | train CPU × | whole × | whole CPU × | predict × "
+      "| memory × | quality ± |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def ratio(a, b):
+    try:
+        return "%.2f" % (float(a) / float(b)) if float(b) > 0 else ""
+    except ValueError:
+        return ""
+
+
 grove = {r[0]: r for r in rows if r[1] == "grove"}
-for cell, tool, train, whole, cpu, pred, mb, q, load in rows:
-    extra = [""] * 6
+for cell, tool, train, whole, cpu, pred, mb, q, load, tcpu in rows:
+    extra = [""] * 7
     g = grove.get(cell)
     if g and tool != "grove":
-        f = lambda a, b: "%.2f" % (float(a) / float(b)) if float(b) > 0 else ""
-        extra = [f(train, g[2]), f(whole, g[3]), f(cpu, g[4]), f(g[5], pred), f(mb, g[6]),
-                 "%+.4f" % (float(g[7]) - float(q))]
+        extra = [ratio(train, g[2]), ratio(tcpu, g[9]), ratio(whole, g[3]), ratio(cpu, g[4]),
+                 ratio(g[5], pred), ratio(mb, g[6]), "%+.4f" % (float(g[7]) - float(q))]
     name = "**grove**" if tool == "grove" else tool
-    print(f"| {cell} | {name} | {train} | {whole} | {cpu} | {pred} | {mb} | {q} | {load} | "
+    print(f"| {cell} | {name} | {train} | {tcpu} | {whole} | {cpu} | {pred} | {mb} | {q} | {load} | "
           + " | ".join(extra) + " |")
+
+# issue 13's targets: (cell, peer, what, target, kind); kind 'le': grove/peer <= target,
+# 'ge': peer/grove >= target (speedups), 'pred': grove rows/s / peer rows/s >= target
+TARGETS = [
+    ("gbdt-d6:1m", "xgboost", "depth-6 training vs XGBoost hist, 1M", 0.5, "le"),
+    ("gbdt-d6:fashion", "xgboost", "depth-6 training vs XGBoost hist, fashion-MNIST", 0.5, "le"),
+    ("gbdt-63L:1m", "xgboost", "63 leaves training vs XGBoost lossguide, 1M", 0.75, "le"),
+    ("gbdt-63L:fashion", "xgboost", "63 leaves training vs XGBoost lossguide, fashion-MNIST",
+     0.35, "le"),
+    ("forest:fashion", "sklearn", "forest training vs scikit-learn, fashion-MNIST", 0.5, "le"),
+    ("adaboost:100k", "sklearn", "AdaBoost training, scikit-learn / grove", 100, "ge"),
+    ("adaboost:100k", "sklearn", "AdaBoost whole process, scikit-learn / grove", 20, "whole"),
+    ("forest:100k", "sklearn", "forest predict process rows/s vs scikit-learn", 2, "pred"),
+    ("gbdt-d6:1m", "xgboost", "gbdt predict process rows/s vs XGBoost", 2, "pred"),
+]
+peer = {(r[0], r[1]): r for r in rows}
+lines = []
+for cell, p, what, target, kind in TARGETS:
+    g, o = grove.get(cell), peer.get((cell, p))
+    if not g or not o:
+        continue
+    try:
+        if kind == "le":
+            a, b = float(g[2]) / float(o[2]), (float(g[9]) / float(o[9]) if g[9] and o[9] else None)
+            t = "≤ %g" % target
+            ok = a <= target
+        elif kind == "ge":
+            a, b = float(o[2]) / float(g[2]), (float(o[9]) / float(g[9]) if g[9] and o[9] else None)
+            t = "≥ %g" % target
+            ok = a >= target
+        elif kind == "whole":
+            a, b = float(o[3]) / float(g[3]), float(o[4]) / float(g[4])
+            t = "≥ %g" % target
+            ok = a >= target
+        else:
+            a, b = float(g[5]) / float(o[5]), None
+            t = "≥ %g" % target
+            ok = a >= target
+    except (ValueError, ZeroDivisionError):
+        continue
+    lines.append(f"| {what} | {t} | {a:.2f} | " + ("%.2f" % b if b is not None else "") +
+                 f" | {'met' if ok else '**not met**'} |")
+if lines:
+    print("\nIssue 13's targets in this run (fit time as each tool reports it; CPU: the train "
+          "processes' CPU time, or for the whole-process target the CPU of both processes; "
+          "prediction: rows/s of the whole predict process):\n")
+    print("| target | wanted | this run | by CPU | |")
+    print("|---|---:|---:|---:|---|")
+    print("\n".join(lines))
