@@ -60,9 +60,9 @@ for cell in $CELLS; do
   matrix_cell "$cell" || exit 1
   name=${cell/:/_}
   echo "profile: $cell"
-  profile_run "$name.train" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1
-  profile_run "$name.predict" "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
-  rm -f "$OUT/model" "$OUT/pred.csv" "$PROF/$name".*.data
+  profile_run "$name.train" "$GROVE" train "$tr" -o "$PROF/model" "${g[@]}" --threads "$T" --seed 1
+  profile_run "$name.predict" "$GROVE" predict "$PROF/model" "$te" --proba -o "$PROF/pred.csv" --threads "$T"
+  rm -f "$PROF/model" "$PROF/pred.csv" "$PROF/$name".*.data
   done_cells+=("$cell")
 done
 "$PY" "$ROOT/bench/matrix/phases.py" report "$PROF" "${done_cells[@]}" | tee "$OUT/profile.md"
