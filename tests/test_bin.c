@@ -351,6 +351,55 @@ static void test_wide(void)
     grove_dataset_free(d);
 }
 
+/* Integer-valued columns (bin.c's counting pass and bin lookup table) bin as the sort and the
+ * search do: each column beside a twin 1.5 x + 0.25 (not integers: the sorting way; the same
+ * groups of equal values in the same order, so the same bins), over the regimes of find_cuts
+ * (one bin per value, merged rarest neighbours, quantiles), with -0, NaN and a range too wide
+ * for the counting pass. */
+static void test_small_integers(void)
+{
+    uint64_t seed = 11;
+    size_t n = 20000, K = 5;
+    grove_dataset *d = make_data(n, 2 * K, 0, 0);
+    CHECK(d != NULL);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = lcg(&seed);
+        float x[5];
+        x[0] = r % 3 ? 0.0f : (float)(lcg(&seed) % 256);            /* pixels: 256 values */
+        x[1] = (float)((int)(lcg(&seed) % 3001) - 1500);            /* quantiles */
+        x[2] = r % 7 == 0 ? -0.0f : (float)(lcg(&seed) % 4);         /* -0 beside +0 */
+        x[3] = (float)((int)(lcg(&seed) % 9000) - 4500);            /* range > 4096 */
+        x[4] = i == 77 ? NAN : (float)(lcg(&seed) % 40);            /* a NaN */
+        for (size_t k = 0; k < K; k++) {
+            set(d, k, i, x[k]);
+            set(d, K + k, i, isnan(x[k]) ? NAN : 1.5f * x[k] + 0.25f);
+        }
+    }
+    gv_bin_mapper *m = NULL;
+    CHECK_OK(gv_bin_mappers_build(d, 255, 0, 1, 2, &m));
+    gv_binned *b = NULL;
+    if (m) CHECK_OK(gv_binned_build(d, m, 2, &b));
+    if (m && b) {
+        for (size_t k = 0; k < K; k++) {
+            CHECK_EQ_INT(m[k].n_cuts, m[K + k].n_cuts);
+            CHECK(cuts_increasing(&m[k]));
+            size_t same = 0, exact = 0;
+            for (size_t i = 0; i < n; i++) {
+                same += gv_bin_at(b, k, i) == gv_bin_at(b, K + k, i);
+                exact += gv_bin_at(b, k, i) == gv_bin_value(&m[k], d->values[k * n + i]);
+            }
+            CHECK_EQ_INT(same, n);
+            CHECK_EQ_INT(exact, n);
+        }
+        CHECK_EQ_INT(m[0].n_cuts, 254);  /* 256 values, the rarest pair merged */
+        CHECK_EQ_INT(m[2].n_cuts, 3);    /* -0 and +0 are one value */
+        CHECK_EQ_INT(gv_bin_at(b, 4, 77), 0);
+    }
+    gv_binned_free(b);
+    gv_bin_mappers_free(m, 2 * K);
+    grove_dataset_free(d);
+}
+
 static void test_errors(void)
 {
     grove_dataset *d = make_data(3, 1, 1, 65536);
@@ -427,6 +476,7 @@ int main(void)
     test_quantiles();
     test_sample_and_threads();
     test_wide();
+    test_small_integers();
     test_errors();
     test_out_of_memory();
     TEST_MAIN_END();
