@@ -7,10 +7,13 @@ breast cancer) and two base learners (stumps, depth-3 trees), 100 rounds: grove'
 (algorithm="SAMME"), which is the same algorithm (for two classes SAMME's alpha is twice
 AdaBoost's, so the votes agree).  Checks: the first round's weighted error equals scikit-
 learn's (the same gini-best stump on the same data; up to one row when binning or a tie picks
-another split), and the test accuracy is within 4 points.  adaboost.r2 against
+another split), and the test accuracy is within 4 points.  On digits (10 classes, every pixel
+value its own bin) samme with stumps must be scikit-learn's SAMME stump for stump (feature,
+threshold, alpha) for 60 rounds.  adaboost.r2 against
 AdaBoostRegressor on Boston housing: test RMSE within 10 %.  Prints the table.
 """
 import csv
+import json
 import os
 import sys
 import tempfile
@@ -46,6 +49,29 @@ for name in ("twonorm", "ringnorm", "sonar", "ionosphere", "glass", "breast_canc
         check(abs(eps1 - sk_eps1) <= 1.0 / len(ytr) + 1e-9,
               f"{name} {base}: first-round error {eps1} vs scikit-learn {sk_eps1}")
         check(acc >= sk_acc - 0.04, f"{name} {base}: accuracy {acc} vs scikit-learn {sk_acc}")
+
+# Stump for stump: where every distinct value has a bin of its own (digits: 17 pixel values; with
+# the default 255 bins a feature of 256 values shares one bin between its rarest neighbouring
+# pair), grove's samme with stumps is scikit-learn's SAMME -- the same gini-best split every round
+# (feature, threshold) and the same alpha, 60 rounds of 10 classes.
+tr = os.path.join(DATA, "digits_train.csv")
+Xtr, ytr = load(tr)
+sk = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=60, algorithm="SAMME",
+                        random_state=0).fit(Xtr, ytr)
+model = os.path.join(tmp, "digits")
+grove("train", tr, "-o", model, "--algo", "samme", "--base", "stump", "--rounds", "60", "-q")
+with open(model) as f:
+    boost = json.load(f)["model"]
+alphas = [float(a) for a in str(boost["alpha"]).strip("[]").replace(",", " ").split()]
+same = 0
+for t, mem in enumerate(boost["members"]):
+    e = sk.estimators_[t].tree_ if t < len(sk.estimators_) else None
+    f, th = int(mem["feature"].split()[0]), float(mem["threshold"].split()[0])
+    same += (e is not None and f == e.feature[0] and abs(th - e.threshold[0]) < 1e-6 and
+             abs(alphas[t] - sk.estimator_weights_[t]) <= 1e-9 * abs(alphas[t]))
+print(f"digits samme stumps: {same} of {len(boost['members'])} rounds as scikit-learn's")
+check(len(boost["members"]) == 60 and same == 60,
+      f"digits samme: {same} of 60 stumps (feature, threshold, alpha) equal scikit-learn's")
 
 tr, te = os.path.join(DATA, "boston_housing_train.csv"), os.path.join(DATA, "boston_housing_test.csv")
 Xtr, ytr = load(tr, True)
