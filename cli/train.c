@@ -191,6 +191,8 @@ int cmd_train(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
+    /* save: writing the model (and log) and committing them (fsync, rename) */
+    double t3 = cli_now();
     rc = EXIT_OK;
     if (quiet) goto done;
 
@@ -204,8 +206,8 @@ int cmd_train(int argc, char **argv)
         fprintf(sum, "%zu classes", grove_schema_n_classes(s));
     else
         fprintf(sum, "regression");
-    fprintf(sum, "%s\nload %.3f s, train %.3f s; model written to %s\n", shape, t1 - t0, t2 - t1,
-           out_path);
+    fprintf(sum, "%s\nload %.3f s, train %.3f s, save %.3f s; model written to %s\n", shape,
+            t1 - t0, t2 - t1, t3 - t2, out_path);
     if (grove_dist_size() > 1) /* rows: rank 0's share; bytes: the cost model's count (dist.h) */
         fprintf(sum, "data-parallel: %d ranks (rows above: rank 0's share); rank 0 sent %llu bytes\n",
                 grove_dist_size(), grove_dist_bytes_sent());

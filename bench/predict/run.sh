@@ -76,7 +76,7 @@ for model in $MODELS; do
     args=(--algo gbdt --rounds "$ROUNDS" --set max_depth=6 --set learning_rate=0.1)
     peer=xgboost
   fi
-  # grove: train (its summary reports the save time), then load with `grove info`
+  # grove: train (its summary reports "save S s": write and commit), then load with `grove info`
   "$G" train "${args[@]}" --threads "$THREADS" "$train" -o "$gm" 2>"$OUT/pred_train.log" >/dev/null
   g_load=$(best3 "$G" info "$gm")
   # save: `grove convert MODEL COPY` (load + save) less the load
