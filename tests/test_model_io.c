@@ -723,6 +723,59 @@ static void set_checksum(json_t *doc)
     json_object_set_new(doc, "crc32", json_string(hex));
 }
 
+/* gv_model_doc_checksum (which writes the canonical text of containers and plain strings
+ * itself) agrees with the CRC of jansson's canonical dump, on documents with every kind of value
+ * and key: escapes, control characters, non-ASCII, 0x7f, '/', empty containers, numbers. */
+static void test_doc_checksum(void)
+{
+    static const char *const docs[] = {
+        "{}",
+        "[]",
+        "{\"b\": 1, \"a\": [], \"c\": {}, \"ab\": [{}, [], [[]]], \"a\\u0001\": 0}",
+        "{\"x\": \"plain 0 1 -2 3.5e-7 leaf num\", \"y\": \"q\\\"uote\", \"z\": \"back\\\\slash\"}",
+        "{\"\\u00e9t\\u00e9\": \"\\u00e9\\u4e2d\\ud83d\\ude00\", \"ctl\": \"a\\u0001b\\n\\t\\r\\b\\f\", \"nul\": \"a\\u0000b\"}",
+        "{\"del\": \"\\u007f\", \"slash\": \"a/b\", \"k\\\"ey\": \"v\", \"k\\\\\": \"\", \"\": \"\"}",
+        "{\"n\": [0, -1, 9007199254740993, -9223372036854775808, 0.1, -0.0, 1e300, 5e-324, "
+        "2.5, 1.7976931348623157e308, 123456789.123456789], \"t\": true, \"f\": false, "
+        "\"z\": null}",
+        "[\"\", \" \", \"~\", \"  two  spaces \", [1, [2, [3, {\"d\": [4]}]]]]",
+        /* each escape in the middle of a long string (the 8-byte test) */
+        "[\"0123456789abcdef\\u007f0123\", \"01234567\\\"89abcdef\", \"0123456789\\u00e9abc\", "
+        "\"0123456789\\\\abcdef\", \"01234567\\u001f89abcdef\", \"0123456789abcdef0123456!~ \", "
+        "\"abcdefgh\\u0020ijklmnop\\u0080\"]",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+        json_error_t e;
+        json_t *doc = json_loads(docs[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+        CHECK(doc != NULL);
+        if (!doc) {
+            fprintf(stderr, "doc %zu: %s\n", i, e.text);
+            continue;
+        }
+        char *canon = json_dumps(doc, CANONICAL);
+        char want[9], got[9] = "";
+        snprintf(want, sizeof want, "%08lx",
+                 crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)) & 0xFFFFFFFFul);
+        CHECK_OK(gv_model_doc_checksum(doc, got));
+        CHECK_STR(got, want);
+        free(canon);
+        json_decref(doc);
+    }
+    /* a long packed string, as a model's arrays are */
+    gv_buf b = {0};
+    for (int k = 0; k < 100000; k++) CHECK(gv_packed_add_real(&b, k * 0.37 - 5) == 0);
+    json_t *doc = json_pack("{s:o, s:s}", "values", gv_packed_json(&b), "name", "f\"1");
+    gv_buf_free(&b);
+    char *canon = json_dumps(doc, CANONICAL);
+    char want[9], got[9] = "";
+    snprintf(want, sizeof want, "%08lx",
+             crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)) & 0xFFFFFFFFul);
+    CHECK_OK(gv_model_doc_checksum(doc, got));
+    CHECK_STR(got, want);
+    free(canon);
+    json_decref(doc);
+}
+
 /* Packed string s with entry k replaced by `token` (NULL: entry k removed, with a space), as a
  * new JSON string; NULL when s has no entry k. */
 static json_t *packed_edit(const char *s, size_t k, const char *token)
@@ -1678,6 +1731,7 @@ int main(void)
     test_atomic_save();
     test_gzip();
     test_load_rejects();
+    test_doc_checksum();
     test_packed_helpers();
     test_packed_rejects();
     test_format_versions();

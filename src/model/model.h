@@ -38,6 +38,10 @@ grove_status gv_schema_from_json(const json_t *obj, grove_schema **out);
 
 /* Writes the model as JSON text to a new buffer (exact round trip of every number). */
 grove_status gv_model_to_text(const grove_model *m, gv_buf *out);
+/* The checksum of a model document (without "crc32") as 8 lowercase hex digits: the CRC-32 of
+ * its canonical text, json_dumps(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)),
+ * computed without building that text.  GROVE_ERR_NOMEM. */
+grove_status gv_model_doc_checksum(const json_t *doc, char hex[9]);
 /* Parses and validates model text; `source` names the file in messages. */
 grove_status gv_model_from_text(const char *text, size_t len, const char *source,
                                 grove_model **out);

@@ -218,12 +218,112 @@ static int crc_callback(const char *buffer, size_t size, void *data)
     return 0;
 }
 
-/* The checksum of `doc` (which has no "crc32") as 8 lowercase hex digits. */
-static grove_status doc_checksum(const json_t *doc, char hex[9])
+/* The canonical text of `doc`, fed to the CRC without building it: jansson's
+ * json_dump_callback(DUMP_CANONICAL) spelled out for the containers (keys in byte order, ","
+ * and ":" without spaces) and for strings of plain printable ASCII (no '"' or '\\': written as
+ * they are, in one piece -- a packed array is one such string of megabytes), and jansson's own
+ * dump for everything else (numbers, literals, strings that need escapes), so that the text is
+ * exactly jansson's (tested against it: test_model_io).  0, or -1 when out of memory. */
+typedef struct canon_key {
+    const char *key;
+    size_t len;
+    const json_t *value;
+} canon_key;
+
+static int canon_key_cmp(const void *a, const void *b)
+{
+    const canon_key *x = a, *y = b;
+    int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Whether jansson writes s[0..n) as it is (no escape): every byte in 0x20..0x7e but '"' and
+ * '\\'.  Eight bytes at a time (the word tests are exact for "some byte is"). */
+static int plain_ascii(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, q, b;
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        if ((((x - ones * 0x20) & ~x) | (x + ones * (127 - 0x7e)) | x |
+             ((q - ones) & ~q) | ((b - ones) & ~b)) & high)
+            return 0;
+    }
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return 0;
+    }
+    return 1;
+}
+
+static int canon_string(uLong *crc, const char *s, size_t n, const json_t *v)
+{
+    if (plain_ascii(s, n)) {
+        crc_callback("\"", 1, crc);
+        crc_callback(s, n, crc);
+        crc_callback("\"", 1, crc);
+        return 0;
+    }
+    json_t *tmp = v ? NULL : json_stringn(s, n);
+    if (!v && !tmp) return -1;
+    int rc = json_dump_callback(v ? v : tmp, crc_callback, crc, DUMP_CANONICAL | JSON_ENCODE_ANY);
+    json_decref(tmp);
+    return rc;
+}
+
+static int canon_crc(uLong *crc, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        size_t n = json_object_size(v), i = 0;
+        canon_key *keys = gv_malloc_array(n ? n : 1, sizeof *keys);
+        if (!keys) return -1;
+        const char *key;
+        json_t *x;
+        json_object_foreach((json_t *)v, key, x) {
+            keys[i].key = key;
+            keys[i].len = strlen(key);
+            keys[i++].value = x;
+        }
+        qsort(keys, i, sizeof *keys, canon_key_cmp);
+        int rc = 0;
+        crc_callback("{", 1, crc);
+        for (size_t k = 0; k < i && rc == 0; k++) {
+            if (k) crc_callback(",", 1, crc);
+            rc = canon_string(crc, keys[k].key, keys[k].len, NULL);
+            if (rc == 0) {
+                crc_callback(":", 1, crc);
+                rc = canon_crc(crc, keys[k].value);
+            }
+        }
+        crc_callback("}", 1, crc);
+        gv_free(keys);
+        return rc;
+    }
+    case JSON_ARRAY: {
+        int rc = 0;
+        crc_callback("[", 1, crc);
+        for (size_t k = 0; k < json_array_size(v) && rc == 0; k++) {
+            if (k) crc_callback(",", 1, crc);
+            rc = canon_crc(crc, json_array_get(v, k));
+        }
+        crc_callback("]", 1, crc);
+        return rc;
+    }
+    case JSON_STRING:
+        return canon_string(crc, json_string_value(v), json_string_length(v), v);
+    default:
+        return json_dump_callback(v, crc_callback, crc, DUMP_CANONICAL | JSON_ENCODE_ANY);
+    }
+}
+
+grove_status gv_model_doc_checksum(const json_t *doc, char hex[9])
 {
     uLong crc = crc32(0L, Z_NULL, 0);
-    if (json_dump_callback(doc, crc_callback, &crc, DUMP_CANONICAL) != 0)
-        return gv_err_nomem("the model checksum");
+    if (canon_crc(&crc, doc) != 0) return gv_err_nomem("the model checksum");
     snprintf(hex, 9, "%08lx", (unsigned long)(crc & 0xFFFFFFFFul));
     return GROVE_OK;
 }
@@ -786,7 +886,7 @@ static grove_status check_checksum(json_t *doc)
     char want[9], got[9];
     memcpy(want, stored, 9);
     json_object_del(doc, "crc32");
-    grove_status st = doc_checksum(doc, got);
+    grove_status st = gv_model_doc_checksum(doc, got);
     if (st != GROVE_OK) return st;
     if (strcmp(want, got) != 0)
         return gv_err(GROVE_ERR_MODEL, "checksum mismatch: the file was modified or corrupted "
