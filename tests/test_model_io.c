@@ -776,6 +776,77 @@ static void test_doc_checksum(void)
     json_decref(doc);
 }
 
+/* Loads valid_text with feature names names[0..3) (set_checksum): 1 when it loads with exactly
+ * those names. */
+static int loads_with_names(const char *const names[3])
+{
+    json_t *doc = json_loads(valid_text, 0, NULL);
+    json_t *features = json_object_get(json_object_get(doc, "schema"), "features");
+    CHECK(json_array_size(features) >= 3);
+    for (size_t f = 0; f < 3; f++)
+        json_object_set_new(json_array_get(features, f), "name", json_string(names[f]));
+    set_checksum(doc);
+    char *text = json_dumps(doc, JSON_INDENT(1));
+    json_decref(doc);
+    const char *p = tmp_path("names.json");
+    write_all(p, text, strlen(text));
+    free(text);
+    grove_model *m = NULL;
+    int ok = grove_model_load(p, &m) == GROVE_OK;
+    if (!ok) fprintf(stderr, "  %s\n", grove_last_error());
+    for (size_t f = 0; ok && f < 3; f++)
+        ok = !strcmp(grove_schema_feature_name(grove_model_schema(m), f), names[f]);
+    grove_model_free(m);
+    return ok;
+}
+
+/* The long strings the text loader keeps away from jansson (model_file.c, str_filter): keys stay
+ * keys, errors keep the file's line and column, and a file that spells "\u0001" (whose strings
+ * could look like placeholders) is read as it is. */
+static void test_long_strings(void)
+{
+    char a[300], b[300], q[300];
+    memset(a, 'a', sizeof a - 1);
+    a[sizeof a - 1] = '\0';
+    memset(b, 'b', sizeof b - 1);
+    b[sizeof b - 1] = '\0';
+    memcpy(q, b, sizeof q);
+    q[150] = '"';         /* an escape in the middle of a long string */
+    q[160] = '\x7f';
+    gv_buf t = {0};
+    CHECK(gv_buf_printf(&t, "{\"%s\" \n\t: 1, \"%s\":2}", a, a) == 0);
+    EXPECT_REJECT(t.data, t.len, "duplicate");
+    t.len = 0;
+    CHECK(gv_buf_printf(&t, "{\"%s\" \r\n : \"%s\"}", a, b) == 0);
+    EXPECT_REJECT(t.data, t.len, "not a grove model file");
+    /* a syntax error after long strings on its line: jansson's own line and column */
+    static const char *const tails[] = {" 1}", "}", "", ", \"x\": \"\\u00", ", \"y\": [1,,2]}"};
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        t.len = 0;
+        CHECK(gv_buf_printf(&t, "{\"format\": \"%s\",\n \"x\": \"%s\", \"z\": \"%s\"%s", a, b, a,
+                            tails[i]) == 0);
+        if (i == 1) t.data[t.len - 2] = ' '; /* a value with no closing quote */
+        json_error_t e;
+        json_t *none = json_loadb(t.data, t.len, JSON_REJECT_DUPLICATES, &e);
+        CHECK(none == NULL);
+        json_decref(none);
+        char want[300];
+        snprintf(want, sizeof want, "bad.json:%d:%d: %s", e.line, e.column, e.text);
+        EXPECT_REJECT(t.data, t.len, want);
+    }
+    gv_buf_free(&t);
+    /* long names (taken out and put back), one with an escape, one that looks like a
+     * placeholder (read again without the filter) */
+    const char *const plain[3] = {a, b, "f"};
+    CHECK(loads_with_names(plain));
+    const char *const escaped[3] = {q, a, "\x01"};
+    CHECK(loads_with_names(escaped));
+    const char *const lookalike[3] = {"\x01" "0", a, b};
+    CHECK(loads_with_names(lookalike));
+    const char *const lookalike2[3] = {a, "\x01" "1", "\x01" "0"};
+    CHECK(loads_with_names(lookalike2));
+}
+
 /* Packed string s with entry k replaced by `token` (NULL: entry k removed, with a space), as a
  * new JSON string; NULL when s has no entry k. */
 static json_t *packed_edit(const char *s, size_t k, const char *token)
@@ -1732,6 +1803,7 @@ int main(void)
     test_gzip();
     test_load_rejects();
     test_doc_checksum();
+    test_long_strings();
     test_packed_helpers();
     test_packed_rejects();
     test_format_versions();

@@ -153,13 +153,296 @@ static size_t read_callback(void *buffer, size_t size, void *data)
     return (size_t)n;
 }
 
+/* ---- long strings past jansson ----
+ * jansson reads a string byte by byte (escapes, UTF-8), and a text model is mostly long strings
+ * of plain ASCII: its packed arrays, megabytes each.  The source below hands jansson the file
+ * with each such string *value* -- at least LONG_STRING bytes in 0x20..0x7e without '"' or '\\',
+ * not followed by ':' (a key keeps its text: duplicate keys are still found) -- replaced by a
+ * placeholder "\u0001" + its number, keeps the string itself (json_stringn_nocheck: plain
+ * ASCII is UTF-8), and put_back() swaps each placeholder for its string once parsed.  A string
+ * is found exactly as jansson's lexer finds it (a '"' outside a string opens one, '\\' escapes
+ * the next byte), and its bytes are the string's value, so the document is the one jansson
+ * would build from the file.  A file that spells "\u0001" anywhere (its strings could then look
+ * like placeholders), or that does not parse, is read again without the filter, so its
+ * document -- or its error message, with the file's own line and column -- is jansson's. */
+#define LONG_STRING 128
+enum { S_OUT, S_PLAIN, S_AFTER, S_PASS, S_ESC, S_U };
+
+typedef struct str_filter {
+    file_source *src;
+    gv_buf out;          /* bytes for jansson, from out_pos */
+    size_t out_pos;
+    gv_buf str;          /* S_PLAIN, S_AFTER: the plain string read so far */
+    gv_buf ws;           /* S_AFTER: the whitespace after it */
+    int state, eof, failed, collision;
+    char u[4];           /* S_U: the \u escape's digits so far */
+    int n_u;
+    json_t **subs;       /* the strings taken out, by number */
+    size_t n_subs, cap_subs;
+    unsigned char in[1 << 16];
+} str_filter;
+
+static int plain_byte(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
+
+static void emit(str_filter *f, const void *p, size_t n)
+{
+    if (!f->failed && gv_buf_append(&f->out, p, n) != 0) f->failed = 1;
+}
+
+/* The plain string in f->str (and the whitespace after it) as they were. */
+static void emit_string(str_filter *f)
+{
+    emit(f, "\"", 1);
+    emit(f, f->str.data, f->str.len);
+    emit(f, "\"", 1);
+    emit(f, f->ws.data, f->ws.len);
+    f->str.len = f->ws.len = 0;
+}
+
+/* The long plain string in f->str as a value: kept, and a placeholder for jansson. */
+static void take_string(str_filter *f)
+{
+    if (f->n_subs == f->cap_subs) {
+        size_t cap = f->cap_subs ? 2 * f->cap_subs : 64;
+        json_t **s = gv_realloc_array(f->subs, cap, sizeof *s);
+        if (!s) {
+            f->failed = 1;
+            return;
+        }
+        f->subs = s;
+        f->cap_subs = cap;
+    }
+    json_t *v = json_stringn_nocheck(f->str.data, f->str.len);
+    if (!v) {
+        f->failed = 1;
+        return;
+    }
+    f->subs[f->n_subs] = v;
+    char ph[40];
+    int n = snprintf(ph, sizeof ph, "\"\\u0001%zu\"", f->n_subs++);
+    emit(f, ph, (size_t)n);
+    emit(f, f->ws.data, f->ws.len);
+    f->str.len = f->ws.len = 0;
+}
+
+/* Runs the bytes p[0..n) through the string finder. */
+static void filter_bytes(str_filter *f, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && !f->failed) {
+        unsigned char c = p[i];
+        switch (f->state) {
+        case S_OUT: {
+            const unsigned char *q = memchr(p + i, '"', n - i);
+            size_t run = q ? (size_t)(q - (p + i)) : n - i;
+            emit(f, p + i, run);
+            i += run;
+            if (q) {
+                f->state = S_PLAIN;
+                f->str.len = 0;
+                i++;
+            }
+            break;
+        }
+        case S_PLAIN: {
+            size_t j = i;
+            while (j < n && plain_byte(p[j])) j++;
+            if (gv_buf_append(&f->str, p + i, j - i) != 0) f->failed = 1;
+            i = j;
+            if (i == n) break;
+            c = p[i++];
+            if (c == '"' && f->str.len >= LONG_STRING) {
+                f->state = S_AFTER;
+            } else if (c == '"') {
+                emit_string(f);
+                f->state = S_OUT;
+            } else { /* an escape or a byte jansson checks: the rest as it is */
+                emit(f, "\"", 1);
+                emit(f, f->str.data, f->str.len);
+                emit(f, &c, 1);
+                f->str.len = 0;
+                f->state = c == '\\' ? S_ESC : S_PASS;
+            }
+            break;
+        }
+        case S_AFTER:
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                if (gv_buf_append(&f->ws, &c, 1) != 0) f->failed = 1;
+                i++;
+                break;
+            }
+            if (c == ':')
+                emit_string(f); /* a key */
+            else
+                take_string(f);
+            f->state = S_OUT; /* c is read there */
+            break;
+        case S_PASS:
+            emit(f, &c, 1);
+            i++;
+            if (c == '\\') f->state = S_ESC;
+            if (c == '"') f->state = S_OUT;
+            break;
+        case S_ESC:
+            emit(f, &c, 1);
+            i++;
+            f->n_u = 0;
+            f->state = c == 'u' ? S_U : S_PASS;
+            break;
+        case S_U:
+            emit(f, &c, 1);
+            i++;
+            f->u[f->n_u++] = (char)c;
+            if (f->n_u == 4) {
+                f->collision |= memcmp(f->u, "0001", 4) == 0;
+                f->state = S_PASS;
+            }
+            break;
+        }
+    }
+}
+
+static size_t filter_callback(void *buffer, size_t size, void *data)
+{
+    str_filter *f = data;
+    while (f->out_pos == f->out.len && !f->eof && !f->failed) {
+        f->out.len = f->out_pos = 0;
+        size_t n = read_callback(f->in, sizeof f->in, f->src);
+        if (n == (size_t)-1) return n;
+        if (n == 0) { /* the end: what is pending goes as it was */
+            f->eof = 1;
+            if (f->state == S_PLAIN) {
+                emit(f, "\"", 1);
+                emit(f, f->str.data, f->str.len);
+            } else if (f->state == S_AFTER) {
+                emit_string(f);
+            }
+        } else {
+            filter_bytes(f, f->in, n);
+        }
+    }
+    if (f->failed) return (size_t)-1;
+    size_t n = f->out.len - f->out_pos < size ? f->out.len - f->out_pos : size;
+    memcpy(buffer, f->out.data + f->out_pos, n);
+    f->out_pos += n;
+    return n;
+}
+
+/* Whether v is a placeholder: 1 with its number in *k, 0 not one, -1 one that names no string
+ * or one already put back (never, in a file without "\u0001"). */
+static int placeholder(const json_t *v, const str_filter *f, size_t *k)
+{
+    const char *s = json_string_value(v);
+    if (!s || s[0] != '\x01') return 0;
+    size_t n = json_string_length(v), x = 0;
+    if (n < 2 || n > 21) return -1;
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (size_t)(s[i] - '0');
+    }
+    if (x >= f->n_subs || !f->subs[x]) return -1;
+    *k = x;
+    return 1;
+}
+
+/* Swaps each placeholder in v for its string, counting them in *done; -1 on a bad one. */
+static int put_back(json_t *v, str_filter *f, size_t *done)
+{
+    size_t k = 0;
+    if (json_is_object(v)) {
+        for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
+            json_t *x = json_object_iter_value(it);
+            int ph = placeholder(x, f, &k);
+            if (ph < 0) return -1;
+            if (ph) {
+                json_t *s = f->subs[k];
+                f->subs[k] = NULL;
+                if (json_object_iter_set_new(v, it, s) != 0) return -1;
+                ++*done;
+            } else if (put_back(x, f, done) != 0) {
+                return -1;
+            }
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *x = json_array_get(v, i);
+            int ph = placeholder(x, f, &k);
+            if (ph < 0) return -1;
+            if (ph) {
+                json_t *s = f->subs[k];
+                f->subs[k] = NULL;
+                if (json_array_set_new(v, i, s) != 0) return -1;
+                ++*done;
+            } else if (put_back(x, f, done) != 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void filter_free(str_filter *f)
+{
+    if (!f) return;
+    for (size_t k = 0; k < f->n_subs; k++) json_decref(f->subs[k]);
+    gv_free(f->subs);
+    gv_buf_free(&f->out);
+    gv_buf_free(&f->str);
+    gv_buf_free(&f->ws);
+    gv_free(f);
+}
+
+/* Parses the text file (plain or gzip) at `path` into *doc (NULL when it does not parse: *jerr
+ * says why), through the long-string filter f when not NULL.  GROVE_ERR_IO or a gzip error
+ * (GROVE_ERR_MODEL) for the file itself, with the message set. */
+static grove_status parse_text(const char *path, str_filter *f, json_t **doc, json_error_t *jerr,
+                               size_t *n_read)
+{
+    char msg[128];
+    *doc = NULL;
+    errno = 0;
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return gv_err(errno ? GROVE_ERR_IO : GROVE_ERR_NOMEM, "%s: cannot open: %s", path,
+                      errno ? errno_text(errno, msg, sizeof msg) : "out of memory");
+    gzbuffer(gz, 1u << 17);
+    /* parsed as it is read: the text is never held whole, only the document */
+    file_source src = {gz, 0, 0, NULL};
+    errno = 0;
+    if (f) f->src = &src;
+    *doc = f ? json_load_callback(filter_callback, f, GV_MODEL_LOAD_FLAGS, jerr)
+             : json_load_callback(read_callback, &src, GV_MODEL_LOAD_FLAGS, jerr);
+    *n_read = src.n_read;
+    /* a gzip file cut short reads as a short text; zlib says so at the end */
+    int zend;
+    gzerror(gz, &zend);
+    char zmsg[128];
+    const char *zm = src.zmsg ? src.zmsg : "";
+    size_t pl = strlen(path);
+    if (strncmp(zm, path, pl) == 0 && zm[pl] == ':' && zm[pl + 1] == ' ') zm += pl + 2; /* "path: " */
+    snprintf(zmsg, sizeof zmsg, "%s", zm);
+    gzclose(gz);
+    if (src.err) {
+        json_decref(*doc);
+        *doc = NULL;
+        return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
+                      errno_text(src.err, msg, sizeof msg));
+    }
+    if (src.zmsg || zend == Z_BUF_ERROR) {
+        json_decref(*doc);
+        *doc = NULL;
+        return gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
+                      src.zmsg ? zmsg : "the compressed stream ends early (truncated file)");
+    }
+    return GROVE_OK;
+}
+
 grove_status grove_model_load(const char *path, grove_model **out)
 {
     gv_err_clear();
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_load: out is NULL");
     *out = NULL;
     if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
-    char msg[128];
     /* a binary model (model_bin.c) is known by its first bytes, whatever its name */
     FILE *peek = fopen(path, "rb");
     if (peek) {
@@ -168,37 +451,33 @@ grove_status grove_model_load(const char *path, grove_model **out)
         fclose(peek);
         if (is_bin) return gv_model_bin_load(path, out);
     }
-    errno = 0;
-    gzFile f = gzopen(path, "rb");
-    if (!f)
-        return gv_err(errno ? GROVE_ERR_IO : GROVE_ERR_NOMEM, "%s: cannot open: %s", path,
-                      errno ? errno_text(errno, msg, sizeof msg) : "out of memory");
-    gzbuffer(f, 1u << 17);
-    /* parsed as it is read: the text is never held whole, only the document */
-    file_source src = {f, 0, 0, NULL};
-    json_error_t jerr;
-    errno = 0;
     unsigned long failed = gv_alloc_failures();
-    json_t *doc = json_load_callback(read_callback, &src, GV_MODEL_LOAD_FLAGS, &jerr);
-    /* a gzip file cut short reads as a short text; zlib says so at the end */
-    int zend;
-    gzerror(f, &zend);
-    char zmsg[128];
-    const char *zm = src.zmsg ? src.zmsg : "";
-    size_t pl = strlen(path);
-    if (strncmp(zm, path, pl) == 0 && zm[pl] == ':' && zm[pl + 1] == ' ') zm += pl + 2; /* "path: " */
-    snprintf(zmsg, sizeof zmsg, "%s", zm);
-    gzclose(f);
-    if (src.err) {
-        json_decref(doc);
-        return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
-                      errno_text(src.err, msg, sizeof msg));
+    json_error_t jerr;
+    size_t n_read = 0;
+    json_t *doc = NULL;
+    str_filter *flt = gv_calloc(1, sizeof *flt);
+    if (!flt) return gv_err_nomem(path);
+    grove_status st = parse_text(path, flt, &doc, &jerr, &n_read);
+    if (st == GROVE_OK && !flt->failed) {
+        /* read again without the filter: a file that spells "\u0001", or that does not parse
+         * (its message then has the file's own line and column) */
+        size_t done = 0;
+        int again = flt->collision || (!doc && flt->n_subs > 0);
+        if (doc && !again && flt->n_subs > 0 && (put_back(doc, flt, &done) != 0 || done != flt->n_subs))
+            again = 1;
+        if (again) {
+            json_decref(doc);
+            doc = NULL;
+            filter_free(flt);
+            flt = NULL;
+            st = parse_text(path, NULL, &doc, &jerr, &n_read);
+        }
     }
-    if (src.zmsg || zend == Z_BUF_ERROR) {
+    filter_free(flt);
+    if (st != GROVE_OK) {
         json_decref(doc);
-        return gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
-                      src.zmsg ? zmsg : "the compressed stream ends early (truncated file)");
+        return st;
     }
-    return gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, src.n_read, path, out), failed,
+    return gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, n_read, path, out), failed,
                               path);
 }
