@@ -667,14 +667,23 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
             r->n = count;
             return GROVE_OK;
         }
-        /* entries are the runs between single spaces: an empty run is an error */
-        for (const char *p = s; p < e;) {
-            const char *q = memchr(p, ' ', (size_t)(e - p));
+        /* entries are the runs between single spaces: an empty run is an error.  One pass
+         * counts the spaces and finds any empty run; the loop below names the first one */
+        size_t spaces = 0;
+        int sp = 1, empty = s < e && e[-1] == ' ';
+        for (const char *p = s; p < e; p++) {
+            int c = *p == ' ';
+            empty |= c & sp;
+            spaces += (size_t)c;
+            sp = c;
+        }
+        count = s < e ? spaces + 1 : 0;
+        for (size_t k = 0, p0 = 0; p0 < (size_t)(e - s) && empty; k++) {
+            const char *p = s + p0, *q = memchr(p, ' ', (size_t)(e - p));
             if (q == p || (q && q + 1 == e))
                 return gv_err(GROVE_ERR_MODEL, "%s[%zu]: empty entry (entries are separated by "
-                              "single spaces)", field, count + (q != p));
-            count++;
-            p = q ? q + 1 : e;
+                              "single spaces)", field, k + (q != p));
+            p0 = q ? (size_t)(q + 1 - s) : (size_t)(e - s);
         }
         r->p = s;
         r->end = e;
@@ -688,8 +697,9 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
 /* The next entry of a packed (string) array: s[0..*len), non-empty (gv_packed_open checked). */
 static const char *next_token(const gv_packed *r, size_t *len)
 {
-    const char *q = memchr(r->p, ' ', (size_t)(r->end - r->p));
-    *len = (size_t)((q ? q : r->end) - r->p);
+    const char *q = r->p; /* entries are short: a loop, not a memchr call each */
+    while (q < r->end && *q != ' ') q++;
+    *len = (size_t)(q - r->p);
     return r->p;
 }
 
