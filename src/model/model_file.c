@@ -186,7 +186,7 @@ static int plain_byte(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '
 
 static void emit(str_filter *f, const void *p, size_t n)
 {
-    if (!f->failed && gv_buf_append(&f->out, p, n) != 0) f->failed = 1;
+    if (n && !f->failed && gv_buf_append(&f->out, p, n) != 0) f->failed = 1;
 }
 
 /* The plain string in f->str (and the whitespace after it) as they were. */
@@ -323,7 +323,7 @@ static size_t filter_callback(void *buffer, size_t size, void *data)
     }
     if (f->failed) return (size_t)-1;
     size_t n = f->out.len - f->out_pos < size ? f->out.len - f->out_pos : size;
-    memcpy(buffer, f->out.data + f->out_pos, n);
+    if (n) memcpy(buffer, f->out.data + f->out_pos, n); /* (an empty file: no data at all) */
     f->out_pos += n;
     return n;
 }
