@@ -207,6 +207,7 @@ static void scan_numeric(const gv_engine *e, size_t f, const double *hf, const d
  * the same order, the same arithmetic as offer_point, offer2, child_ok and gv_split_score (so the
  * same winner, bit for bit), inline: in a forest the generic scan's calls and switches per
  * candidate cost more than the sums. */
+enum { GV_GINI_FAST_K = 256 }; /* classes of scan_numeric_gini's list (more: the generic scan) */
 static void scan_numeric_gini(const gv_engine *e, size_t f, const double *hf, const double *tot,
                               double sp, gv_split_scratch *sc, gv_split *best)
 {
@@ -217,14 +218,23 @@ static void scan_numeric_gini(const gv_engine *e, size_t f, const double *hf, co
     double *L = sc->acc;
     rec_zero(L, S);
     const uint64_t *tb = e->use_touched ? e->touched + 4 * f : NULL;
+    /* The classes to sum: on a node built from its rows (touched bins), a class without weight
+     * in the node has +0 in every bin, and adding +0 changes no sum, so only the node's classes
+     * (often two or three of ten deep in a tree) are read; elsewhere all K (a subtracted
+     * histogram may hold rounding residue in an absent class). */
+    uint32_t cls_all[GV_GINI_FAST_K], Kn = 0;
+    for (size_t k = 0; k < K; k++)
+        if (!tb || tot[1 + k] != 0) cls_all[Kn++] = (uint32_t)k;
+    const uint32_t *cls = cls_all;
     for (uint32_t b = 1; b + 1 < nb; b = tb ? next_touched(tb, b + 1) : b + 1) {
         const double *hb = hf + (size_t)b * S;
         if (hb[0] == 0 && b > 1) continue; /* as scan_numeric */
-        rec_add(L, hb, S);
+        L[0] += hb[0];
+        for (uint32_t j = 0; j < Kn; j++) L[1 + cls[j]] += hb[1 + cls[j]];
         const double cl = L[0], cr = tot[0] - L[0];
         double wl = 0, ql = 0, wr = 0, qr = 0;
-        for (size_t k = 0; k < K; k++) {
-            const double l = L[1 + k], r = tot[1 + k] - l;
+        for (uint32_t j = 0; j < Kn; j++) {
+            const double l = L[1 + cls[j]], r = tot[1 + cls[j]] - l;
             wl += l;
             ql += l * l;
             wr += r;
@@ -854,7 +864,7 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
             else if (cfg->criterion == GV_SPLIT_NEWTON && cfg->stats == GV_STATS_GRAD)
                 scan_numeric_newton(e, f, hf, tot, sp, &e->scratch[t], fb);
             else if (cfg->criterion == GV_SPLIT_GINI && cfg->stats == GV_STATS_CLASS &&
-                     !(hf[0] > 0))
+                     e->K <= GV_GINI_FAST_K && !(hf[0] > 0))
                 scan_numeric_gini(e, f, hf, tot, sp, &e->scratch[t], fb);
             else
                 scan_numeric(e, f, hf, tot, sp, &e->scratch[t], fb);
