@@ -392,19 +392,47 @@ static void oob_importance_tree(trainer *tr, const slot *s, size_t t)
 }
 
 /* Adds model t to the OOB aggregates and records oob_error(t + 1) and |S_{t+1}|. */
+/* The leaf of a training row in a tree grown on the binned matrix, read from the row's
+ * row-major bins: the very leaf of the raw-value walk (x <= threshold <=> bin <= bin_split, and
+ * a missing value is bin 0), without gathering a float from another column at every level.
+ * SIZE_MAX at a category split (the caller walks the raw values). */
+static size_t leaf_row_major(const gv_tree *t, const uint8_t *row)
+{
+    size_t k = 0;
+    for (;;) {
+        const gv_tree_node *nd = &t->nodes[k];
+        if (nd->type == GV_NODE_LEAF) return k;
+        if (nd->type != GV_NODE_NUM) return SIZE_MAX;
+        const uint32_t bin = row[nd->feature];
+        k = (size_t)(bin == 0 ? (nd->default_left ? nd->left : nd->right)
+                              : (bin <= nd->bin_split ? nd->left : nd->right));
+    }
+}
+
 static void oob_update(trainer *tr, const slot *s, size_t t)
 {
     const gv_component *c = &tr->b->members[t];
     const grove_dataset *d = tr->in->data;
     const size_t k = tr->k;
     const long n = (long)tr->n;
+    /* tree members on the row-major bins (forests): leaves from the bins (leaf_row_major) */
+    const uint8_t *rb = c->vt == &gv_tree_component && tr->row_bins &&
+                                ((const gv_tree *)c->impl)->n_outputs == (int)k
+                            ? tr->row_bins
+                            : NULL;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(tr->nt) schedule(static) if (n > 4096)
 #endif
     for (long pos = 0; pos < n; pos++) {
         if (s->in_bag[pos]) continue;
         double *h = tr->h + (size_t)thread_id() * k;
-        c->vt->predict_row(c->impl, d, row_of(tr, (size_t)pos), h);
+        const size_t r = row_of(tr, (size_t)pos);
+        size_t leaf = SIZE_MAX;
+        if (rb) leaf = leaf_row_major(c->impl, rb + r * tr->F);
+        if (leaf != SIZE_MAX)
+            memcpy(h, ((const gv_tree *)c->impl)->values + leaf * k, k * sizeof *h);
+        else
+            c->vt->predict_row(c->impl, d, r, h);
         aggregate_add(tr->vote, h, k, tr->acc + (size_t)pos * k);
         tr->oob_count[pos]++;
     }
