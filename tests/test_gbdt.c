@@ -375,6 +375,7 @@ static void test_threads(void)
 }
 
 extern int gv_split_simd; /* learn/tree_int.h: 0 keeps the split search scalar */
+extern int gv_hist_nz;    /* learn/tree_int.h: 0 builds quantized histograms from dense rows */
 
 /* quantized_bits (Shi et al. 2022): bit-identical models for 1 and 2 threads (rows quantized in
  * parallel blocks; both integer record widths: 60k rows at 3 bits pack into one 64-bit word,
@@ -404,6 +405,52 @@ static void test_quantized_threads(void)
         grove_model_free(a);
         grove_model_free(b);
         grove_model_free(z);
+        grove_dataset_free(d);
+    }
+}
+
+/* Quantized histograms from the sparse rows (gv_row_nz: features mostly 0 skip their frequent
+ * bin and take it from the node's total) are the dense rows' histograms: the same trees, with
+ * both record widths (8,000 rows at 4 bits pack into one word, 200,000 at 8 bits do not), 70
+ * features (two groups of 64, the second partial), row subsampling, one and two threads. */
+static void test_quantized_sparse(void)
+{
+    static const size_t rows[] = {8000, 200000}, nf[] = {70, 12};
+    static const char *bits[] = {"quantized_bits=4", "quantized_bits=8"};
+    for (int c = 0; c < 2; c++) {
+        const size_t n = rows[c], F = nf[c];
+        float *X = malloc(n * F * sizeof *X);
+        double *y = malloc(n * sizeof *y);
+        uint64_t s = 12345;
+        for (size_t i = 0; i < n; i++) {
+            double z = 0;
+            for (size_t f = 0; f < F; f++) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                float x = (float)((double)(s >> 11) / 9007199254740992.0);
+                if ((s >> 5) % 10 < (f % 3 ? 7u : 3u)) x = 0; /* mostly zeros (sparse), or not */
+                if ((s >> 3) % 97 == 0) x = NAN;
+                X[i * F + f] = x;
+                if (!isnan(x)) z += (f % 2 ? 1.0 : -0.7) * x;
+            }
+            y[i] = z + 0.2 * sin(3.0 * i) > 0 ? 1 : 0;
+        }
+        grove_params *p = params((const char *const[]){"task=classification", NULL});
+        grove_dataset *d = NULL;
+        CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
+        grove_params_free(p);
+        free(X);
+        free(y);
+        for (int t = 1; t <= 2; t++) {
+            const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
+                                bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
+            grove_model *a = train(d, NULL, kv);
+            gv_hist_nz = 0;
+            grove_model *b = train(d, NULL, kv);
+            gv_hist_nz = 1;
+            CHECK(same_predictions(a, b, d, 2));
+            grove_model_free(a);
+            grove_model_free(b);
+        }
         grove_dataset_free(d);
     }
 }
@@ -655,6 +702,7 @@ int main(void)
     test_staged();
     test_threads();
     test_quantized_threads();
+    test_quantized_sparse();
     test_quantized_exact_grid();
     test_early_stopping();
     test_objectives();

@@ -342,6 +342,7 @@ typedef struct trainer {
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
     int qbits;               /* quantized_bits in effect (0: off) */
     int32_t *qgh;            /* [2 n] the current group's quantized (g, h), or NULL */
+    gv_row_nz *row_nz;       /* with qgh: the sparse rows (gv_row_nz_build), or NULL */
     gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
     double *part;            /* [2 * (max(n, nv) / GV_LOSS_SUM_BLOCK + 1)] */
     scored *tmp;             /* absolute: [n] residuals by leaf */
@@ -370,6 +371,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->tmp);
     gv_free(tr->row_bins);
     gv_free(tr->qgh);
+    gv_row_nz_free(tr->row_nz);
     gv_tree_scratch_free(&tr->scratch);
 }
 
@@ -847,6 +849,8 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     if (tr->qbits && tr->row_bins) {
         tr->qgh = gv_malloc_array(n ? n : 1, 2 * sizeof *tr->qgh);
         if (!tr->qgh) return gv_err_nomem("gbdt quantized gradients");
+        if ((st = gv_row_nz_build(in->binned, tr->row_bins, tr->nt, &tr->row_nz)) != GROVE_OK)
+            return st;
     }
     if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
     for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
@@ -886,6 +890,7 @@ static grove_status fit_round(trainer *tr, size_t t)
             .hess = tr->hess + g * n,
             .row_bins = tr->row_bins,
             .qgh = tr->qgh,
+            .row_nz = tr->row_nz,
             .leaf_of_row = tr->leaf,
             .scratch = &tr->scratch,
         };

@@ -373,6 +373,124 @@ ROWS_QUANT(build_rows_q8, gv_u64a)
 #undef AT_LISTED
 #undef AT_SAME
 
+int gv_hist_nz = 1;
+
+/* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only;
+ * then each sparse feature's frequent bin (not added, 0) gets the node's total minus the sum of
+ * the feature's records -- exact (integers; the packed word wraps), so the same histogram. */
+#define ROWS_NZ(NAME, T)                                                                           \
+    GV_TARGET_CLONES                                                                               \
+    static void NAME(const gv_engine *e, size_t begin, size_t end, size_t g, double *h)           \
+    {                                                                                              \
+        const gv_binned *X = e->X;                                                                 \
+        const gv_row_nz *z = e->in->row_nz;                                                        \
+        const size_t F = X->n_features, G = z->n_groups, f0 = g * GV_NZ_GROUP;                     \
+        const size_t nk = F - f0 < GV_NZ_GROUP ? F - f0 : GV_NZ_GROUP;                             \
+        const size_t *idx = e->idx;                                                                \
+        const T *rec = (const T *)(const void *)e->ns;                                             \
+        const uint32_t *off = z->off + g;                                                          \
+        T *hp[GV_NZ_GROUP];                                                                        \
+        for (size_t k = 0; k < nk; k++) {                                                          \
+            hp[k] = (T *)gv_qhist(e, h, f0 + k);                                                   \
+            memset(hp[k], 0, (size_t)X->mappers[f0 + k].n_bins * sizeof(T));                       \
+        }                                                                                          \
+        T tot = (T){0};                                                                            \
+        for (size_t i = begin; i < end; i++) {                                                     \
+            if (i + GRAD_PREFETCH < end) {                                                         \
+                size_t rp = idx[i + GRAD_PREFETCH] * G;                                            \
+                __builtin_prefetch(z->ent + off[rp]);                                              \
+            }                                                                                      \
+            const size_t r = idx[i] * G;                                                           \
+            const T v = rec[i];                                                                    \
+            tot += v;                                                                              \
+            const uint16_t *p = z->ent + off[r], *q = z->ent + off[r + 1];                         \
+            for (; p + 4 <= q; p += 4) {                                                           \
+                const unsigned a0 = p[0], a1 = p[1], a2 = p[2], a3 = p[3];                         \
+                hp[a0 >> 8][a0 & 255] += v;                                                        \
+                hp[a1 >> 8][a1 & 255] += v;                                                        \
+                hp[a2 >> 8][a2 & 255] += v;                                                        \
+                hp[a3 >> 8][a3 & 255] += v;                                                        \
+            }                                                                                      \
+            for (; p < q; p++) hp[*p >> 8][*p & 255] += v;                                         \
+        }                                                                                          \
+        for (size_t k = 0; k < nk; k++) {                                                          \
+            if (!X->sparse_rows[f0 + k]) continue;                                                 \
+            T sum = (T){0};                                                                        \
+            for (size_t b = 0, nb = X->mappers[f0 + k].n_bins; b < nb; b++) sum += hp[k][b];       \
+            hp[k][X->mode_bin[f0 + k]] = tot - sum;                                                \
+        }                                                                                          \
+    }
+ROWS_NZ(build_nz_q16, gv_v4si)
+ROWS_NZ(build_nz_q8, gv_u64a)
+#undef ROWS_NZ
+
+void gv_row_nz_free(gv_row_nz *z)
+{
+    if (!z) return;
+    gv_free(z->off);
+    gv_free(z->ent);
+    gv_free(z);
+}
+
+grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_threads,
+                             gv_row_nz **out)
+{
+    *out = NULL;
+    const size_t n = X->n_rows, F = X->n_features, G = (F + GV_NZ_GROUP - 1) / GV_NZ_GROUP;
+    if (!X->sparse_rows || !row_bins || n == 0 || F == 0) return GROVE_OK;
+    size_t nnz = 0;
+    for (size_t f = 0; f < F; f++) nnz += X->sparse_rows[f] ? X->n_sparse[f] : n;
+    if ((double)nnz > GV_NZ_MAX_FILL * (double)n * (double)F || nnz >= UINT32_MAX ||
+        n > (SIZE_MAX - 1) / G / sizeof(uint32_t))
+        return GROVE_OK;
+    gv_row_nz *z = gv_calloc(1, sizeof *z);
+    if (!z) return GROVE_OK;
+    z->n_groups = G;
+    z->off = gv_malloc_array(n * G + 1, sizeof *z->off);
+    z->ent = gv_malloc_array(nnz ? nnz : 1, sizeof *z->ent);
+    uint16_t *skip = gv_malloc_array(F, sizeof *skip); /* the bin not listed, or 256 */
+    if (!z->off || !z->ent || !skip) {
+        gv_free(skip);
+        gv_row_nz_free(z);
+        return GROVE_OK;
+    }
+    for (size_t f = 0; f < F; f++) skip[f] = X->sparse_rows[f] ? (uint16_t)X->mode_bin[f] : 256;
+    (void)n_threads;
+    /* entries per row (the rows' counts add up to nnz: the lists of bin.c) */
+    long nl = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
+#endif
+    for (long r = 0; r < nl; r++) {
+        const uint8_t *row = row_bins + (size_t)r * F;
+        for (size_t g = 0; g < G; g++) {
+            uint32_t c = 0;
+            for (size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F; f < f1; f++)
+                c += row[f] != skip[f];
+            z->off[(size_t)r * G + g] = c;
+        }
+    }
+    uint32_t acc = 0;
+    for (size_t j = 0; j < n * G; j++) {
+        uint32_t c = z->off[j];
+        z->off[j] = acc;
+        acc += c;
+    }
+    z->off[n * G] = acc;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
+#endif
+    for (long r = 0; r < nl; r++) {
+        const uint8_t *row = row_bins + (size_t)r * F;
+        uint16_t *dst = z->ent + z->off[(size_t)r * G];
+        for (size_t f = 0; f < F; f++)
+            if (row[f] != skip[f]) *dst++ = (uint16_t)((f % GV_NZ_GROUP) << 8 | row[f]);
+    }
+    gv_free(skip);
+    *out = z;
+    return GROVE_OK;
+}
+
 /* Splits feats[0, n_feats) into consecutive blocks for build_rows_grad: each block's
  * histograms within GRAD_BLOCK_BYTES and GRAD_BLOCK_MAX features, and at least `min_blocks`
  * blocks when there are that many features.  bounds[0..n] gets the block starts and the end;
@@ -462,6 +580,22 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     size_t work = (end - begin) * n_feats;
     int parallel = e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK;
     (void)parallel;
+    if (e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
+        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0) {
+        /* every feature (ascending, distinct: so 0 .. F - 1): the sparse rows, by group */
+        const size_t G = e->in->row_nz->n_groups;
+        (void)G;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && G > 1)
+#endif
+        for (size_t g = 0; g < G; g++) {
+            if (e->quant == 8)
+                build_nz_q8(e, begin, end, g, h);
+            else
+                build_nz_q16(e, begin, end, g, h);
+        }
+        return;
+    }
     if (e->cfg->stats == GV_STATS_GRAD && e->in->row_bins && n_feats > 0 &&
         n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX) {
         size_t bounds[1025];

@@ -87,6 +87,24 @@ typedef struct gv_tree_scratch {
 } gv_tree_scratch;
 void gv_tree_scratch_free(gv_tree_scratch *s);
 
+/* Quantized gradient trees on sparse data (gv_row_nz_build, hist.c): every row's bins except
+ * those in the most frequent bin of a sparse feature (bin.h: mode_bin, sparse_rows), row-major,
+ * in groups of GV_NZ_GROUP features; an integer histogram then adds only these and takes the
+ * frequent bin's record from the node's total (exact: integers).  Entry (f - GV_NZ_GROUP g) << 8 |
+ * bin of row r and group g at ent[off[r n_groups + g] .. off[r n_groups + g + 1]). */
+#define GV_NZ_GROUP 64
+typedef struct gv_row_nz {
+    size_t n_groups; /* ceil(n_features / GV_NZ_GROUP) */
+    uint32_t *off;   /* [n_rows * n_groups + 1] */
+    uint16_t *ent;
+} gv_row_nz;
+/* *out: NULL when X has no sparse feature, the entries are more than GV_NZ_MAX_FILL of the
+ * bins, or memory is short (an optimization only). */
+#define GV_NZ_MAX_FILL 0.75
+grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_threads,
+                             gv_row_nz **out);
+void gv_row_nz_free(gv_row_nz *z);
+
 /* What a tree is grown on: a view of rows of a binned matrix, and per-row statistics indexed by
  * the ORIGINAL row number (so ensembles pass index views, not copies). */
 typedef struct gv_tree_input {
@@ -108,6 +126,7 @@ typedef struct gv_tree_input {
                               histograms of these (Shi et al. 2022); node totals and leaf
                               values still come from grad and hess.  Ignored otherwise. */
     double qscale[2];
+    const gv_row_nz *row_nz; /* optional, with qgh: the sparse rows (gv_row_nz_build) */
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
     gv_tree_scratch *scratch; /* optional: row buffers reused across fits */

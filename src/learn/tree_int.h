@@ -248,6 +248,10 @@ static inline size_t gv_ns_stride(const gv_engine *e)
 extern int gv_split_simd;
 
 /* ---- hist.c ---- */
+/* 1 (the default): quantized histograms of every feature read gv_tree_input.row_nz when given;
+ * 0: the dense rows (the same histograms; tests compare the two). */
+extern int gv_hist_nz;
+
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
 /* Builds into h the histograms of features feats[0..n_feats) over rows idx[begin, end)
