@@ -375,49 +375,51 @@ ROWS_QUANT(build_rows_q8, gv_u64a)
 
 int gv_hist_nz = 1;
 
-/* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only;
- * then each sparse feature's frequent bin (not added, 0) gets the node's total minus the sum of
- * the feature's records -- exact (integers; the packed word wraps), so the same histogram. */
+/* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only
+ * (each the record's index from the group's first feature: the histogram lays features out one
+ * after another, tree.c); then each sparse feature's frequent bin (not added, 0) gets the node's
+ * total minus the sum of the feature's records -- exact (integers; the packed word wraps), so
+ * the same histogram. */
 #define ROWS_NZ(NAME, T)                                                                           \
     GV_TARGET_CLONES                                                                               \
     static void NAME(const gv_engine *e, size_t begin, size_t end, size_t g, double *h)           \
     {                                                                                              \
         const gv_binned *X = e->X;                                                                 \
         const gv_row_nz *z = e->in->row_nz;                                                        \
-        const size_t F = X->n_features, G = z->n_groups, f0 = g * GV_NZ_GROUP;                     \
+        const size_t F = X->n_features, f0 = g * GV_NZ_GROUP;                                      \
         const size_t nk = F - f0 < GV_NZ_GROUP ? F - f0 : GV_NZ_GROUP;                             \
         const size_t *idx = e->idx;                                                                \
         const T *rec = (const T *)(const void *)e->ns;                                             \
-        const uint32_t *off = z->off + g;                                                          \
-        T *hp[GV_NZ_GROUP];                                                                        \
-        for (size_t k = 0; k < nk; k++) {                                                          \
-            hp[k] = (T *)gv_qhist(e, h, f0 + k);                                                   \
-            memset(hp[k], 0, (size_t)X->mappers[f0 + k].n_bins * sizeof(T));                       \
-        }                                                                                          \
+        const uint32_t *off = z->off + g * (X->n_rows + 1);                                        \
+        T *base = (T *)gv_qhist(e, h, f0);                                                         \
+        size_t len = 0;                                                                            \
+        for (size_t k = 0; k < nk; k++) len += X->mappers[f0 + k].n_bins;                          \
+        memset(base, 0, len * sizeof(T));                                                          \
         T tot = (T){0};                                                                            \
         for (size_t i = begin; i < end; i++) {                                                     \
-            if (i + GRAD_PREFETCH < end) {                                                         \
-                size_t rp = idx[i + GRAD_PREFETCH] * G;                                            \
-                __builtin_prefetch(z->ent + off[rp]);                                              \
+            if (i + GRAD_PREFETCH < end) { /* a later row's entries: two cache lines */           \
+                const uint16_t *pf = z->ent + off[idx[i + GRAD_PREFETCH]];                         \
+                __builtin_prefetch(pf);                                                            \
+                __builtin_prefetch(pf + 32);                                                       \
             }                                                                                      \
-            const size_t r = idx[i] * G;                                                           \
+            const size_t r = idx[i];                                                               \
             const T v = rec[i];                                                                    \
             tot += v;                                                                              \
             const uint16_t *p = z->ent + off[r], *q = z->ent + off[r + 1];                         \
             for (; p + 4 <= q; p += 4) {                                                           \
-                const unsigned a0 = p[0], a1 = p[1], a2 = p[2], a3 = p[3];                         \
-                hp[a0 >> 8][a0 & 255] += v;                                                        \
-                hp[a1 >> 8][a1 & 255] += v;                                                        \
-                hp[a2 >> 8][a2 & 255] += v;                                                        \
-                hp[a3 >> 8][a3 & 255] += v;                                                        \
+                base[p[0]] += v;                                                                   \
+                base[p[1]] += v;                                                                   \
+                base[p[2]] += v;                                                                   \
+                base[p[3]] += v;                                                                   \
             }                                                                                      \
-            for (; p < q; p++) hp[*p >> 8][*p & 255] += v;                                         \
+            for (; p < q; p++) base[*p] += v;                                                      \
         }                                                                                          \
         for (size_t k = 0; k < nk; k++) {                                                          \
-            if (!X->sparse_rows[f0 + k]) continue;                                                 \
-            T sum = (T){0};                                                                        \
-            for (size_t b = 0, nb = X->mappers[f0 + k].n_bins; b < nb; b++) sum += hp[k][b];       \
-            hp[k][X->mode_bin[f0 + k]] = tot - sum;                                                \
+            const size_t m = z->skip[f0 + k];                                                      \
+            if (m >= 256) continue;                                                                \
+            T *hk = (T *)gv_qhist(e, h, f0 + k), sum = (T){0};                                     \
+            for (size_t b = 0, nb = X->mappers[f0 + k].n_bins; b < nb; b++) sum += hk[b];          \
+            hk[m] = tot - sum;                                                                     \
         }                                                                                          \
     }
 ROWS_NZ(build_nz_q16, gv_v4si)
@@ -429,6 +431,7 @@ void gv_row_nz_free(gv_row_nz *z)
     if (!z) return;
     gv_free(z->off);
     gv_free(z->ent);
+    gv_free(z->skip);
     gv_free(z);
 }
 
@@ -437,26 +440,48 @@ grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_
 {
     *out = NULL;
     const size_t n = X->n_rows, F = X->n_features, G = (F + GV_NZ_GROUP - 1) / GV_NZ_GROUP;
-    if (!X->sparse_rows || !row_bins || n == 0 || F == 0) return GROVE_OK;
+    if (!X->root_count || !row_bins || X->wide || n == 0 || F == 0) return GROVE_OK;
+    uint16_t *skip = gv_malloc_array(F, sizeof *skip);
+    if (!skip) return GROVE_OK;
+    /* each feature's most frequent bin (bin.c's counts over all rows), when it holds at least
+     * GV_NZ_MIN_MODE of the rows */
     size_t nnz = 0;
-    for (size_t f = 0; f < F; f++) nnz += X->sparse_rows[f] ? X->n_sparse[f] : n;
+    for (size_t f = 0; f < F; f++) {
+        const double *cnt = X->root_count + X->root_count_off[f];
+        size_t mode = 0;
+        for (size_t b = 1; b < X->mappers[f].n_bins; b++)
+            if (cnt[b] > cnt[mode]) mode = b;
+        const int use = cnt[mode] >= GV_NZ_MIN_MODE * (double)n;
+        skip[f] = use ? (uint16_t)mode : 256;
+        nnz += use ? n - (size_t)cnt[mode] : n;
+    }
     if ((double)nnz > GV_NZ_MAX_FILL * (double)n * (double)F || nnz >= UINT32_MAX ||
-        n > (SIZE_MAX - 1) / G / sizeof(uint32_t))
-        return GROVE_OK;
-    gv_row_nz *z = gv_calloc(1, sizeof *z);
-    if (!z) return GROVE_OK;
-    z->n_groups = G;
-    z->off = gv_malloc_array(n * G + 1, sizeof *z->off);
-    z->ent = gv_malloc_array(nnz ? nnz : 1, sizeof *z->ent);
-    uint16_t *skip = gv_malloc_array(F, sizeof *skip); /* the bin not listed, or 256 */
-    if (!z->off || !z->ent || !skip) {
+        n >= (SIZE_MAX - 1) / G / sizeof(uint32_t)) {
         gv_free(skip);
+        return GROVE_OK;
+    }
+    gv_row_nz *z = gv_calloc(1, sizeof *z);
+    if (!z) {
+        gv_free(skip);
+        return GROVE_OK;
+    }
+    z->n_groups = G;
+    z->skip = skip;
+    z->off = gv_malloc_array(G * (n + 1), sizeof *z->off);
+    z->ent = gv_malloc_array(nnz ? nnz : 1, sizeof *z->ent);
+    uint16_t *at = gv_malloc_array(F, sizeof *at); /* record index of bin 0 in the group */
+    if (!z->off || !z->ent || !at) {
+        gv_free(at);
         gv_row_nz_free(z);
         return GROVE_OK;
     }
-    for (size_t f = 0; f < F; f++) skip[f] = X->sparse_rows[f] ? (uint16_t)X->mode_bin[f] : 256;
+    for (size_t f = 0, c = 0; f < F; f++) {
+        if (f % GV_NZ_GROUP == 0) c = 0;
+        at[f] = (uint16_t)c; /* < 64 * 256 */
+        c += X->mappers[f].n_bins;
+    }
     (void)n_threads;
-    /* entries per row (the rows' counts add up to nnz: the lists of bin.c) */
+    /* entries per row and group at off[g (n + 1) + r] (they add up to nnz: bin.c's counts) */
     long nl = (long)n;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
@@ -465,28 +490,34 @@ grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_
         const uint8_t *row = row_bins + (size_t)r * F;
         for (size_t g = 0; g < G; g++) {
             uint32_t c = 0;
-            for (size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F; f < f1; f++)
-                c += row[f] != skip[f];
-            z->off[(size_t)r * G + g] = c;
+            size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F;
+            for (; f < f1; f++) c += row[f] != skip[f];
+            z->off[g * (n + 1) + (size_t)r] = c;
         }
     }
-    uint32_t acc = 0;
-    for (size_t j = 0; j < n * G; j++) {
-        uint32_t c = z->off[j];
-        z->off[j] = acc;
-        acc += c;
+    uint32_t acc = 0; /* group-major: a group's rows one after another */
+    for (size_t g = 0; g < G; g++) {
+        uint32_t *o = z->off + g * (n + 1);
+        for (size_t r = 0; r < n; r++) {
+            uint32_t c = o[r];
+            o[r] = acc;
+            acc += c;
+        }
+        o[n] = acc;
     }
-    z->off[n * G] = acc;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
 #endif
     for (long r = 0; r < nl; r++) {
         const uint8_t *row = row_bins + (size_t)r * F;
-        uint16_t *dst = z->ent + z->off[(size_t)r * G];
-        for (size_t f = 0; f < F; f++)
-            if (row[f] != skip[f]) *dst++ = (uint16_t)((f % GV_NZ_GROUP) << 8 | row[f]);
+        for (size_t g = 0; g < G; g++) {
+            uint16_t *dst = z->ent + z->off[g * (n + 1) + (size_t)r];
+            size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F;
+            for (; f < f1; f++)
+                if (row[f] != skip[f]) *dst++ = (uint16_t)(at[f] + row[f]);
+        }
     }
-    gv_free(skip);
+    gv_free(at);
     *out = z;
     return GROVE_OK;
 }

@@ -88,18 +88,22 @@ typedef struct gv_tree_scratch {
 void gv_tree_scratch_free(gv_tree_scratch *s);
 
 /* Quantized gradient trees on sparse data (gv_row_nz_build, hist.c): every row's bins except
- * those in the most frequent bin of a sparse feature (bin.h: mode_bin, sparse_rows), row-major,
- * in groups of GV_NZ_GROUP features; an integer histogram then adds only these and takes the
- * frequent bin's record from the node's total (exact: integers).  Entry (f - GV_NZ_GROUP g) << 8 |
- * bin of row r and group g at ent[off[r n_groups + g] .. off[r n_groups + g + 1]). */
+ * those in its feature's most frequent bin where that holds at least GV_NZ_MIN_MODE of the rows
+ * (the zeros of pixels), in groups of GV_NZ_GROUP features, each group's rows one after
+ * another; an integer histogram then adds only these and takes the frequent bin's record from
+ * the node's total (exact: integers).  The entries of row r in group g are
+ * ent[off[g (n_rows + 1) + r] .. off[g (n_rows + 1) + r + 1]), each bin b of feature f as the
+ * record index sum_{64 g <= f' < f} n_bins(f') + b. */
 #define GV_NZ_GROUP 64
+#define GV_NZ_MIN_MODE 0.125
 typedef struct gv_row_nz {
     size_t n_groups; /* ceil(n_features / GV_NZ_GROUP) */
-    uint32_t *off;   /* [n_rows * n_groups + 1] */
+    uint32_t *off;   /* [n_groups * (n_rows + 1)] */
     uint16_t *ent;
+    uint16_t *skip;  /* [n_features] the bin left out, or 256 (none) */
 } gv_row_nz;
-/* *out: NULL when X has no sparse feature, the entries are more than GV_NZ_MAX_FILL of the
- * bins, or memory is short (an optimization only). */
+/* *out: NULL without bin counts (bin.h root_count: few rows), when the entries are more than
+ * GV_NZ_MAX_FILL of the bins, or when memory is short (an optimization only). */
 #define GV_NZ_MAX_FILL 0.75
 grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_threads,
                              gv_row_nz **out);
