@@ -294,12 +294,17 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     }
     const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
     const uint8_t *base = in->row_bins + f0;
+    const size_t span = (size_t)feats[k1 - 1] - f0; /* the block's last byte of a row */
     /* the row's byte of block feature k: row[k] when the features are contiguous */
 #define AT_SAME(k) (k)
 #define AT_LISTED(k) pos[k]
 #define ROWS_GRAD_LOOP(AT)                                                                         \
     for (size_t i = begin; i < end; i++) {                                                         \
-        if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);         \
+        if (i + GRAD_PREFETCH < end) { /* a later row's bytes: first and last line */           \
+            const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
+            __builtin_prefetch(pf_);                                                               \
+            __builtin_prefetch(pf_ + span);                                                        \
+        }                                                                                          \
         const uint8_t *row = base + idx[i] * F;                                                    \
         const gv_v2d v = GRAD_ROW(i);                                                              \
         size_t k = 0;                                                                              \
@@ -345,6 +350,7 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
         }                                                                                          \
         const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;                               \
         const uint8_t *base = e->in->row_bins + f0;                                                \
+        const size_t span = (size_t)feats[k1 - 1] - f0;                                            \
         if (contiguous)                                                                            \
             ROWS_QUANT_LOOP(T, AT_SAME)                                                            \
         else                                                                                       \
@@ -354,7 +360,11 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
 #define AT_LISTED(k) pos[k]
 #define ROWS_QUANT_LOOP(T, AT)                                                                     \
     for (size_t i = begin; i < end; i++) {                                                         \
-        if (i + GRAD_PREFETCH < end) __builtin_prefetch(base + idx[i + GRAD_PREFETCH] * F);         \
+        if (i + GRAD_PREFETCH < end) { /* a later row's bytes: first and last line */           \
+            const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
+            __builtin_prefetch(pf_);                                                               \
+            __builtin_prefetch(pf_ + span);                                                        \
+        }                                                                                          \
         const uint8_t *row = base + idx[i] * F;                                                    \
         const T v = rec[i];                                                                        \
         size_t k = 0;                                                                              \
