@@ -397,10 +397,12 @@ static void test_quantized_threads(void)
         CHECK(same_predictions(a, b, d, 2));
         /* the split search's scalar way finds the same trees as its vector way */
         gv_split_simd = 0;
-        grove_model *s = train(d, NULL, kv2);
+        grove_model *s = train(d, NULL, kv2), *zs = train(d, NULL, kv0);
         gv_split_simd = 1;
         CHECK(same_predictions(b, s, d, 2));
+        CHECK(same_predictions(z, zs, d, 2)); /* unquantized too */
         grove_model_free(s);
+        grove_model_free(zs);
         if (c == 0) CHECK(!same_predictions(a, z, d, 2)); /* (8 bits may find the same trees) */
         grove_model_free(a);
         grove_model_free(b);

@@ -29,6 +29,13 @@
 #include <omp.h>
 #endif
 
+int gv_split_simd = 1;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#include <immintrin.h>
+#define GV_SPLIT_AVX2 1 /* the AVX2 ways below, chosen at run time */
+#endif
+
 /* Soft-thresholding by the L1 weight: T_a(G) = sign(G) max(|G| - a, 0) = max(G - a, 0) +
  * min(G + a, 0) for a >= 0 (one term is 0).  Without a branch: the sign of G is a coin flip
  * for the split search, and a mispredicted branch there cost more than the arithmetic. */
@@ -398,6 +405,36 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
     }
 }
 
+#ifdef GV_SPLIT_AVX2
+/* scan_numeric_newton's first pass in AVX2: a bin's record (count, g, h) and the next bin's
+ * count as one vector, added to the prefix (count, g, h, -) only where the bin is a candidate
+ * (bin 1, and the non-empty bins) -- elsewhere + 0.0, which leaves the prefix as it is (it never
+ * is -0.0: it starts at +0.0); so the same additions in the same order as the scalar loop, and
+ * no branch.  Candidates compacted at C, Gs, H, bin[n]; returns n. */
+__attribute__((target("avx2"))) static size_t dbl_prefix_avx2(const double *hf, uint32_t nb,
+                                                               double *C, double *Gs, double *H,
+                                                               uint32_t *bin)
+{
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d acc = zero;
+    size_t n = 0;
+    for (uint32_t b = 1; b + 1 < nb; b++) { /* b + 1 < nb: the vector's fourth lane exists */
+        const __m256d r = _mm256_loadu_pd(hf + 3 * (size_t)b);
+        __m256d keep = _mm256_cmp_pd(r, zero, _CMP_NEQ_UQ); /* lane 0: count != 0 */
+        keep = _mm256_permute4x64_pd(keep, 0);
+        if (b == 1) keep = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+        acc = _mm256_add_pd(acc, _mm256_and_pd(r, keep));
+        const __m128d lo = _mm256_castpd256_pd128(acc), hi = _mm256_extractf128_pd(acc, 1);
+        _mm_store_sd(C + n, lo);
+        _mm_storeh_pd(Gs + n, lo);
+        _mm_store_sd(H + n, hi);
+        bin[n] = b;
+        n += (size_t)(_mm256_movemask_pd(keep) & 1);
+    }
+    return n;
+}
+#endif
+
 static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, const double *tot,
                                 double sp, gv_split_scratch *sc, gv_split *best)
 {
@@ -407,6 +444,14 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     uint32_t *bin = (uint32_t *)(H + 4 * cap);
     double lc = 0, lg = 0, lh = 0;
     size_t n = 0;
+#ifdef GV_SPLIT_AVX2
+    if (gv_split_simd && __builtin_cpu_supports("avx2")) {
+        n = dbl_prefix_avx2(hf, nb, C, Gs, H, bin);
+        if (n == 0) return;
+        newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
+        return;
+    }
+#endif
     for (uint32_t b = 1; b + 1 < nb; b++) {
         const double *hb = hf + 3 * (size_t)b;
         if (hb[0] == 0 && b > 1) continue;
@@ -422,11 +467,7 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
 }
 
-int gv_split_simd = 1;
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
-#include <immintrin.h>
-#define GV_SPLIT_AVX2 1
+#ifdef GV_SPLIT_AVX2
 /* LUT_PERM[m]: vpermd indices moving the 64-bit lanes set in the 4-bit mask m to the front, in
  * order; LUT_POS[m]: those lanes' positions */
 static const int32_t LUT_PERM[16][8] = {
