@@ -619,7 +619,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     if (b->wide)
         b->bins16 = gv_malloc_array(cells, sizeof *b->bins16);
     else
-        b->bins8 = gv_malloc_array(cells, sizeof *b->bins8);
+        b->bins8 = gv_malloc_huge_array(cells, sizeof *b->bins8);
     if (!b->bins8 && !b->bins16) {
         gv_binned_free(b);
         return gv_err_nomem("binned matrix");
@@ -701,7 +701,7 @@ grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **ou
     if (b->wide || b->csr_ptr || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
     size_t F = b->n_features, n = b->n_rows, len;
     if (gv_mul_size(n, F, &len) != 0) return gv_err_nomem("row-major bins (size overflow)");
-    uint8_t *r = gv_malloc(len);
+    uint8_t *r = gv_malloc_huge(len);
     if (!r) return gv_err_nomem("row-major bins");
     /* tiles of 64 rows x all features: each column read is one cache line */
     const long n_tiles = (long)((n + 63) / 64);

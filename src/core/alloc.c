@@ -6,12 +6,16 @@
  * return NULL until it is reset with 0.  The counter is process-wide and atomic, so tests that
  * use it run single-threaded code paths or accept any failing thread.
  */
+#define _DEFAULT_SOURCE /* madvise(), beside the POSIX level CMake sets */
 #include "core.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static atomic_long fail_countdown; /* 0 = off; else allocations left before failing, plus 1 */
 static _Thread_local unsigned long n_failed; /* allocations that returned NULL in this thread */
@@ -45,6 +49,28 @@ void *gv_malloc(size_t size)
 {
     if (should_fail()) return counted(NULL);
     return counted(malloc(size ? size : 1));
+}
+
+void *gv_malloc_huge(size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t page = (size_t)2 << 20;
+    if (size >= 2 * page) {
+        if (should_fail()) return counted(NULL);
+        void *p = NULL;
+        if (posix_memalign(&p, page, size) != 0) return counted(NULL);
+        (void)madvise(p, size / page * page, MADV_HUGEPAGE); /* advice: failure is harmless */
+        return p;
+    }
+#endif
+    return gv_malloc(size);
+}
+
+void *gv_malloc_huge_array(size_t count, size_t size)
+{
+    size_t n;
+    if (gv_mul_size(count, size, &n) != 0) return counted(NULL);
+    return gv_malloc_huge(n);
 }
 
 void *gv_calloc(size_t count, size_t size)

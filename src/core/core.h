@@ -36,6 +36,11 @@ grove_status gv_err_nomem(const char *what);
  * All allocations go through here.  gv_alloc_fail_after(n) makes the n-th following allocation
  * (n >= 1) and all later ones fail, for out-of-memory tests; n = 0 turns it off. */
 void *gv_malloc(size_t size);
+/* gv_malloc for big arrays read at random places (row-major bins, histograms): on Linux, from
+ * 4 MiB up, aligned to 2 MiB and advised to be backed by huge pages (madvise MADV_HUGEPAGE: far
+ * fewer TLB misses).  Freed with gv_free. */
+void *gv_malloc_huge(size_t size);
+void *gv_malloc_huge_array(size_t count, size_t size);
 void *gv_calloc(size_t count, size_t size);
 void *gv_realloc(void *p, size_t size);
 /* gv_malloc(count * size) with the product overflow-checked; NULL on overflow. */

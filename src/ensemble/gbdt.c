@@ -823,8 +823,8 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     size_t n_part = 2 * ((n > nv ? n : nv) / GV_LOSS_SUM_BLOCK + 1);
     tr->F = gv_malloc_array(n, G * sizeof *tr->F);
     tr->Fv = valid ? gv_malloc_array(nv ? nv : 1, G * sizeof *tr->Fv) : NULL;
-    tr->grad = gv_malloc_array(n, G * sizeof *tr->grad);
-    tr->hess = gv_malloc_array(n, G * sizeof *tr->hess);
+    tr->grad = gv_malloc_huge_array(n, G * sizeof *tr->grad);
+    tr->hess = gv_malloc_huge_array(n, G * sizeof *tr->hess);
     tr->rows = sub ? gv_malloc_array(n ? n : 1, sizeof *tr->rows) : NULL;
     tr->mask = col ? gv_malloc_array(tr->F_count, sizeof *tr->mask) : NULL;
     tr->perm = col ? gv_malloc_array(tr->F_count, sizeof *tr->perm) : NULL;

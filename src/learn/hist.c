@@ -477,8 +477,8 @@ grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_
     }
     z->n_groups = G;
     z->skip = skip;
-    z->off = gv_malloc_array(G * (n + 1), sizeof *z->off);
-    z->ent = gv_malloc_array(nnz ? nnz : 1, sizeof *z->ent);
+    z->off = gv_malloc_huge_array(G * (n + 1), sizeof *z->off);
+    z->ent = gv_malloc_huge_array(nnz ? nnz : 1, sizeof *z->ent);
     uint16_t *at = gv_malloc_array(F, sizeof *at); /* record index of bin 0 in the group */
     if (!z->off || !z->ent || !at) {
         gv_free(at);
@@ -923,7 +923,7 @@ void gv_hist_subtract(const gv_engine *e, double *a, const double *b)
 double *gv_hist_acquire(gv_engine *e)
 {
     if (e->n_free > 0) return e->free_hists[--e->n_free];
-    return gv_malloc_array(e->hist_len ? e->hist_len : 1, sizeof(double));
+    return gv_malloc_huge_array(e->hist_len ? e->hist_len : 1, sizeof(double));
 }
 
 void gv_hist_release(gv_engine *e, double *h)

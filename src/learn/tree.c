@@ -1139,13 +1139,13 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
         if (sc->cap < e->n) {
             gv_free(sc->idx);
             gv_free(sc->tmp);
-            sc->idx = gv_malloc_array(e->n, sizeof *sc->idx);
-            sc->tmp = gv_malloc_array(e->n, sizeof *sc->tmp);
+            sc->idx = gv_malloc_huge_array(e->n, sizeof *sc->idx);
+            sc->tmp = gv_malloc_huge_array(e->n, sizeof *sc->tmp);
             sc->cap = sc->idx && sc->tmp ? e->n : 0;
         }
         if (sc->cap_ns < n_ns) {
             gv_free(sc->ns);
-            sc->ns = gv_malloc_array(n_ns, sizeof *sc->ns);
+            sc->ns = gv_malloc_huge_array(n_ns, sizeof *sc->ns);
             sc->cap_ns = sc->ns ? n_ns : 0;
         }
         if (sc->cap_ncls < n_cls) {
