@@ -39,7 +39,8 @@
 #   PEERS=none GROVE=/path/to/old/grove bench/matrix/run.sh   # grove alone, another binary
 #   GROVE_BEFORE=/path/to/old/grove bench/matrix/run.sh  # adds a grove-before row per cell (its
 #                                             # ratios: before / now, > 1 = faster now; BEFORE_LABEL
-#                                             # names it in the header, e.g. a commit)
+#                                             # names it in the header, e.g. a commit;
+#                                             # GROVE_LABEL names GROVE, default: HEAD)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
@@ -104,7 +105,7 @@ run_tool() {
 printf '# %s, %s, %s threads; SMALL=%s; grove %s%s; load %s at the start\n' \
   "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" \
-  "$(git -C "$ROOT" log -1 --format=%h)" "${GROVE_BEFORE:+, grove-before ${BEFORE_LABEL:-$GROVE_BEFORE}}" \
+  "${GROVE_LABEL:-$(git -C "$ROOT" log -1 --format=%h)}" "${GROVE_BEFORE:+, grove-before ${BEFORE_LABEL:-$GROVE_BEFORE}}" \
   "$(cut -d' ' -f1 /proc/loadavg)" | tee "$OUT/header.txt"
 printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\ttrain_cpu_s\n'
 for cell in $CELLS; do

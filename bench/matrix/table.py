@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Formats bench/matrix/run.sh's results.tsv as markdown tables (stdout).
 
-usage: table.py results.tsv header.txt
+usage: table.py results.tsv header.txt [other-results.tsv other-header.txt]
+With a second run's files, that run's peer rows join the table (stable sort keeps each cell's
+rows together, grove first); say so when you publish such a table.
 1. Every row with its ratios to grove's row of the same cell: train, train-process CPU,
    whole-process and CPU time and peak memory as other / grove (> 1: grove faster or smaller),
    prediction rows/s as grove / other, quality as grove - other.  For the grove-before row the
@@ -11,10 +13,23 @@ usage: table.py results.tsv header.txt
 """
 import sys
 
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-rows = [r + [""] * (10 - len(r)) for r in rows]  # results without train_cpu_s (older runs)
+def load(path):
+    rows = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
+    return [r + [""] * (10 - len(r)) for r in rows]  # results without train_cpu_s (older runs)
+
+
+rows = load(sys.argv[1])
 header = open(sys.argv[2]).read().strip().lstrip("# ")
 print(f"Measured {header}.\n")
+if len(sys.argv) > 4:  # the peers' rows of another run (e.g. grove and grove-before rerun alone)
+    have = {(r[0], r[1]) for r in rows}
+    extra = [r for r in load(sys.argv[3]) if r[1] not in ("grove", "grove-before")
+             and (r[0], r[1]) not in have]
+    order = {c: i for i, c in enumerate(dict.fromkeys(r[0] for r in rows))}
+    rows = sorted(rows + extra, key=lambda r: order.get(r[0], len(order)))
+    other = open(sys.argv[4]).read().strip().lstrip("# ")
+    print(f"Peer rows (XGBoost, scikit-learn, ranger) from the run of {other}; their ratios "
+          "set them against grove's row of this run.\n")
 print("| workload:data | tool | train s | train CPU s | whole s | whole CPU s | predict rows/s "
       "| peak MB | quality | load | train × | train CPU × | whole × | whole CPU × | predict × "
       "| memory × | quality ± |")
