@@ -1,5 +1,5 @@
 # The sizes, data sets and settings of the benchmark matrix, shared by run.sh and profile.sh
-# (sourced; needs ROOT, OUT, PY, SMALL).  matrix_data makes the data files and sets
+# (sourced; needs ROOT, DATA, PY, SMALL).  matrix_data makes the data files in DATA and sets
 # FASHION_TRAIN/FASHION_TEST; matrix_cell WORKLOAD:DATA sets tr (train CSV), te (test CSV),
 # n (rounds, trees or members), g (grove train's options) and peers.
 if [[ $SMALL == 1 ]]; then
@@ -13,24 +13,24 @@ fi
 matrix_data() {
   # datasets: the 1m file and its first N_MID rows (the generator is deterministic per seed)
   gen() { [[ -s $1 ]] || "$PY" "$ROOT/bench/common/gen_binary.py" "$1" "$2" "$3"; }
-  gen "$OUT/bin${N_BIG}_train.csv" "$N_BIG" 1
-  gen "$OUT/bin$((N_BIG / 5))_test.csv" $((N_BIG / 5)) 2
-  [[ -s $OUT/bin${N_MID}_train.csv ]] || head -n $((N_MID + 1)) "$OUT/bin${N_BIG}_train.csv" >"$OUT/bin${N_MID}_train.csv"
-  [[ -s $OUT/bin$((N_MID / 5))_test.csv ]] || head -n $((N_MID / 5 + 1)) "$OUT/bin$((N_BIG / 5))_test.csv" >"$OUT/bin$((N_MID / 5))_test.csv"
+  gen "$DATA/bin${N_BIG}_train.csv" "$N_BIG" 1
+  gen "$DATA/bin$((N_BIG / 5))_test.csv" $((N_BIG / 5)) 2
+  [[ -s $DATA/bin${N_MID}_train.csv ]] || head -n $((N_MID + 1)) "$DATA/bin${N_BIG}_train.csv" >"$DATA/bin${N_MID}_train.csv"
+  [[ -s $DATA/bin$((N_MID / 5))_test.csv ]] || head -n $((N_MID / 5 + 1)) "$DATA/bin$((N_BIG / 5))_test.csv" >"$DATA/bin$((N_MID / 5))_test.csv"
   FASHION_DIR=${FASHION_DIR:-/work/data}
   if [[ ! -s $FASHION_DIR/fashion_mnist_train.csv.gz ]]; then
     FASHION_DIR=$ROOT/bench/out/datasets
     [[ -s $FASHION_DIR/fashion_mnist_train.csv.gz ]] || bash "$ROOT/../shared/data/get-datasets.sh" "$FASHION_DIR"
   fi
   if [[ $SMALL == 1 ]]; then
-    if [[ ! -s $OUT/fashion10k_train.csv ]]; then
+    if [[ ! -s $DATA/fashion10k_train.csv ]]; then
       if [[ -s $FASHION_DIR/fashion_mnist_train10k.csv ]]; then
-        cp "$FASHION_DIR/fashion_mnist_train10k.csv" "$OUT/fashion10k_train.csv"
+        cp "$FASHION_DIR/fashion_mnist_train10k.csv" "$DATA/fashion10k_train.csv"
       else
-        gzip -dc "$FASHION_DIR/fashion_mnist_train.csv.gz" | head -n 10001 >"$OUT/fashion10k_train.csv"
+        gzip -dc "$FASHION_DIR/fashion_mnist_train.csv.gz" | head -n 10001 >"$DATA/fashion10k_train.csv"
       fi
     fi
-    FASHION_TRAIN=$OUT/fashion10k_train.csv
+    FASHION_TRAIN=$DATA/fashion10k_train.csv
   else
     FASHION_TRAIN=$FASHION_DIR/fashion_mnist_train.csv.gz
   fi
@@ -40,8 +40,8 @@ matrix_data() {
 matrix_cell() {
   wl=${1%%:*}; ds=${1##*:}
   case $ds in
-    1m) tr=$OUT/bin${N_BIG}_train.csv; te=$OUT/bin$((N_BIG / 5))_test.csv; n=$ROUNDS ;;
-    100k) tr=$OUT/bin${N_MID}_train.csv; te=$OUT/bin$((N_MID / 5))_test.csv; n=$ROUNDS ;;
+    1m) tr=$DATA/bin${N_BIG}_train.csv; te=$DATA/bin$((N_BIG / 5))_test.csv; n=$ROUNDS ;;
+    100k) tr=$DATA/bin${N_MID}_train.csv; te=$DATA/bin$((N_MID / 5))_test.csv; n=$ROUNDS ;;
     fashion) tr=$FASHION_TRAIN; te=$FASHION_TEST; n=$FASHION_ROUNDS ;;
     *) echo "unknown dataset $ds"; return 1 ;;
   esac

@@ -21,7 +21,8 @@
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$ROOT/bench/out/matrix
+DATA=$ROOT/bench/out/matrix
+OUT=${MATRIX_OUT:-$DATA}
 PROF=$OUT/profile
 PY=/usr/bin/python3
 T=${THREADS:-2}

@@ -42,10 +42,12 @@
 #                                             # names it in the header, e.g. a commit;
 #                                             # GROVE_LABEL names GROVE, default: HEAD)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
+#   MATRIX_OUT=bench/out/run2 bench/matrix/run.sh  # results elsewhere (two runs side by side)
 set -euo pipefail
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$ROOT/bench/out/matrix
+DATA=$ROOT/bench/out/matrix           # data files, shared by every run
+OUT=$(realpath -m "${MATRIX_OUT:-$DATA}")  # results, model, predictions of this run
 PY=/usr/bin/python3
 T=${THREADS:-2}
 SMALL=${SMALL:-0}
@@ -56,7 +58,7 @@ source "$ROOT/bench/matrix/cells.sh"
 CELLS=${CELLS:-"gbdt-d6:1m gbdt-63L:1m gbdt-d6:fashion gbdt-63L:fashion forest:fashion forest:100k
                 adaboost:100k bagging:100k gbdt-d6:100k gbdt-63L:100k"}
 "$ROOT/scripts/deps.sh" --bench
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$DATA"
 if [[ -z ${GROVE:-} ]]; then
   nice -n 5 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
   nice -n 5 cmake --build "$BUILD" -j"$T" --target grove_cli >/dev/null
