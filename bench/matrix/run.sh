@@ -84,7 +84,7 @@ run_tool() {
     echo "$cell $name: training failed:"; tail -n 5 "$OUT/train_err.txt"; return 0
   fi
   local fit
-  if [[ $name == grove* ]]; then fit=$(sed -n 's/.*train \([0-9.]*\) s;.*/\1/p' "$OUT/train_out.txt")
+  if [[ $name == grove* ]]; then fit=$(sed -n 's/.*train \([0-9.]*\) s[;,].*/\1/p' "$OUT/train_out.txt")
   else fit=$(tail -n 1 "$OUT/train_out.txt"); fi
   read -r t_train kb_train u_train s_train <"$OUT/time_train.txt"
   if ! /usr/bin/time -f "%e %M %U %S" -o "$OUT/time_pred.txt" "${pred_cmd[@]}" >"$OUT/pred_out.txt" 2>"$OUT/pred_err.txt"; then
