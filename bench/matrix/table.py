@@ -54,13 +54,20 @@ for cell, tool, train, whole, cpu, pred, mb, q, load, tcpu in rows:
     print(f"| {cell} | {name} | {train} | {tcpu} | {whole} | {cpu} | {pred} | {mb} | {q} | {load} | "
           + " | ".join(extra) + " |")
 
+def pcpu(r):  # CPU seconds of the predict process: both processes' minus the train process's
+    try:
+        return "%.2f" % (float(r[4]) - float(r[9]))
+    except ValueError:
+        return ""
+
+
 # a short view: per cell, CPU seconds of grove's train process and of both processes, and each
 # other row's ratio to them (before / now, peer / grove: > 1 = grove now faster)
 cells = list(dict.fromkeys(r[0] for r in rows))
 others = list(dict.fromkeys(r[1] for r in rows if r[1] != "grove"))
 if grove and others:
     print("\nIn short (CPU seconds, the fair figure on a shared machine; × = other ÷ grove, "
-          "train process / both processes; > 1: grove now faster):\n")
+          "train process / both processes / predict process; > 1: grove now faster):\n")
     print("| workload:data | grove train CPU s | grove whole CPU s | "
           + " | ".join(f"{o} ×" for o in others) + " |")
     print("|---|---:|---:|" + "---:|" * len(others))
@@ -71,8 +78,8 @@ if grove and others:
         cols = []
         for o in others:
             r = next((x for x in rows if x[0] == cell and x[1] == o), None)
-            cols.append("%s / %s" % (ratio(r[9], g[9]) or "–", ratio(r[4], g[4]) or "–")
-                        if r else "")
+            cols.append("%s / %s / %s" % (ratio(r[9], g[9]) or "–", ratio(r[4], g[4]) or "–",
+                                          ratio(pcpu(r), pcpu(g)) or "–") if r else "")
         print(f"| {cell} | {g[9]} | {g[4]} | " + " | ".join(cols) + " |")
 
 # issue 13's targets: (cell, peer, what, target, kind); kind 'le': grove/peer <= target,
@@ -109,7 +116,8 @@ for cell, p, what, target, kind in TARGETS:
             t = "≥ %g" % target
             ok = a >= target
         else:
-            a, b = float(g[5]) / float(o[5]), None
+            a = float(g[5]) / float(o[5])
+            b = float(pcpu(o)) / float(pcpu(g)) if pcpu(o) and pcpu(g) else None
             t = "≥ %g" % target
             ok = a >= target
     except (ValueError, ZeroDivisionError):
@@ -126,7 +134,7 @@ for cell, p, what, target, kind in TARGETS:
 if lines:
     print("\nIssue 13's targets in this run (fit time as each tool reports it; CPU: the train "
           "processes' CPU time, or for the whole-process target the CPU of both processes; "
-          "prediction: rows/s of the whole predict process):\n")
+          "prediction: rows/s of the whole predict process, and its CPU time as peer / grove):\n")
     print("| target | wanted | this run | by CPU | |")
     print("|---|---:|---:|---:|---|")
     print("\n".join(lines))
