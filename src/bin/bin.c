@@ -214,15 +214,10 @@ typedef struct bin_scratch {
  * a sort (fashion-MNIST: 784 columns of 60,000 values in 0..255). */
 #define SMALL_RANGE 4096
 
-/* The distinct values of s->vals[0..n) and their counts, ascending, into s->distinct and
- * s->counts (*D of them) -- what sorting and grouping give, a -0 counted as (and listed as)
- * +0, which changes no cut: cuts lie between neighbours at least 1 apart -- when every value
- * is an integer and max - min < SMALL_RANGE; returns 0 (nothing written) otherwise.  s->tmp
- * (n + 1 floats) holds the counts when n + 1 >= SMALL_RANGE, else the caller sorts anyway. */
-static int small_integers(bin_scratch *s, size_t n, size_t *D)
+/* 1 when every v[0..n) (n >= 1) is an integer (no NaN, nothing beyond +-1e9) and
+ * max - min < SMALL_RANGE, with the minimum in *base and max - min + 1 in *range. */
+static int small_int_range(const float *v, size_t n, int32_t *base, size_t *range)
 {
-    if (n + 1 < SMALL_RANGE || n >= UINT32_MAX) return 0;
-    const float *v = s->vals;
     float lo = v[0], hi = v[0];
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
@@ -233,8 +228,23 @@ static int small_integers(bin_scratch *s, size_t n, size_t *D)
         hi = x > hi ? x : hi;
     }
     if (!ok || hi - lo >= (float)SMALL_RANGE) return 0;
-    const int32_t base = (int32_t)lo;
-    const size_t range = (size_t)((int32_t)hi - base) + 1;
+    *base = (int32_t)lo;
+    *range = (size_t)((int32_t)hi - *base) + 1;
+    return 1;
+}
+
+/* The distinct values of s->vals[0..n) and their counts, ascending, into s->distinct and
+ * s->counts (*D of them) -- what sorting and grouping give, a -0 counted as (and listed as)
+ * +0, which changes no cut: cuts lie between neighbours at least 1 apart -- when every value
+ * is an integer and max - min < SMALL_RANGE; returns 0 (nothing written) otherwise.  s->tmp
+ * (n + 1 floats) holds the counts when n + 1 >= SMALL_RANGE, else the caller sorts anyway. */
+static int small_integers(bin_scratch *s, size_t n, size_t *D)
+{
+    if (n + 1 < SMALL_RANGE || n >= UINT32_MAX) return 0;
+    const float *v = s->vals;
+    int32_t base;
+    size_t range;
+    if (!small_int_range(v, n, &base, &range)) return 0;
     uint32_t *count = (uint32_t *)(void *)s->tmp; /* floats and uint32 have one size */
     memset(count, 0, range * sizeof *count);
     for (size_t i = 0; i < n; i++) count[(int32_t)v[i] - base]++;
@@ -569,17 +579,9 @@ static void find_sparse(gv_binned *b, size_t f)
 static int bin_small_integers(const float *col, size_t n, const gv_bin_mapper *m, uint8_t *dst)
 {
     if (n < 4 * SMALL_RANGE) return 0; /* the table would cost more than the searches */
-    float lo = col[0], hi = col[0];
-    int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        float x = col[i], c = x >= -1e9f && x <= 1e9f ? x : 0.0f; /* NaN, huge: c != x */
-        ok &= (c == x) & ((float)(int32_t)c == x);
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
-    if (!ok || hi - lo >= (float)SMALL_RANGE) return 0;
-    const int32_t base = (int32_t)lo;
-    const size_t range = (size_t)((int32_t)hi - base) + 1;
+    int32_t base;
+    size_t range;
+    if (!small_int_range(col, n, &base, &range)) return 0;
     uint8_t lut[SMALL_RANGE];
     for (size_t j = 0; j < range; j++)
         lut[j] = (uint8_t)(1 + count_below(m->cuts, m->n_cuts, (float)(base + (int32_t)j)));
