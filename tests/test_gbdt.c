@@ -313,6 +313,18 @@ static void test_staged(void)
     grove_dataset_free(d);
 }
 
+/* A classification dataset of the n x F floats X and labels y; frees both. */
+static grove_dataset *classification_set(float *X, double *y, size_t n, size_t F)
+{
+    grove_params *p = params((const char *const[]){"task=classification", NULL});
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
+    grove_params_free(p);
+    free(X);
+    free(y);
+    return d;
+}
+
 /* A synthetic set big enough for the parallel paths (row loops, histograms). */
 static grove_dataset *synthetic(size_t n, size_t F, unsigned seed)
 {
@@ -330,13 +342,7 @@ static grove_dataset *synthetic(size_t n, size_t F, unsigned seed)
         }
         y[i] = z + 0.3 * sin(7.0 * i) > 0.2 ? 1 : 0;
     }
-    grove_params *p = params((const char *const[]){"task=classification", NULL});
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
-    grove_params_free(p);
-    free(X);
-    free(y);
-    return d;
+    return classification_set(X, y, n, F);
 }
 
 static void test_threads(void)
@@ -437,12 +443,7 @@ static void test_quantized_sparse(void)
             }
             y[i] = z + 0.2 * sin(3.0 * i) > 0 ? 1 : 0;
         }
-        grove_params *p = params((const char *const[]){"task=classification", NULL});
-        grove_dataset *d = NULL;
-        CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
-        grove_params_free(p);
-        free(X);
-        free(y);
+        grove_dataset *d = classification_set(X, y, n, F);
         for (int t = 1; t <= 2; t++) {
             const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
                                 bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
