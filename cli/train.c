@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +85,9 @@ int cmd_train(int argc, char **argv)
     grove_dataset *data = NULL, *valid = NULL;
     grove_model *model = NULL;
     grove_eval *e = NULL;
+    double *train_pred = NULL; /* the model's outputs on the training rows, when training had them */
+    size_t train_pred_len = 0;
+    int predicted = 0;
     const char *data_path = NULL, *out_path = NULL, *valid_path = NULL, *log_path = NULL;
     int quiet = 0, rc = EXIT_USAGE;
     cli_out model_out = {0}, log_out = {0};
@@ -155,7 +159,19 @@ int cmd_train(int argc, char **argv)
         (rc = cli_load(valid_path, params, grove_dataset_schema(data), quiet, &valid)) != EXIT_OK)
         goto done;
     double t1 = cli_now();
-    st = grove_train(data, valid, params, &model);
+    /* the summary's training metrics: from the outputs training had at hand (gbdt), else
+     * from predicting the rows after the save */
+    if (!quiet && grove_dist_size() == 1) {
+        const grove_schema *ds = grove_dataset_schema(data);
+        size_t k = grove_schema_task(ds) == GROVE_CLASSIFICATION ? grove_schema_n_classes(ds) : 1;
+        size_t n = grove_dataset_n_rows(data);
+        if (n > 0 && k > 0 && n <= SIZE_MAX / sizeof(double) / k &&
+            (train_pred = malloc(n * k * sizeof *train_pred)) != NULL)
+            train_pred_len = n * k;
+    }
+    st = train_pred ? grove_train_predicted(data, valid, params, &model, train_pred,
+                                            train_pred_len, &predicted)
+                    : grove_train(data, valid, params, &model);
     if (st != GROVE_OK) {
         rc = cli_fail(st, "train");
         goto done;
@@ -226,7 +242,9 @@ int cmd_train(int argc, char **argv)
          * every member over every row); its out-of-bag estimate is the honest one */
         fprintf(sum, "out-of-bag error %.6g over %zu rows (grove eval MODEL DATA for other data)\n",
                 oob, oob_n);
-    } else if (grove_dist_size() == 1 && grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
+    } else if (predicted
+                   ? grove_eval_predictions(model, data, train_pred, train_pred_len, &e) == GROVE_OK
+                   : grove_dist_size() == 1 && grove_model_evaluate(model, data, 0, &e) == GROVE_OK) {
         cli_print_metrics(sum, e, s, "training data", 0);
     }
     grove_eval_free(e);
@@ -238,6 +256,7 @@ int cmd_train(int argc, char **argv)
     }
 done:
     cli_progress_done();
+    free(train_pred);
     cli_out_abort(&model_out);
     cli_out_abort(&log_out);
     grove_eval_free(e);

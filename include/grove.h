@@ -332,6 +332,18 @@ const char *grove_schema_label_name(const grove_schema *schema);
 grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
                          const grove_params *params, grove_model **out);
 
+/* grove_train, and the model's outputs on its training rows when the algorithm has them at
+ * hand from training (gbdt: its training scores): then train_pred (data's n_rows x
+ * grove_model_n_outputs values, as grove_model_predict lays them out; train_pred_len at least
+ * n_rows x the number of classes, or n_rows for regression) holds exactly what
+ * grove_model_predict(model, data, ...) would write, bit for bit, and *predicted is 1.
+ * Otherwise *predicted is 0 and train_pred's contents are unspecified (predict the rows if
+ * needed).  Saves the pass over every training row that a summary of the fit on its own data
+ * (grove_eval_predictions) would otherwise cost.  Since 0.1. */
+grove_status grove_train_predicted(const grove_dataset *data, const grove_dataset *valid,
+                                   const grove_params *params, grove_model **out,
+                                   double *train_pred, size_t train_pred_len, int *predicted);
+
 void grove_model_free(grove_model *model);
 
 /* Borrowed schema of the model (use it to load data to predict). */
@@ -480,6 +492,12 @@ grove_status grove_model_importance(const grove_model *model, const char *kind,
 /* Evaluates `model` on labelled `data`.  New result in *out, free with grove_eval_free(). */
 grove_status grove_model_evaluate(const grove_model *model, const grove_dataset *data,
                                   int n_threads, grove_eval **out);
+
+/* As grove_model_evaluate, from the model's outputs on `data` already computed: `pred` holds
+ * what grove_model_predict(model, data, ...) writes (pred_len >= n_rows x n_outputs), e.g.
+ * from grove_train_predicted.  The same result as grove_model_evaluate.  Since 0.1. */
+grove_status grove_eval_predictions(const grove_model *model, const grove_dataset *data,
+                                    const double *pred, size_t pred_len, grove_eval **out);
 
 void grove_eval_free(grove_eval *eval);
 

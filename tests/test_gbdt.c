@@ -651,6 +651,108 @@ static void test_training_scores_match(void)
     }
 }
 
+/* grove_train_predicted: the outputs gbdt hands back from its training scores are bit for bit
+ * grove_model_predict's on the training data, and grove_eval_predictions on them gives
+ * grove_model_evaluate's metrics exactly -- for every objective, softmax, categorical features
+ * and missing values, sparse data, row and column sampling, pruning, sample weights, quantized
+ * histograms, 1 and 2 threads, and validation data.  Early stopping that drops rounds, and
+ * algorithms without such scores (a voting ensemble with a gbdt member among them), hand back
+ * nothing. */
+static void test_train_predicted(void)
+{
+    static const struct {
+        const char *file;
+        const char *kv[6];
+        const char *weight; /* the column of sample weights, or NULL */
+        int want;           /* 1: outputs handed back */
+    } cases[] = {
+        {"examples/data/breast_cancer_train.csv", {"threads=1", NULL}, NULL, 1},
+        {"examples/data/breast_cancer_train.csv", {"threads=2", "subsample=0.7", "colsample_bytree=0.6", NULL}, NULL, 1},
+        {"examples/data/breast_cancer_train.csv", {"gamma=0.5", "quantized_bits=4", NULL}, "mean_texture", 1},
+        {"examples/data/breast_cancer_train.csv", {"objective=exponential", "max_depth=1", NULL}, NULL, 1},
+        {"examples/data/breast_cancer.libsvm", {"threads=2", NULL}, NULL, 1},
+        {"examples/data/penguins_train.csv", {"threads=2", "colsample_bynode=0.5", NULL}, NULL, 1},
+        {"examples/data/house_votes84_train.csv", {"growth=bestfirst", "max_leaves=7", NULL}, NULL, 1},
+        {"examples/data/glass_train.csv", {"threads=2", "subsample=0.8", NULL}, NULL, 1},
+        {"examples/data/boston_housing_train.csv", {"objective=squared", NULL}, NULL, 1},
+        {"examples/data/boston_housing_train.csv", {"objective=absolute", "subsample=0.8", NULL}, "rm", 1},
+        {"examples/data/boston_housing_train.csv", {"objective=huber", "threads=2", NULL}, NULL, 1},
+        {"examples/data/iris_train.csv", {"algo=voting", "voting.learners=gbdt,tree", NULL}, NULL, 0},
+        {"examples/data/iris_train.csv", {"algo=forest", NULL}, NULL, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        grove_params *lp = fx_params(NULL);
+        if (cases[c].weight) CHECK_OK(grove_params_set(lp, "weight", cases[c].weight));
+        grove_dataset *d = fx_load(cases[c].file, lp, NULL);
+        grove_params_free(lp);
+        grove_params *p = fx_params((const char *const[]){"algo=gbdt", "rounds=15", NULL});
+        fx_params_apply(p, cases[c].kv);
+        const size_t n = grove_dataset_n_rows(d);
+        const grove_schema *s = grove_dataset_schema(d);
+        const size_t k = grove_schema_n_classes(s) ? grove_schema_n_classes(s) : 1;
+        double *a = malloc(n * k * sizeof *a), *b = malloc(n * k * sizeof *b);
+        grove_model *m = NULL;
+        int predicted = -1;
+        CHECK_OK(grove_train_predicted(d, NULL, p, &m, a, n * k, &predicted));
+        CHECK_EQ_INT(predicted, cases[c].want);
+        if (m && predicted == 1) {
+            CHECK_OK(grove_model_predict(m, d, 1, b, n * k));
+            CHECK(memcmp(a, b, n * k * sizeof *a) == 0);
+            grove_eval *e1 = NULL, *e2 = NULL;
+            char *j1 = NULL, *j2 = NULL;
+            CHECK_OK(grove_model_evaluate(m, d, 2, &e1));
+            CHECK_OK(grove_eval_predictions(m, d, a, n * k, &e2));
+            CHECK_OK(grove_eval_json(e1, &j1));
+            CHECK_OK(grove_eval_json(e2, &j2));
+            CHECK(j1 && j2 && strcmp(j1, j2) == 0);
+            grove_string_free(j1);
+            grove_string_free(j2);
+            grove_eval_free(e1);
+            grove_eval_free(e2);
+        }
+        if (m) { /* the same model as grove_train's */
+            grove_model *m2 = NULL;
+            CHECK_OK(grove_train(d, NULL, p, &m2));
+            char *x1 = NULL, *x2 = NULL;
+            size_t l1 = 0, l2 = 0;
+            CHECK_OK(grove_model_to_buffer(m, &x1, &l1));
+            CHECK_OK(grove_model_to_buffer(m2, &x2, &l2));
+            CHECK(x1 && x2 && strcmp(x1, x2) == 0);
+            grove_string_free(x1);
+            grove_string_free(x2);
+            grove_model_free(m2);
+        }
+        grove_model_free(m);
+        free(a);
+        free(b);
+        grove_params_free(p);
+        grove_dataset_free(d);
+    }
+    /* early stopping: the scores include the rounds after the best one, so nothing comes back
+     * when rounds were dropped */
+    grove_dataset *d = fx_load("examples/data/sonar_train.csv", NULL, NULL);
+    grove_dataset *v = fx_load("examples/data/sonar_test.csv", NULL, grove_dataset_schema(d));
+    grove_params *p = fx_params((const char *const[]){"algo=gbdt", "rounds=300", "learning_rate=0.5",
+                                                      "max_depth=4", "early_stopping_rounds=10", NULL});
+    const size_t n = grove_dataset_n_rows(d);
+    double *a = malloc(n * 2 * sizeof *a);
+    grove_model *m = NULL;
+    int predicted = -1;
+    CHECK_OK(grove_train_predicted(d, v, p, &m, a, n * 2, &predicted));
+    CHECK(m && grove_model_n_rounds(m) < 300);
+    CHECK_EQ_INT(predicted, 0);
+    /* too small a buffer is an argument error */
+    grove_model *m2 = NULL;
+    CHECK(grove_train_predicted(d, v, p, &m2, a, n, &predicted) == GROVE_ERR_ARG && !m2);
+    grove_eval *e = NULL;
+    CHECK(grove_eval_predictions(m, d, a, n, &e) == GROVE_ERR_ARG && !e);
+    free(a);
+    grove_model_free(m);
+    grove_params_free(p);
+    grove_dataset_free(v);
+    grove_dataset_free(d);
+}
+
 /* The weighted AUC (radix-sorted) against its definition, pair by pair: sum over positive i and
  * negative j of w_i w_j ([s_i > s_j] + [s_i = s_j] / 2), over (sum w_pos)(sum w_neg).  Scores
  * from a few values (ties, -0 and +0, negatives) and integer weights, so both sums are exact. */
@@ -698,6 +800,7 @@ int main(void)
 {
     test_auc_brute_force();
     test_training_scores_match();
+    test_train_predicted();
     test_block_prediction();
     test_mushroom();
     test_exponential_is_adaboost();

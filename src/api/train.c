@@ -104,10 +104,11 @@ static int dist_supported(const char *algo)
     return 0;
 }
 
-grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
-                         const grove_params *params, grove_model **out)
+/* grove_train; with pred (out given, impl clear), the learner may fill pred->out with the
+ * model's outputs on the training rows (learner.h's gv_fit_pred). */
+static grove_status train(const grove_dataset *data, const grove_dataset *valid,
+                          const grove_params *params, gv_fit_pred *pred, grove_model **out)
 {
-    gv_err_clear();
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_train: out is NULL");
     *out = NULL;
     if (!data) return gv_err(GROVE_ERR_ARG, "grove_train: data is NULL");
@@ -213,6 +214,7 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
         .params = params,
         .n_threads = n_threads,
         .valid = valid,
+        .pred = dist ? NULL : pred,
     };
     gv_rng rng;
     gv_rng_seed(&rng, seed, GV_STREAM_LEARNER, 0);
@@ -236,4 +238,31 @@ done:
     }
     *out = m;
     return GROVE_OK;
+}
+
+grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
+                         const grove_params *params, grove_model **out)
+{
+    gv_err_clear();
+    return train(data, valid, params, NULL, out);
+}
+
+grove_status grove_train_predicted(const grove_dataset *data, const grove_dataset *valid,
+                                   const grove_params *params, grove_model **out,
+                                   double *train_pred, size_t train_pred_len, int *predicted)
+{
+    gv_err_clear();
+    if (!predicted) return gv_err(GROVE_ERR_ARG, "grove_train_predicted: predicted is NULL");
+    *predicted = 0;
+    if (out) *out = NULL;
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_train: data is NULL");
+    size_t k = data->schema->task == GROVE_CLASSIFICATION ? data->schema->classes.n : 1, need;
+    if (gv_mul_size(data->n_rows, k < 1 ? 1 : k, &need) != 0 || !train_pred || train_pred_len < need)
+        return gv_err(GROVE_ERR_ARG, "grove_train_predicted: train_pred holds %zu values, %zu rows "
+                      "x %zu outputs needed", train_pred ? train_pred_len : 0, data->n_rows, k);
+    gv_fit_pred pred = {.out = train_pred, .impl = NULL};
+    grove_status st = train(data, valid, params, &pred, out);
+    /* trusted only when the model's own component filled it */
+    if (st == GROVE_OK && pred.impl && pred.impl == (*out)->root.impl) *predicted = 1;
+    return st;
 }

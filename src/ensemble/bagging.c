@@ -321,6 +321,7 @@ static void fit_one(trainer *tr, slot *s, size_t t)
         gv_fit_input bi = *in;
         bi.rows = s->rows;
         bi.n_rows = m;
+        bi.pred = NULL;
         bi.params = tr->base_params;
         bi.n_threads = tr->dist ? tr->nt : 1; /* data-parallel: one model at a time */
         bi.valid = NULL;

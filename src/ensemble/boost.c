@@ -990,6 +990,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.base_in = *in;
     tr.base_in.params = gv_params_base(in->params);
     tr.base_in.valid = NULL;
+    tr.base_in.pred = NULL; /* a member's outputs are not the ensemble's */
     tr.n = n;
     tr.k = K ? (size_t)K : 1;
     tr.rounds = (size_t)gv_param_int(in->params, GV_P_ROUNDS);

@@ -111,6 +111,7 @@ grove_status gv_fit_confidence_boost(const gv_fit_input *in, gv_rng *rng, gv_com
     gv_fit_input bi = *in;
     bi.params = gv_params_base(in->params);
     bi.valid = NULL;
+    bi.pred = NULL;
     for (size_t run = 0; run < k; run++) {
         gv_component h = {0};
         bi.rows = order + run * per_run;

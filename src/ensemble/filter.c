@@ -284,6 +284,7 @@ grove_status gv_fit_filter_boost(const gv_fit_input *in, gv_rng *rng, gv_compone
     f.base_in = *in;
     f.base_in.params = gv_params_base(in->params);
     f.base_in.valid = NULL;
+    f.base_in.pred = NULL; /* the outputs on the rows would be the base learner's */
     f.k = (size_t)in->n_classes;
     size_t n = in->data->n_rows;
     f.m = (size_t)gv_param_int(in->params, GV_P_BOOST_SAMPLE_SIZE);

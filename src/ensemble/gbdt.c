@@ -991,6 +991,25 @@ static void keep_best_rounds(trainer *tr)
     b->n_rounds = tr->best_t + 1;
 }
 
+/* The model's outputs on the training rows from the scores F (learner.h's gv_fit_pred): F is
+ * base + the trees' values in round order, the sum gbdt_predict_rounds and gbdt_predict_block
+ * make, and the binned walk that placed the rows in their leaves is the raw walk's equivalent
+ * (tree_predict.c), so the outputs are bit-identical to predicting the rows. */
+static void train_outputs(const gv_gbdt *b, const double *F, size_t n, int nt, double *out)
+{
+    const size_t G = b->n_groups, k = gbdt_outputs(b);
+    const int binary = b->n_classes == 2 && G == 1; /* binary: F lives in out[1] */
+    const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (N >= PAR_MIN_ROWS && nt > 1)
+#endif
+    for (long i = 0; i < N; i++) {
+        double *o = out + (size_t)i * k;
+        memcpy(binary ? o + 1 : o, F + (size_t)i * G, G * sizeof *F);
+        scores_to_outputs(b, o);
+    }
+}
+
 grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_component *out)
 {
     (void)rng_unused;
@@ -1012,12 +1031,25 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
             goto fail;
         if (stop) break;
     }
+    const size_t fitted = tr.b->n_rounds;
     keep_best_rounds(&tr);
+    /* the scores F are the model's on the training rows when every fitted round was kept (and
+     * they are this process's rows) */
+    const int pred = in->pred && !tr.dist && tr.b->n_rounds == fitted;
     gv_progress(p, "round", rounds, rounds);
     out->vt = &gv_gbdt_component;
     out->impl = tr.b;
+    /* the outputs after the training buffers are gone: they add nothing to the peak memory */
+    double *F = tr.F;
+    tr.F = NULL;
     tr.b = NULL;
     trainer_free(&tr);
+    if (pred) {
+        train_outputs(out->impl, F, in->data->n_rows, in->n_threads > 0 ? in->n_threads : 1,
+                      in->pred->out);
+        in->pred->impl = out->impl;
+    }
+    gv_free(F);
     return GROVE_OK;
 fail:
     if (tr.b) {

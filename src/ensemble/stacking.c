@@ -291,6 +291,7 @@ grove_status gv_fit_stacking(const gv_fit_input *in, gv_rng *rng, gv_component *
             k->in = *in;
             k->in.params = bp;
             k->in.valid = NULL;
+            k->in.pred = NULL;
             k->stream = l * (folds + 1) + j;
             if (j < folds) {
                 k->in.rows = train_rows + j * n;

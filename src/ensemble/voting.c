@@ -108,6 +108,7 @@ grove_status gv_fit_voting(const gv_fit_input *in, gv_rng *rng, gv_component *ou
         tasks[l].in = *in;
         tasks[l].in.params = bp;
         tasks[l].in.valid = NULL;
+        tasks[l].in.pred = NULL;
         tasks[l].stream = l;
     }
     st = gv_fit_tasks_run(tasks, L, in->n_threads, (uint64_t)gv_param_int(p, GV_P_SEED),

@@ -38,25 +38,14 @@ void grove_eval_free(grove_eval *e)
     gv_free(e);
 }
 
-grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, int n_threads,
-                                  grove_eval **out)
+/* The metrics of outputs p ([n * k], grove_model_predict's layout) against d's labels. */
+static grove_status evaluate(const grove_model *m, const grove_dataset *d, const double *p,
+                             grove_eval **out)
 {
-    gv_err_clear();
-    if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_evaluate: out is NULL");
-    *out = NULL;
-    if (!m || !d) return gv_err(GROVE_ERR_ARG, "grove_model_evaluate: NULL argument");
-    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: no label column to evaluate against", d->source);
-    if (d->n_rows == 0) return gv_err(GROVE_ERR_DATA, "%s: no rows to evaluate", d->source);
     const size_t n = d->n_rows, k = m->n_outputs;
     grove_eval *e = gv_calloc(1, sizeof *e);
-    double *p = gv_malloc_array(n, k * sizeof *p);
+    if (!e) return gv_err_nomem("evaluation");
     grove_status st = GROVE_OK;
-    if (!e || !p) {
-        st = gv_err_nomem("evaluation");
-        goto done;
-    }
-    st = grove_model_predict(m, d, n_threads, p, n * k);
-    if (st != GROVE_OK) goto done;
     e->task = m->schema->task;
     e->n = n;
     e->auc = NAN;
@@ -96,13 +85,53 @@ grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, 
         e->r2 = ss_tot > 0 ? 1.0 - se / ss_tot : 0.0;
     }
 done:
-    gv_free(p);
     if (st != GROVE_OK) {
         grove_eval_free(e);
         return st;
     }
     *out = e;
     return GROVE_OK;
+}
+
+/* The arguments of both entry points: labelled, non-empty data. */
+static grove_status check_args(const grove_model *m, const grove_dataset *d, grove_eval **out,
+                               const char *fn)
+{
+    if (!out) return gv_err(GROVE_ERR_ARG, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!m || !d) return gv_err(GROVE_ERR_ARG, "%s: NULL argument", fn);
+    if (!d->labels) return gv_err(GROVE_ERR_DATA, "%s: no label column to evaluate against", d->source);
+    if (d->n_rows == 0) return gv_err(GROVE_ERR_DATA, "%s: no rows to evaluate", d->source);
+    return GROVE_OK;
+}
+
+grove_status grove_model_evaluate(const grove_model *m, const grove_dataset *d, int n_threads,
+                                  grove_eval **out)
+{
+    gv_err_clear();
+    grove_status st = check_args(m, d, out, "grove_model_evaluate");
+    if (st != GROVE_OK) return st;
+    const size_t n = d->n_rows, k = m->n_outputs;
+    double *p = gv_malloc_array(n, k * sizeof *p);
+    if (!p) return gv_err_nomem("evaluation");
+    st = grove_model_predict(m, d, n_threads, p, n * k);
+    if (st == GROVE_OK) st = evaluate(m, d, p, out);
+    gv_free(p);
+    return st;
+}
+
+grove_status grove_eval_predictions(const grove_model *m, const grove_dataset *d,
+                                    const double *pred, size_t pred_len, grove_eval **out)
+{
+    gv_err_clear();
+    grove_status st = check_args(m, d, out, "grove_eval_predictions");
+    if (st != GROVE_OK) return st;
+    size_t need;
+    if (!pred || gv_mul_size(d->n_rows, m->n_outputs, &need) != 0 || pred_len < need)
+        return gv_err(GROVE_ERR_ARG, "grove_eval_predictions: pred holds %zu values, %zu rows x "
+                      "%zu outputs needed", pred ? pred_len : 0, d->n_rows, m->n_outputs);
+    if ((st = gv_check_compatible(m, d)) != GROVE_OK) return st;
+    return evaluate(m, d, pred, out);
 }
 
 static double class_average(const grove_eval *e, int which, int weighted);

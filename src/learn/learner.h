@@ -165,6 +165,20 @@ typedef struct gv_fit_cells {
     size_t n_cells;   /* set by the learner */
 } gv_fit_cells;
 
+/* What a learner may hand back about the rows it was fitted on (gv_fit_input.pred): the new
+ * component's outputs on every row of the data, when it has them at hand from training (gbdt:
+ * its training scores), bit-identical to what its prediction would write for those rows (the
+ * same sums in the same order), so that a caller that wants them (the train summary's metrics)
+ * need not predict every row again.  The caller gives `out` ([data->n_rows * outputs], the
+ * layout of grove_model_predict) and clears `impl`; a learner that fits on all rows (no row
+ * view) may fill out and then sets impl to the impl of the component it returns (as with
+ * gv_fit_cells, the caller trusts out only when impl is its component's; a learner that wraps
+ * others clears pred in the inputs it passes on, so no member writes the caller's out).  Learners that report nothing leave impl NULL. */
+typedef struct gv_fit_pred {
+    double *out;      /* [data->n_rows * outputs], the caller's */
+    const void *impl; /* set by the learner: whose outputs these are (NULL: none reported) */
+} gv_fit_pred;
+
 /* What a learner is fitted on: a view of rows, weights and targets by ORIGINAL row number. */
 typedef struct gv_fit_input {
     const grove_dataset *data;  /* raw values (learners that do not use bins read these) */
@@ -183,6 +197,8 @@ typedef struct gv_fit_input {
                                    (criterion pseudo, the default under M2) */
     gv_fit_cells *cells;        /* optional output: the training rows' cells (see above), or
                                    NULL */
+    gv_fit_pred *pred;          /* optional output: the outputs on the training rows (see
+                                   above), or NULL */
     int labels_checked;         /* 1: an earlier fit of this learner on all the rows of data
                                    (no row view) accepted y, so it need not be checked again
                                    (boosting's later rounds) */
