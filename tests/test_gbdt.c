@@ -382,6 +382,7 @@ static void test_threads(void)
 
 extern int gv_split_simd; /* learn/tree_int.h: 0 keeps the split search scalar */
 extern int gv_hist_nz;    /* learn/tree_int.h: 0 builds quantized histograms from dense rows */
+extern int gv_hist_pack;  /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
 
 /* quantized_bits (Shi et al. 2022): bit-identical models for 1 and 2 threads (rows quantized in
  * parallel blocks; both integer record widths: 60k rows at 3 bits pack into one 64-bit word,
@@ -407,6 +408,17 @@ static void test_quantized_threads(void)
         gv_split_simd = 1;
         CHECK(same_predictions(b, s, d, 2));
         CHECK(same_predictions(z, zs, d, 2)); /* unquantized too */
+        if (c == 1) {
+            /* the wide records summed in packed words, by chunks of 65,535 rows (200k rows at 8
+             * bits: 16 + 24 + 24 bits), are the wide records summed directly */
+            gv_hist_pack = 0;
+            grove_model *w1 = train(d, NULL, kv1), *w2 = train(d, NULL, kv2);
+            gv_hist_pack = 1;
+            CHECK(same_predictions(a, w1, d, 2));
+            CHECK(same_predictions(b, w2, d, 2));
+            grove_model_free(w1);
+            grove_model_free(w2);
+        }
         grove_model_free(s);
         grove_model_free(zs);
         if (c == 0) CHECK(!same_predictions(a, z, d, 2)); /* (8 bits may find the same trees) */

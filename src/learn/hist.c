@@ -23,6 +23,31 @@
 /* Nodes smaller than this many row-feature visits are built by the calling thread alone. */
 #define PARALLEL_MIN_WORK 65536
 
+/* Quantized: the rows' integer records (tree_int.h), where their doubles (g, h) would be:
+ * packed words at shifts sh, sg, or else (count, g, h, 0). */
+static void gather_quant(gv_engine *e, size_t begin, size_t end, int packed, unsigned sh,
+                         unsigned sg)
+{
+    const size_t *idx = e->idx;
+    const int32_t *qgh = e->in->qgh;
+    uint64_t *w = (uint64_t *)(void *)e->ns;
+    int32_t *q = (int32_t *)(void *)e->ns;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
+#endif
+    for (size_t i = begin; i < end; i++) {
+        size_t r = idx[i];
+        if (packed) {
+            w[i] = ((uint64_t)(int64_t)qgh[2 * r] << sg) + ((uint64_t)qgh[2 * r + 1] << sh) + 1;
+        } else {
+            q[4 * i] = 1;
+            q[4 * i + 1] = qgh[2 * r];
+            q[4 * i + 2] = qgh[2 * r + 1];
+            q[4 * i + 3] = 0;
+        }
+    }
+}
+
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
 {
     size_t stride = gv_ns_stride(e);
@@ -30,26 +55,7 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
     int32_t *ncls = e->ncls;
     const size_t *idx = e->idx;
     if (e->quant) {
-        /* the row's integer record (tree_int.h), where its doubles (g, h) would be */
-        const int32_t *qgh = e->in->qgh;
-        const unsigned sh = e->qsh_h, sg = e->qsh_g;
-        const int packed = e->quant == 8;
-        uint64_t *w = (uint64_t *)(void *)ns;
-        int32_t *q = (int32_t *)(void *)ns;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
-#endif
-        for (size_t i = begin; i < end; i++) {
-            size_t r = idx[i];
-            if (packed) {
-                w[i] = ((uint64_t)(int64_t)qgh[2 * r] << sg) + ((uint64_t)qgh[2 * r + 1] << sh) + 1;
-            } else {
-                q[4 * i] = 1;
-                q[4 * i + 1] = qgh[2 * r];
-                q[4 * i + 2] = qgh[2 * r + 1];
-                q[4 * i + 3] = 0;
-            }
-        }
+        gather_quant(e, begin, end, e->quant == 8, e->qsh_h, e->qsh_g);
         return;
     }
 #ifdef _OPENMP
@@ -378,12 +384,70 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
     }
 ROWS_QUANT(build_rows_q16, gv_v4si)
 ROWS_QUANT(build_rows_q8, gv_u64a)
+/* quant 16 in packed words (e->qpk, tree_int.h): the node's rows in chunks of at most
+ * e->qpk_max, whose sums fit the word; each chunk's words (the block's features only: blocks
+ * never share a feature) are widened into, or added to, the feature's quant 16 records while
+ * still in cache.  The same integers as build_rows_q16's, with a third of its bytes per
+ * addition and histogram (28 features of 256 bins: 57 KB instead of 115 KB). */
+GV_TARGET_CLONES
+static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_t *feats,
+                          size_t k0, size_t k1, double *h)
+{
+    const gv_binned *X = e->X;
+    const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
+    const size_t *idx = e->idx;
+    const gv_u64a *rec = (const gv_u64a *)(const void *)e->ns;
+    gv_u64a *hp[GRAD_BLOCK_MAX];
+    uint32_t pos[GRAD_BLOCK_MAX];
+    for (size_t k = 0; k < nk; k++) {
+        size_t f = (size_t)feats[k0 + k];
+        hp[k] = e->qpk + e->hist_off[f] / 3;
+        pos[k] = (uint32_t)(f - f0);
+    }
+    const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
+    const uint8_t *base = e->in->row_bins + f0;
+    const size_t span = (size_t)feats[k1 - 1] - f0;
+    const unsigned sh = e->qpk_sh_h, sg = e->qpk_sh_g;
+    const uint64_t mc = ((uint64_t)1 << sh) - 1, mh = ((uint64_t)1 << (sg - sh)) - 1;
+    size_t begin = b0;
+    do { /* (one chunk, of no rows, for an empty node: zero records) */
+        const size_t end = b1 - begin > e->qpk_max ? begin + e->qpk_max : b1;
+        for (size_t k = 0; k < nk; k++)
+            memset(hp[k], 0, (size_t)X->mappers[feats[k0 + k]].n_bins * sizeof(uint64_t));
+        if (contiguous)
+            ROWS_QUANT_LOOP(gv_u64a, AT_SAME)
+        else
+            ROWS_QUANT_LOOP(gv_u64a, AT_LISTED)
+        for (size_t k = 0; k < nk; k++) {
+            const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
+            int32_t *d = (int32_t *)gv_qhist(e, h, f);
+            const uint64_t *p = hp[k];
+            if (begin == b0) {
+                for (size_t b = 0; b < nb; b++) {
+                    const uint64_t v = p[b];
+                    d[4 * b] = (int32_t)(v & mc);
+                    d[4 * b + 1] = (int32_t)((int64_t)v >> sg);
+                    d[4 * b + 2] = (int32_t)((v >> sh) & mh);
+                    d[4 * b + 3] = 0;
+                }
+            } else {
+                for (size_t b = 0; b < nb; b++) {
+                    const uint64_t v = p[b];
+                    d[4 * b] += (int32_t)(v & mc);
+                    d[4 * b + 1] += (int32_t)((int64_t)v >> sg);
+                    d[4 * b + 2] += (int32_t)((v >> sh) & mh);
+                }
+            }
+        }
+        begin = end;
+    } while (begin < b1);
+}
 #undef ROWS_QUANT_LOOP
-#undef ROWS_QUANT
 #undef AT_LISTED
 #undef AT_SAME
 
 int gv_hist_nz = 1;
+int gv_hist_pack = 1;
 
 /* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only
  * (each the record's index from the group's first feature: the histogram lays features out one
@@ -537,10 +601,11 @@ grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_
  * blocks when there are that many features.  bounds[0..n] gets the block starts and the end;
  * returns n. */
 static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_feats,
-                          size_t min_blocks, size_t *bounds, size_t cap)
+                          size_t min_blocks, size_t rec_bytes, size_t *bounds, size_t cap)
 {
     size_t total = 0;
-    const size_t rec = e->quant ? (size_t)e->quant : 24; /* bytes of a bin record */
+    /* bytes of a bin record */
+    const size_t rec = rec_bytes ? rec_bytes : e->quant ? (size_t)e->quant : 24;
     for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * rec;
     size_t nb = (total + GRAD_BLOCK_BYTES - 1) / GRAD_BLOCK_BYTES;
     size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
@@ -607,7 +672,15 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h)
 {
-    if (begin != e->gathered_begin || end != e->gathered_end) gv_hist_gather(e, begin, end);
+    const int use_nz = e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
+                       (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0;
+    /* quant 16: built in packed words (build_rows_p8) */
+    const int pk = e->quant == 16 && e->qpk && gv_hist_pack && !use_nz &&
+                   e->in->row_bins && n_feats > 0 && n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX;
+    if (pk)
+        gather_quant(e, begin, end, 1, e->qpk_sh_h, e->qpk_sh_g);
+    else if (begin != e->gathered_begin || end != e->gathered_end)
+        gv_hist_gather(e, begin, end);
     e->gathered_begin = e->gathered_end = 0;
     if (e->cfg->stats == GV_STATS_CLASS && e->X->sparse_rows && begin == 0 && end == e->n &&
         !e->in->rows) {
@@ -621,8 +694,7 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     size_t work = (end - begin) * n_feats;
     int parallel = e->nt > 1 && n_feats > 1 && work >= PARALLEL_MIN_WORK;
     (void)parallel;
-    if (e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
-        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0) {
+    if (use_nz) {
         /* every feature (ascending, distinct: so 0 .. F - 1): the sparse rows, by group */
         const size_t G = e->in->row_nz->n_groups;
         (void)G;
@@ -640,12 +712,15 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     if (e->cfg->stats == GV_STATS_GRAD && e->in->row_bins && n_feats > 0 &&
         n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX) {
         size_t bounds[1025];
-        size_t nb = grad_blocks(e, feats, n_feats, parallel ? (size_t)e->nt : 1, bounds, 1024);
+        size_t nb = grad_blocks(e, feats, n_feats, parallel ? (size_t)e->nt : 1, pk ? 8 : 0,
+                                bounds, 1024);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && nb > 1)
 #endif
         for (size_t b = 0; b < nb; b++) {
-            if (e->quant == 8)
+            if (pk)
+                build_rows_p8(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+            else if (e->quant == 8)
                 build_rows_q8(e, begin, end, feats, bounds[b], bounds[b + 1], h);
             else if (e->quant == 16)
                 build_rows_q16(e, begin, end, feats, bounds[b], bounds[b + 1], h);

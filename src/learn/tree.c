@@ -992,6 +992,8 @@ static void engine_free(gv_engine *e)
     gv_free(e->rmul);
     e->rmul = NULL;
     gv_free(e->hist_off);
+    gv_free(e->qpk);
+    e->qpk = NULL;
     gv_tree_scratch *sc = e->in ? e->in->scratch : NULL;
     if (!sc) {
         gv_free(e->idx);
@@ -1391,6 +1393,21 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         e->quant = bc + bh + bg <= 64 ? 8 : 16;
         e->qsh_h = bc;
         e->qsh_g = bc + bh;
+        /* quant 16: the most rows (2^b - 1, b >= 12) whose sums still fit one packed word --
+         * 2^18 - 1 at 4 bits; hist.c sums chunks of that many rows in packed words, a third of
+         * the bytes a row and feature */
+        for (unsigned b = bc; e->quant == 16 && b >= 12; b--) {
+            uint64_t m = ((uint64_t)1 << b) - 1;
+            unsigned ph = bits_of(m * mh), pg = 1 + bits_of(m * mg);
+            if (b + ph + pg > 64) continue;
+            e->qpk = gv_malloc_array(e->hist_len / 3 ? e->hist_len / 3 : 1, sizeof *e->qpk);
+            if (e->qpk) { /* else the quant 16 records only: an optimization */
+                e->qpk_max = (size_t)m;
+                e->qpk_sh_h = b;
+                e->qpk_sh_g = b + ph;
+            }
+            break;
+        }
     }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);

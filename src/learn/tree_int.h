@@ -85,6 +85,12 @@ typedef struct gv_engine {
                                ranks (tree.c, reg_stats_dist); else NULL */
     int quant;              /* GRAD: 0, or the bytes (8, 16) of an integer record (see above) */
     unsigned qsh_h, qsh_g;  /* quant 8: the shifts of the h and g fields */
+    uint64_t *qpk;          /* quant 16: [hist_len / 3] packed words (the quant 8 layout, at
+                               shifts qpk_sh_h, qpk_sh_g), where hist.c sums chunks of at most
+                               qpk_max rows before adding them to the quant 16 records (exact:
+                               the same integers); NULL: not even 4095 rows fit a word */
+    size_t qpk_max;
+    unsigned qpk_sh_h, qpk_sh_g;
     int nt;                 /* threads */
 
     size_t *hist_off;       /* [n_features] */
@@ -251,6 +257,9 @@ extern int gv_split_simd;
 /* 1 (the default): quantized histograms of every feature read gv_tree_input.row_nz when given;
  * 0: the dense rows (the same histograms; tests compare the two). */
 extern int gv_hist_nz;
+/* 1 (the default): quant 16 histograms are summed in packed words (gv_engine.qpk) where any fit;
+ * 0: in quant 16 records directly (the same histograms; tests compare the two). */
+extern int gv_hist_pack;
 
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
