@@ -218,6 +218,18 @@ static void test_numbers(void)
         snprintf(s, sizeof s, t & 1 ? "%.17g" : "%.9g", x);
         check_against_strtod(s);
     }
+    /* 17 to 19 digits with exponents in gv_parse_decimal's extended path, and strings a hair
+     * from the midpoint between two doubles (the cases that path leaves to strtod) */
+    for (int t = 0; t < 200000; t++) {
+        uint64_t r = next_random();
+        double x = ldexp((double)(r >> 11) / 9007199254740992.0 + 0.5, (int)(next_random() % 140) - 70);
+        if (r & 1) x = -x;
+        long double mid = ((long double)x + (long double)nextafter(x, INFINITY)) / 2;
+        char s[64];
+        static const char *const fmt[] = {"%.17Lg", "%.18Lg", "%.19Lg", "%.16Lg"};
+        snprintf(s, sizeof s, fmt[t % 4], t % 8 < 4 ? (long double)x : mid);
+        check_against_strtod(s);
+    }
 
     CHECK(gv_is_missing_token("", 0));
     CHECK(gv_is_missing_token("NA", 2));
