@@ -54,6 +54,8 @@ static size_t model_trees(const grove_model *m, const gv_tree **out, size_t cap)
 /* Rows walked on the dataset's columns (gv_tree_pack_leaves_cols): none where the CPU has no
  * AVX-512. */
 static size_t n_cols_checked_, n_levels_checked_[3];
+/* Trees deeper than 12 (walked by the deep-tree walks, not laid out complete). */
+static size_t n_deep_;
 
 /* Every tree's compiled walk against gv_tree_leaf on every row of d; returns the trees seen. */
 static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
@@ -64,6 +66,7 @@ static size_t check_tree_walks(const grove_model *m, const grove_dataset *d)
     CHECK_OK(gv_tree_pack_build(trees, n, &p));
     if (!p) return 0;
     const size_t F = d->schema->n_features, N = d->n_rows;
+    for (size_t t = 0; t < n; t++) n_deep_ += gv_tree_depth(trees[t]) > 12;
     float *xs = malloc(N * F * sizeof *xs);
     const int nan = gv_rows_gather(d, 0, N, xs);
     static int32_t leaf[GV_PREDICT_BLOCK], leaf_nan[GV_PREDICT_BLOCK], lc[GV_PREDICT_BLOCK], lcn[GV_PREDICT_BLOCK];
@@ -242,9 +245,10 @@ int main(void)
         grove_params_free(p);
         grove_dataset_free(tr);
     }
-    printf("trees walked: %zu; rows walked on columns: %zu; packs walked with AVX-512, AVX2, no "
-           "vectors: %zu, %zu, %zu\n", n_trees, n_cols_checked_, n_levels_checked_[2],
-           n_levels_checked_[1], n_levels_checked_[0]);
+    printf("trees walked: %zu (deeper than 12: %zu); rows walked on columns: %zu; packs walked "
+           "with AVX-512, AVX2, no vectors: %zu, %zu, %zu\n", n_trees, n_deep_, n_cols_checked_,
+           n_levels_checked_[2], n_levels_checked_[1], n_levels_checked_[0]);
+    CHECK(n_deep_ > 0);
     CHECK(n_levels_checked_[0] > 0);
     CHECK(n_trees > 200);
     TEST_MAIN_END();

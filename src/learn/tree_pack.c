@@ -41,6 +41,10 @@
 #define LANES 16
 /* Trees at most this deep are walked a fixed number of steps. */
 #define FIXED_DEPTH 12
+/* Deeper trees: steps between tests whether every lane has reached its leaf. */
+#define STRIDE 4
+/* Trees deeper than this are walked by the AVX-512 gathers where the CPU has them. */
+#define DEEP_SIMD_DEPTH COMPLETE_DEPTH
 /* Trees at most this deep are also laid out complete (see struct gv_tree_pack). */
 #define COMPLETE_DEPTH 10
 #define CDR_BIT 0x80000000u
@@ -745,6 +749,63 @@ void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, s
 #endif
 }
 
+#ifdef GV_PACK_AVX512
+/* A compiled tree of any depth, 16 rows a vector: per step, the nodes' info, thresholds and
+ * left children gathered (a node is 4 int32s), then the rows' values; a lane at its leaf stays
+ * there (the leaf's threshold passes every value), and a vector stops once every lane is at
+ * a leaf.  Four vectors at once so that their gathers' latencies overlap.  The same rule as
+ * step(), so the same leaves. */
+#define STEPD16(at, xr, done)                                                                   \
+    do {                                                                                        \
+        __m512i ix_ = _mm512_slli_epi32(at, 2);                                                 \
+        __m512i in_ = _mm512_i32gather_epi32(ix_, base, 4);                                     \
+        __m512 th_ = _mm512_i32gather_ps(ix_, (const float *)(base + 1), 4);                    \
+        __m512i lc_ = _mm512_i32gather_epi32(ix_, base + 2, 4);                                 \
+        __m512 x_ = _mm512_i32gather_ps(_mm512_add_epi32(rowoff, _mm512_and_si512(in_, fmask)), \
+                                        xr, 4);                                                 \
+        __mmask16 left_ = _mm512_cmp_ps_mask(x_, th_, _CMP_LE_OQ);                              \
+        if (has_nan)                                                                            \
+            left_ |= _mm512_cmp_ps_mask(x_, x_, _CMP_UNORD_Q) & _mm512_test_epi32_mask(in_, dlbit); \
+        at = _mm512_mask_add_epi32(lc_, (__mmask16)~left_, lc_, one);                           \
+        done = _mm512_test_epi32_mask(in_, leafbit) == 0xFFFF;                                  \
+    } while (0)
+
+AVX512_FN static void deep_leaves16(const pack_node *nodes, const float *xs, size_t F, size_t B,
+                                    int has_nan, int32_t *leaf)
+{
+    const int *base = (const int *)nodes;
+    const __m512i rowoff = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)F));
+    const __m512i fmask = _mm512_set1_epi32((int)FEATURE_MASK), one = _mm512_set1_epi32(1);
+    const __m512i leafbit = _mm512_set1_epi32((int)LEAF_BIT), dlbit = _mm512_set1_epi32((int)DEFAULT_LEFT_BIT);
+    size_t r = 0;
+    for (; r + 64 <= B; r += 64) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        while (!(d0 & d1 & d2 & d3)) {
+            if (!d0) STEPD16(a0, xr, d0);
+            if (!d1) STEPD16(a1, xr + 16 * F, d1);
+            if (!d2) STEPD16(a2, xr + 32 * F, d2);
+            if (!d3) STEPD16(a3, xr + 48 * F, d3);
+        }
+        _mm512_storeu_si512(leaf + r, a0);
+        _mm512_storeu_si512(leaf + r + 16, a1);
+        _mm512_storeu_si512(leaf + r + 32, a2);
+        _mm512_storeu_si512(leaf + r + 48, a3);
+    }
+    for (; r + 16 <= B; r += 16) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512();
+        int d0 = 0;
+        while (!d0) STEPD16(a0, xr, d0);
+        _mm512_storeu_si512(leaf + r, a0);
+    }
+    for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
+}
+#undef STEPD16
+#endif
+
 /* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
  * NaN among the values, x > threshold alone decides. */
 static void complete_leaves(const gv_tree_pack *p, size_t t, int d, const float *xs, size_t F,
@@ -804,6 +865,13 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
     }
     const pack_node *nodes = p->nodes + p->off[t];
     const int depth = p->depth[t];
+#ifdef GV_PACK_AVX512
+    if (p->simd == SIMD_AVX512 && depth > DEEP_SIMD_DEPTH && F < ((size_t)1 << 26) &&
+        p->trees[t]->n_nodes < ((size_t)1 << 29)) { /* 4 * node index within int32 */
+        deep_leaves16(nodes, xs, F, B, has_nan, leaf);
+        return;
+    }
+#endif
     size_t r = 0;
     for (; r + LANES <= B; r += LANES) {
         const float *xr = xs + r * F;
@@ -813,14 +881,14 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
             for (int dd = 0; dd < depth; dd++)
                 for (int q = 0; q < LANES; q++) at[q] = step(&nodes[at[q]], xr + (size_t)q * F);
         } else {
-            int active = 1;
-            while (active) {
-                active = 0;
-                for (int q = 0; q < LANES; q++) {
-                    if (nodes[at[q]].info & LEAF_BIT) continue;
-                    at[q] = step(&nodes[at[q]], xr + (size_t)q * F);
-                    active = 1;
-                }
+            /* STRIDE steps for every lane (a lane at its leaf stays there), then one test
+             * whether all lanes are at leaves: no branch per lane and step */
+            for (;;) {
+                for (int k = 0; k < STRIDE; k++)
+                    for (int q = 0; q < LANES; q++) at[q] = step(&nodes[at[q]], xr + (size_t)q * F);
+                uint32_t all = LEAF_BIT;
+                for (int q = 0; q < LANES; q++) all &= nodes[at[q]].info;
+                if (all) break;
             }
         }
         memcpy(leaf + r, at, sizeof at);
