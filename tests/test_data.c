@@ -158,6 +158,47 @@ static void check_against_strtod(const char *s)
     }
 }
 
+/* RFC 8259's number grammar, the plain way (the reference for gv_scan_json_number). */
+static int json_grammar(const char *s)
+{
+    if (*s == '-') s++;
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        while (*s >= '0' && *s <= '9') s++;
+    else
+        return 0;
+    if (*s == '.') {
+        if (!(*++s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        if (*++s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return *s == '\0';
+}
+
+/* gv_scan_json_number accepts only JSON numbers, with strtod's value, ending at a space or the
+ * end; and it takes the 17-digit reals of model files. */
+static size_t json_scan_accepted_;
+static void check_json_scan(const char *s)
+{
+    size_t len = strlen(s);
+    double v = 0;
+    const char *end = gv_scan_json_number(s, s + len, &v);
+    check_count_++;
+    if (!end) return;
+    json_scan_accepted_++;
+    double ref = strtod(s, NULL);
+    if (end != s + len || !json_grammar(s) || memcmp(&v, &ref, sizeof v) != 0)
+        CHECK_FAIL_("\"%s\": gv_scan_json_number accepted it wrongly (%.17g)", s, v);
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s 1", s); /* a space ends it */
+    if (gv_scan_json_number(buf, buf + len + 2, &v) != buf + len) CHECK_FAIL_("\"%s 1\"", s);
+}
+
 static void test_numbers(void)
 {
     static const char *good[] = {
@@ -207,6 +248,8 @@ static void test_numbers(void)
         }
         s[o] = '\0';
         check_against_strtod(s);
+        check_json_scan(s);
+        if (s[0] == '+') check_json_scan(s + 1);
     }
     /* exact doubles printed with 17 digits read back to themselves */
     for (int t = 0; t < 100000; t++) {
@@ -229,6 +272,22 @@ static void test_numbers(void)
         static const char *const fmt[] = {"%.17Lg", "%.18Lg", "%.19Lg", "%.16Lg"};
         snprintf(s, sizeof s, fmt[t % 4], t % 8 < 4 ? (long double)x : mid);
         check_against_strtod(s);
+        check_json_scan(s);
+    }
+    size_t before = json_scan_accepted_;
+    for (int t = 0; t < 1000; t++) { /* a model file's reals: nearly all taken */
+        double x = ldexp((double)(next_random() >> 11), -60 + t % 40);
+        char s[40];
+        snprintf(s, sizeof s, "%.17g", x);
+        check_json_scan(s);
+    }
+    CHECK(json_scan_accepted_ - before > 990);
+    static const char *json_bad[] = {"+1", "01", "-", "1.", ".5", "1e", "1e+", "-01", "0x1", "1 ", "1.5e", "--1"};
+    for (size_t k = 0; k < sizeof json_bad / sizeof *json_bad; k++) {
+        double jv;
+        const char *b = json_bad[k];
+        const char *end = gv_scan_json_number(b, b + strlen(b), &jv);
+        if (end && end != b + strlen(b) - 1) CHECK_FAIL_("\"%s\" taken as a JSON number", b);
     }
 
     CHECK(gv_is_missing_token("", 0));

@@ -671,8 +671,29 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
          * counts the spaces and finds any empty run; the loop below names the first one */
         size_t spaces = 0;
         int sp = 1, empty = s < e && e[-1] == ' ';
-        for (const char *p = s; p < e; p++) {
-            int c = *p == ' ';
+        const char *c8 = s;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* eight bytes at a time: m has the high bit of each byte that is a space (exact), and
+         * a space right after a space (in the word or across words) is an empty entry */
+        if (c8 < e) {
+            empty |= *c8 == ' ';
+            const uint64_t lo7 = 0x7F7F7F7F7F7F7F7Full, high = 0x8080808080808080ull;
+            uint64_t prev = 0, adj = 0;
+            for (; e - c8 >= 8; c8 += 8) {
+                uint64_t x, t, m;
+                memcpy(&x, c8, 8);
+                t = x ^ 0x2020202020202020ull;
+                m = ~(((t & lo7) + lo7) | t) & high;
+                spaces += (size_t)(((m >> 7) * 0x0101010101010101ull) >> 56); /* bytes of 0/1 summed */
+                adj |= m & ((m << 8) | (prev >> 56));
+                prev = m;
+            }
+            empty |= adj != 0;
+            sp = c8 > s ? c8[-1] == ' ' : 1;
+        }
+#endif
+        for (; c8 < e; c8++) {
+            int c = *c8 == ' ';
             empty |= c & sp;
             spaces += (size_t)c;
             sp = c;
@@ -876,6 +897,20 @@ grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
         }
     }
     if (r->bin) return bin_int(r, lo, hi, out);
+    if (!r->array) { /* the common case: at most 18 digits in range, one pass */
+        const char *p = r->p, *e = r->end, *q = p + (p < e && *p == '-');
+        const char *d0 = q;
+        uint64_t u = 0;
+        for (; q < e && (unsigned)(*q - '0') < 10 && q - d0 < 18; q++) u = u * 10 + (uint64_t)(*q - '0');
+        if (q > d0 && (q == e || *q == ' ') && (q - d0 == 1 || *d0 != '0')) {
+            int64_t x = d0 > p ? -(int64_t)u : (int64_t)u;
+            if (x >= lo && x <= hi) {
+                *out = x;
+                skip_token(r, (size_t)(q - p));
+                return GROVE_OK;
+            }
+        }
+    }
     size_t k = r->next, len = 0;
     char buf[SHOWN_MAX + 4];
     int64_t x;
@@ -953,11 +988,17 @@ grove_status gv_packed_real(gv_packed *r, double *out)
         r->next++;
         return GROVE_OK;
     }
+    double x = 0;
+    const char *q = gv_scan_json_number(r->p, r->end, &x);
+    if (q) { /* the common case, one pass */
+        *out = x;
+        skip_token(r, (size_t)(q - r->p));
+        return GROVE_OK;
+    }
     size_t len;
     const char *s = next_token(r, &len);
     char buf[SHOWN_MAX + 4];
     int is_int;
-    double x = 0;
     int rc = json_number_text(s, len, &is_int) ? gv_parse_decimal(s, len, &x) : GV_NUM_BAD;
     if (rc == GV_NUM_NOMEM) return gv_err_nomem("a number");
     if (rc == GV_NUM_RANGE || (rc == GV_NUM_OK && !isfinite(x)))

@@ -193,11 +193,70 @@ int gv_parse_decimal(const char *s, size_t len, double *out)
     return parse_slow(s, len, out);
 }
 
+/* Clinger's fast path, or the extended one. */
+static inline int quick_value(const decimal *d, double *out)
+{
+#ifdef GV_EXT_PATH
+    return fast_value(d, out) || ext_value(d, out);
+#else
+    return fast_value(d, out);
+#endif
+}
+
 const char *gv_scan_decimal(const char *s, const char *e, double *out)
 {
     decimal d;
     const char *end = read_decimal(s, e, &d);
-    return end && fast_value(&d, out) ? end : NULL;
+    return end && quick_value(&d, out) ? end : NULL;
+}
+
+const char *gv_scan_json_number(const char *s, const char *e, double *out)
+{
+    const char *p = s;
+    decimal d = {0, 0, 0, 0};
+    if (p < e && *p == '-') {
+        d.negative = 1;
+        p++;
+    }
+    if (p == e) return NULL;
+    uint64_t m = 0;
+    int n_significant = 0;
+    long exp10 = 0;
+    if (*p == '0') {
+        p++;
+    } else if ((unsigned)(*p - '1') < 9) {
+        for (; p < e && (unsigned)(*p - '0') < 10; p++) {
+            if (n_significant == 19) return NULL;
+            m = m * 10 + (unsigned)(*p - '0');
+            n_significant++;
+        }
+    } else {
+        return NULL;
+    }
+    if (p < e && *p == '.') {
+        if (++p == e || (unsigned)(*p - '0') >= 10) return NULL;
+        for (; p < e && (unsigned)(*p - '0') < 10; p++) {
+            unsigned digit = (unsigned)(*p - '0');
+            exp10--;
+            if (m == 0 && digit == 0) continue; /* leading zeros */
+            if (n_significant == 19) return NULL;
+            m = m * 10 + digit;
+            n_significant++;
+        }
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        int exp_negative = 0;
+        if (++p < e && (*p == '+' || *p == '-')) exp_negative = *p++ == '-';
+        if (p == e || (unsigned)(*p - '0') >= 10) return NULL;
+        long x = 0;
+        for (; p < e && (unsigned)(*p - '0') < 10; p++)
+            if (x < 100000) x = x * 10 + (*p - '0');
+        exp10 += exp_negative ? -x : x;
+    }
+    if (p < e && *p != ' ') return NULL;
+    d.mantissa = m;
+    d.exp10 = exp10;
+    return quick_value(&d, out) ? p : NULL;
 }
 
 /* 1 when s[0..len) is `word` in ASCII, any case. */
