@@ -41,6 +41,8 @@
 #                                             # ratios: before / now, > 1 = faster now; BEFORE_LABEL
 #                                             # names it in the header, e.g. a commit;
 #                                             # GROVE_LABEL names GROVE, default: HEAD)
+#   GVB=0 bench/matrix/run.sh                 # without the grove-gvb rows (grove again, the model
+#                                             # file in the binary encoding: model.gvb)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 #   MATRIX_OUT=bench/out/run2 bench/matrix/run.sh  # results elsewhere (two runs side by side)
 set -euo pipefail
@@ -51,6 +53,7 @@ OUT=$(realpath -m "${MATRIX_OUT:-$DATA}")  # results, model, predictions of this
 PY=/usr/bin/python3
 T=${THREADS:-2}
 SMALL=${SMALL:-0}
+GVB=${GVB:-1}
 PEERS=${PEERS:-"xgboost sklearn ranger"}
 BUILD=${BUILD:-$ROOT/build}
 [[ $BUILD = /* ]] || BUILD=$ROOT/$BUILD
@@ -100,7 +103,7 @@ run_tool() {
     "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" \
     "$(cut -d' ' -f1 /proc/loadavg)" "$("$PY" -c "print('%.2f' % ($u_train + $s_train))")" |
     tee -a "$OUT/results.tsv"
-  rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/pred.csv"
+  rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/model.gvb" "$OUT/pred.csv"
 }
 
 : >"$OUT/results.tsv"
@@ -114,6 +117,10 @@ for cell in $CELLS; do
   matrix_cell "$cell" || exit 1
   run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
     -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  if [[ $GVB == 1 ]]; then  # the same, the model saved and loaded in the binary encoding
+    run_tool grove-gvb "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model.gvb" "${g[@]}" --threads "$T" --seed 1 \
+      -- "$GROVE" predict "$OUT/model.gvb" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  fi
   if [[ -n ${GROVE_BEFORE:-} ]]; then
     run_tool grove-before "$cell" "$tr" "$te" "$GROVE_BEFORE" train "$tr" -o "$OUT/model" "${g[@]}" \
       --threads "$T" --seed 1 -- "$GROVE_BEFORE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"

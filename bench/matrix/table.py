@@ -6,7 +6,8 @@ With a second run's files, that run's peer rows join the table (stable sort keep
 rows together, grove first); say so when you publish such a table.
 1. Every row with its ratios to grove's row of the same cell: train, train-process CPU,
    whole-process and CPU time and peak memory as other / grove (> 1: grove faster or smaller),
-   prediction rows/s as grove / other, quality as grove - other.  For the grove-before row the
+   prediction rows/s as grove / other, quality as grove - other (grove-gvb: grove with the
+   model file in the binary encoding, set against the text one).  For the grove-before row the
    ratios read before / now (> 1: faster now).
 2. Issue 13's targets, as the run shows them: grove's fit time over the peer's (the fit as each
    tool reports it, wall time) and the same over train-process CPU time, met or not.
@@ -23,7 +24,7 @@ header = open(sys.argv[2]).read().strip().lstrip("# ")
 print(f"Measured {header}.\n")
 if len(sys.argv) > 4:  # the peers' rows of another run (e.g. grove and grove-before rerun alone)
     have = {(r[0], r[1]) for r in rows}
-    extra = [r for r in load(sys.argv[3]) if r[1] not in ("grove", "grove-before")
+    extra = [r for r in load(sys.argv[3]) if r[1] not in ("grove", "grove-gvb", "grove-before")
              and (r[0], r[1]) not in have]
     order = {c: i for i, c in enumerate(dict.fromkeys(r[0] for r in rows))}
     rows = sorted(rows + extra, key=lambda r: order.get(r[0], len(order)))
@@ -97,9 +98,11 @@ TARGETS = [
     ("gbdt-d6:1m", "xgboost", "gbdt predict process rows/s vs XGBoost", 2, "pred"),
 ]
 peer = {(r[0], r[1]): r for r in rows}
+# the prediction targets also with the binary model file (run.sh's grove-gvb rows)
+TARGETS += [(c, p, w + " (.gvb model)", t, k, "grove-gvb") for c, p, w, t, k in TARGETS if k == "pred"]
 lines = []
-for cell, p, what, target, kind in TARGETS:
-    g, o = grove.get(cell), peer.get((cell, p))
+for cell, p, what, target, kind, *tool in TARGETS:
+    g, o = (peer.get((cell, tool[0])) if tool else grove.get(cell)), peer.get((cell, p))
     if not g or not o:
         continue
     try:
