@@ -53,6 +53,8 @@
 #define HIST_FREE_CAP 64
 /* Rows per block of the blocked sums and partitions (fixed: sums must not depend on threads). */
 #define ROW_BLOCK 32768
+/* Rows per block of a parallel partition (any size gives the same partition). */
+#define PART_BLOCK 8192
 
 void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes)
 {
@@ -555,42 +557,81 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
 }
 
 /* Stable binary partition of idx[begin, end) by split s; returns where the right rows start.
- * Large ranges are split in blocks by several threads (the result is the same). */
+ * Large ranges are split in blocks of PART_BLOCK rows by several threads, in one parallel
+ * region (the result is the same for any blocks).  With `gather` (GRAD statistics), the rows
+ * of the smaller side (the left one on a tie) also get their (g, h) written to e->ns at their
+ * new positions, as gv_hist_gather would write them, while the rows are moved. */
 static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *bits,
-                               size_t begin, size_t end)
+                               size_t begin, size_t end, int gather)
 {
     size_t n = end - begin;
-    size_t n_blocks = e->nt > 1 && n >= 2 * ROW_BLOCK ? (n + ROW_BLOCK - 1) / ROW_BLOCK : 1;
+    size_t n_blocks = e->nt > 1 && n >= 2 * PART_BLOCK ? (n + PART_BLOCK - 1) / PART_BLOCK : 1;
     size_t *n_left = e->block_left, *idx = e->idx;
-    const size_t *tmp = e->tmp;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (n_blocks > 1)
-#endif
-    for (size_t b = 0; b < n_blocks; b++) {
-        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
-        n_left[b] = block_split(e, s, bits, lo, hi);
-    }
-    size_t total_left = 0;
-    for (size_t b = 0; b < n_blocks; b++) total_left += n_left[b];
-    /* block b's left rows go to begin + (left rows of earlier blocks), its right rows to
-     * begin + total_left + (right rows of earlier blocks) */
     size_t *dst_left = e->block_left + n_blocks, *dst_right = dst_left + n_blocks;
-    size_t acc_l = begin, acc_r = begin + total_left;
-    for (size_t b = 0; b < n_blocks; b++) {
-        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
-        dst_left[b] = acc_l;
-        dst_right[b] = acc_r;
-        acc_l += n_left[b];
-        acc_r += hi - lo - n_left[b];
-    }
+    const size_t *tmp = e->tmp;
+    const double *grad = e->in->grad, *hess = e->in->hess;
+    double *ns = e->ns;
+    size_t total_left = 0;
+    int left_small = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (n_blocks > 1)
+#pragma omp parallel num_threads(e->nt) if (n_blocks > 1)
 #endif
-    for (size_t b = 0; b < n_blocks; b++) {
-        size_t lo = begin + b * ROW_BLOCK, hi = n_blocks == 1 || end - lo < ROW_BLOCK ? end : lo + ROW_BLOCK;
-        size_t nl = n_left[b], nr = hi - lo - nl;
-        memcpy(idx + dst_left[b], tmp + lo, nl * sizeof *idx);
-        for (size_t j = 0; j < nr; j++) idx[dst_right[b] + j] = tmp[hi - 1 - j];
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t b = 0; b < n_blocks; b++) {
+            size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+            n_left[b] = block_split(e, s, bits, lo, hi);
+        }
+        /* block b's left rows go to begin + (left rows of earlier blocks), its right rows to
+         * begin + total_left + (right rows of earlier blocks) */
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        {
+            for (size_t b = 0; b < n_blocks; b++) total_left += n_left[b];
+            left_small = total_left <= n - total_left;
+            size_t acc_l = begin, acc_r = begin + total_left;
+            for (size_t b = 0; b < n_blocks; b++) {
+                size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+                dst_left[b] = acc_l;
+                dst_right[b] = acc_r;
+                acc_l += n_left[b];
+                acc_r += hi - lo - n_left[b];
+            }
+        }
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t b = 0; b < n_blocks; b++) {
+            size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+            size_t nl = n_left[b], nr = hi - lo - nl;
+            size_t *dl = idx + dst_left[b], *dr = idx + dst_right[b];
+            const size_t *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
+            if (gather && left_small) {
+                double *o = ns + 2 * dst_left[b];
+                for (size_t j = 0; j < nl; j++) {
+                    size_t r = tl[j];
+                    dl[j] = r;
+                    o[2 * j] = grad[r];
+                    o[2 * j + 1] = hess[r];
+                }
+            } else {
+                memcpy(dl, tl, nl * sizeof *idx);
+            }
+            if (gather && !left_small) {
+                double *o = ns + 2 * dst_right[b];
+                for (size_t j = 0; j < nr; j++) {
+                    size_t r = tr[-(ptrdiff_t)j];
+                    dr[j] = r;
+                    o[2 * j] = grad[r];
+                    o[2 * j + 1] = hess[r];
+                }
+            } else {
+                for (size_t j = 0; j < nr; j++) dr[j] = tr[-(ptrdiff_t)j];
+            }
+        }
     }
     return begin + total_left;
 }
@@ -617,7 +658,11 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
 
     if (s.type != GV_NODE_CAT_MULTI) {
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
-        size_t w = partition_binary(e, &s, bits, begin, end);
+        /* GRAD: the smaller child's statistics are gathered while the rows move (in parallel),
+         * once, for both its totals (summed from them in order, not through idx) and its
+         * histogram if it may split (gv_hist_build) */
+        const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist;
+        size_t w = partition_binary(e, &s, bits, begin, end, gather);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
             /* gradient sums: the smaller child's from its rows, the larger's as parent minus
@@ -628,11 +673,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             if (e->cfg->dist) /* the same child on every rank: the left one */
                 small = first, large = first + 1;
             size_t lo = small == first ? begin : w, hi = small == first ? w : end;
-            if (!e->quant && !e->cfg->dist &&
-                (e->cfg->max_depth == 0 || depth < e->cfg->max_depth)) {
-                /* the smaller child will build its histogram from its rows: gather their
-                 * statistics once, for both its totals and the build (gv_hist_build) */
-                gv_hist_gather(e, lo, hi);
+            if (gather) { /* (the smaller child is partition_binary's, the left on a tie) */
                 sum_gathered(e, lo, hi - lo, gr->tot + small * S);
                 e->gathered_begin = lo;
                 e->gathered_end = hi;
@@ -1170,7 +1211,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     }
     size_t max_blocks = e->n / ROW_BLOCK + 1;
     e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
-    e->block_left = gv_malloc_array(3 * max_blocks, sizeof *e->block_left);
+    e->block_left = gv_malloc_array(3 * (e->n / PART_BLOCK + 1), sizeof *e->block_left);
     if (!e->part || !e->block_left) return gv_err_nomem("tree rows");
     return GROVE_OK;
 }
@@ -1440,8 +1481,12 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
 
     if ((st = grow(&gr)) != GROVE_OK) goto fail;
     if (in->leaf_of_row) {
-        /* every leaf's rows are its range of idx */
-        for (size_t id = 0; id < t->n_nodes; id++) {
+        /* every leaf's rows are its range of idx (the ranges are disjoint: one writer a row) */
+        const long n_nodes = (long)t->n_nodes;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (e->nt > 1 && n >= 65536)
+#endif
+        for (long id = 0; id < n_nodes; id++) {
             if (t->nodes[id].type != GV_NODE_LEAF) continue;
             for (size_t i = gr.g[id].begin; i < gr.g[id].end; i++) in->leaf_of_row[e->idx[i]] = (uint32_t)id;
         }
