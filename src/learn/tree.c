@@ -556,16 +556,27 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
     return nl;
 }
 
+/* The start of block b of bs rows in [begin, end) (end past the last). */
+static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
+{
+    return end - begin > b * bs ? begin + b * bs : end;
+}
+
 /* Stable binary partition of idx[begin, end) by split s; returns where the right rows start.
- * Large ranges are split in blocks of PART_BLOCK rows by several threads, in one parallel
+ * Large ranges are split in blocks of at most PART_BLOCK rows by several threads, in one parallel
  * region (the result is the same for any blocks).  With `gather` (GRAD statistics), the rows
  * of the smaller side (the left one on a tie) also get their (g, h) written to e->ns at their
  * new positions, as gv_hist_gather would write them, while the rows are moved. */
 static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *bits,
                                size_t begin, size_t end, int gather)
 {
-    size_t n = end - begin;
-    size_t n_blocks = e->nt > 1 && n >= 2 * PART_BLOCK ? (n + PART_BLOCK - 1) / PART_BLOCK : 1;
+    size_t n = end - begin, n_blocks = 1, bs = n;
+    if (e->nt > 1 && n >= 2 * PART_BLOCK) {
+        /* blocks of at most PART_BLOCK rows, as many per thread (static: equal work) */
+        size_t nt = (size_t)e->nt;
+        n_blocks = ((n + PART_BLOCK - 1) / PART_BLOCK + nt - 1) / nt * nt;
+        bs = (n + n_blocks - 1) / n_blocks;
+    }
     size_t *n_left = e->block_left, *idx = e->idx;
     size_t *dst_left = e->block_left + n_blocks, *dst_right = dst_left + n_blocks;
     const size_t *tmp = e->tmp;
@@ -581,7 +592,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #pragma omp for schedule(static)
 #endif
         for (size_t b = 0; b < n_blocks; b++) {
-            size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+            size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
             n_left[b] = block_split(e, s, bits, lo, hi);
         }
         /* block b's left rows go to begin + (left rows of earlier blocks), its right rows to
@@ -594,7 +605,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
             left_small = total_left <= n - total_left;
             size_t acc_l = begin, acc_r = begin + total_left;
             for (size_t b = 0; b < n_blocks; b++) {
-                size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+                size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
                 dst_left[b] = acc_l;
                 dst_right[b] = acc_r;
                 acc_l += n_left[b];
@@ -605,7 +616,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #pragma omp for schedule(static)
 #endif
         for (size_t b = 0; b < n_blocks; b++) {
-            size_t lo = begin + b * PART_BLOCK, hi = b + 1 == n_blocks ? end : lo + PART_BLOCK;
+            size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
             size_t nl = n_left[b], nr = hi - lo - nl;
             size_t *dl = idx + dst_left[b], *dr = idx + dst_right[b];
             const size_t *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
@@ -948,8 +959,13 @@ static grove_status check_rows(const gv_engine *e)
         /* every row, in order, without a branch (vectorized; gbdt checks every tree's
          * gradients); the loop below only names the first bad row */
         int bad = 0;
-        for (size_t r = 0; r < e->n; r++)
-            bad |= !(fabs(in->grad[r]) <= DBL_MAX) | !(in->hess[r] >= 0 && in->hess[r] <= DBL_MAX);
+        const double *g = in->grad, *h = in->hess;
+        const long n = (long)e->n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) reduction(|:bad) if (e->nt > 1 && n >= 65536)
+#endif
+        for (long r = 0; r < n; r++)
+            bad |= !(fabs(g[r]) <= DBL_MAX) | !(h[r] >= 0 && h[r] <= DBL_MAX);
         if (!bad) return GROVE_OK;
     }
     if (e->cfg->stats == GV_STATS_CLASS && !in->rows) {
@@ -1211,7 +1227,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     }
     size_t max_blocks = e->n / ROW_BLOCK + 1;
     e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
-    e->block_left = gv_malloc_array(3 * (e->n / PART_BLOCK + 1), sizeof *e->block_left);
+    e->block_left = gv_malloc_array(3 * (e->n / PART_BLOCK + 1 + (size_t)e->nt), sizeof *e->block_left);
     if (!e->part || !e->block_left) return gv_err_nomem("tree rows");
     return GROVE_OK;
 }
@@ -1356,10 +1372,16 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     gv_engine *e = &gr.e;
     size_t F = X->n_features;
     if ((st = engine_init(e, cfg, in)) != GROVE_OK) goto fail;
-    if (in->rows)
+    if (in->rows) {
         memcpy(e->idx, in->rows, n * sizeof *e->idx);
-    else
-        for (size_t i = 0; i < n; i++) e->idx[i] = i;
+    } else {
+        size_t *idx = e->idx;
+        const long nl = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= 65536)
+#endif
+        for (long i = 0; i < nl; i++) idx[i] = (size_t)i;
+    }
     if ((st = check_rows(e)) != GROVE_OK) goto fail;
     list_once(e);
     n = e->n;

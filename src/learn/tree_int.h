@@ -115,7 +115,7 @@ typedef struct gv_engine {
                                integers, so the same sums, as the repeated rows; tree.c);
                                else NULL */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
-    size_t *block_left;     /* [3 * (n / PART_BLOCK + 1)] per-block partition bookkeeping */
+    size_t *block_left;     /* [3 * (n / PART_BLOCK + 1 + nt)] per-block partition bookkeeping */
 
     /* Small nodes of a tree with per-node feature sampling (forests) on dense 8-bit bins:
      * `clean` is a histogram kept all zero between nodes, and touched[4 f .. 4 f + 3] the bins
