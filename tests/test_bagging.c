@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "check.h"
 #include "fixtures.h"
 
@@ -291,6 +293,48 @@ static void test_determinism_and_round_trip(void)
     grove_dataset_free(d);
 }
 
+/* A text model's members are read on two threads: a bad member is still reported as one thread
+ * reading them in order reports it, the first bad one. */
+static void test_bad_member_reported_in_order(void)
+{
+    grove_dataset *d = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
+    grove_model *m = fx_train(d, NULL, (const char *const[]){"algo=forest", "rounds=8", "seed=3", NULL});
+    char *text = model_text(m);
+    static const int bad_sets[][2] = {{2, 5}, {5, -1}, {0, 7}, {7, -1}};
+    for (size_t c = 0; text && c < 4; c++) {
+        json_error_t err;
+        json_t *doc = json_loads(text, 0, &err);
+        json_t *members = json_object_get(json_object_get(doc, "model"), "members");
+        for (int j = 0; j < 2; j++) {
+            if (bad_sets[c][j] < 0) continue;
+            json_t *tree = json_array_get(members, (size_t)bad_sets[c][j]);
+            const char *f = json_string_value(json_object_get(tree, "feature"));
+            char *edited = malloc(strlen(f) + 2);
+            sprintf(edited, "x%s", strchr(f, ' ') ? strchr(f, ' ') : "");
+            json_object_set_new(tree, "feature", json_string(edited));
+            free(edited);
+        }
+        json_object_del(doc, "crc32");
+        char hex[9];
+        CHECK_OK(gv_model_doc_checksum(doc, hex));
+        json_object_set_new(doc, "crc32", json_string(hex));
+        char path[] = "/tmp/grove_test_bagging_XXXXXX";
+        int fd = mkstemp(path);
+        if (fd >= 0) close(fd);
+        CHECK(json_dump_file(doc, path, 0) == 0);
+        grove_model *l = NULL;
+        CHECK(grove_model_load(path, &l) == GROVE_ERR_MODEL && l == NULL);
+        char want[32];
+        snprintf(want, sizeof want, "members[%d]", bad_sets[c][0]);
+        CHECK_CONTAINS(grove_last_error(), want);
+        unlink(path);
+        json_decref(doc);
+    }
+    free(text);
+    grove_model_free(m);
+    grove_dataset_free(d);
+}
+
 static void test_extra_trees(void)
 {
     grove_dataset *d = fx_load("examples/data/twonorm_train.csv", NULL, NULL);
@@ -423,6 +467,7 @@ int main(void)
     test_oob_brute_force();
     test_oob_tracks_test_error();
     test_determinism_and_round_trip();
+    test_bad_member_reported_in_order();
     test_extra_trees();
     test_importances();
     test_params();

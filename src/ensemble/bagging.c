@@ -818,6 +818,25 @@ static int name_index(const char *const *names, int n, const char *s)
 
 static grove_status bagging_validate(const void *impl, const grove_schema *schema);
 
+/* Member t of the "members" array into *c (vt set only when read). */
+static grove_status read_member(const json_t *members, size_t t, const gv_model_ctx *ctx,
+                                gv_component *c)
+{
+    const json_t *m = json_array_get(members, t);
+    const char *kind;
+    if (!json_is_object(m) || gv_json_get_string(m, "kind", &kind) != GROVE_OK)
+        return gv_err(GROVE_ERR_MODEL, "members[%zu]: expected an object with a kind", t);
+    const gv_component_vt *vt = gv_component_kind(kind);
+    if (!vt) return gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
+    grove_status st = vt->from_json(m, ctx, &c->impl);
+    if (st != GROVE_OK) {
+        gv_err_prefix("members[%zu]", t);
+        return st;
+    }
+    c->vt = vt;
+    return GROVE_OK;
+}
+
 static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
@@ -865,24 +884,34 @@ static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx
         }
         b->oob_error[t] = b->oob_n[t] ? json_number_value(e) : NAN;
     }
+    /* The members of a text model are read on the OpenMP threads (a forest's trees are most of
+     * its load time); the document is only read.  The error is the first failing member's, as
+     * one thread reading them in order would report it.  A binary model's arrays are the
+     * calling thread's (core/json.h: binary mode, borrowed arrays): read in order there. */
+    size_t bad_t = SIZE_MAX;
+    grove_status bad_st = GROVE_OK;
+    char bad_msg[1024] = "";
+    b->n_members = n; /* members not read stay empty (bagging_free skips them) */
+#pragma omp parallel for schedule(dynamic, 1) if (n >= 4 && !gv_packed_binary_mode())
     for (size_t t = 0; t < n; t++) {
-        const json_t *m = json_array_get(members, t);
-        const char *kind;
-        if (!json_is_object(m) || gv_json_get_string(m, "kind", &kind) != GROVE_OK) {
-            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: expected an object with a kind", t);
-            goto fail;
+        size_t first_bad;
+#pragma omp atomic read
+        first_bad = bad_t;
+        if (t > first_bad) continue; /* a member before it failed: that error is the one */
+        grove_status ms = read_member(members, t, ctx, &b->members[t]);
+        if (ms != GROVE_OK) {
+#pragma omp critical(bagging_member_error)
+            if (t < bad_t) {
+                snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
+                bad_st = ms;
+#pragma omp atomic write
+                bad_t = t;
+            }
         }
-        const gv_component_vt *vt = gv_component_kind(kind);
-        if (!vt) {
-            st = gv_err(GROVE_ERR_MODEL, "members[%zu]: unknown kind '%s'", t, kind);
-            goto fail;
-        }
-        if ((st = vt->from_json(m, ctx, &b->members[t].impl)) != GROVE_OK) {
-            gv_err_prefix("members[%zu]", t);
-            goto fail;
-        }
-        b->members[t].vt = vt;
-        b->n_members = t + 1;
+    }
+    if (bad_t != SIZE_MAX) {
+        st = gv_err(bad_st, "%s", bad_msg);
+        goto fail;
     }
     const json_t *imp = json_object_get(obj, "oob_importance");
     if (imp && !json_is_null(imp)) {
