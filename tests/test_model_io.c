@@ -774,6 +774,36 @@ static void test_doc_checksum(void)
     CHECK_STR(got, want);
     free(canon);
     json_decref(doc);
+    /* many long strings (summed apart, on threads, and combined), one of them long but not
+     * plain (its escapes send the sum back to the sequential way), long keys */
+    for (int with_escape = 0; with_escape < 2; with_escape++) {
+        json_t *d = json_object(), *arr = json_array();
+        char *s = malloc(20001);
+        for (int k = 0; k < 40; k++) {
+            for (int i = 0; i < 20000; i++) s[i] = (char)('0' + (i * 7 + k) % 10);
+            s[k * 400 + 3] = ' ';
+            s[5000 + k * 300] = '\0';
+            json_array_append_new(arr, json_string(s));
+            s[5000 + k * 300] = '1';
+            s[20000] = '\0';
+            if (k % 9 == 0) json_object_set_new(d, s + k * 100, json_integer(k));
+        }
+        if (with_escape) {
+            s[4321] = '"';
+            s[12345] = '\n';
+            json_array_append_new(arr, json_string(s));
+        }
+        json_object_set_new(d, "arrays", arr);
+        json_object_set_new(d, "small", json_string("x"));
+        free(s);
+        char *c = json_dumps(d, CANONICAL);
+        char w[9], g[9] = "";
+        snprintf(w, sizeof w, "%08lx", crc32(0L, (const Bytef *)c, (uInt)strlen(c)) & 0xFFFFFFFFul);
+        CHECK_OK(gv_model_doc_checksum(d, g));
+        CHECK_STR(g, w);
+        free(c);
+        json_decref(d);
+    }
 }
 
 /* Loads valid_text with feature names names[0..3) (set_checksum): 1 when it loads with exactly

@@ -206,15 +206,59 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used,
     return doc;
 }
 
-static int crc_callback(const char *buffer, size_t size, void *data)
+static uLong crc_of(uLong crc, const char *buffer, size_t size)
 {
-    uLong *crc = data;
     while (size > 0) {
         uInt n = size > 1u << 30 ? 1u << 30 : (uInt)size;
-        *crc = crc32(*crc, (const Bytef *)buffer, n);
+        crc = crc32(crc, (const Bytef *)buffer, n);
         buffer += n;
         size -= n;
     }
+    return crc;
+}
+
+/* The checksum of the canonical text, as it is produced: the CRC of the text since the last
+ * long string (crc, len), and -- when `pieces` is on -- the long plain-looking strings set
+ * aside with the sums before them, to be summed on the OpenMP threads and combined in order
+ * (crc32_combine).  A long string that turns out not to be plain ASCII (its canonical text has
+ * escapes) sends the whole sum back to the sequential way. */
+typedef struct canon_piece {
+    const char *s; /* a long string's bytes, or NULL: text already summed */
+    size_t len;
+    uLong crc;
+    int plain;
+} canon_piece;
+
+typedef struct canon_sum {
+    uLong crc;
+    size_t len;
+    int pieces;           /* set long strings aside */
+    canon_piece *piece;
+    size_t n, cap;
+    int failed;           /* out of memory while setting aside */
+} canon_sum;
+
+/* Strings at least this long are summed apart (a packed array: megabytes). */
+#define CANON_PIECE 4096
+
+static int crc_callback(const char *buffer, size_t size, void *data)
+{
+    canon_sum *sum = data;
+    sum->crc = crc_of(sum->crc, buffer, size);
+    sum->len += size;
+    return 0;
+}
+
+static int add_piece(canon_sum *sum, canon_piece p)
+{
+    if (sum->n == sum->cap) {
+        size_t cap = sum->cap ? 2 * sum->cap : 256;
+        canon_piece *q = gv_realloc_array(sum->piece, cap, sizeof *q);
+        if (!q) return -1;
+        sum->piece = q;
+        sum->cap = cap;
+    }
+    sum->piece[sum->n++] = p;
     return 0;
 }
 
@@ -259,8 +303,20 @@ static int plain_ascii(const char *s, size_t n)
     return 1;
 }
 
-static int canon_string(uLong *crc, const char *s, size_t n, const json_t *v)
+static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v)
 {
+    if (crc->pieces && n >= CANON_PIECE) { /* its plainness is checked where it is summed */
+        crc_callback("\"", 1, crc);
+        if (add_piece(crc, (canon_piece){NULL, crc->len, crc->crc, 1}) != 0 ||
+            add_piece(crc, (canon_piece){s, n, 0, 0}) != 0) {
+            crc->failed = 1;
+            return -1;
+        }
+        crc->crc = crc32(0L, Z_NULL, 0);
+        crc->len = 0;
+        crc_callback("\"", 1, crc);
+        return 0;
+    }
     if (plain_ascii(s, n)) {
         crc_callback("\"", 1, crc);
         crc_callback(s, n, crc);
@@ -274,7 +330,7 @@ static int canon_string(uLong *crc, const char *s, size_t n, const json_t *v)
     return rc;
 }
 
-static int canon_crc(uLong *crc, const json_t *v)
+static int canon_crc(canon_sum *crc, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
@@ -322,8 +378,33 @@ static int canon_crc(uLong *crc, const json_t *v)
 
 grove_status gv_model_doc_checksum(const json_t *doc, char hex[9])
 {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    if (canon_crc(&crc, doc) != 0) return gv_err_nomem("the model checksum");
+    canon_sum sum = {crc32(0L, Z_NULL, 0), 0, 1, NULL, 0, 0, 0};
+    uLong crc = 0;
+    int rc = canon_crc(&sum, doc), plain = 1;
+    if (rc == 0) {
+        /* the long strings summed on the threads, then all pieces combined in order */
+        const long n = (long)sum.n;
+#pragma omp parallel for schedule(dynamic, 1) if (n >= 8)
+        for (long k = 0; k < n; k++) {
+            canon_piece *p = &sum.piece[k];
+            if (!p->s) continue;
+            p->plain = plain_ascii(p->s, p->len);
+            p->crc = crc_of(crc32(0L, Z_NULL, 0), p->s, p->len);
+        }
+        crc = crc32(0L, Z_NULL, 0);
+        for (size_t k = 0; k < sum.n; k++) {
+            plain &= sum.piece[k].plain;
+            crc = crc32_combine(crc, sum.piece[k].crc, (z_off_t)sum.piece[k].len);
+        }
+        crc = crc32_combine(crc, sum.crc, (z_off_t)sum.len);
+    }
+    gv_free(sum.piece);
+    if (rc != 0 || !plain) { /* out of memory setting strings aside, or one needs escapes */
+        if (rc != 0 && !sum.failed) return gv_err_nomem("the model checksum");
+        canon_sum seq = {crc32(0L, Z_NULL, 0), 0, 0, NULL, 0, 0, 0};
+        if (canon_crc(&seq, doc) != 0) return gv_err_nomem("the model checksum");
+        crc = seq.crc;
+    }
     snprintf(hex, 9, "%08lx", (unsigned long)(crc & 0xFFFFFFFFul));
     return GROVE_OK;
 }
@@ -534,7 +615,8 @@ static int crc_len_callback(const char *buffer, size_t size, void *data)
 {
     crc_len *c = data;
     c->len += size;
-    return crc_callback(buffer, size, &c->crc);
+    c->crc = crc_of(c->crc, buffer, size);
+    return 0;
 }
 
 grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink, void *data,
@@ -587,7 +669,7 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
                 int ck;
                 size_t cm = 0, cl = 0;
                 const char *cq = next_placeholder(c, ce, &ck, &cm, &cl);
-                crc_callback(c, (size_t)(cq - c), &crc);
+                crc = crc_of(crc, c, (size_t)(cq - c));
                 if (!ck) break;
                 if (ck != 1 || cm >= n || !seen[cm]) {
                     st = gv_err(GROVE_ERR_INTERNAL, "writing a model: the checksum comes before "
