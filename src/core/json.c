@@ -241,15 +241,37 @@ static int borrow_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A helper thread's view of another thread's borrowed arrays (sorted), or NULL. */
+static _Thread_local const borrowed *lent;
+static _Thread_local size_t n_lent;
+
+static void sort_borrows(void)
+{
+    if (!borrows_sorted && n_borrows) qsort(borrows, n_borrows, sizeof *borrows, borrow_cmp);
+    borrows_sorted = 1;
+}
+
 static const borrowed *find_borrow(const json_t *v)
 {
-    if (!n_borrows) return NULL;
-    if (!borrows_sorted) {
-        qsort(borrows, n_borrows, sizeof *borrows, borrow_cmp);
-        borrows_sorted = 1;
-    }
     borrowed key = {v, NULL, 0};
+    if (n_lent) return bsearch(&key, lent, n_lent, sizeof *lent, borrow_cmp);
+    if (!n_borrows) return NULL;
+    sort_borrows();
     return bsearch(&key, borrows, n_borrows, sizeof *borrows, borrow_cmp);
+}
+
+gv_packed_view gv_packed_view_get(void)
+{
+    sort_borrows();
+    gv_packed_view v = {binary_mode, borrows, n_borrows};
+    return v;
+}
+
+void gv_packed_view_set(const gv_packed_view *view)
+{
+    binary_mode = view ? view->binary : 0;
+    lent = view ? view->borrows : NULL;
+    n_lent = view ? view->n_borrows : 0;
 }
 
 static void put_le64(unsigned char *p, uint64_t u)

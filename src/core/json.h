@@ -141,4 +141,17 @@ int gv_packed_binary_mode(void);
 json_t *gv_packed_borrow(const void *bytes, size_t len);
 void gv_packed_borrow_end(void);
 
+/* The calling thread's binary mode and borrowed arrays, lent to helper threads that read the
+ * same document (a model's members read in parallel): gv_packed_view_get on the reading thread
+ * (it readies the borrowed arrays for lookups), then gv_packed_view_set(&view) on each helper
+ * before it reads and gv_packed_view_set(NULL) after (a helper never borrows itself).  The
+ * reading thread must not borrow or end its borrowing meanwhile. */
+typedef struct gv_packed_view {
+    int binary;
+    const void *borrows;
+    size_t n_borrows;
+} gv_packed_view;
+gv_packed_view gv_packed_view_get(void);
+void gv_packed_view_set(const gv_packed_view *view);
+
 #endif /* GV_JSON_H */

@@ -816,7 +816,7 @@ static int name_index(const char *const *names, int n, const char *s)
     return -1;
 }
 
-static grove_status bagging_validate(const void *impl, const grove_schema *schema);
+static grove_status validate_fields(const gv_bagging *b, const grove_schema *schema, int members);
 
 /* Member t of the "members" array into *c (vt set only when read). */
 static grove_status read_member(const json_t *members, size_t t, const gv_model_ctx *ctx,
@@ -884,30 +884,37 @@ static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx
         }
         b->oob_error[t] = b->oob_n[t] ? json_number_value(e) : NAN;
     }
-    /* The members of a text model are read on the OpenMP threads (a forest's trees are most of
-     * its load time); the document is only read.  The error is the first failing member's, as
-     * one thread reading them in order would report it.  A binary model's arrays are the
-     * calling thread's (core/json.h: binary mode, borrowed arrays): read in order there. */
+    /* The members are read on the OpenMP threads (a forest's trees are most of its load time);
+     * the document is only read, and the helpers see the reading thread's binary mode and
+     * borrowed arrays (core/json.h).  The error is the first failing member's, as one thread
+     * reading them in order would report it. */
     size_t bad_t = SIZE_MAX;
     grove_status bad_st = GROVE_OK;
     char bad_msg[1024] = "";
     b->n_members = n; /* members not read stay empty (bagging_free skips them) */
-#pragma omp parallel for schedule(dynamic, 1) if (n >= 4 && !gv_packed_binary_mode())
-    for (size_t t = 0; t < n; t++) {
-        size_t first_bad;
+    const gv_packed_view view = gv_packed_view_get();
+#pragma omp parallel if (n >= 4)
+    {
+        const int helper = thread_id() != 0;
+        if (helper) gv_packed_view_set(&view);
+#pragma omp for schedule(dynamic, 1)
+        for (size_t t = 0; t < n; t++) {
+            size_t first_bad;
 #pragma omp atomic read
-        first_bad = bad_t;
-        if (t > first_bad) continue; /* a member before it failed: that error is the one */
-        grove_status ms = read_member(members, t, ctx, &b->members[t]);
-        if (ms != GROVE_OK) {
+            first_bad = bad_t;
+            if (t > first_bad) continue; /* a member before it failed: that error is the one */
+            grove_status ms = read_member(members, t, ctx, &b->members[t]);
+            if (ms != GROVE_OK) {
 #pragma omp critical(bagging_member_error)
-            if (t < bad_t) {
-                snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
-                bad_st = ms;
+                if (t < bad_t) {
+                    snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
+                    bad_st = ms;
 #pragma omp atomic write
-                bad_t = t;
+                    bad_t = t;
+                }
             }
         }
+        if (helper) gv_packed_view_set(NULL);
     }
     if (bad_t != SIZE_MAX) {
         st = gv_err(bad_st, "%s", bad_msg);
@@ -926,7 +933,8 @@ static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx
         b->n_features = F;
         for (size_t f = 0; f < F; f++) b->oob_importance[f] = json_number_value(json_array_get(a, f));
     }
-    if ((st = bagging_validate(b, ctx->schema)) != GROVE_OK) goto fail;
+    /* a tree member's from_json validated it */
+    if ((st = validate_fields(b, ctx->schema, 0)) != GROVE_OK) goto fail;
     *out = b;
     return GROVE_OK;
 fail:
@@ -934,9 +942,10 @@ fail:
     return st;
 }
 
-static grove_status bagging_validate(const void *impl, const grove_schema *schema)
+/* The component's own fields and each member's validate; without `members`, trees are taken
+ * as valid (a tree's from_json validated it: reading need not walk every tree twice). */
+static grove_status validate_fields(const gv_bagging *b, const grove_schema *schema, int members)
 {
-    const gv_bagging *b = impl;
     if (b->oob_importance && b->n_features != schema->n_features)
         return gv_err(GROVE_ERR_MODEL, "oob_importance: %zu values for %zu features",
                       b->n_features, schema->n_features);
@@ -948,7 +957,7 @@ static grove_status bagging_validate(const void *impl, const grove_schema *schem
         if (b->oob_n[t] > 0 && !(e >= 0 && (b->n_classes == 0 ? isfinite(e) : e <= 1)))
             return gv_err(GROVE_ERR_MODEL, "oob_error[%zu]: %g is not a valid error", t, e);
         const gv_component *c = &b->members[t];
-        if (c->vt->validate) {
+        if (c->vt->validate && (members || c->vt != &gv_tree_component)) {
             grove_status st = c->vt->validate(c->impl, schema);
             if (st != GROVE_OK) {
                 gv_err_prefix("members[%zu]", t);
@@ -957,6 +966,11 @@ static grove_status bagging_validate(const void *impl, const grove_schema *schem
         }
     }
     return GROVE_OK;
+}
+
+static grove_status bagging_validate(const void *impl, const grove_schema *schema)
+{
+    return validate_fields(impl, schema, 1);
 }
 
 static grove_status bagging_check(const void *impl, const gv_model_ctx *ctx, size_t n_outputs)
