@@ -23,29 +23,66 @@
 /* Nodes smaller than this many row-feature visits are built by the calling thread alone. */
 #define PARALLEL_MIN_WORK 65536
 
-/* Quantized: the rows' integer records (tree_int.h), where their doubles (g, h) would be:
- * packed words at shifts sh, sg, or else (count, g, h, 0). */
-static void gather_quant(gv_engine *e, size_t begin, size_t end, int packed, unsigned sh,
-                         unsigned sg)
+/* Quantized: the records a node's rows are summed in without the sparse rows (gv_row_nz):
+ * QF_WORD the packed word at qsh (quant 8), QF_CHUNK the packed word at qpk_sh (quant 16 in
+ * chunks, build_rows_p8), QF_WIDE (count, g, h, 0) (quant 16). */
+enum { QF_WORD = 8, QF_CHUNK = 1, QF_WIDE = 16 };
+static int quant_format(const gv_engine *e)
+{
+    if (e->quant == 8) return QF_WORD;
+    return e->qpk && gv_hist_pack && e->in->row_bins ? QF_CHUNK : QF_WIDE;
+}
+
+/* Quantized: row r's integer record at position i of ns, where its doubles (g, h) would be. */
+static inline void quant_record(const gv_engine *e, int fmt, size_t i, size_t r)
+{
+    const int32_t *qgh = e->in->qgh;
+    if (fmt == QF_WIDE) {
+        int32_t *q = (int32_t *)(void *)e->ns + 4 * i;
+        q[0] = 1;
+        q[1] = qgh[2 * r];
+        q[2] = qgh[2 * r + 1];
+        q[3] = 0;
+    } else {
+        const unsigned sh = fmt == QF_WORD ? e->qsh_h : e->qpk_sh_h;
+        const unsigned sg = fmt == QF_WORD ? e->qsh_g : e->qpk_sh_g;
+        ((uint64_t *)(void *)e->ns)[i] =
+            ((uint64_t)(int64_t)qgh[2 * r] << sg) + ((uint64_t)qgh[2 * r + 1] << sh) + 1;
+    }
+}
+
+static void gather_quant(gv_engine *e, size_t begin, size_t end, int fmt)
 {
     const size_t *idx = e->idx;
-    const int32_t *qgh = e->in->qgh;
-    uint64_t *w = (uint64_t *)(void *)e->ns;
-    int32_t *q = (int32_t *)(void *)e->ns;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
 #endif
-    for (size_t i = begin; i < end; i++) {
-        size_t r = idx[i];
-        if (packed) {
-            w[i] = ((uint64_t)(int64_t)qgh[2 * r] << sg) + ((uint64_t)qgh[2 * r + 1] << sh) + 1;
-        } else {
-            q[4 * i] = 1;
-            q[4 * i + 1] = qgh[2 * r];
-            q[4 * i + 2] = qgh[2 * r + 1];
-            q[4 * i + 3] = 0;
-        }
+    for (size_t i = begin; i < end; i++) quant_record(e, fmt, i, idx[i]);
+    e->gathered_fmt = fmt;
+}
+
+void gv_hist_gather_sums(gv_engine *e, size_t a, size_t len, double *t)
+{
+    const size_t *idx = e->idx;
+    const double *grad = e->in->grad, *hess = e->in->hess;
+    const int fmt = quant_format(e);
+    double G = t[1], H = t[2];
+    for (size_t i = a; i < a + len; i++) {
+        const size_t r = idx[i];
+        G += grad[r];
+        H += hess[r];
+        quant_record(e, fmt, i, r);
     }
+    t[1] = G;
+    t[2] = H;
+    t[0] += (double)len;
+}
+
+void gv_hist_gathered_quant(gv_engine *e, size_t begin, size_t end)
+{
+    e->gathered_begin = begin;
+    e->gathered_end = end;
+    e->gathered_fmt = quant_format(e);
 }
 
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
@@ -55,7 +92,7 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
     int32_t *ncls = e->ncls;
     const size_t *idx = e->idx;
     if (e->quant) {
-        gather_quant(e, begin, end, e->quant == 8, e->qsh_h, e->qsh_g);
+        gather_quant(e, begin, end, e->quant == 8 ? QF_WORD : QF_WIDE);
         return;
     }
 #ifdef _OPENMP
@@ -674,13 +711,16 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
 {
     const int use_nz = e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
                        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0;
-    /* quant 16: built in packed words (build_rows_p8) */
-    const int pk = e->quant == 16 && e->qpk && gv_hist_pack && !use_nz &&
-                   e->in->row_bins && n_feats > 0 && n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX;
-    if (pk)
-        gather_quant(e, begin, end, 1, e->qpk_sh_h, e->qpk_sh_g);
-    else if (begin != e->gathered_begin || end != e->gathered_end)
-        gv_hist_gather(e, begin, end);
+    /* quantized: the records to sum (the sparse rows take the tree's own) */
+    const int fmt = !e->quant ? 0 : use_nz ? (e->quant == 8 ? QF_WORD : QF_WIDE) : quant_format(e);
+    const int pk = fmt == QF_CHUNK;
+    if (begin != e->gathered_begin || end != e->gathered_end ||
+        (e->quant && fmt != e->gathered_fmt)) {
+        if (e->quant)
+            gather_quant(e, begin, end, fmt);
+        else
+            gv_hist_gather(e, begin, end);
+    }
     e->gathered_begin = e->gathered_end = 0;
     if (e->cfg->stats == GV_STATS_CLASS && e->X->sparse_rows && begin == 0 && end == e->n &&
         !e->in->rows) {

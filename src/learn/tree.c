@@ -328,6 +328,29 @@ static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
             for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
 }
 
+/* Quantized GRAD node totals, with the gather of the rows' integer records for the node's
+ * histogram in the same pass (gv_hist_gather_sums): t (zeroed) = sum_rows(e, idx + lo, n, t),
+ * by the same blocks in the same order. */
+static void sum_gather_quant(gv_engine *e, size_t lo, size_t n, double *t)
+{
+    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    if (n_blocks <= 1) {
+        gv_hist_gather_sums(e, lo, n, t);
+        return;
+    }
+    double *part = e->part;
+    memset(part, 0, n_blocks * 3 * sizeof *part);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
+        gv_hist_gather_sums(e, lo + b * ROW_BLOCK, len, part + b * 3);
+    }
+    for (size_t b = 0; b < n_blocks; b++)
+        for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+}
+
 /* A node's row count: its rows here, or over all ranks in a data-parallel run (the totals'
  * count, summed over the ranks), so that every rank takes the same decisions; with repeated
  * rows listed once (e->rmul), the totals' count. */
@@ -688,6 +711,11 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
                 sum_gathered(e, lo, hi - lo, gr->tot + small * S);
                 e->gathered_begin = lo;
                 e->gathered_end = hi;
+            } else if (e->quant && !e->cfg->dist &&
+                       (e->cfg->max_depth == 0 || depth < e->cfg->max_depth)) {
+                /* the same for the integer records (the totals from the exact g, h) */
+                sum_gather_quant(e, lo, hi - lo, gr->tot + small * S);
+                gv_hist_gathered_quant(e, lo, hi);
             } else {
                 sum_rows(e, idx + lo, hi - lo, gr->tot + small * S);
             }

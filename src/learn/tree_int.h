@@ -107,6 +107,7 @@ typedef struct gv_engine {
     size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
                                             whose totals were summed from it, tree.c); else
                                             equal */
+    int gathered_fmt;       /* quantized: the records ns holds (hist.c's quant_format) */
     int32_t *ncls;          /* CLASS: [n] class of the row at each position */
     double *rmul;           /* CLASS, unweighted, a sorted row list with repeats (a bootstrap):
                                [X->n_rows] how often row r is listed; the rows are then listed
@@ -263,6 +264,12 @@ extern int gv_hist_pack;
 
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
+/* Quantized: gathers positions [a, a + len) in the records gv_hist_build will sum, and adds
+ * the rows' exact (count, g, h) to t as tree.c's sum_rows_serial does (the same additions in
+ * the same order).  Thread-safe on disjoint positions. */
+void gv_hist_gather_sums(gv_engine *e, size_t a, size_t len, double *t);
+/* Quantized: records that ns holds positions [begin, end) gathered by gv_hist_gather_sums. */
+void gv_hist_gathered_quant(gv_engine *e, size_t begin, size_t end);
 /* Builds into h the histograms of features feats[0..n_feats) over rows idx[begin, end)
  * (gathered first, unless e->gathered_* says ns holds them), each feature's segment zeroed first.  OpenMP over features, each
  * feature summed in row order. */
