@@ -894,7 +894,11 @@ static grove_status fit_round(trainer *tr, size_t t)
             .leaf_of_row = tr->leaf,
             .scratch = &tr->scratch,
         };
-        if (tr->qgh) quantize_gradients(tr, t, g, ti.qscale);
+        if (tr->qgh) {
+            quantize_gradients(tr, t, g, ti.qscale);
+            ti.qmax[0] = (1 << (tr->qbits - 1)) - 1; /* its levels: every |g| and h within */
+            ti.qmax[1] = (1 << tr->qbits) - 1;
+        }
         gv_rng trng;
         gv_rng_seed(&trng, tr->seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
         gv_tree *tree = NULL;

@@ -1463,7 +1463,12 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         !cfg->dist && !gr.subset && gr.touched_rows == 0 &&
         F <= 65536 /* hist.c's row-major blocks: at most 1024 of 64 features */) {
         uint64_t mg = 0, mh = 0;
-        for (size_t i = 0; i < n; i++) {
+        const int bounded = in->qmax[0] > 0 && in->qmax[1] > 0;
+        if (bounded) {
+            mg = (uint64_t)in->qmax[0];
+            mh = (uint64_t)in->qmax[1];
+        }
+        for (size_t i = 0; !bounded && i < n; i++) {
             const int32_t *q = in->qgh + 2 * e->idx[i];
             uint64_t ag = q[0] < 0 ? (uint64_t)-(int64_t)q[0] : (uint64_t)q[0];
             if (ag > mg) mg = ag;

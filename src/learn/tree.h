@@ -130,6 +130,11 @@ typedef struct gv_tree_input {
                               histograms of these (Shi et al. 2022); node totals and leaf
                               values still come from grad and hess.  Ignored otherwise. */
     double qscale[2];
+    int32_t qmax[2];       /* optional, with qgh: bounds on every |qgh[2 r]| and on every
+                              qgh[2 r + 1] >= 0 that the caller guarantees (gbdt: its levels),
+                              sparing gv_tree_fit its pass over the rows to find them (the
+                              record layout may then differ; the integers, so the trees, do
+                              not); {0, 0}: that pass */
     const gv_row_nz *row_nz; /* optional, with qgh: the sparse rows (gv_row_nz_build) */
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
