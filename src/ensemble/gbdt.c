@@ -334,6 +334,7 @@ typedef struct trainer {
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
     double *grad, *hess;     /* [G * n] group-major */
+    int gh_checked;          /* every grad finite, every hess finite and >= 0 (gv_loss_gradients) */
     size_t *rows;            /* [n] the round's sampled rows */
     size_t n_sampled;
     uint8_t *mask;           /* [F_count] per-tree feature mask */
@@ -378,12 +379,13 @@ static void trainer_free(trainer *tr)
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
-    gv_loss_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G, tr->huber_delta, tr->nt,
-                      tr->grad, tr->hess);
+    tr->gh_checked = gv_loss_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
+                                       tr->huber_delta, tr->nt, tr->grad, tr->hess);
     if (tr->dist) { /* on the common grid of dist.h: every tree sum is exact, in any split */
         size_t m = tr->n * tr->G;
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
         gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
+        tr->gh_checked = 0; /* the snapped values: the tree engine checks them */
     }
 }
 
@@ -893,6 +895,7 @@ static grove_status fit_round(trainer *tr, size_t t)
             .row_nz = tr->row_nz,
             .leaf_of_row = tr->leaf,
             .scratch = &tr->scratch,
+            .gh_checked = tr->gh_checked,
         };
         if (tr->qgh) {
             quantize_gradients(tr, t, g, ti.qscale);

@@ -983,6 +983,7 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
 static grove_status check_rows(const gv_engine *e)
 {
     const gv_tree_input *in = e->in;
+    if (e->cfg->stats == GV_STATS_GRAD && !in->weight && in->gh_checked) return GROVE_OK;
     if (e->cfg->stats == GV_STATS_GRAD && !in->weight && !in->rows) {
         /* every row, in order, without a branch (vectorized; gbdt checks every tree's
          * gradients); the loop below only names the first bad row */

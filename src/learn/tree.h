@@ -142,6 +142,9 @@ typedef struct gv_tree_input {
     int y_checked;         /* CLASS without rows: 1 when the caller knows that every y[r] is a
                               class index in [0, n_classes) (an earlier fit on the same labels
                               accepted them), so that only the weights are checked */
+    int gh_checked;        /* GRAD: 1 when the caller knows that every grad[r] is finite and
+                              every hess[r] finite and >= 0, for all rows of X (gbdt: checked
+                              while they were computed), so they are not read again */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };

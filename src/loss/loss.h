@@ -42,8 +42,10 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out);
 grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out);
 
 /* Gradients and hessians of objective obj at scores F for every row, into grad and hess
- * (group-major [G * n]); rows in parallel on n_threads (each row on its own: deterministic). */
-void gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+ * (group-major [G * n]); rows in parallel on n_threads (each row on its own: deterministic).
+ * Returns 1 when every gradient is finite and every hessian finite and >= 0 (what the tree
+ * engine requires; checked on the values as they are written), else 0. */
+int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
                        size_t G, double huber_delta, int n_threads, double *grad, double *hess);
 
 /* A metric over scores. */

@@ -16,6 +16,7 @@
 
 #include "../core/params.h"
 
+#include <float.h>
 #include <math.h>
 
 const char *const gv_objective_names[GV_OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
@@ -82,12 +83,16 @@ grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
  * call per row (x86 has no instruction with fmax's NaN rule, so it is not inlined). */
 static inline double hess_floor(double h) { return h > GV_LOSS_HESS_MIN ? h : GV_LOSS_HESS_MIN; }
 
-void gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
-                       size_t G, double delta, int n_threads, double *grad, double *hess)
+/* 1 unless gradient g or hessian h is one the tree engine refuses (not finite, h < 0). */
+static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(h >= 0 && h <= DBL_MAX); }
+
+int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+                      size_t G, double delta, int n_threads, double *grad, double *hess)
 {
     const long N = (long)n;
+    int bad = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) if (N >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1)
+#pragma omp parallel for num_threads(n_threads) schedule(static) reduction(|:bad) if (N >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1)
 #else
     (void)n_threads;
 #endif
@@ -131,13 +136,17 @@ void gv_loss_gradients(int obj, const double *y, const double *w, const double *
             for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
             for (size_t k = 0; k < G; k++) {
                 double p = exp(f[k] - mx) / z;
-                grad[k * n + i] = wi * (p - (k == (size_t)y[i]));
-                hess[k * n + i] = wi * hess_floor(2.0 * p * (1.0 - p));
+                double gk = wi * (p - (k == (size_t)y[i])), hk = wi * hess_floor(2.0 * p * (1.0 - p));
+                grad[k * n + i] = gk;
+                hess[k * n + i] = hk;
+                bad |= gh_bad(gk, hk);
             }
             continue;
         }
         }
         grad[i] = wi * g;
         hess[i] = wi * h;
+        bad |= gh_bad(grad[i], hess[i]);
     }
+    return !bad;
 }
