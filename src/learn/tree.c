@@ -1369,6 +1369,60 @@ static grove_status reg_stats_dist(gv_engine *e)
     return GROVE_OK;
 }
 
+/* A leaf's range of positions, for leaves_of_rows. */
+typedef struct leaf_range {
+    size_t begin, end, id;
+} leaf_range;
+static int cmp_leaf_range(const void *a, const void *b)
+{
+    size_t x = ((const leaf_range *)a)->begin, y = ((const leaf_range *)b)->begin;
+    return (x > y) - (x < y);
+}
+
+/* leaf_of_row[r] = the leaf of every row r of the tree: each leaf's rows are its range of idx,
+ * and the non-empty ranges tile [0, n).  In parallel over equal blocks of positions (static: equal
+ * work), each walking the leaves in position order from the first that reaches its block. */
+static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
+{
+    const gv_engine *e = &gr->e;
+    const gv_tree *t = gr->t;
+    const size_t n = e->n, *idx = e->idx;
+    const size_t n_leaves = gv_tree_n_leaves(t);
+    leaf_range *lr = gv_malloc_array(n_leaves ? n_leaves : 1, sizeof *lr);
+    size_t nl = 0;
+    for (size_t id = 0; id < t->n_nodes; id++) {
+        if (t->nodes[id].type != GV_NODE_LEAF) continue;
+        if (!lr) { /* no memory: leaf by leaf, on this thread */
+            for (size_t i = gr->g[id].begin; i < gr->g[id].end; i++) leaf_of_row[idx[i]] = (uint32_t)id;
+            continue;
+        }
+        /* (a leaf without rows here -- a data-parallel rank's share may have none -- is left
+         * out: then the ranges' starts, and ends, strictly increase) */
+        if (gr->g[id].end > gr->g[id].begin) lr[nl++] = (leaf_range){gr->g[id].begin, gr->g[id].end, id};
+    }
+    if (!lr) return;
+    qsort(lr, nl, sizeof *lr, cmp_leaf_range);
+    const size_t nt = (size_t)e->nt, n_blocks = nt > 1 && n >= 65536 ? 4 * nt : 1;
+    const size_t bs = (n + n_blocks - 1) / n_blocks;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (n_blocks > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        size_t lo = b * bs < n ? b * bs : n, hi = lo + bs < n ? lo + bs : n;
+        size_t k = 0, top = nl; /* the first leaf whose range ends after lo */
+        while (k < top) {
+            size_t mid = k + (top - k) / 2;
+            if (lr[mid].end <= lo) k = mid + 1;
+            else top = mid;
+        }
+        for (size_t i = lo; i < hi; i++) {
+            while (k + 1 < nl && lr[k].end <= i) k++;
+            leaf_of_row[idx[i]] = (uint32_t)lr[k].id;
+        }
+    }
+    gv_free(lr);
+}
+
 grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
                          gv_tree **out)
 {
@@ -1536,17 +1590,7 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     }
 
     if ((st = grow(&gr)) != GROVE_OK) goto fail;
-    if (in->leaf_of_row) {
-        /* every leaf's rows are its range of idx (the ranges are disjoint: one writer a row) */
-        const long n_nodes = (long)t->n_nodes;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (e->nt > 1 && n >= 65536)
-#endif
-        for (long id = 0; id < n_nodes; id++) {
-            if (t->nodes[id].type != GV_NODE_LEAF) continue;
-            for (size_t i = gr.g[id].begin; i < gr.g[id].end; i++) in->leaf_of_row[e->idx[i]] = (uint32_t)id;
-        }
-    }
+    if (in->leaf_of_row) leaves_of_rows(&gr, in->leaf_of_row);
     /* Give back the unused capacity (a failed shrink keeps the larger arrays). */
     gv_tree_node *nodes = gv_realloc_array(t->nodes, t->n_nodes, sizeof *nodes);
     if (nodes) t->nodes = nodes;
