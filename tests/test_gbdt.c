@@ -347,7 +347,9 @@ static grove_dataset *synthetic(size_t n, size_t F, unsigned seed)
 
 static void test_threads(void)
 {
-    grove_dataset *d = synthetic(60000, 12, 1);
+    /* more than 65536 rows: the tree engine's row loops (partition, leaf of every row, row
+     * list, gradient check) then run in blocks over the threads */
+    grove_dataset *d = synthetic(70000, 12, 1);
     const char *kv1[] = {"algo=gbdt", "rounds=8", "subsample=0.7", "colsample_bytree=0.8",
                          "colsample_bynode=0.7", "seed=5", "threads=1", NULL};
     const char *kv2[] = {"algo=gbdt", "rounds=8", "subsample=0.7", "colsample_bytree=0.8",
