@@ -906,7 +906,7 @@ static grove_status bin_real(gv_packed *r, double *out)
     return GROVE_OK;
 }
 
-grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
+grove_status gv_packed_int_any(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
 {
     if (r->next >= r->n) return past_end(r);
     if (r->bin == 'I') { /* the common case, in line: an integer in range */

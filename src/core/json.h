@@ -102,7 +102,28 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
  * a double, a float (a number that is exactly a 32-bit float, not rounded to one), or the index
  * of one of words[0..n_words).  Errors name the entry (`feature[3]: expected an integer, got
  * "1.5"`); after one, r is not read further. */
-grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out);
+grove_status gv_packed_int_any(gv_packed *r, int64_t lo, int64_t hi, int64_t *out);
+static inline grove_status gv_packed_int(gv_packed *r, int64_t lo, int64_t hi, int64_t *out)
+{
+    /* in line, the common case: a text entry of at most 18 digits, in range; else the general
+     * reader (every form, every message) */
+    if (r->next < r->n && !r->bin && !r->array) {
+        const char *p = r->p, *e = r->end, *q = p + (p < e && *p == '-');
+        const char *d0 = q;
+        uint64_t u = 0;
+        for (; q < e && (unsigned)(*q - '0') < 10 && q - d0 < 18; q++) u = u * 10 + (uint64_t)(*q - '0');
+        if (q > d0 && (q == e || *q == ' ') && (q - d0 == 1 || *d0 != '0')) {
+            int64_t x = d0 > p ? -(int64_t)u : (int64_t)u;
+            if (x >= lo && x <= hi) {
+                *out = x;
+                r->p = q + (q < e); /* and the space */
+                r->next++;
+                return GROVE_OK;
+            }
+        }
+    }
+    return gv_packed_int_any(r, lo, hi, out);
+}
 grove_status gv_packed_real(gv_packed *r, double *out);
 grove_status gv_packed_float(gv_packed *r, float *out);
 grove_status gv_packed_word(gv_packed *r, const char *const *words, int n_words, int *out);

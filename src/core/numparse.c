@@ -210,6 +210,28 @@ const char *gv_scan_decimal(const char *s, const char *e, double *out)
     return end && quick_value(&d, out) ? end : NULL;
 }
 
+/* Whether the 8 bytes at p are all ASCII digits; then their value in *v (p[0] the highest
+ * digit).  Little-endian word tricks (as in simdjson / fast_float). */
+static inline int eight_digits(const char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+         0x3333333333333333ull))
+        return 0;
+    x -= 0x3030303030303030ull;
+    x = x * 10 + (x >> 8); /* pairs of digits in every other byte */
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    *v = x;
+    return 1;
+#else
+    (void)p, (void)v;
+    return 0;
+#endif
+}
+
 const char *gv_scan_json_number(const char *s, const char *e, double *out)
 {
     const char *p = s;
@@ -225,6 +247,12 @@ const char *gv_scan_json_number(const char *s, const char *e, double *out)
     if (*p == '0') {
         p++;
     } else if ((unsigned)(*p - '1') < 9) {
+        uint64_t v8;
+        if (e - p >= 8 && eight_digits(p, &v8)) { /* the first eight digits at once */
+            m = v8;
+            n_significant = 8;
+            p += 8;
+        }
         for (; p < e && (unsigned)(*p - '0') < 10; p++) {
             if (n_significant == 19) return NULL;
             m = m * 10 + (unsigned)(*p - '0');
@@ -235,6 +263,15 @@ const char *gv_scan_json_number(const char *s, const char *e, double *out)
     }
     if (p < e && *p == '.') {
         if (++p == e || (unsigned)(*p - '0') >= 10) return NULL;
+        uint64_t v8;
+        /* eight digits at once while they fit in 19 (leading zeros counted: only more numbers
+         * go to the general path) */
+        while (e - p >= 8 && n_significant <= 11 && eight_digits(p, &v8)) {
+            m = m * 100000000u + v8;
+            n_significant += 8;
+            exp10 -= 8;
+            p += 8;
+        }
         for (; p < e && (unsigned)(*p - '0') < 10; p++) {
             unsigned digit = (unsigned)(*p - '0');
             exp10--;
