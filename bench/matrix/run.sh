@@ -43,10 +43,16 @@
 #                                             # GROVE_LABEL names GROVE, default: HEAD)
 #   GVB=0 bench/matrix/run.sh                 # without the grove-gvb rows (grove again, the model
 #                                             # file in the binary encoding: model.gvb)
+#   QUANT=0 bench/matrix/run.sh               # without the grove-q4 rows of the gbdt cells (grove
+#                                             # again with quantized_bits=QUANT, default 4: Shi et
+#                                             # al.'s quantized gradients, integer histograms)
+#   SHARED=1 bench/matrix/run.sh              # OMP_WAIT_POLICY=passive (a machine shared with other work)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 #   MATRIX_OUT=bench/out/run2 bench/matrix/run.sh  # results elsewhere (two runs side by side)
 set -euo pipefail
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # idle OpenMP threads sleep (shared cores)
+# SHARED=1: idle OpenMP threads sleep (on a machine shared with other work, spinning threads
+# steal its cores); by default every tool runs with its OpenMP runtime's own policy, as a user's does
+[[ ${SHARED:-0} == 1 ]] && export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DATA=$ROOT/bench/out/matrix           # data files, shared by every run
 OUT=$(realpath -m "${MATRIX_OUT:-$DATA}")  # results, model, predictions of this run
@@ -54,6 +60,7 @@ PY=/usr/bin/python3
 T=${THREADS:-2}
 SMALL=${SMALL:-0}
 GVB=${GVB:-1}
+QUANT=${QUANT:-4}
 PEERS=${PEERS:-"xgboost sklearn ranger"}
 BUILD=${BUILD:-$ROOT/build}
 [[ $BUILD = /* ]] || BUILD=$ROOT/$BUILD
@@ -120,6 +127,11 @@ for cell in $CELLS; do
   if [[ $GVB == 1 ]]; then  # the same, the model saved and loaded in the binary encoding
     run_tool grove-gvb "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model.gvb" "${g[@]}" --threads "$T" --seed 1 \
       -- "$GROVE" predict "$OUT/model.gvb" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+  fi
+  if [[ $QUANT != 0 && $wl == gbdt-* ]]; then  # the same with quantized gradients
+    run_tool "grove-q$QUANT" "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" \
+      --set quantized_bits="$QUANT" --threads "$T" --seed 1 \
+      -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
   fi
   if [[ -n ${GROVE_BEFORE:-} ]]; then
     run_tool grove-before "$cell" "$tr" "$te" "$GROVE_BEFORE" train "$tr" -o "$OUT/model" "${g[@]}" \

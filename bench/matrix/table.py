@@ -24,7 +24,7 @@ header = open(sys.argv[2]).read().strip().lstrip("# ")
 print(f"Measured {header}.\n")
 if len(sys.argv) > 4:  # the peers' rows of another run (e.g. grove and grove-before rerun alone)
     have = {(r[0], r[1]) for r in rows}
-    extra = [r for r in load(sys.argv[3]) if r[1] not in ("grove", "grove-gvb", "grove-before")
+    extra = [r for r in load(sys.argv[3]) if not r[1].startswith("grove")
              and (r[0], r[1]) not in have]
     order = {c: i for i, c in enumerate(dict.fromkeys(r[0] for r in rows))}
     rows = sorted(rows + extra, key=lambda r: order.get(r[0], len(order)))
@@ -100,6 +100,10 @@ TARGETS = [
 peer = {(r[0], r[1]): r for r in rows}
 # the prediction targets also with the binary model file (run.sh's grove-gvb rows)
 TARGETS += [(c, p, w + " (.gvb model)", t, k, "grove-gvb") for c, p, w, t, k in TARGETS if k == "pred"]
+# the gbdt training targets also with quantized gradients (run.sh's grove-qB rows)
+quant = sorted({r[1] for r in rows if r[1].startswith("grove-q")})
+TARGETS += [(c, p, w + " (%s)" % q.replace("grove-q", "quantized_bits="), t, k, q)
+            for q in quant for c, p, w, t, k in TARGETS[:4]]
 lines = []
 for cell, p, what, target, kind, *tool in TARGETS:
     g, o = (peer.get((cell, tool[0])) if tool else grove.get(cell)), peer.get((cell, p))
