@@ -619,6 +619,190 @@ static int crc_len_callback(const char *buffer, size_t size, void *data)
     return 0;
 }
 
+/* ---- a member's text with its long strings kept out of jansson's dump ----
+ * A member's packed arrays are strings of megabytes of plain ASCII (nothing to escape), which
+ * jansson would scan byte by byte, twice (the file's text and the checksum's canonical text).
+ * Instead each such string is swapped for a short placeholder `"\u0000piece N\u0000"`, the
+ * (now small) member dumped both ways, and the strings spliced in where their placeholders
+ * are: in the file's text written as they are, in the canonical text summed on their own and
+ * combined in order (crc32_combine).  A member where any other string or key holds a NUL byte
+ * (so a placeholder could be faked) goes the plain way. */
+typedef struct long_str {
+    json_t *container; /* object or array holding it */
+    const char *key;   /* its key in an object, or NULL */
+    size_t index;      /* its index in an array */
+    json_t *value;     /* the string (a reference kept) */
+    uLong crc;         /* CRC-32 of its canonical text: the quotes and the bytes */
+} long_str;
+
+typedef struct long_strs {
+    long_str *s;
+    size_t n, cap;
+    int nul;    /* some other string or key holds a NUL byte */
+    int failed; /* out of memory */
+} long_strs;
+
+static void find_long(long_strs *ls, json_t *container, const char *key, size_t index, json_t *v)
+{
+    if (ls->nul || ls->failed) return;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x) {
+            if (strlen(k) != json_object_iter_key_len(json_object_key_to_iter(k))) ls->nul = 1;
+            find_long(ls, v, k, 0, x);
+        }
+        break;
+    }
+    case JSON_ARRAY:
+        for (size_t i = 0; i < json_array_size(v); i++) find_long(ls, v, NULL, i, json_array_get(v, i));
+        break;
+    case JSON_STRING: {
+        const char *s = json_string_value(v);
+        size_t n = json_string_length(v);
+        if (n >= CANON_PIECE && container && plain_ascii(s, n)) {
+            if (ls->n == ls->cap) {
+                size_t cap = ls->cap ? 2 * ls->cap : 16;
+                long_str *q = gv_realloc_array(ls->s, cap, sizeof *q);
+                if (!q) {
+                    ls->failed = 1;
+                    return;
+                }
+                ls->s = q;
+                ls->cap = cap;
+            }
+            ls->s[ls->n++] = (long_str){container, key, index, v, 0};
+        } else if (memchr(s, '\0', n)) {
+            ls->nul = 1;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+#define PIECE_MARK "piece "
+/* A piece placeholder `"\u0000piece N\u0000"` at s[0..end): its number and length, or 0. */
+static int piece_at(const char *s, const char *end, size_t *piece, size_t *len)
+{
+    size_t el = sizeof NUL_ESC - 1, ml = sizeof PIECE_MARK - 1;
+    if ((size_t)(end - s) < 2 + 2 * el + ml || s[0] != '"' || memcmp(s + 1, NUL_ESC, el) != 0 ||
+        memcmp(s + 1 + el, PIECE_MARK, ml) != 0)
+        return 0;
+    const char *p = s + 1 + el + ml, *d = p;
+    size_t k = 0;
+    while (p < end && *p >= '0' && *p <= '9') k = k * 10 + (size_t)(*p++ - '0');
+    if (p == d || (size_t)(end - p) < el + 1 || memcmp(p, NUL_ESC, el) != 0 || p[el] != '"') return 0;
+    *piece = k;
+    *len = (size_t)(p + el + 1 - s);
+    return 1;
+}
+
+/* The next piece placeholder in s[0..end): its start (end when none). */
+static const char *next_piece(const char *s, const char *end, size_t *piece, size_t *len)
+{
+    for (const char *p = s; p < end; p++) {
+        p = memchr(p, '"', (size_t)(end - p));
+        if (!p) break;
+        if (piece_at(p, end, piece, len)) return p;
+    }
+    return end;
+}
+
+/* Writes member `mj` (indented, t->indent) and sums its canonical text into *c.  0, -1 when
+ * out of memory or the sink failed (t->failed). */
+static int write_member(text_sink *t, json_t *mj, crc_len *c)
+{
+    long_strs ls = {NULL, 0, 0, 0, 0};
+    find_long(&ls, NULL, NULL, 0, mj);
+    if (ls.failed || ls.nul || ls.n == 0) {
+        gv_free(ls.s);
+        return json_dump_callback(mj, indent_callback, t, GV_MODEL_DUMP_FILE) != 0 ||
+                       json_dump_callback(mj, crc_len_callback, c, DUMP_CANONICAL) != 0
+                   ? -1
+                   : 0;
+    }
+    int rc = 0;
+    size_t swapped = 0;
+    for (; swapped < ls.n && rc == 0; swapped++) {
+        long_str *s = &ls.s[swapped];
+        char name[48];
+        int nl = snprintf(name, sizeof name, "%c" PIECE_MARK "%zu%c", 0, swapped, 0);
+        json_t *ph = json_stringn_nocheck(name, (size_t)nl);
+        json_incref(s->value);
+        rc = !ph ? -1
+             : s->key ? json_object_set_new(s->container, s->key, ph)
+                      : json_array_set_new(s->container, s->index, ph);
+        if (rc != 0) {
+            json_decref(s->value);
+            swapped++;
+            rc = -1;
+            break;
+        }
+    }
+    /* the long strings' canonical CRCs (on one thread: a member's strings are a few MB, summed
+     * at GB/s, and a parallel region per member would keep the other threads spinning) */
+    for (size_t k = 0; k < ls.n; k++) {
+        long_str *s = &ls.s[k];
+        uLong x = crc_of(crc32(0L, Z_NULL, 0), "\"", 1);
+        x = crc_of(x, json_string_value(s->value), json_string_length(s->value));
+        s->crc = crc_of(x, "\"", 1);
+    }
+    gv_buf file = {0}, canon = {0};
+    if (rc == 0 && (json_dump_callback(mj, gv_json_buf_sink, &file, GV_MODEL_DUMP_FILE) != 0 ||
+                    json_dump_callback(mj, gv_json_buf_sink, &canon, DUMP_CANONICAL) != 0))
+        rc = -1;
+    size_t next = 0; /* each placeholder once in each text (not in the same order: the
+                      * canonical text sorts the keys) */
+    unsigned char *used = rc == 0 ? gv_calloc(ls.n, 1) : NULL;
+    if (!used) rc = -1;
+    for (const char *p = file.data, *end = file.data + file.len; rc == 0;) {
+        size_t k = 0, len = 0;
+        const char *q = next_piece(p, end, &k, &len);
+        if (indent_callback(p, (size_t)(q - p), t) != 0) rc = -1;
+        if (rc != 0 || q == end) break;
+        if (k >= ls.n || used[k] != 0) {
+            rc = -2;
+            break;
+        }
+        used[k] = 1;
+        next++;
+        json_t *v = ls.s[k].value;
+        if (put_text(t, "\"", 1) != 0 ||
+            put_text(t, json_string_value(v), json_string_length(v)) != 0 ||
+            put_text(t, "\"", 1) != 0)
+            rc = -1;
+        p = q + len;
+    }
+    if (rc == 0 && next != ls.n) rc = -2;
+    next = 0;
+    for (const char *p = canon.data, *end = canon.data + canon.len; rc == 0;) {
+        size_t k = 0, len = 0;
+        const char *q = next_piece(p, end, &k, &len);
+        crc_len_callback(p, (size_t)(q - p), c);
+        if (q == end) break;
+        if (k >= ls.n || used[k] != 1) {
+            rc = -2;
+            break;
+        }
+        used[k] = 2;
+        next++;
+        size_t sl = json_string_length(ls.s[k].value) + 2;
+        c->crc = crc32_combine(c->crc, ls.s[k].crc, (z_off_t)sl);
+        c->len += sl;
+        p = q + len;
+    }
+    if (rc == 0 && next != ls.n) rc = -2;
+    gv_free(used);
+    gv_buf_free(&file);
+    gv_buf_free(&canon);
+    for (size_t k = 0; k < swapped; k++) json_decref(ls.s[k].value);
+    gv_free(ls.s);
+    return rc == 0 ? 0 : -1;
+}
+
 grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink, void *data,
                                  int *sink_failed)
 {
@@ -658,8 +842,7 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
             seen[k] = 1;
             t.indent = indent;
             crcs[k].crc = crc32(0L, Z_NULL, 0);
-            bad = !mj || json_dump_callback(mj, indent_callback, &t, GV_MODEL_DUMP_FILE) != 0 ||
-                  json_dump_callback(mj, crc_len_callback, &crcs[k], DUMP_CANONICAL) != 0;
+            bad = !mj || write_member(&t, mj, &crcs[k]) != 0;
             json_decref(mj);
         } else {
             /* "crc32": the checksum of the canonical text, every member spliced in */
