@@ -166,14 +166,18 @@ int gv_component_lazy_index(const json_t *v, size_t *i)
 
 size_t gv_component_lazy_count(void) { return n_lazies; }
 
-json_t *gv_component_lazy_build(size_t i)
+const void *gv_component_lazy_ref(size_t i) { return &lazies[i]; }
+
+json_t *gv_component_lazy_build(size_t i) { return gv_component_lazy_build_ref(&lazies[i]); }
+
+json_t *gv_component_lazy_build_ref(const void *ref)
 {
     int old = lazy_on;
     const int32_t *outer = feature_map;
     const size_t *o_offset = cut_offset;
     const uint64_t *o_bits = cut_bits;
     const uint32_t *o_rank = cut_rank;
-    const lazy_member *l = &lazies[i];
+    const lazy_member *l = ref;
     lazy_on = 0;
     feature_map = l->map;
     gv_cut_map_set(l->cut_offset, l->cut_bits, l->cut_rank);

@@ -149,6 +149,11 @@ int gv_component_lazy(int on);
 int gv_component_lazy_index(const json_t *v, size_t *i);
 size_t gv_component_lazy_count(void);
 json_t *gv_component_lazy_build(size_t i);
+/* Member i's record (valid until gv_component_lazy_end), and the member built from such a record
+ * on any thread (the lazy state is the calling thread's, so the calling thread takes the record
+ * and another may build it). */
+const void *gv_component_lazy_ref(size_t i);
+json_t *gv_component_lazy_build_ref(const void *ref);
 void gv_component_lazy_end(void);
 
 /* What a learner may report about the rows it was fitted on (gv_fit_input.cells): the cell of

@@ -803,6 +803,30 @@ static int write_member(text_sink *t, json_t *mj, crc_len *c)
     return rc == 0 ? 0 : -1;
 }
 
+/* A member rendered apart (on any thread): its text unindented (its newlines get the
+ * placeholder's indentation when it is written: indent_text) and its canonical CRC. */
+typedef struct rendered {
+    const void *ref; /* gv_component_lazy_ref */
+    gv_buf text;
+    crc_len crc;
+    int failed; /* out of memory */
+} rendered;
+
+static void render_member(rendered *r)
+{
+    text_sink ts = {gv_json_buf_sink, &r->text, 0, 0};
+    r->crc = (crc_len){crc32(0L, Z_NULL, 0), 0};
+    json_t *mj = gv_component_lazy_build_ref(r->ref);
+    r->failed = !mj || write_member(&ts, mj, &r->crc) != 0;
+    json_decref(mj);
+}
+
+static int indent_text(text_sink *t, size_t indent, const char *s, size_t n)
+{
+    t->indent = indent;
+    return indent_callback(s, n, t);
+}
+
 grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink, void *data,
                                  int *sink_failed)
 {
@@ -823,6 +847,23 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
     json_decref(doc);
     text_sink t = {sink, data, 0, 0};
     const char *p = file.data, *end = file.data + file.len;
+    /* the members in the order of their placeholders, rendered in batches on the threads */
+    size_t n_order = 0, done = 0, batch_lo = 0, batch_hi = 0;
+    const size_t batch = 4 * (size_t)gv_threads(0);
+    rendered *ren = bad ? NULL : gv_calloc(batch ? batch : 1, sizeof *ren);
+    size_t *order = bad ? NULL : gv_calloc(n + 1, sizeof *order);
+    if (!ren || !order) bad = 1;
+    for (const char *c = p; !bad;) {
+        int ck;
+        size_t cm = 0, cl = 0;
+        const char *cq = next_placeholder(c, end, &ck, &cm, &cl);
+        if (!ck) break;
+        if (ck == 1) {
+            if (n_order > n) break; /* more than n: reported below */
+            order[n_order++] = cm;
+        }
+        c = cq + cl;
+    }
     while (!bad && !t.failed && st == GROVE_OK) {
         int kind;
         size_t k = 0, len = 0;
@@ -834,16 +875,25 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
             while (line > file.data && line[-1] != '\n') line--;
             size_t indent = 0;
             while (line + indent < q && line[indent] == ' ') indent++;
-            json_t *mj = k < n && !seen[k] ? gv_component_lazy_build(k) : NULL;
-            if (k >= n || seen[k]) {
+            if (k >= n || seen[k] || done >= n_order || order[done] != k) {
                 st = gv_err(GROVE_ERR_INTERNAL, "writing a model: member %zu placed twice", k);
                 break;
             }
             seen[k] = 1;
-            t.indent = indent;
-            crcs[k].crc = crc32(0L, Z_NULL, 0);
-            bad = !mj || write_member(&t, mj, &crcs[k]) != 0;
-            json_decref(mj);
+            if (done >= batch_hi) { /* the next batch of members, each into its own buffer */
+                batch_lo = done;
+                batch_hi = done + batch < n_order ? done + batch : n_order;
+                const long nb = (long)(batch_hi - batch_lo);
+                for (long b = 0; b < nb; b++)
+                    ren[b].ref = gv_component_lazy_ref(order[batch_lo + (size_t)b]);
+#pragma omp parallel for schedule(dynamic, 1) if (nb > 1)
+                for (long b = 0; b < nb; b++) render_member(&ren[b]);
+            }
+            rendered *r = &ren[done - batch_lo];
+            done++;
+            crcs[k] = r->crc;
+            bad = r->failed || indent_text(&t, indent, r->text.data, r->text.len) != 0;
+            gv_buf_free(&r->text);
         } else {
             /* "crc32": the checksum of the canonical text, every member spliced in */
             uLong crc = crc32(0L, Z_NULL, 0);
@@ -869,6 +919,9 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
         p = q + len;
     }
     if (!bad && !t.failed && st == GROVE_OK) put_text(&t, "\n", 1);
+    for (size_t b = 0; ren && b < batch; b++) gv_buf_free(&ren[b].text);
+    gv_free(ren);
+    gv_free(order);
     gv_buf_free(&canon);
     gv_buf_free(&file);
     gv_free(crcs);
