@@ -625,8 +625,9 @@ static int crc_len_callback(const char *buffer, size_t size, void *data)
  * Instead each such string is swapped for a short placeholder `"\u0000piece N\u0000"`, the
  * (now small) member dumped both ways, and the strings spliced in where their placeholders
  * are: in the file's text written as they are, in the canonical text summed on their own and
- * combined in order (crc32_combine).  A member where any other string or key holds a NUL byte
- * (so a placeholder could be faked) goes the plain way. */
+ * combined in order (crc32_combine).  A member where any other string holds a NUL byte (so a
+ * placeholder could be faked) goes the plain way (keys are grove's own names, set without
+ * NUL bytes). */
 typedef struct long_str {
     json_t *container; /* object or array holding it */
     const char *key;   /* its key in an object, or NULL */
@@ -638,7 +639,7 @@ typedef struct long_str {
 typedef struct long_strs {
     long_str *s;
     size_t n, cap;
-    int nul;    /* some other string or key holds a NUL byte */
+    int nul;    /* some other string holds a NUL byte */
     int failed; /* out of memory */
 } long_strs;
 
@@ -649,10 +650,7 @@ static void find_long(long_strs *ls, json_t *container, const char *key, size_t 
     case JSON_OBJECT: {
         const char *k;
         json_t *x;
-        json_object_foreach(v, k, x) {
-            if (strlen(k) != json_object_iter_key_len(json_object_key_to_iter(k))) ls->nul = 1;
-            find_long(ls, v, k, 0, x);
-        }
+        json_object_foreach(v, k, x) find_long(ls, v, k, 0, x); /* keys: grove's names */
         break;
     }
     case JSON_ARRAY:
