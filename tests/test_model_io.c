@@ -1439,6 +1439,35 @@ static void test_packed_helpers(void)
             break;
         }
     }
+    /* the 128-bit path (1e-5 <= |x| < 1e16) and printf's, on the doubles where they could
+     * part: random bits, log-uniform, powers of ten and their neighbours, ties at the 18th
+     * digit (quarters of 16-digit integers), ratios */
+    uint64_t st = 88172645463325252ull;
+#define NEXT_RND() (st ^= st << 13, st ^= st >> 7, st ^= st << 17)
+    for (int i = 0, bad = 0; i < 400000 && !bad; i++) {
+        double x;
+        uint64_t u = NEXT_RND();
+        switch (i % 8) {
+        case 0: memcpy(&x, &u, sizeof x); if (!isfinite(x)) x = 0.5; break;
+        case 1: x = pow(10, (double)(u >> 11) / 9007199254740992.0 * 23 - 6); break;
+        case 2: x = nextafter(pow(10, (int)(u % 24) - 6), (u >> 40) & 1 ? 0 : 1e300); break;
+        case 3: x = (double)(1000000000000000ull + u % 1250000000000000ull) + 0.25 * (double)(u >> 62); break;
+        case 4: x = (double)(u % 100000 + 1) / (double)((u >> 20) % 100000 + 1); break;
+        case 5: x = (double)(u % 100000000000000000ull) / 1e16; break;
+        case 6: x = (double)(u % 100000000000000000ull) / 1e20; break;
+        default: x = pow(10, (int)(u % 24) - 6); break;
+        }
+        if (u >> 63) x = -x;
+        char printed[40];
+        snprintf(printed, sizeof printed, "%.17g", x);
+        b.len = 0;
+        CHECK(gv_packed_add_real(&b, x) == 0);
+        if (strcmp(b.data, printed) != 0) {
+            CHECK_STR(b.data, printed);
+            bad = 1;
+        }
+    }
+#undef NEXT_RND
     gv_buf_free(&b);
     /* non-finite reals cannot be written */
     CHECK(gv_packed_add_real(&b, NAN) != 0 && gv_packed_add_real(&b, -INFINITY) != 0);
