@@ -845,9 +845,11 @@ grove_status gv_model_write_text(const grove_model *m, json_dump_callback_t sink
     json_decref(doc);
     text_sink t = {sink, data, 0, 0};
     const char *p = file.data, *end = file.data + file.len;
-    /* the members in the order of their placeholders, rendered in batches on the threads */
+    /* the members in the order of their placeholders, rendered in batches on the threads: one
+     * member per thread, so saving holds at most one member's text per thread (the 1M-row
+     * forest's trees are ~17 MB of text each; the peak-memory promise of bench/predict) */
     size_t n_order = 0, done = 0, batch_lo = 0, batch_hi = 0;
-    const size_t batch = 4 * (size_t)gv_threads(0);
+    const size_t batch = (size_t)gv_threads(0);
     rendered *ren = bad ? NULL : gv_calloc(batch ? batch : 1, sizeof *ren);
     size_t *order = bad ? NULL : gv_calloc(n + 1, sizeof *order);
     if (!ren || !order) bad = 1;
