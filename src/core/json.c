@@ -852,6 +852,24 @@ static const char *next_token(const gv_packed *r, size_t *len)
     return r->p;
 }
 
+size_t gv_plain_run(const void *s, size_t n)
+{
+    const unsigned char *p = s;
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) { /* a word at a time while it is all plain (the tests are exact) */
+        uint64_t x, q, b;
+        memcpy(&x, p + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        if ((((x - ones * 0x20) & ~x) | (x + ones * (127 - 0x7e)) | x | ((q - ones) & ~q) |
+             ((b - ones) & ~b)) & high)
+            break;
+    }
+    while (i < n && p[i] >= 0x20 && p[i] <= 0x7e && p[i] != '"' && p[i] != '\\') i++;
+    return i;
+}
+
 static void skip_token(gv_packed *r, size_t len)
 {
     r->p += len;
@@ -1025,20 +1043,6 @@ grove_status gv_packed_int_any(gv_packed *r, int64_t lo, int64_t hi, int64_t *ou
         }
     }
     if (r->bin) return bin_int(r, lo, hi, out);
-    if (!r->array) { /* the common case: at most 18 digits in range, one pass */
-        const char *p = r->p, *e = r->end, *q = p + (p < e && *p == '-');
-        const char *d0 = q;
-        uint64_t u = 0;
-        for (; q < e && (unsigned)(*q - '0') < 10 && q - d0 < 18; q++) u = u * 10 + (uint64_t)(*q - '0');
-        if (q > d0 && (q == e || *q == ' ') && (q - d0 == 1 || *d0 != '0')) {
-            int64_t x = d0 > p ? -(int64_t)u : (int64_t)u;
-            if (x >= lo && x <= hi) {
-                *out = x;
-                skip_token(r, (size_t)(q - p));
-                return GROVE_OK;
-            }
-        }
-    }
     size_t k = r->next, len = 0;
     char buf[SHOWN_MAX + 4];
     int64_t x;

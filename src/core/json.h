@@ -98,6 +98,9 @@ typedef struct gv_packed {
  * so the entries can be counted before any is read.  GROVE_ERR_MODEL naming the field. */
 grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
                             gv_packed *r);
+/* The length of the run of bytes at s[0..n) that JSON text holds as they are (0x20..0x7e but
+ * '"' and '\\': nothing to escape), eight bytes at a time. */
+size_t gv_plain_run(const void *s, size_t n);
 /* The next entry (r->next < r->n: callers read at most r->n entries) as an integer in [lo, hi],
  * a double, a float (a number that is exactly a 32-bit float, not rounded to one), or the index
  * of one of words[0..n_words).  Errors name the entry (`feature[3]: expected an integer, got

@@ -182,27 +182,6 @@ typedef struct str_filter {
     unsigned char in[1 << 16];
 } str_filter;
 
-static int plain_byte(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
-
-/* The length of the run of plain bytes at p[0..n): eight bytes at a time while a word is all
- * plain (the word tests are exact for "some byte is not"), then byte by byte. */
-static size_t plain_run(const unsigned char *p, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, q, b;
-        memcpy(&x, p + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        if ((((x - ones * 0x20) & ~x) | (x + ones * (127 - 0x7e)) | x | ((q - ones) & ~q) |
-             ((b - ones) & ~b)) & high)
-            break;
-    }
-    while (i < n && plain_byte(p[i])) i++;
-    return i;
-}
-
 static void emit(str_filter *f, const void *p, size_t n)
 {
     if (n && !f->failed && gv_buf_append(&f->out, p, n) != 0) f->failed = 1;
@@ -264,7 +243,7 @@ static void filter_bytes(str_filter *f, const unsigned char *p, size_t n)
             break;
         }
         case S_PLAIN: {
-            size_t j = i + plain_run(p + i, n - i);
+            size_t j = i + gv_plain_run(p + i, n - i);
             if (gv_buf_append(&f->str, p + i, j - i) != 0) f->failed = 1;
             i = j;
             if (i == n) break;

@@ -281,27 +281,8 @@ static int canon_key_cmp(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* Whether jansson writes s[0..n) as it is (no escape): every byte in 0x20..0x7e but '"' and
- * '\\'.  Eight bytes at a time (the word tests are exact for "some byte is"). */
-static int plain_ascii(const char *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, q, b;
-        memcpy(&x, s + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        if ((((x - ones * 0x20) & ~x) | (x + ones * (127 - 0x7e)) | x |
-             ((q - ones) & ~q) | ((b - ones) & ~b)) & high)
-            return 0;
-    }
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return 0;
-    }
-    return 1;
-}
+/* Whether jansson writes s[0..n) as it is (no escape). */
+static int plain_ascii(const char *s, size_t n) { return gv_plain_run(s, n) == n; }
 
 static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v)
 {
