@@ -94,6 +94,10 @@ void gv_rng_shuffle(gv_rng *rng, size_t *a, size_t n);
  * 32).  _len returns the length. */
 void gv_format_double(double x, char *buf);
 size_t gv_format_double_len(double x, char *buf);
+/* %.17g of x as glibc's printf writes it, with '.' as the radix, for finite 1e-5 <= |x| < 1e16
+ * (the model file's reals; exact 128-bit arithmetic); 0 outside that range (use printf).  buf
+ * holds at least 32 bytes; returns the length (not NUL-terminated). */
+size_t gv_format_17g(double x, char *buf);
 /* The three floor-of-log formulas dtoa.c relies on (which = 0: floor(x log10 2), 1:
  * floor(log10(3/4 2^x)), 2: floor(x log2 10)), for their test. */
 int gv_dtoa_flog(int which, int x);

@@ -238,6 +238,107 @@ static char *write_digits(char *end, uint64_t u)
     return end;
 }
 
+/* %.17g of v as printf writes it (with '.' as the radix), for finite v with 1e-5 <= |v| < 1e16,
+ * without printf's multi-precision arithmetic: v = m * 2^e (m < 2^53) times 10^k (k <= 22) is an
+ * exact integer of 128 bits, whose quotient by 2^-e holds the 17 digits and whose remainder
+ * rounds them (to nearest, ties to even, as glibc does).  Tested against glibc's snprintf on
+ * 31 million doubles (random bits, log-uniform, powers of ten and their neighbours, ties,
+ * ratios): no difference.  Writes out (at least 32 bytes) and returns the length, or 0 when v
+ * is outside that range (left to printf).  (The model file's reals: core/json.c.) */
+static unsigned __int128 pow10_u128(int k) /* 0 <= k <= 22 */
+{
+    static const uint64_t p[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                   10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                   100000000000ull, 1000000000000ull, 10000000000000ull,
+                                   100000000000000ull, 1000000000000000ull,
+                                   10000000000000000ull, 100000000000000000ull,
+                                   1000000000000000000ull, 10000000000000000000ull};
+    return k < 20 ? p[k] : (unsigned __int128)p[19] * p[k - 19];
+}
+
+size_t gv_format_17g(double v, char *out)
+{
+    double a = fabs(v);
+    if (!(a >= 1e-5 && a < 1e16)) return 0;
+    static const uint64_t P16 = 10000000000000000ull, P17 = 100000000000000000ull;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int be = (int)((bits >> 52) & 0x7ff);
+    uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52); /* normal: a >= 1e-5 */
+    int e = be - 1075;                                       /* a = m * 2^e */
+    int d = flog10pow2(e + 52);  /* floor(log10 a) or one less (a >= 2^(e+52)): fixed below */
+    int k = 16 - d;
+    uint64_t q = 0;
+    int round_up = 0;
+    for (int tries = 0; tries < 4; tries++) {
+        if (k < 0 || k > 22) return 0;
+        unsigned __int128 n = (unsigned __int128)m * pow10_u128(k);
+        unsigned __int128 qq;
+        round_up = 0;
+        if (e >= 0) {
+            qq = n << e;
+        } else {
+            int s = -e;
+            if (s >= 127) return 0;
+            qq = n >> s;
+            unsigned __int128 r = n & (((unsigned __int128)1 << s) - 1);
+            unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+            round_up = r > half || (r == half && (qq & 1));
+        }
+        if (qq >= P17) {
+            k--;
+            continue;
+        }
+        if (qq < P16) {
+            k++;
+            continue;
+        }
+        q = (uint64_t)qq;
+        goto found;
+    }
+    return 0;
+found:
+    q += (uint64_t)round_up;
+    if (q == P17) {
+        q = P16;
+        k--;
+    }
+    int x = 16 - k; /* the decimal exponent of the first digit */
+    char dig[17];
+    write_digits(dig + 17, q); /* exactly 17 digits: 10^16 <= q < 10^17 */
+    int nd = 17;
+    while (nd > 1 && dig[nd - 1] == '0') nd--; /* %g drops trailing zeros */
+    size_t len = 0;
+    if (v < 0) out[len++] = '-';
+    if (x >= -4 && x < 17) {
+        if (x >= 0) {
+            for (int i = 0; i <= x; i++) out[len++] = dig[i]; /* nd <= 17, x <= 16 */
+            if (nd > x + 1) {
+                out[len++] = '.';
+                for (int i = x + 1; i < nd; i++) out[len++] = dig[i];
+            }
+        } else {
+            out[len++] = '0';
+            out[len++] = '.';
+            for (int i = 0; i < -x - 1; i++) out[len++] = '0';
+            for (int i = 0; i < nd; i++) out[len++] = dig[i];
+        }
+    } else {
+        out[len++] = dig[0];
+        if (nd > 1) {
+            out[len++] = '.';
+            for (int i = 1; i < nd; i++) out[len++] = dig[i];
+        }
+        out[len++] = 'e';
+        out[len++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) out[len++] = (char)('0' + ax / 100);
+        out[len++] = (char)('0' + ax / 10 % 10);
+        out[len++] = (char)('0' + ax % 10);
+    }
+    return len;
+}
+
 size_t gv_format_double_len(double x, char *buf)
 {
     uint64_t bits;
