@@ -313,10 +313,11 @@ static void test_staged(void)
     grove_dataset_free(d);
 }
 
-/* A classification dataset of the n x F floats X and labels y; frees both. */
-static grove_dataset *classification_set(float *X, double *y, size_t n, size_t F)
+/* A dataset of the n x F floats X and labels y for `task` ("task=classification" or
+ * "task=regression"); frees both. */
+static grove_dataset *array_set(float *X, double *y, size_t n, size_t F, const char *task)
 {
-    grove_params *p = params((const char *const[]){"task=classification", NULL});
+    grove_params *p = params((const char *const[]){task, NULL});
     grove_dataset *d = NULL;
     CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, n, F, y, NULL, NULL, p, NULL, &d));
     grove_params_free(p);
@@ -342,7 +343,7 @@ static grove_dataset *synthetic(size_t n, size_t F, unsigned seed)
         }
         y[i] = z + 0.3 * sin(7.0 * i) > 0.2 ? 1 : 0;
     }
-    return classification_set(X, y, n, F);
+    return array_set(X, y, n, F, "task=classification");
 }
 
 static void test_threads(void)
@@ -457,7 +458,7 @@ static void test_quantized_sparse(void)
             }
             y[i] = z + 0.2 * sin(3.0 * i) > 0 ? 1 : 0;
         }
-        grove_dataset *d = classification_set(X, y, n, F);
+        grove_dataset *d = array_set(X, y, n, F, "task=classification");
         for (int t = 1; t <= 2; t++) {
             const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
                                 bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
@@ -493,12 +494,7 @@ static void test_quantized_exact_grid(void)
         }
         y[i] = fmin(3, fmax(-3, floor(z - 7.5)));
     }
-    grove_params *p = params((const char *const[]){"task=regression", NULL});
-    grove_dataset *d = NULL;
-    CHECK_OK(grove_dataset_from_array(X, GROVE_FLOAT32, N, F, y, NULL, NULL, p, NULL, &d));
-    grove_params_free(p);
-    free(X);
-    free(y);
+    grove_dataset *d = array_set(X, y, N, F, "task=regression");
     const char *kq[] = {"algo=gbdt", "objective=squared", "base_score=0", "learning_rate=1",
                         "rounds=1", "max_depth=5", "min_child_weight=0", "quantized_bits=3", NULL};
     const char *k0[] = {"algo=gbdt", "objective=squared", "base_score=0", "learning_rate=1",

@@ -1392,6 +1392,19 @@ static void test_golden(void)
 }
 
 /* The packed-array helpers on their own: exact round trips at the edges of double and int64. */
+/* Whether gv_packed_add_real writes x into the emptied b as printf's %.17g does (a failed
+ * check names both texts). */
+static int same_as_printf(gv_buf *b, double x)
+{
+    char printed[40];
+    snprintf(printed, sizeof printed, "%.17g", x);
+    b->len = 0;
+    CHECK(gv_packed_add_real(b, x) == 0);
+    if (strcmp(b->data, printed) == 0) return 1;
+    CHECK_STR(b->data, printed);
+    return 0;
+}
+
 static void test_packed_helpers(void)
 {
     double v[64 + 2000];
@@ -1430,14 +1443,7 @@ static void test_packed_helpers(void)
         if (i == 201) x = 9007199254740991.0;
         if (i == 202) x = -9007199254740992.0;
         if (i == 203) x = 1e16;
-        char printed[40];
-        snprintf(printed, sizeof printed, "%.17g", x);
-        b.len = 0;
-        CHECK(gv_packed_add_real(&b, x) == 0);
-        if (strcmp(b.data, printed) != 0) {
-            CHECK_STR(b.data, printed);
-            break;
-        }
+        if (!same_as_printf(&b, x)) break;
     }
     /* the 128-bit path (1e-5 <= |x| < 1e16) and printf's, on the doubles where they could
      * part: random bits, log-uniform, powers of ten and their neighbours, ties at the 18th
@@ -1458,14 +1464,7 @@ static void test_packed_helpers(void)
         default: x = pow(10, (int)(u % 24) - 6); break;
         }
         if (u >> 63) x = -x;
-        char printed[40];
-        snprintf(printed, sizeof printed, "%.17g", x);
-        b.len = 0;
-        CHECK(gv_packed_add_real(&b, x) == 0);
-        if (strcmp(b.data, printed) != 0) {
-            CHECK_STR(b.data, printed);
-            bad = 1;
-        }
+        bad = !same_as_printf(&b, x);
     }
 #undef NEXT_RND
     gv_buf_free(&b);
