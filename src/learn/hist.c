@@ -53,7 +53,7 @@ static inline void quant_record(const gv_engine *e, int fmt, size_t i, size_t r)
 
 static void gather_quant(gv_engine *e, size_t begin, size_t end, int fmt)
 {
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && end - begin >= PARALLEL_MIN_WORK)
 #endif
@@ -63,7 +63,7 @@ static void gather_quant(gv_engine *e, size_t begin, size_t end, int fmt)
 
 void gv_hist_gather_sums(gv_engine *e, size_t a, size_t len, double *t)
 {
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const double *grad = e->in->grad, *hess = e->in->hess;
     const int fmt = quant_format(e);
     double G = t[1], H = t[2];
@@ -90,7 +90,7 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
     size_t stride = gv_ns_stride(e);
     double *ns = e->ns;
     int32_t *ncls = e->ncls;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     if (e->quant) {
         gather_quant(e, begin, end, e->quant == 8 ? QF_WORD : QF_WIDE);
         return;
@@ -176,7 +176,7 @@ static void build_feature_class2(const gv_engine *e, size_t begin, size_t end, s
 {
     const gv_binned *X = e->X;
     const size_t S = e->S, nb = (size_t)X->mappers[f].n_bins;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const double *ns = e->ns;
     const int32_t *ncls = e->ncls;
     const int identity = begin == 0 && end == e->n && !e->in->rows;
@@ -285,7 +285,7 @@ static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, si
 {
     const gv_binned *X = e->X;
     const size_t S = 3, nb = (size_t)X->mappers[f].n_bins;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const double *ns = e->ns;
     const int identity = begin == 0 && end == e->n && !e->in->rows;
     double *sub2 = sub + nb * S, *sub3 = sub2 + nb * S;
@@ -325,7 +325,7 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     const gv_binned *X = e->X;
     const gv_tree_input *in = e->in;
     const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const double *ns = e->ns;
     double *hp[GRAD_BLOCK_MAX];
     uint32_t pos[GRAD_BLOCK_MAX];
@@ -381,7 +381,7 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
     {                                                                                              \
         const gv_binned *X = e->X;                                                                 \
         const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];                      \
-        const size_t *idx = e->idx;                                                                \
+        const gv_row *idx = e->idx;                                                                \
         const T *rec = (const T *)(const void *)e->ns;                                             \
         T *hp[GRAD_BLOCK_MAX];                                                                     \
         uint32_t pos[GRAD_BLOCK_MAX];                                                              \
@@ -432,7 +432,7 @@ static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_
 {
     const gv_binned *X = e->X;
     const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const gv_u64a *rec = (const gv_u64a *)(const void *)e->ns;
     gv_u64a *hp[GRAD_BLOCK_MAX];
     uint32_t pos[GRAD_BLOCK_MAX];
@@ -499,7 +499,7 @@ int gv_hist_pack = 1;
         const gv_row_nz *z = e->in->row_nz;                                                        \
         const size_t F = X->n_features, f0 = g * GV_NZ_GROUP;                                      \
         const size_t nk = F - f0 < GV_NZ_GROUP ? F - f0 : GV_NZ_GROUP;                             \
-        const size_t *idx = e->idx;                                                                \
+        const gv_row *idx = e->idx;                                                                \
         const T *rec = (const T *)(const void *)e->ns;                                             \
         const uint32_t *off = z->off + g * (X->n_rows + 1);                                        \
         T *base = (T *)gv_qhist(e, h, f0);                                                         \
@@ -660,7 +660,7 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
 {
     const gv_binned *X = e->X;
     const size_t S = e->S;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     const double *ns = e->ns;
     const int32_t *ncls = e->ncls;
     const int counted = e->rmul != NULL;
@@ -823,7 +823,7 @@ size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_
 {
     const gv_binned *X = e->X;
     const size_t S = e->S;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     gv_hist_gather(e, begin, end);
     if (++e->sp_epoch == 0) { /* wrapped: forget every mark */
         memset(e->sp_seen, 0, e->n_features * sizeof *e->sp_seen);
@@ -963,7 +963,7 @@ void gv_hist_build_touched(gv_engine *e, size_t begin, size_t end, const int32_t
 {
     const gv_binned *X = e->X;
     const size_t S = e->S;
-    const size_t *idx = e->idx;
+    const gv_row *idx = e->idx;
     gv_hist_gather(e, begin, end);
     if (e->touched_slot)
         for (size_t k = 0; k < n_feats; k++) e->touched_off[feats[k]] = k * e->touched_slot;

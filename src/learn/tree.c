@@ -209,7 +209,7 @@ static void node_finish(grower *gr, size_t id)
 
 /* Adds the statistics of rows idx[0..n) to record t, in row order.  One loop per kind, with
  * the sums in registers: this runs over every row at every level. */
-static void sum_rows_serial(const gv_engine *e, const size_t *idx, size_t n, double *t)
+static void sum_rows_serial(const gv_engine *e, const gv_row *idx, size_t n, double *t)
 {
     const gv_tree_input *in = e->in;
     switch (e->cfg->stats) {
@@ -278,7 +278,7 @@ static void sum_rows_serial(const gv_engine *e, const size_t *idx, size_t n, dou
 /* Node totals: t (zeroed) = the sum over rows idx[0..n), taken over fixed blocks of
  * ROW_BLOCK rows (in parallel) whose partial sums are then added in block order.  The blocks
  * do not depend on the thread count, so neither do the sums. */
-static void sum_rows(const gv_engine *e, const size_t *idx, size_t n, double *t)
+static void sum_rows(const gv_engine *e, const gv_row *idx, size_t n, double *t)
 {
     size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK, S = e->S;
     if (n_blocks <= 1) {
@@ -539,8 +539,8 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
 {
     const gv_binned *X = e->X;
     size_t f = (size_t)s->feature, nl = 0, nr = 0;
-    const size_t *idx = e->idx;
-    size_t *tmp = e->tmp;
+    const gv_row *idx = e->idx;
+    gv_row *tmp = e->tmp;
     if (!bits && X->bins8) {
         /* the common case, numeric on 8-bit bins */
         const uint8_t *col = X->bins8 + f * X->n_rows;
@@ -551,7 +551,7 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
          * that side overwrites, or, once that side is complete, on the slot where the two
          * sides meet, which holds this same row by the end. */
         for (size_t i = lo; i < hi; i++) {
-            size_t r = idx[i];
+            gv_row r = idx[i];
             uint32_t b = col[r];
             size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
             tmp[lo + nl] = r;
@@ -562,7 +562,7 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
         return nl;
     }
     for (size_t i = lo; i < hi; i++) {
-        size_t r = idx[i];
+        gv_row r = idx[i];
         uint32_t b = gv_bin_at(X, f, r);
         int left;
         if (b == 0)
@@ -600,9 +600,10 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
         n_blocks = ((n + PART_BLOCK - 1) / PART_BLOCK + nt - 1) / nt * nt;
         bs = (n + n_blocks - 1) / n_blocks;
     }
-    size_t *n_left = e->block_left, *idx = e->idx;
+    size_t *n_left = e->block_left;
+    gv_row *idx = e->idx;
     size_t *dst_left = e->block_left + n_blocks, *dst_right = dst_left + n_blocks;
-    const size_t *tmp = e->tmp;
+    const gv_row *tmp = e->tmp;
     const double *grad = e->in->grad, *hess = e->in->hess;
     double *ns = e->ns;
     size_t total_left = 0;
@@ -641,12 +642,12 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
         for (size_t b = 0; b < n_blocks; b++) {
             size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
             size_t nl = n_left[b], nr = hi - lo - nl;
-            size_t *dl = idx + dst_left[b], *dr = idx + dst_right[b];
-            const size_t *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
+            gv_row *dl = idx + dst_left[b], *dr = idx + dst_right[b];
+            const gv_row *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
             if (gather && left_small) {
                 double *o = ns + 2 * dst_left[b];
                 for (size_t j = 0; j < nl; j++) {
-                    size_t r = tl[j];
+                    gv_row r = tl[j];
                     dl[j] = r;
                     o[2 * j] = grad[r];
                     o[2 * j + 1] = hess[r];
@@ -657,7 +658,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
             if (gather && !left_small) {
                 double *o = ns + 2 * dst_right[b];
                 for (size_t j = 0; j < nr; j++) {
-                    size_t r = tr[-(ptrdiff_t)j];
+                    gv_row r = tr[-(ptrdiff_t)j];
                     dr[j] = r;
                     o[2 * j] = grad[r];
                     o[2 * j + 1] = hess[r];
@@ -687,7 +688,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
     size_t first = t->n_nodes;
     e->gathered_begin = e->gathered_end = 0; /* the rows move: ns no longer matches */
     for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
-    size_t *idx = e->idx, *tmp = e->tmp;
+    gv_row *idx = e->idx, *tmp = e->tmp;
     uint32_t cat_begin = 0;
 
     if (s.type != GV_NODE_CAT_MULTI) {
@@ -758,7 +759,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             gr->g[first + c].end = begin + pos[c + 1];
         }
         for (size_t i = begin; i < end; i++) {
-            size_t r = idx[i];
+            gv_row r = idx[i];
             uint32_t b = gv_bin_at(X, f, r);
             uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
             tmp[pos[ch]++] = r;
@@ -1048,7 +1049,8 @@ static grove_status check_rows(const gv_engine *e)
 static void list_once(gv_engine *e)
 {
     const gv_tree_input *in = e->in;
-    size_t n = e->n, *idx = e->idx, repeats = 0;
+    size_t n = e->n, repeats = 0;
+    gv_row *idx = e->idx;
     if (e->cfg->stats != GV_STATS_CLASS || !in->rows || in->weight || e->cfg->dist ||
         e->X->csr_ptr || n < 2)
         return;
@@ -1386,7 +1388,8 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
 {
     const gv_engine *e = &gr->e;
     const gv_tree *t = gr->t;
-    const size_t n = e->n, *idx = e->idx;
+    const size_t n = e->n;
+    const gv_row *idx = e->idx;
     const size_t n_leaves = gv_tree_n_leaves(t);
     leaf_range *lr = gv_malloc_array(n_leaves ? n_leaves : 1, sizeof *lr);
     size_t nl = 0;
@@ -1439,6 +1442,9 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     if (n == 0 && !cfg->dist) return gv_err(GROVE_ERR_DATA, "gv_tree_fit: no rows to grow a tree on");
     if (cfg->dist && X->csr_ptr)
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: data-parallel trees need a dense binned matrix");
+    if (X->n_rows > UINT32_MAX)
+        return gv_err(GROVE_ERR_DATA, "gv_tree_fit: %zu rows: at most %lu rows fit the row lists",
+                      X->n_rows, (unsigned long)UINT32_MAX);
     if (in->rows) {
         for (size_t i = 0; i < n; i++)
             if (in->rows[i] >= X->n_rows)
@@ -1456,14 +1462,14 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     size_t F = X->n_features;
     if ((st = engine_init(e, cfg, in)) != GROVE_OK) goto fail;
     if (in->rows) {
-        memcpy(e->idx, in->rows, n * sizeof *e->idx);
+        for (size_t i = 0; i < n; i++) e->idx[i] = (gv_row)in->rows[i];
     } else {
-        size_t *idx = e->idx;
+        gv_row *idx = e->idx;
         const long nl = (long)n;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= 65536)
 #endif
-        for (long i = 0; i < nl; i++) idx[i] = (size_t)i;
+        for (long i = 0; i < nl; i++) idx[i] = (gv_row)i;
     }
     if ((st = check_rows(e)) != GROVE_OK) goto fail;
     list_once(e);
@@ -1529,7 +1535,7 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
             if (ag > mg) mg = ag;
             if (q[1] < 0) {
                 st = gv_err(GROVE_ERR_ARG, "gv_tree_fit: row %zu: quantized hessian %d is below 0",
-                            e->idx[i], (int)q[1]);
+                            (size_t)e->idx[i], (int)q[1]);
                 goto fail;
             }
             if ((uint64_t)q[1] > mh) mh = (uint64_t)q[1];

@@ -102,7 +102,7 @@ typedef struct gv_engine {
     /* Rows: idx[begin, end) are the rows of a node; ns (and ncls) hold, at the same
      * positions, the gathered statistics of those rows while a histogram is built. */
     size_t n;               /* rows in the view */
-    size_t *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
+    gv_row *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
     double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
     size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
                                             whose totals were summed from it, tree.c); else
