@@ -209,10 +209,12 @@ static _Thread_local borrowed *borrows;
 static _Thread_local size_t n_borrows, cap_borrows;
 static _Thread_local int borrows_sorted; /* by value address, for bsearch */
 
-/* The header of a value standing for a borrowed array: 0x01 then kind 'B'. */
+/* The header of a value standing for a borrowed array: 0x01 then kind 'B' (a binary form) or
+ * 'T' (the text of a packed array, json.h: gv_packed_borrow_text). */
 static const char borrow_marker[8] = {0x01, 'B'};
+static const char text_marker[8] = {0x01, 'T'};
 
-json_t *gv_packed_borrow(const void *bytes, size_t len)
+static json_t *borrow(const char marker[8], const void *bytes, size_t len)
 {
     if (n_borrows == cap_borrows) {
         size_t cap = cap_borrows ? 2 * cap_borrows : 64;
@@ -221,12 +223,16 @@ json_t *gv_packed_borrow(const void *bytes, size_t len)
         borrows = b;
         cap_borrows = cap;
     }
-    json_t *v = json_stringn_nocheck(borrow_marker, sizeof borrow_marker);
+    json_t *v = json_stringn_nocheck(marker, 8);
     if (!v) return NULL;
     borrows[n_borrows++] = (borrowed){v, bytes, len};
     borrows_sorted = 0;
     return v;
 }
+
+json_t *gv_packed_borrow(const void *bytes, size_t len) { return borrow(borrow_marker, bytes, len); }
+
+json_t *gv_packed_borrow_text(const char *text, size_t len) { return borrow(text_marker, text, len); }
 
 void gv_packed_borrow_end(void)
 {
@@ -258,6 +264,21 @@ static const borrowed *find_borrow(const json_t *v)
     if (!n_borrows) return NULL;
     sort_borrows();
     return bsearch(&key, borrows, n_borrows, sizeof *borrows, borrow_cmp);
+}
+
+const char *gv_json_text(const json_t *v, size_t *len)
+{
+    const char *s = json_string_value(v);
+    if (!s) return NULL;
+    *len = json_string_length(v);
+    if (*len == 8 && !memcmp(s, text_marker, 8)) {
+        const borrowed *b = find_borrow(v);
+        if (b) {
+            *len = b->len;
+            return b->bytes;
+        }
+    }
+    return s;
 }
 
 gv_packed_view gv_packed_view_get(void)
@@ -631,7 +652,8 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
             return gv_err(GROVE_ERR_MODEL, "%s: expected a packed array (a string of numbers), "
                           "got %s%s", field, gv_json_kind(v),
                           json_is_array(v) ? " (the format 1.0 form)" : "");
-        const char *s = json_string_value(v), *e = s + json_string_length(v);
+        size_t len = 0;
+        const char *s = gv_json_text(v, &len), *e = s + len;
         if (binary_mode && e - s == 8 && !memcmp(s, borrow_marker, 8)) {
             /* a borrowed array: its bytes lie in the file being read */
             const borrowed *b = find_borrow(v);

@@ -164,6 +164,15 @@ int gv_packed_binary_mode(void);
  * of the calling thread (the values themselves stay valid strings that read as nothing). */
 json_t *gv_packed_borrow(const void *bytes, size_t len);
 void gv_packed_borrow_end(void);
+/* The same for the text form: a new JSON string standing for the packed array text[0..len)
+ * (plain printable ASCII, as a text model file holds it), which gv_packed_open (not in binary
+ * mode) and gv_json_text read in its place.  The caller keeps the text readable and unchanged
+ * until gv_packed_borrow_end; NULL when out of memory. */
+json_t *gv_packed_borrow_text(const char *text, size_t len);
+/* A string value's bytes (*len of them, no NUL needed after them): the borrowed text when v
+ * stands for one (gv_packed_borrow_text, on this thread or the view lent to it), else its own;
+ * NULL when v is not a string. */
+const char *gv_json_text(const json_t *v, size_t *len);
 
 /* The calling thread's binary mode and borrowed arrays, lent to helper threads that read the
  * same document (a model's members read in parallel): gv_packed_view_get on the reading thread

@@ -8,14 +8,21 @@
  * (temporary file, fsync, rename; on failure the old file is untouched), a device or FIFO is
  * written straight through, a symbolic link's target is replaced.
  * Memory: saving holds the model and one member's document at a time (model_json.c writes the
- * file member by member); loading a text file parses it as it reads it (json_load_callback), so
- * it holds the document and the model, never the whole text; a binary file is mapped.
+ * file member by member); loading a plain text file maps it (its packed arrays are read where
+ * they lie, borrowed: core/json.h), a gzip one is parsed as it is read (json_load_callback); a
+ * binary file is mapped.
  */
 #include "model_int.h"
 
+#include "../core/json.h"
+
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -168,8 +175,20 @@ static size_t read_callback(void *buffer, size_t size, void *data)
 #define LONG_STRING 128
 enum { S_OUT, S_PLAIN, S_AFTER, S_PASS, S_ESC, S_U };
 
+/* A string taken out: its value (read from a stream), or its bytes in the mapped file. */
+typedef struct taken {
+    json_t *value;
+    const char *bytes;
+    size_t len;
+    int used;            /* put back */
+} taken;
+
 typedef struct str_filter {
     file_source *src;
+    int direct;          /* the whole file in one filter_bytes call (mapped): strings are not
+                          * copied, str_p and str_n say where they lie */
+    const char *str_p;
+    size_t str_n;
     gv_buf out;          /* bytes for jansson, from out_pos */
     size_t out_pos;
     gv_buf str;          /* S_PLAIN, S_AFTER: the plain string read so far */
@@ -177,7 +196,7 @@ typedef struct str_filter {
     int state, eof, failed, collision;
     char u[4];           /* S_U: the \u escape's digits so far */
     int n_u;
-    json_t **subs;       /* the strings taken out, by number */
+    taken *subs;         /* the strings taken out, by number */
     size_t n_subs, cap_subs;
     unsigned char in[1 << 16];
 } str_filter;
@@ -188,13 +207,22 @@ static void emit(str_filter *f, const void *p, size_t n)
 }
 
 /* The plain string in f->str (and the whitespace after it) as they were. */
+static const char *str_data(const str_filter *f) { return f->direct ? f->str_p : f->str.data; }
+static size_t str_len(const str_filter *f) { return f->direct ? f->str_n : f->str.len; }
+
+static void str_clear(str_filter *f)
+{
+    f->str.len = f->str_n = 0;
+}
+
 static void emit_string(str_filter *f)
 {
     emit(f, "\"", 1);
-    emit(f, f->str.data, f->str.len);
+    emit(f, str_data(f), str_len(f));
     emit(f, "\"", 1);
     emit(f, f->ws.data, f->ws.len);
-    f->str.len = f->ws.len = 0;
+    str_clear(f);
+    f->ws.len = 0;
 }
 
 /* The long plain string in f->str as a value: kept, and a placeholder for jansson. */
@@ -202,7 +230,7 @@ static void take_string(str_filter *f)
 {
     if (f->n_subs == f->cap_subs) {
         size_t cap = f->cap_subs ? 2 * f->cap_subs : 64;
-        json_t **s = gv_realloc_array(f->subs, cap, sizeof *s);
+        taken *s = gv_realloc_array(f->subs, cap, sizeof *s);
         if (!s) {
             f->failed = 1;
             return;
@@ -210,17 +238,19 @@ static void take_string(str_filter *f)
         f->subs = s;
         f->cap_subs = cap;
     }
-    json_t *v = json_stringn_nocheck(f->str.data, f->str.len);
-    if (!v) {
+    /* a mapped file's string is made a value when put back (put_back: borrowed or copied) */
+    json_t *v = f->direct ? NULL : json_stringn_nocheck(f->str.data, f->str.len);
+    if (!v && !f->direct) {
         f->failed = 1;
         return;
     }
-    f->subs[f->n_subs] = v;
+    f->subs[f->n_subs] = (taken){v, str_data(f), str_len(f), 0};
     char ph[40];
     int n = snprintf(ph, sizeof ph, "\"\\u0001%zu\"", f->n_subs++);
     emit(f, ph, (size_t)n);
     emit(f, f->ws.data, f->ws.len);
-    f->str.len = f->ws.len = 0;
+    str_clear(f);
+    f->ws.len = 0;
 }
 
 /* Runs the bytes p[0..n) through the string finder. */
@@ -237,27 +267,31 @@ static void filter_bytes(str_filter *f, const unsigned char *p, size_t n)
             i += run;
             if (q) {
                 f->state = S_PLAIN;
-                f->str.len = 0;
+                str_clear(f);
                 i++;
+                f->str_p = (const char *)p + i;
             }
             break;
         }
         case S_PLAIN: {
             size_t j = i + gv_plain_run(p + i, n - i);
-            if (gv_buf_append(&f->str, p + i, j - i) != 0) f->failed = 1;
+            if (f->direct)
+                f->str_n += j - i;
+            else if (gv_buf_append(&f->str, p + i, j - i) != 0)
+                f->failed = 1;
             i = j;
             if (i == n) break;
             c = p[i++];
-            if (c == '"' && f->str.len >= LONG_STRING) {
+            if (c == '"' && str_len(f) >= LONG_STRING) {
                 f->state = S_AFTER;
             } else if (c == '"') {
                 emit_string(f);
                 f->state = S_OUT;
             } else { /* an escape or a byte jansson checks: the rest as it is */
                 emit(f, "\"", 1);
-                emit(f, f->str.data, f->str.len);
+                emit(f, str_data(f), str_len(f));
                 emit(f, &c, 1);
-                f->str.len = 0;
+                str_clear(f);
                 f->state = c == '\\' ? S_ESC : S_PASS;
             }
             break;
@@ -299,6 +333,18 @@ static void filter_bytes(str_filter *f, const unsigned char *p, size_t n)
     }
 }
 
+/* The end of the input: what is pending goes as it was. */
+static void filter_end(str_filter *f)
+{
+    f->eof = 1;
+    if (f->state == S_PLAIN) {
+        emit(f, "\"", 1);
+        emit(f, str_data(f), str_len(f));
+    } else if (f->state == S_AFTER) {
+        emit_string(f);
+    }
+}
+
 static size_t filter_callback(void *buffer, size_t size, void *data)
 {
     str_filter *f = data;
@@ -306,14 +352,8 @@ static size_t filter_callback(void *buffer, size_t size, void *data)
         f->out.len = f->out_pos = 0;
         size_t n = read_callback(f->in, sizeof f->in, f->src);
         if (n == (size_t)-1) return n;
-        if (n == 0) { /* the end: what is pending goes as it was */
-            f->eof = 1;
-            if (f->state == S_PLAIN) {
-                emit(f, "\"", 1);
-                emit(f, f->str.data, f->str.len);
-            } else if (f->state == S_AFTER) {
-                emit_string(f);
-            }
+        if (n == 0) {
+            filter_end(f);
         } else {
             filter_bytes(f, f->in, n);
         }
@@ -337,9 +377,29 @@ static int placeholder(const json_t *v, const str_filter *f, size_t *k)
         if (s[i] < '0' || s[i] > '9') return -1;
         x = x * 10 + (size_t)(s[i] - '0');
     }
-    if (x >= f->n_subs || !f->subs[x]) return -1;
+    if (x >= f->n_subs || f->subs[x].used) return -1;
     *k = x;
     return 1;
+}
+
+/* String k's value, taken from f (NULL when out of memory): a mapped file's packed arrays --
+ * the long strings of a tree object (learn/tree_component.c reads every one of them with
+ * gv_packed_open) -- are borrowed where they lie, other strings copied. */
+static json_t *take_back(str_filter *f, size_t k, int borrow)
+{
+    taken *t = &f->subs[k];
+    json_t *s = t->value;
+    if (!s) s = borrow ? gv_packed_borrow_text(t->bytes, t->len) : json_stringn_nocheck(t->bytes, t->len);
+    t->value = NULL;
+    t->used = 1;
+    return s;
+}
+
+/* Whether v is a tree component's object: "kind": "tree". */
+static int tree_object(const json_t *v)
+{
+    const char *kind = json_string_value(json_object_get(v, "kind"));
+    return kind && strcmp(kind, "tree") == 0;
 }
 
 /* Swaps each placeholder in v for its string, counting them in *done; -1 on a bad one. */
@@ -347,14 +407,14 @@ static int put_back(json_t *v, str_filter *f, size_t *done)
 {
     size_t k = 0;
     if (json_is_object(v)) {
+        int borrow = f->direct && tree_object(v);
         for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
             json_t *x = json_object_iter_value(it);
             int ph = placeholder(x, f, &k);
             if (ph < 0) return -1;
             if (ph) {
-                json_t *s = f->subs[k];
-                f->subs[k] = NULL;
-                if (json_object_iter_set_new(v, it, s) != 0) return -1;
+                json_t *s = take_back(f, k, borrow);
+                if (!s || json_object_iter_set_new(v, it, s) != 0) return -1;
                 ++*done;
             } else if (put_back(x, f, done) != 0) {
                 return -1;
@@ -366,9 +426,8 @@ static int put_back(json_t *v, str_filter *f, size_t *done)
             int ph = placeholder(x, f, &k);
             if (ph < 0) return -1;
             if (ph) {
-                json_t *s = f->subs[k];
-                f->subs[k] = NULL;
-                if (json_array_set_new(v, i, s) != 0) return -1;
+                json_t *s = take_back(f, k, 0);
+                if (!s || json_array_set_new(v, i, s) != 0) return -1;
                 ++*done;
             } else if (put_back(x, f, done) != 0) {
                 return -1;
@@ -381,7 +440,7 @@ static int put_back(json_t *v, str_filter *f, size_t *done)
 static void filter_free(str_filter *f)
 {
     if (!f) return;
-    for (size_t k = 0; k < f->n_subs; k++) json_decref(f->subs[k]);
+    for (size_t k = 0; k < f->n_subs; k++) json_decref(f->subs[k].value);
     gv_free(f->subs);
     gv_buf_free(&f->out);
     gv_buf_free(&f->str);
@@ -434,6 +493,33 @@ static grove_status parse_text(const char *path, str_filter *f, json_t **doc, js
     return GROVE_OK;
 }
 
+/* A regular uncompressed text file's bytes, mapped (*size of them, at least 2), or NULL: then
+ * it is read through zlib (a gzip file, a FIFO, one mmap refuses, an empty one). */
+static const unsigned char *map_text(const char *path, size_t *size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    struct stat sb;
+    void *m = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 2 &&
+        (uintmax_t)sb.st_size <= SIZE_MAX) {
+        *size = (size_t)sb.st_size;
+        int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE; /* read once, front to back: mapped now, not page by page */
+#endif
+        m = mmap(NULL, *size, PROT_READ, flags, fd, 0);
+    }
+    close(fd);
+    if (m == MAP_FAILED) return NULL;
+    const unsigned char *b = m;
+    if (b[0] == 0x1f && b[1] == 0x8b) { /* gzip's magic */
+        munmap(m, *size);
+        return NULL;
+    }
+    return b;
+}
+
 grove_status grove_model_load(const char *path, grove_model **out)
 {
     gv_err_clear();
@@ -454,7 +540,23 @@ grove_status grove_model_load(const char *path, grove_model **out)
     json_t *doc = NULL;
     str_filter *flt = gv_calloc(1, sizeof *flt);
     if (!flt) return gv_err_nomem(path);
-    grove_status st = parse_text(path, flt, &doc, &jerr, &n_read);
+    /* a plain file is mapped and filtered in one pass, its packed arrays borrowed where they
+     * lie (put_back) until the model is read; any other is parsed as it is read */
+    size_t map_size = 0;
+    const unsigned char *map = map_text(path, &map_size);
+    grove_status st = GROVE_OK;
+    if (map) {
+        flt->direct = 1;
+        filter_bytes(flt, map, map_size);
+        filter_end(flt);
+        n_read = map_size;
+        memset(&jerr, 0, sizeof jerr); /* no text: out of memory (gv_json_load_nomem) */
+        if (!flt->failed)
+            doc = json_loadb(flt->out.data ? flt->out.data : "", flt->out.len, GV_MODEL_LOAD_FLAGS,
+                             &jerr);
+    } else {
+        st = parse_text(path, flt, &doc, &jerr, &n_read);
+    }
     if (st == GROVE_OK && !flt->failed) {
         /* read again without the filter: a file that spells "\u0001", or that does not parse
          * (its message then has the file's own line and column) */
@@ -471,10 +573,13 @@ grove_status grove_model_load(const char *path, grove_model **out)
         }
     }
     filter_free(flt);
-    if (st != GROVE_OK) {
+    if (st == GROVE_OK)
+        st = gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, n_read, path, out), failed, path);
+    else
         json_decref(doc);
-        return st;
+    if (map) {
+        gv_packed_borrow_end();
+        munmap((void *)map, map_size);
     }
-    return gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, n_read, path, out), failed,
-                              path);
+    return st;
 }

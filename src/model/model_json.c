@@ -284,12 +284,13 @@ static int canon_key_cmp(const void *a, const void *b)
 /* Whether jansson writes s[0..n) as it is (no escape). */
 static int plain_ascii(const char *s, size_t n) { return gv_plain_run(s, n) == n; }
 
-static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v)
+/* (plain: s is known to be plain ASCII, a packed array borrowed from the file) */
+static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v, int plain)
 {
     if (crc->pieces && n >= CANON_PIECE) { /* its plainness is checked where it is summed */
         crc_callback("\"", 1, crc);
         if (add_piece(crc, (canon_piece){NULL, crc->len, crc->crc, 1}) != 0 ||
-            add_piece(crc, (canon_piece){s, n, 0, 0}) != 0) {
+            add_piece(crc, (canon_piece){s, n, 0, plain}) != 0) {
             crc->failed = 1;
             return -1;
         }
@@ -298,7 +299,7 @@ static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v
         crc_callback("\"", 1, crc);
         return 0;
     }
-    if (plain_ascii(s, n)) {
+    if (plain || plain_ascii(s, n)) {
         crc_callback("\"", 1, crc);
         crc_callback(s, n, crc);
         crc_callback("\"", 1, crc);
@@ -330,7 +331,7 @@ static int canon_crc(canon_sum *crc, const json_t *v)
         crc_callback("{", 1, crc);
         for (size_t k = 0; k < i && rc == 0; k++) {
             if (k) crc_callback(",", 1, crc);
-            rc = canon_string(crc, keys[k].key, keys[k].len, NULL);
+            rc = canon_string(crc, keys[k].key, keys[k].len, NULL, 0);
             if (rc == 0) {
                 crc_callback(":", 1, crc);
                 rc = canon_crc(crc, keys[k].value);
@@ -350,8 +351,12 @@ static int canon_crc(canon_sum *crc, const json_t *v)
         crc_callback("]", 1, crc);
         return rc;
     }
-    case JSON_STRING:
-        return canon_string(crc, json_string_value(v), json_string_length(v), v);
+    case JSON_STRING: { /* a borrowed packed array (model_file.c) is summed as its text */
+        size_t n = 0;
+        const char *s = gv_json_text(v, &n);
+        int own = s == json_string_value(v);
+        return canon_string(crc, s, n, own ? v : NULL, !own);
+    }
     default:
         return json_dump_callback(v, crc_callback, crc, DUMP_CANONICAL | JSON_ENCODE_ANY);
     }
@@ -369,7 +374,7 @@ grove_status gv_model_doc_checksum(const json_t *doc, char hex[9])
         for (long k = 0; k < n; k++) {
             canon_piece *p = &sum.piece[k];
             if (!p->s) continue;
-            p->plain = plain_ascii(p->s, p->len);
+            if (!p->plain) p->plain = plain_ascii(p->s, p->len);
             p->crc = crc_of(crc32(0L, Z_NULL, 0), p->s, p->len);
         }
         crc = crc32(0L, Z_NULL, 0);
