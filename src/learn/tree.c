@@ -1266,7 +1266,14 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
 static void grower_free(grower *gr)
 {
     if (gr->g) {
-        for (size_t i = 0; i < gr->t->n_nodes; i++) gv_free(gr->g[i].hist);
+        /* the histograms of nodes left open go back to the pool (and with it to the next
+         * tree): a best-first tree ends with dozens, and fresh buffers cost page faults */
+        for (size_t i = 0; i < gr->t->n_nodes; i++) {
+            if (gr->e.free_hists)
+                gv_hist_release(&gr->e, gr->g[i].hist);
+            else
+                gv_free(gr->g[i].hist);
+        }
     }
     gv_free(gr->g);
     gv_free(gr->tot);
