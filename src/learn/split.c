@@ -411,30 +411,55 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
 }
 
 #ifdef GV_SPLIT_AVX2
-/* scan_numeric_newton's first pass in AVX2: a bin's record (count, g, h) and the next bin's
- * count as one vector, added to the prefix (count, g, h, -) only where the bin is a candidate
- * (bin 1, and the non-empty bins) -- elsewhere + 0.0, which leaves the prefix as it is (it never
- * is -0.0: it starts at +0.0); so the same additions in the same order as the scalar loop, and
- * no branch.  Candidates compacted at C, Gs, H, bin[n]; returns n. */
+/* NZ_FIX[m]: movemask m of the lanes (c0, c3, c2, c1) made in order (c0, c1, c2, c3) */
+static const uint8_t NZ_FIX[16] = {0, 1, 8, 9, 4, 5, 12, 13, 2, 3, 10, 11, 6, 7, 14, 15};
+
+/* The candidate bins of [w0, w0 + 64) as bits: bin 1, and the non-empty bins 2 .. last. */
+__attribute__((target("avx2"))) static uint64_t candidate_bits(const double *hf, uint32_t w0,
+                                                               uint32_t last)
+{
+    const __m256d zero = _mm256_setzero_pd();
+    uint32_t hi = last + 1 < w0 + 64 ? last + 1 : w0 + 64; /* bins [w0, hi) */
+    uint64_t m = 0;
+    uint32_t b = w0;
+    /* four bins' counts from three loads: lanes (c0, c3, c2, c1) after two blends; bins
+     * b .. b + 3 <= last (< n_bins) are inside the feature's records */
+    for (; b + 4 <= hi; b += 4) {
+        const double *p = hf + 3 * (size_t)b;
+        __m256d v0 = _mm256_loadu_pd(p), v1 = _mm256_loadu_pd(p + 4), v2 = _mm256_loadu_pd(p + 8);
+        __m256d u = _mm256_blend_pd(_mm256_blend_pd(v0, v1, 4), v2, 2);
+        unsigned k = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(u, zero, _CMP_NEQ_UQ));
+        m |= (uint64_t)NZ_FIX[k] << (b - w0);
+    }
+    for (; b < hi; b++) m |= (uint64_t)(hf[3 * (size_t)b] != 0) << (b - w0);
+    if (w0 == 0) m = (m & ~(uint64_t)3) | 2; /* bin 0 never, bin 1 always */
+    return m;
+}
+
+/* scan_numeric_newton's first pass in AVX2: the prefix (count, g, h, -) over the candidate
+ * bins -- bin 1, and the non-empty bins -- found 64 at a time from the counts, so that empty
+ * bins cost a count test (most of a small node's).  The scalar loop adds the same records in
+ * the same order (an empty bin adds nothing there either).  A bin's record and the next bin's
+ * count are one vector (b + 1 < nb: it exists).  Candidates compacted at C, Gs, H, bin[n];
+ * returns n. */
 __attribute__((target("avx2"))) static size_t dbl_prefix_avx2(const double *hf, uint32_t nb,
                                                                double *C, double *Gs, double *H,
                                                                uint32_t *bin)
 {
-    const __m256d zero = _mm256_setzero_pd();
-    __m256d acc = zero;
+    if (nb < 3) return 0;
+    const uint32_t last = nb - 2;
+    __m256d acc = _mm256_setzero_pd();
     size_t n = 0;
-    for (uint32_t b = 1; b + 1 < nb; b++) { /* b + 1 < nb: the vector's fourth lane exists */
-        const __m256d r = _mm256_loadu_pd(hf + 3 * (size_t)b);
-        __m256d keep = _mm256_cmp_pd(r, zero, _CMP_NEQ_UQ); /* lane 0: count != 0 */
-        keep = _mm256_permute4x64_pd(keep, 0);
-        if (b == 1) keep = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-        acc = _mm256_add_pd(acc, _mm256_and_pd(r, keep));
-        const __m128d lo = _mm256_castpd256_pd128(acc), hi = _mm256_extractf128_pd(acc, 1);
-        _mm_store_sd(C + n, lo);
-        _mm_storeh_pd(Gs + n, lo);
-        _mm_store_sd(H + n, hi);
-        bin[n] = b;
-        n += (size_t)(_mm256_movemask_pd(keep) & 1);
+    for (uint32_t w0 = 0; w0 <= last; w0 += 64) {
+        for (uint64_t m = candidate_bits(hf, w0, last); m; m &= m - 1) {
+            const uint32_t b = w0 + (uint32_t)__builtin_ctzll(m);
+            acc = _mm256_add_pd(acc, _mm256_loadu_pd(hf + 3 * (size_t)b));
+            const __m128d lo = _mm256_castpd256_pd128(acc), hi = _mm256_extractf128_pd(acc, 1);
+            _mm_store_sd(C + n, lo);
+            _mm_storeh_pd(Gs + n, lo);
+            _mm_store_sd(H + n, hi);
+            bin[n++] = b;
+        }
     }
     return n;
 }
