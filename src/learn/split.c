@@ -339,6 +339,42 @@ static size_t newton_next_block(size_t j0, size_t n, const double *gain, const d
     return j0;
 }
 
+/* newton_gains and the offers of newton_offer without missing rows in one pass: each block of
+ * four candidates is offered right after its gains are computed, while they are in registers,
+ * when one of them could replace the best (the test of newton_next_block, against the best as
+ * it is at the block's start); the same candidates are offered in the same order. */
+GV_TARGET_CLONES
+static void newton_scan_offer(const gv_engine *e, size_t f, size_t n, const double *C,
+                              const double *Gs, const double *H, const uint32_t *bin,
+                              const double *tot, double sp, gv_split *best)
+{
+    const gv_tree_config *cfg = e->cfg;
+    const double alpha = cfg->alpha, lambda = cfg->lambda, msl = (double)cfg->min_samples_leaf;
+    const double mwl = cfg->min_weight_leaf > 0 ? cfg->min_weight_leaf : -INFINITY;
+    const double asp = fabs(sp), min_gain = cfg->min_gain;
+    const gv_v4d_s zero = {0, 0, 0, 0};
+    const gv_v4i_s absmask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    double bg = best->feature >= 0 ? best->gain : -INFINITY;
+    for (size_t j0 = 0; j0 < n; j0 += 4) {
+        gv_v4d_s lc = *(const gv_v4d_s *)(C + j0), lg = *(const gv_v4d_s *)(Gs + j0);
+        gv_v4d_s lh = *(const gv_v4d_s *)(H + j0);
+        gv_v4d_s rc = tot[0] - lc, rg = tot[1] - lg, rh = tot[2] - lh;
+        gv_v4d_s sl, sr;
+        VNEWTON(sl, lc, lg, lh);
+        VNEWTON(sr, rc, rg, rh);
+        gv_v4d_s al = (gv_v4d_s)((gv_v4i_s)sl & absmask), ar = (gv_v4d_s)((gv_v4i_s)sr & absmask);
+        gv_v4d_s gn = sl + sr - sp, tl = GV_TREE_TIE_REL * (al + ar + asp);
+        gv_v4i_s ok = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl) & (gn > min_gain) &
+                      (gn > tl);
+        gv_v4i_s m = ok & (gn > bg + tl);
+        if (!(m[0] | m[1] | m[2] | m[3])) continue;
+        for (size_t j = j0; j < j0 + 4 && j < n; j++)
+            if (ok[j - j0] && offer(e, best, gn[j - j0], tl[j - j0]))
+                take_numeric(best, f, bin[j], H[j] >= tot[2] - H[j]);
+        bg = best->feature >= 0 ? best->gain : -INFINITY;
+    }
+}
+
 /* a[j] -= b[j], j < n, four at a time (elementwise: the same doubles as the scalar loop, which
  * gcc -O2 left scalar for fear of aliasing; it was a third of the split search on wide data). */
 GV_TARGET_CLONES
@@ -371,6 +407,10 @@ static void newton_offer(const gv_engine *e, size_t f, size_t n, double *C, doub
     double *gain = H + cap, *tol = gain + cap;
     int64_t *ok = (int64_t *)(tol + cap);
     for (size_t j = n; j % 4; j++) C[j] = Gs[j] = H[j] = 0; /* the vector tail */
+    if (!(mc > 0) && bin) {
+        newton_scan_offer(e, f, n, C, Gs, H, bin, tot, sp, best);
+        return;
+    }
     newton_gains(e, n, C, Gs, H, tot, sp, gain, tol, ok);
     if (!(mc > 0)) {
         for (size_t j0 = 0;; j0 += 4) {
