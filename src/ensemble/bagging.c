@@ -199,6 +199,12 @@ static void bagging_predict_block(const void *impl, const grove_dataset *d, size
     gv_free(xs);
 }
 
+static void bagging_predict_prepare(const void *impl, const grove_dataset *d, int n_threads)
+{
+    gv_bagging *b = (gv_bagging *)impl;
+    if (d->values && n_out(b) <= STACK_K) gv_pack_cache_get_par(&b->pack, b->members, b->n_members, n_threads);
+}
+
 static size_t bagging_n_rounds(const void *impl) { return ((const gv_bagging *)impl)->n_members; }
 
 /* ---------------------------------------------------------------------------------------------
@@ -979,7 +985,35 @@ static grove_status bagging_check(const void *impl, const gv_model_ctx *ctx, siz
     if (n_out(b) != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a bagging component has %zu outputs, %zu expected",
                       n_out(b), n_outputs);
-    return gv_components_check(b->members, b->n_members, ctx, n_outputs, "members");
+    /* the reader's check (nothing marked) of many members on the OpenMP threads, as the
+     * members were read; the error is the first failing member's, as gv_components_check's */
+    if (ctx->mark_used || ctx->mark_read || ctx->mark_cuts || ctx->reads_all || b->n_members < 8)
+        return gv_components_check(b->members, b->n_members, ctx, n_outputs, "members");
+    const long n = (long)b->n_members;
+    long bad_t = n;
+    grove_status bad_st = GROVE_OK;
+    char bad_msg[1024] = "";
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long t = 0; t < n; t++) {
+        long first_bad;
+#pragma omp atomic read
+        first_bad = bad_t;
+        if (t > first_bad) continue;
+        grove_status st = gv_component_check(&b->members[t], ctx, n_outputs);
+        if (st != GROVE_OK) {
+#pragma omp critical(bagging_check_error)
+            if (t < bad_t) {
+                snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
+                bad_st = st;
+#pragma omp atomic write
+                bad_t = t;
+            }
+        }
+    }
+    if (bad_t == n) return GROVE_OK;
+    grove_status st = gv_err(bad_st, "%s", bad_msg);
+    gv_err_prefix("members[%ld]", bad_t);
+    return st;
 }
 
 static json_t *bagging_summary(const void *impl)
@@ -1014,6 +1048,7 @@ const gv_component_vt gv_bagging_component = {
     .oob = bagging_oob,
     .importance = bagging_importance,
     .predict_block = bagging_predict_block,
+    .predict_prepare = bagging_predict_prepare,
 };
 
 int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v)

@@ -84,6 +84,10 @@ typedef struct gv_component_vt {
      * while the tree is in cache.  NULL: rows are predicted one by one. */
     void (*predict_block)(const void *impl, const grove_dataset *d, size_t begin, size_t end,
                           size_t rounds, double *out);
+    /* Optional, with predict_block: builds now, on up to n_threads threads, what predict_block
+     * builds on its first call for rows of d (compiled trees), before a parallel prediction --
+     * else one of its threads builds it while the others wait.  NULL: nothing to build. */
+    void (*predict_prepare)(const void *impl, const grove_dataset *d, int n_threads);
     /* ---- Optional reports of an ensemble (NULL: the kind has none).  The model's entry points
      * call them through ensemble/common.c and ensemble/importance.c, which name the kinds that
      * have each when the slot is NULL; a new kind fills the slots it has, in its own file. ---- */

@@ -131,7 +131,43 @@ static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i,
     complete_fill(p, t, (size_t)nd->left + 1, 2 * i + 2, rest - 1, d_splits, off, loff);
 }
 
+/* Whether tree t is compiled: numeric splits only, each with its children adjacent. */
+static int compilable(const gv_tree *t)
+{
+    int ok = t->n_nodes <= INT32_MAX;
+    for (size_t j = 0; j < t->n_nodes && ok; j++) {
+        const gv_tree_node *nd = &t->nodes[j];
+        if (nd->type == GV_NODE_LEAF) continue;
+        ok = nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
+    }
+    return ok;
+}
+
+/* Tree k's compiled nodes (and complete layout) into p, at the offsets set. */
+static void pack_fill(gv_tree_pack *p, const gv_tree *t, size_t k)
+{
+    pack_node *f = p->nodes + p->off[k];
+    for (size_t j = 0; j < t->n_nodes; j++) {
+        const gv_tree_node *nd = &t->nodes[j];
+        if (nd->type == GV_NODE_LEAF)
+            f[j] = (pack_node){LEAF_BIT | DEFAULT_LEFT_BIT, INFINITY, (int32_t)j, 0};
+        else
+            f[j] = (pack_node){(uint32_t)nd->feature | (nd->default_left ? DEFAULT_LEFT_BIT : 0),
+                               nd->threshold, nd->left, 0};
+    }
+    if (p->coff[k] != SIZE_MAX) {
+        size_t d_splits = ((size_t)1 << p->depth[k]) - 1;
+        complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
+    }
+}
+
 grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out)
+{
+    return gv_tree_pack_build_par(trees, n, 1, out);
+}
+
+grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n_threads,
+                                    gv_tree_pack **out)
 {
     *out = NULL;
     gv_tree_pack *p = gv_calloc(1, sizeof *p);
@@ -145,21 +181,25 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
+    /* each tree's shape on the threads (off: 0 compiled, SIZE_MAX not), then the offsets in
+     * order, then each tree's nodes on the threads: the same pack as one thread builds */
+    const long nl = (long)n;
+    const int nt = n_threads > 1 && n > 1 ? n_threads : 1;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+#endif
+    for (long k = 0; k < nl; k++) {
+        const gv_tree *t = trees[k];
+        p->trees[k] = t;
+        p->off[k] = t && compilable(t) ? 0 : SIZE_MAX;
+        p->coff[k] = SIZE_MAX;
+        if (t) p->depth[k] = gv_tree_depth(t);
+    }
     size_t total = 0, ctotal = 0;
     for (size_t k = 0; k < n; k++) {
         const gv_tree *t = trees[k];
-        p->trees[k] = t;
-        p->off[k] = SIZE_MAX;
-        p->coff[k] = SIZE_MAX;
-        if (!t) continue;
-        int ok = t->n_nodes <= INT32_MAX;
-        for (size_t j = 0; j < t->n_nodes && ok; j++) {
-            const gv_tree_node *nd = &t->nodes[j];
-            if (nd->type == GV_NODE_LEAF) continue;
-            ok = nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
-        }
-        p->depth[k] = gv_tree_depth(t);
-        if (ok) {
+        if (p->off[k] == 0) {
             p->off[k] = total;
             total += t->n_nodes;
             if (p->depth[k] <= COMPLETE_DEPTH) {
@@ -179,28 +219,11 @@ grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_p
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
-    for (size_t k = 0; k < n; k++) {
-        if (p->off[k] == SIZE_MAX) continue;
-        const gv_tree *t = trees[k];
-        pack_node *f = p->nodes + p->off[k];
-        for (size_t j = 0; j < t->n_nodes; j++) {
-            const gv_tree_node *nd = &t->nodes[j];
-            memset(&f[j], 0, sizeof f[j]);
-            if (nd->type == GV_NODE_LEAF) {
-                f[j].info = LEAF_BIT | DEFAULT_LEFT_BIT;
-                f[j].threshold = INFINITY;
-                f[j].left = (int32_t)j;
-            } else {
-                f[j].info = (uint32_t)nd->feature | (nd->default_left ? DEFAULT_LEFT_BIT : 0);
-                f[j].threshold = nd->threshold;
-                f[j].left = nd->left;
-            }
-        }
-        if (p->coff[k] != SIZE_MAX) {
-            size_t d_splits = ((size_t)1 << p->depth[k]) - 1;
-            complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
-        }
-    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+#endif
+    for (long k = 0; k < nl; k++)
+        if (p->off[k] != SIZE_MAX) pack_fill(p, trees[k], (size_t)k);
     gv_tree_pack_set_simd(p, SIMD_AVX512);
     *out = p;
     return GROVE_OK;
@@ -242,7 +265,7 @@ void gv_pack_cache_free(gv_pack_cache *c)
 
 /* Double-checked: the acquire load sees a pack another thread published completely. */
 static const gv_tree_pack *cache_get(gv_pack_cache *c, const gv_component *members,
-                                     gv_tree *const *trees, size_t n)
+                                     gv_tree *const *trees, size_t n, int n_threads)
 {
     int s = atomic_load_explicit(&c->state, memory_order_acquire);
     if (s == 1) return atomic_load_explicit(&c->pack, memory_order_acquire);
@@ -254,7 +277,7 @@ static const gv_tree_pack *cache_get(gv_pack_cache *c, const gv_component *membe
         if (list) {
             for (size_t k = 0; k < n; k++)
                 list[k] = trees ? trees[k] : members[k].vt == &gv_tree_component ? members[k].impl : NULL;
-            if (gv_tree_pack_build(list, n, &p) != GROVE_OK) p = NULL;
+            if (gv_tree_pack_build_par(list, n, n_threads, &p) != GROVE_OK) p = NULL;
             gv_free(list);
         }
         atomic_store_explicit(&c->pack, p, memory_order_release);
@@ -266,12 +289,18 @@ static const gv_tree_pack *cache_get(gv_pack_cache *c, const gv_component *membe
 
 const gv_tree_pack *gv_pack_cache_get(gv_pack_cache *c, const gv_component *members, size_t n)
 {
-    return cache_get(c, members, NULL, n);
+    return cache_get(c, members, NULL, n, 1);
+}
+
+const gv_tree_pack *gv_pack_cache_get_par(gv_pack_cache *c, const gv_component *members,
+                                          size_t n, int n_threads)
+{
+    return cache_get(c, members, NULL, n, n_threads);
 }
 
 const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *trees, size_t n)
 {
-    return cache_get(c, NULL, trees, n);
+    return cache_get(c, NULL, trees, n, 1);
 }
 
 /* ---- walking ---- */

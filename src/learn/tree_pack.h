@@ -21,6 +21,9 @@ typedef struct gv_tree_pack gv_tree_pack;
  * categorical split is kept and walked by gv_tree_leaf.  New pack in *out (free with
  * gv_tree_pack_free); the trees are borrowed and must outlive it. */
 grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out);
+/* The same on up to n_threads OpenMP threads (the same pack). */
+grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n_threads,
+                                    gv_tree_pack **out);
 void gv_tree_pack_free(gv_tree_pack *p);
 
 /* A pack built on first use, once, by whichever thread gets there first (the model stays
@@ -37,6 +40,10 @@ void gv_pack_cache_free(gv_pack_cache *c);
 /* The pack of members[0..n) (tree members compiled, others NULL); NULL when it could not be
  * built (out of memory): callers then take their row-by-row path. */
 const gv_tree_pack *gv_pack_cache_get(gv_pack_cache *c, const gv_component *members, size_t n);
+/* The same, built (when not yet) on up to n_threads OpenMP threads: a caller about to predict
+ * on that many threads builds it first, rather than one of them while the others wait. */
+const gv_tree_pack *gv_pack_cache_get_par(gv_pack_cache *c, const gv_component *members,
+                                          size_t n, int n_threads);
 /* The same for bare trees (gbdt). */
 const gv_tree_pack *gv_pack_cache_get_trees(gv_pack_cache *c, gv_tree *const *trees, size_t n);
 
