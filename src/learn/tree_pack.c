@@ -87,6 +87,15 @@ struct gv_tree_pack {
     uint32_t *cinfo;       /* the feature | CDR_BIT when the split sends missing values right */
     int32_t *cleaf;
     double *cval;          /* beside cleaf: the leaf's value, for a tree of one output (else 0) */
+    /* Compiled trees deeper than DEEP_SIMD_DEPTH, also in 8-byte nodes for the AVX-512 walk
+     * (two gathers a step for the node, not three, and half the bytes): tree t's at
+     * nodes8 + off8[t] (SIZE_MAX: none, as when its node indices do not fit).  A node is
+     * word = left << (fbits + 1) | default_left << fbits | feature, then its threshold; a
+     * leaf is its own left child, default_left 1, threshold +inf (it stays there).  fbits: the
+     * bits of the largest feature index of any compiled tree (at least 1). */
+    size_t *off8;
+    uint32_t *nodes8;      /* word, threshold bits, word, ... */
+    int fbits;
     int simd;              /* 0, SIMD_AVX2 or SIMD_AVX512: the vector walks used */
 };
 
@@ -103,6 +112,8 @@ void gv_tree_pack_free(gv_tree_pack *p)
     gv_free(p->cinfo);
     gv_free(p->cleaf);
     gv_free(p->cval);
+    gv_free(p->off8);
+    gv_free(p->nodes8);
     gv_free(p);
 }
 
@@ -132,14 +143,17 @@ static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i,
 }
 
 /* Whether tree t is compiled: numeric splits only, each with its children adjacent. */
-static int compilable(const gv_tree *t)
+static int compilable(const gv_tree *t, uint32_t *max_feature)
 {
     int ok = t->n_nodes <= INT32_MAX;
+    uint32_t mf = 0;
     for (size_t j = 0; j < t->n_nodes && ok; j++) {
         const gv_tree_node *nd = &t->nodes[j];
         if (nd->type == GV_NODE_LEAF) continue;
         ok = nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
+        if ((uint32_t)nd->feature > mf) mf = (uint32_t)nd->feature;
     }
+    *max_feature = mf;
     return ok;
 }
 
@@ -159,6 +173,19 @@ static void pack_fill(gv_tree_pack *p, const gv_tree *t, size_t k)
         size_t d_splits = ((size_t)1 << p->depth[k]) - 1;
         complete_fill(p, t, 0, 0, p->depth[k], d_splits, p->coff[k], p->coff[k] + k);
     }
+    if (p->off8[k] != SIZE_MAX) {
+        uint32_t *w = p->nodes8 + 2 * p->off8[k];
+        const int fb = p->fbits;
+        for (size_t j = 0; j < t->n_nodes; j++) {
+            const gv_tree_node *nd = &t->nodes[j];
+            float thr = nd->type == GV_NODE_LEAF ? INFINITY : nd->threshold;
+            w[2 * j] = nd->type == GV_NODE_LEAF
+                           ? (uint32_t)j << (fb + 1) | (uint32_t)1 << fb
+                           : (uint32_t)nd->left << (fb + 1) | (uint32_t)(nd->default_left != 0) << fb |
+                                 (uint32_t)nd->feature;
+            memcpy(&w[2 * j + 1], &thr, sizeof thr);
+        }
+    }
 }
 
 grove_status gv_tree_pack_build(const gv_tree *const *trees, size_t n, gv_tree_pack **out)
@@ -177,7 +204,10 @@ grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n
     p->off = gv_malloc_array(n ? n : 1, sizeof *p->off);
     p->depth = gv_calloc(n ? n : 1, sizeof *p->depth);
     p->coff = gv_malloc_array(n ? n : 1, sizeof *p->coff);
-    if (!p->trees || !p->off || !p->depth || !p->coff) {
+    p->off8 = gv_malloc_array(n ? n : 1, sizeof *p->off8);
+    uint32_t *maxf = gv_calloc(n ? n : 1, sizeof *maxf);
+    if (!p->trees || !p->off || !p->depth || !p->coff || !p->off8 || !maxf) {
+        gv_free(maxf);
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
@@ -192,11 +222,23 @@ grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n
     for (long k = 0; k < nl; k++) {
         const gv_tree *t = trees[k];
         p->trees[k] = t;
-        p->off[k] = t && compilable(t) ? 0 : SIZE_MAX;
+        p->off[k] = t && compilable(t, &maxf[k]) ? 0 : SIZE_MAX;
         p->coff[k] = SIZE_MAX;
+        p->off8[k] = SIZE_MAX;
         if (t) p->depth[k] = gv_tree_depth(t);
     }
-    size_t total = 0, ctotal = 0;
+    uint32_t max_feature = 0;
+    for (size_t k = 0; k < n; k++)
+        if (p->off[k] == 0 && maxf[k] > max_feature) max_feature = maxf[k];
+    gv_free(maxf);
+    p->fbits = 1;
+    while (p->fbits < 30 && (max_feature >> p->fbits) != 0) p->fbits++;
+    /* the 8-byte nodes only where the AVX-512 walk may read them */
+    int deep8 = 0;
+#ifdef GV_PACK_AVX512
+    deep8 = __builtin_cpu_supports("avx512f") != 0;
+#endif
+    size_t total = 0, ctotal = 0, total8 = 0;
     for (size_t k = 0; k < n; k++) {
         const gv_tree *t = trees[k];
         if (p->off[k] == 0) {
@@ -205,17 +247,22 @@ grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n
             if (p->depth[k] <= COMPLETE_DEPTH) {
                 p->coff[k] = ctotal;
                 ctotal += ((size_t)1 << p->depth[k]) - 1;
+            } else if (deep8 && p->depth[k] > DEEP_SIMD_DEPTH && t->n_nodes <= ((size_t)1 << 29) &&
+                       ((t->n_nodes - 1) >> (31 - p->fbits)) == 0) { /* left << (fbits + 1) fits */
+                p->off8[k] = total8;
+                total8 += t->n_nodes;
             }
         }
     }
     p->nodes = gv_malloc_array(total ? total : 1, sizeof *p->nodes);
+    p->nodes8 = gv_malloc_array(total8 ? 2 * total8 : 1, sizeof *p->nodes8);
     /* + TABLE: a vector walk loads a shallow tree's first TABLE splits whole */
     p->cfeat = gv_malloc_array(ctotal + 1, sizeof *p->cfeat);
     p->cinfo = gv_calloc(ctotal + TABLE, sizeof *p->cinfo);
     p->cthr = gv_calloc(ctotal + TABLE, sizeof *p->cthr);
     p->cleaf = gv_malloc_array(ctotal + n + 1, sizeof *p->cleaf);
     p->cval = gv_calloc(ctotal + n + TABLE, sizeof *p->cval);
-    if (!p->nodes || !p->cfeat || !p->cthr || !p->cinfo || !p->cleaf || !p->cval) {
+    if (!p->nodes || !p->nodes8 || !p->cfeat || !p->cthr || !p->cinfo || !p->cleaf || !p->cval) {
         gv_tree_pack_free(p);
         return gv_err_nomem("compiled trees");
     }
@@ -833,6 +880,63 @@ AVX512_FN static void deep_leaves16(const pack_node *nodes, const float *xs, siz
     for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
 }
 #undef STEPD16
+
+/* deep_leaves16 on the 8-byte nodes (nodes8): per step the node's word and threshold gathered
+ * (the left child and the feature are fields of the word), then the rows' values; a lane at its
+ * leaf stays there (its own left child, every value passing), and a vector stops once a step
+ * moves no lane.  The same rule, so the same leaves. */
+#define STEPW16(at, xr, done)                                                                   \
+    do {                                                                                        \
+        __m512i ix_ = _mm512_slli_epi32(at, 1);                                                 \
+        __m512i w_ = _mm512_i32gather_epi32(ix_, base, 4);                                      \
+        __m512 th_ = _mm512_i32gather_ps(ix_, (const float *)(base + 1), 4);                    \
+        __m512 x_ = _mm512_i32gather_ps(_mm512_add_epi32(rowoff, _mm512_and_si512(w_, fmask)), \
+                                        xr, 4);                                                 \
+        __mmask16 left_ = _mm512_cmp_ps_mask(x_, th_, _CMP_LE_OQ);                              \
+        if (has_nan)                                                                            \
+            left_ |= _mm512_cmp_ps_mask(x_, x_, _CMP_UNORD_Q) & _mm512_test_epi32_mask(w_, dlbit); \
+        __m512i lc_ = _mm512_srl_epi32(w_, cshift);                                             \
+        __m512i nx_ = _mm512_mask_add_epi32(lc_, (__mmask16)~left_, lc_, one);                  \
+        done = _mm512_cmpeq_epi32_mask(nx_, at) == 0xFFFF;                                      \
+        at = nx_;                                                                               \
+    } while (0)
+
+AVX512_FN static void deep_leaves16w(const uint32_t *nodes8, int fbits, const pack_node *nodes,
+                                     const float *xs, size_t F, size_t B, int has_nan,
+                                     int32_t *leaf)
+{
+    const int *base = (const int *)nodes8;
+    const __m512i rowoff = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)F));
+    const __m512i fmask = _mm512_set1_epi32((int)((1u << fbits) - 1)), one = _mm512_set1_epi32(1);
+    const __m512i dlbit = _mm512_set1_epi32((int)(1u << fbits));
+    const __m128i cshift = _mm_cvtsi32_si128(fbits + 1);
+    size_t r = 0;
+    for (; r + 64 <= B; r += 64) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+        int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        while (!(d0 & d1 & d2 & d3)) {
+            if (!d0) STEPW16(a0, xr, d0);
+            if (!d1) STEPW16(a1, xr + 16 * F, d1);
+            if (!d2) STEPW16(a2, xr + 32 * F, d2);
+            if (!d3) STEPW16(a3, xr + 48 * F, d3);
+        }
+        _mm512_storeu_si512(leaf + r, a0);
+        _mm512_storeu_si512(leaf + r + 16, a1);
+        _mm512_storeu_si512(leaf + r + 32, a2);
+        _mm512_storeu_si512(leaf + r + 48, a3);
+    }
+    for (; r + 16 <= B; r += 16) {
+        const float *xr = xs + r * F;
+        __m512i a0 = _mm512_setzero_si512();
+        int d0 = 0;
+        while (!d0) STEPW16(a0, xr, d0);
+        _mm512_storeu_si512(leaf + r, a0);
+    }
+    for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
+}
+#undef STEPW16
 #endif
 
 /* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
@@ -897,7 +1001,10 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
 #ifdef GV_PACK_AVX512
     if (p->simd == SIMD_AVX512 && depth > DEEP_SIMD_DEPTH && F < ((size_t)1 << 26) &&
         p->trees[t]->n_nodes < ((size_t)1 << 29)) { /* 4 * node index within int32 */
-        deep_leaves16(nodes, xs, F, B, has_nan, leaf);
+        if (p->off8[t] != SIZE_MAX)
+            deep_leaves16w(p->nodes8 + 2 * p->off8[t], p->fbits, nodes, xs, F, B, has_nan, leaf);
+        else
+            deep_leaves16(nodes, xs, F, B, has_nan, leaf);
         return;
     }
 #endif
