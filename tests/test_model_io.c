@@ -1405,6 +1405,40 @@ static int same_as_printf(gv_buf *b, double x)
     return 0;
 }
 
+/* The separators of long packed arrays (gv_packed_open counts them 64 bytes a step with AVX2):
+ * every length, and an empty entry at every place -- across the steps' boundaries included --
+ * found and named as in a short one. */
+static void test_packed_separators(void)
+{
+    char s[400], want[64];
+    for (size_t k = 1; k <= 190; k++) { /* "7 7 ... 7": k entries, 2k - 1 bytes */
+        for (size_t i = 0; i < 2 * k - 1; i++) s[i] = i % 2 ? ' ' : '7';
+        s[2 * k - 1] = '\0';
+        json_t *obj = json_object();
+        json_object_set_new(obj, "a", json_string(s));
+        gv_packed r;
+        CHECK_OK(gv_packed_open(obj, "a", k, 1, &r));
+        CHECK_EQ_INT(r.n, k);
+        /* entry j emptied: "7  7" (its neighbours' spaces now adjacent), or a space added at
+         * either end */
+        for (size_t j = 0; j < k; j++) {
+            s[2 * j] = ' ';
+            json_object_set_new(obj, "a", json_string(s));
+            CHECK_STATUS(gv_packed_open(obj, "a", (size_t)-1, 1, &r), GROVE_ERR_MODEL);
+            snprintf(want, sizeof want, "a[%zu]: empty entry", j);
+            CHECK_CONTAINS(grove_last_error(), want);
+            s[2 * j] = '7';
+        }
+        s[2 * k - 1] = ' ';
+        s[2 * k] = '\0';
+        json_object_set_new(obj, "a", json_string(s));
+        CHECK_STATUS(gv_packed_open(obj, "a", (size_t)-1, 1, &r), GROVE_ERR_MODEL);
+        snprintf(want, sizeof want, "a[%zu]: empty entry", k);
+        CHECK_CONTAINS(grove_last_error(), want);
+        json_decref(obj);
+    }
+}
+
 static void test_packed_helpers(void)
 {
     double v[64 + 2000];
@@ -1863,6 +1897,7 @@ int main(void)
     test_doc_checksum();
     test_long_strings();
     test_packed_helpers();
+    test_packed_separators();
     test_packed_rejects();
     test_format_versions();
     test_random_edits();

@@ -633,6 +633,11 @@ json_t *gv_packed_words(const char *const *words, int n_words, const unsigned ch
     return bin_done(s, dict + n);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#define GV_JSON_AVX2 1
+static size_t spaces_avx2(const char *s, size_t n, int *adjacent);
+#endif
+
 grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int packed,
                             gv_packed *r)
 {
@@ -725,6 +730,16 @@ grove_status gv_packed_open(const json_t *obj, const char *field, size_t n, int 
             empty |= *c8 == ' ';
             const uint64_t lo7 = 0x7F7F7F7F7F7F7F7Full, high = 0x8080808080808080ull;
             uint64_t prev = 0, adj = 0;
+#ifdef GV_JSON_AVX2
+            if (e - c8 >= 64 && __builtin_cpu_supports("avx2")) { /* 64 bytes a step */
+                int adjacent = 0;
+                size_t done = (size_t)(e - c8) / 64 * 64;
+                spaces += spaces_avx2(c8, done, &adjacent);
+                adj |= (uint64_t)adjacent;
+                c8 += done;
+                prev = c8[-1] == ' ' ? high : 0; /* its last byte's bit, as the loop keeps it */
+            }
+#endif
             for (; e - c8 >= 8; c8 += 8) {
                 uint64_t x, t, m;
                 memcpy(&x, c8, 8);
@@ -770,8 +785,28 @@ static const char *next_token(const gv_packed *r, size_t *len)
     return r->p;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#ifdef GV_JSON_AVX2
 #include <immintrin.h>
+/* The spaces among s[0..n) (n a multiple of 64); *adjacent set when two of them are
+ * neighbours. */
+__attribute__((target("avx2,popcnt"))) static size_t spaces_avx2(const char *s, size_t n,
+                                                                  int *adjacent)
+{
+    const __m256i space = _mm256_set1_epi8(' ');
+    size_t count = 0;
+    uint64_t adj = 0, prev = 0; /* prev: the last byte of the step before was a space */
+    for (size_t i = 0; i < n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, space)) |
+                     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, space)) << 32;
+        count += (size_t)__builtin_popcountll(m);
+        adj |= m & ((m << 1) | prev);
+        prev = m >> 63;
+    }
+    *adjacent = adj != 0;
+    return count;
+}
 /* gv_plain_run's bulk, 64 bytes a step with AVX2 (a text model is megabytes of plain strings):
  * as signed bytes, plain is 0x20..0x7e -- below 0x20 (0x80..0xff included) or 0x7f is not --
  * and neither '"' nor '\\'.  The plain bytes before the first that is not, or before the last
