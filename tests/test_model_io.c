@@ -1405,6 +1405,29 @@ static int same_as_printf(gv_buf *b, double x)
     return 0;
 }
 
+/* gv_crc32 (carry-less multiplication where the CPU has it) is zlib's crc32: every length to
+ * 600 from every alignment to 16, longer ones, any starting value. */
+static void test_crc32(void)
+{
+    enum { LEN = 200000 };
+    unsigned char *b = malloc(LEN + 16);
+    gv_rng rng;
+    gv_rng_seed(&rng, 5, 7, 0);
+    for (size_t i = 0; i < LEN + 16; i++) b[i] = (unsigned char)gv_rng_next(&rng);
+    size_t bad = 0, n = 0;
+    for (size_t len = 0; len <= 600; len++)
+        for (size_t at = 0; at < 16; at++, n++) {
+            uLong start = len % 3 == 0 ? crc32(0L, Z_NULL, 0) : (uLong)(gv_rng_next(&rng) & 0xFFFFFFFFu);
+            bad += gv_crc32(start, b + at, len) != crc32(start, b + at, (uInt)len);
+        }
+    const size_t longer[] = {1024, 4095, 4096, 4097, 65536 + 48, 199999, LEN};
+    for (size_t i = 0; i < N_OF(longer); i++, n++)
+        bad += gv_crc32(0, b + i % 3, longer[i]) != crc32(0, b + i % 3, (uInt)longer[i]);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(n > 9000);
+    free(b);
+}
+
 /* The separators of long packed arrays (gv_packed_open counts them 64 bytes a step with AVX2):
  * every length, and an empty entry at every place -- across the steps' boundaries included --
  * found and named as in a short one. */
@@ -1898,6 +1921,7 @@ int main(void)
     test_long_strings();
     test_packed_helpers();
     test_packed_separators();
+    test_crc32();
     test_packed_rejects();
     test_format_versions();
     test_random_edits();
