@@ -447,6 +447,34 @@ static void test_libsvm_examples(void)
 
 /* ---- CSV syntax ---- */
 
+/* Numeric fields the tokenizer reads in line (1 to 9 digits, nothing else) and their
+ * neighbours that take the general path: the same values as strtod's, blanks and signs
+ * included. */
+static void test_csv_small_ints(void)
+{
+    static const char *const tokens[] = {
+        "0",        "7",          "007",        "255",        "123456789", "999999999",
+        "000000000", "0000000001", "1234567890", "4294967295", "4294967296", "99999999999999999999",
+        " 12",      "12 ",        " 12 ",       "+3",         "-3",        "3.0",
+        "1e2",      "12.",        ".5",         "-0",         "00",        "8\t"};
+    const size_t n = sizeof tokens / sizeof *tokens;
+    gv_buf t = {0};
+    CHECK(gv_buf_printf(&t, "x,y,label\n") == 0);
+    for (size_t i = 0; i < n; i++) CHECK(gv_buf_printf(&t, "%s,%s,%zu\n", tokens[i], tokens[n - 1 - i], i % 2) == 0);
+    grove_dataset *d = LOAD(write_text("small_ints.csv", t.data), NULL, NULL, GROVE_OK);
+    gv_buf_free(&t);
+    if (!d) return;
+    CHECK_EQ_INT(d->n_rows, n);
+    CHECK(!d->schema->is_categorical[0] && !d->schema->is_categorical[1]);
+    for (size_t i = 0; i < n; i++) {
+        float want0 = (float)strtod(tokens[i], NULL), want1 = (float)strtod(tokens[n - 1 - i], NULL);
+        CHECK(memcmp(&(float){value_at(d, 0, i)}, &want0, sizeof want0) == 0);
+        CHECK(memcmp(&(float){value_at(d, 1, i)}, &want1, sizeof want1) == 0);
+        CHECK_EQ_DBL(d->labels[i], (double)(i % 2));
+    }
+    grove_dataset_free(d);
+}
+
 static void test_csv_syntax(void)
 {
     const char *text = "\xEF\xBB\xBF\"name, with comma\",plain,label\r\n"
@@ -1396,6 +1424,7 @@ int main(void)
     test_diabetes();
     test_libsvm_examples();
     test_csv_syntax();
+    test_csv_small_ints();
     test_category_order();
     test_task_inference();
     test_columns();

@@ -74,6 +74,22 @@ typedef struct csv_field {
 /* Blanks around fields: space and tab, unless tab is the separator. */
 static int is_blank(char ch, char sep) { return (ch == ' ' || ch == '\t') && ch != sep; }
 
+/* An unquoted field of 1 to 9 digits and nothing else at s (up to e or the separator): its
+ * value (exact, as gv_scan_decimal reads it) parsed into *f; 0 when s holds anything else. */
+static inline int small_int(const char *s, const char *e, char sep, csv_field *f)
+{
+    const char *q = s;
+    uint32_t v = 0;
+    while (q < e && (unsigned)(*q - '0') < 10 && q - s < 9) v = v * 10 + (uint32_t)(*q++ - '0');
+    if (q == s || (q < e && *q != sep)) return 0;
+    f->p = s;
+    f->len = (size_t)(q - s);
+    f->escaped = 0;
+    f->parsed = 1;
+    f->number = (double)v;
+    return 1;
+}
+
 /* Splits the record text[s, e) into fields: stores the first `cap` in f[] and returns how many
  * there are.  The record's quotes were validated by find_records().  When numeric[k] is set,
  * an unquoted field k that is exactly a fast-path number is parsed on the way (one pass over
@@ -82,14 +98,17 @@ static size_t split_record(const char *s, const char *e, csv_field *f, size_t ca
                            const unsigned char *numeric, char sep)
 {
     size_t k = 0;
+    csv_field spare;
     for (;;) {
-        csv_field cur;
+        /* filled in place: a field built aside and copied was read back (16-byte loads) right
+         * after its narrower stores, a store-forwarding stall per field */
+        csv_field *cur = k < cap ? &f[k] : &spare;
         while (s < e && is_blank(*s, sep)) s++;
         if (s < e && *s == '"') {
             const char *q = s + 1;
-            cur.p = q;
-            cur.escaped = 0;
-            cur.parsed = 0;
+            cur->p = q;
+            cur->escaped = 0;
+            cur->parsed = 0;
             for (;;) {
                 const char *close = memchr(q, '"', (size_t)(e - q));
                 if (!close) { /* unreachable after find_records; keep the bytes as they are */
@@ -98,35 +117,36 @@ static size_t split_record(const char *s, const char *e, csv_field *f, size_t ca
                 }
                 q = close;
                 if (q + 1 < e && q[1] == '"') {
-                    cur.escaped = 1;
+                    cur->escaped = 1;
                     q += 2;
                     continue;
                 }
                 break;
             }
-            cur.len = (size_t)(q - cur.p);
+            cur->len = (size_t)(q - cur->p);
             s = q < e ? q + 1 : e;
             while (s < e && *s != sep) s++; /* only blanks, after find_records */
+        } else if (numeric && k < cap && numeric[k] && small_int(s, e, sep, cur)) {
+            s += cur->len; /* (pixels, counts, codes: a few digits, in line) */
         } else if (numeric && k < cap && numeric[k] &&
-                   (cur.p = gv_scan_decimal(s, e, &cur.number)) != NULL &&
-                   (cur.p == e || *cur.p == sep)) {
-            cur.len = (size_t)(cur.p - s);
-            cur.p = s;
-            cur.escaped = 0;
-            cur.parsed = 1;
-            s += cur.len;
+                   (cur->p = gv_scan_decimal(s, e, &cur->number)) != NULL &&
+                   (cur->p == e || *cur->p == sep)) {
+            cur->len = (size_t)(cur->p - s);
+            cur->p = s;
+            cur->escaped = 0;
+            cur->parsed = 1;
+            s += cur->len;
         } else {
             const char *start = s;
             const char *comma = s < e ? memchr(s, sep, (size_t)(e - s)) : NULL;
             s = comma ? comma : e;
             const char *t = s;
             while (t > start && is_blank(t[-1], sep)) t--;
-            cur.p = start;
-            cur.len = (size_t)(t - start);
-            cur.escaped = 0;
-            cur.parsed = 0;
+            cur->p = start;
+            cur->len = (size_t)(t - start);
+            cur->escaped = 0;
+            cur->parsed = 0;
         }
-        if (k < cap) f[k] = cur;
         k++;
         if (s >= e) return k;
         s++; /* the separator */
