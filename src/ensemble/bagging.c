@@ -162,7 +162,7 @@ static void bagging_predict_block(const void *impl, const grove_dataset *d, size
     const size_t k = n_out(b);
     if (rounds == 0 || rounds > b->n_members) rounds = b->n_members;
     const size_t F = d->schema->n_features ? d->schema->n_features : 1;
-    const size_t R = gv_pack_block_rows(F);
+    const size_t R = gv_pack_block_rows_deep(F);
     /* a sparse dataset is not copied row-major: its rows would be as wide as its largest index */
     const gv_tree_pack *pk = d->values && k <= STACK_K ? gv_pack_cache_get(&b->pack, b->members, b->n_members) : NULL;
     float *xs = pk && gv_tree_pack_n(pk) == b->n_members ? gv_malloc_array(R * F, sizeof *xs) : NULL;

@@ -111,8 +111,9 @@ typedef struct gv_component_vt {
 
 /* Rows per predict_block call: large, so that each tree's nodes are read from memory once per
  * block and then serve its rows from cache (a 100-tree forest of 60k nodes a tree is 100 MB of
- * compiled nodes; walked over 64-row blocks it ran from memory). */
-#define GV_PREDICT_BLOCK 4096
+ * compiled nodes; walked over 64-row blocks it ran from memory; a forest walks blocks of up to
+ * this many rows, gv_pack_block_rows_deep). */
+#define GV_PREDICT_BLOCK 16384
 
 typedef struct gv_component {
     const gv_component_vt *vt; /* static */

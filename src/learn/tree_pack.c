@@ -402,6 +402,13 @@ size_t gv_pack_block_rows(size_t F)
 {
     size_t R = (131072 / (F ? F : 1)) / LANES * LANES;
     if (R < LANES) R = LANES;
+    return R > 4096 ? 4096 : R;
+}
+
+size_t gv_pack_block_rows_deep(size_t F)
+{
+    size_t R = (524288 / (F ? F : 1)) / LANES * LANES;
+    if (R < LANES) R = LANES;
     return R > GV_PREDICT_BLOCK ? GV_PREDICT_BLOCK : R;
 }
 

@@ -85,7 +85,12 @@ const gv_tree *gv_tree_pack_tree(const gv_tree_pack *p, size_t t);
 size_t gv_tree_pack_n(const gv_tree_pack *p);
 
 /* Rows of a block that blocked prediction gathers at once for F features: R * F floats stay
- * within 512 KiB, R a multiple of 16, at most GV_PREDICT_BLOCK. */
+ * within 512 KiB, R a multiple of 16, at most 4096. */
 size_t gv_pack_block_rows(size_t F);
+/* The same for a forest's deep trees: within 2 MiB, at most GV_PREDICT_BLOCK.  Each tree's
+ * nodes (random reads) are then fetched once for more rows (read in order, prefetched): 100
+ * trees of 25k nodes over 200k rows of 28 features walked in 1.65 CPU s at 512 KiB, 1.12 at
+ * 2 MiB, 1.29 at 8 MiB, 2.1 at 256 KiB; fashion-MNIST's 784 features likewise. */
+size_t gv_pack_block_rows_deep(size_t F);
 
 #endif /* GV_TREE_PACK_H */
