@@ -774,6 +774,32 @@ static void test_doc_checksum(void)
     CHECK_STR(got, want);
     free(canon);
     json_decref(doc);
+    /* reals (a model's bin cut points: summed with the fast %.17g, written as jansson writes
+     * them): whole ones (".0" added), the exponents of [1e-5, 1e-4) and beyond the fast range,
+     * random ones of every magnitude */
+    {
+        json_t *d = json_object(), *arr = json_array();
+        const double fixed[] = {0.5,   15.0,   -3.0, 1e15, 9.5e15, 1e16,  1.5e-5, 1e-5, 9.99e-5,
+                                1e-4,  0.0001, -0.0, 0.0,  1e17,  1e300, 5e-324, 1e-300, 123456789.0,
+                                0.1,   1.0 / 3, 2.5, 4e-5, -7.25e-5};
+        for (size_t i = 0; i < N_OF(fixed); i++) json_array_append_new(arr, json_real(fixed[i]));
+        gv_rng rng;
+        gv_rng_seed(&rng, 17, 2, 0);
+        for (int k = 0; k < 20000; k++) {
+            double m = (double)(gv_rng_next(&rng) >> 11) / 9007199254740992.0;
+            int e = (int)(gv_rng_next(&rng) % 50) - 25;
+            double x = k % 4 == 0 ? floor(m * 1e6) : m * pow(10, e);
+            json_array_append_new(arr, json_real(k % 3 == 0 ? -x : x));
+        }
+        json_object_set_new(d, "cuts", arr);
+        char *c = json_dumps(d, CANONICAL);
+        char w[9], g[9] = "";
+        snprintf(w, sizeof w, "%08lx", crc32(0L, (const Bytef *)c, (uInt)strlen(c)) & 0xFFFFFFFFul);
+        CHECK_OK(gv_model_doc_checksum(d, g));
+        CHECK_STR(g, w);
+        free(c);
+        json_decref(d);
+    }
     /* many long strings (summed apart, on threads, and combined), one of them long but not
      * plain (its escapes send the sum back to the sequential way), long keys */
     for (int with_escape = 0; with_escape < 2; with_escape++) {

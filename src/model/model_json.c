@@ -397,6 +397,29 @@ static int canon_string(canon_sum *crc, const char *s, size_t n, const json_t *v
     return rc;
 }
 
+/* %.17g's text t[0..n) of a real as jansson's dump writes it (jsonp_dtostr): ".0" appended to
+ * what would read as an integer, the exponent without its '+' and leading zeros; the new
+ * length (t holds at least n + 3 bytes). */
+static size_t jansson_real_text(char *t, size_t n)
+{
+    char *e = memchr(t, 'e', n);
+    if (!e) {
+        if (!memchr(t, '.', n)) {
+            t[n++] = '.';
+            t[n++] = '0';
+        }
+        return n;
+    }
+    char *start = e + 1, *end = e + 2, *stop = t + n;
+    if (*start == '-') start++;
+    while (end < stop && *end == '0') end++;
+    if (end != start) {
+        memmove(start, end, (size_t)(stop - end));
+        n -= (size_t)(end - start);
+    }
+    return n;
+}
+
 static int canon_crc(canon_sum *crc, const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -441,6 +464,14 @@ static int canon_crc(canon_sum *crc, const json_t *v)
         const char *s = gv_json_text(v, &n);
         int own = s == json_string_value(v);
         return canon_string(crc, s, n, own ? v : NULL, !own);
+    }
+    case JSON_REAL: { /* (a model's bins: 100,000s of reals, each a printf call in jansson) */
+        char t[40];
+        size_t n = gv_format_17g(json_real_value(v), t);
+        if (n == 0) return json_dump_callback(v, crc_callback, crc, DUMP_CANONICAL | JSON_ENCODE_ANY);
+        n = jansson_real_text(t, n);
+        crc_callback(t, n, crc);
+        return 0;
     }
     default:
         return json_dump_callback(v, crc_callback, crc, DUMP_CANONICAL | JSON_ENCODE_ANY);
