@@ -309,6 +309,11 @@ static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, si
  * order, by one thread, whatever the blocks are: the same sums for any number of threads. */
 enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16 };
 #define GRAD_BLOCK_BYTES ((size_t)192 << 10)
+/* the doubles' records (24 bytes): half of that, measured on fashion-MNIST (784 features, 63
+ * leaves, 1 thread): 5 rounds 9.99 -> 9.54 user s (four runs each), depth 6 5.44 -> 5.21; a
+ * record's additions hit L2 less often (the blocks' rows are read twice as often, but those
+ * reads are sequential) */
+#define GRAD_BLOCK_BYTES_DBL ((size_t)96 << 10)
 
 /* Built twice, for AVX2 (one 256-bit addition per row and feature) and for the baseline; the
  * loader picks by the CPU.  Both add the same doubles in the same order. */
@@ -644,7 +649,8 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
     /* bytes of a bin record */
     const size_t rec = rec_bytes ? rec_bytes : e->quant ? (size_t)e->quant : 24;
     for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * rec;
-    size_t nb = (total + GRAD_BLOCK_BYTES - 1) / GRAD_BLOCK_BYTES;
+    const size_t block = rec == 24 ? GRAD_BLOCK_BYTES_DBL : GRAD_BLOCK_BYTES;
+    size_t nb = (total + block - 1) / block;
     size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
     if (nb < by_count) nb = by_count;
     if (nb < min_blocks) nb = min_blocks;
