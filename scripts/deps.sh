@@ -2,7 +2,7 @@
 # Installs (as root, from Debian's packages) what grove needs to build and test; idempotent:
 # asks apt only for packages that are missing.  Usage: scripts/deps.sh [--bench]
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libjansson-dev zlib1g-dev libpng-dev libjpeg-dev libxml2-dev
+pkgs=(build-essential cmake pkg-config libjansson-dev libisal-dev zlib1g-dev libpng-dev libjpeg-dev libxml2-dev
       python3 python3-numpy python3-sklearn python3-xgboost python3-opencv opencv-data
       libxml2-utils chromium python3-pandas python3-pytest python3-setuptools python3-wheel python3-pip
       clang libclang-rt-14-dev libomp-dev libopenmpi-dev openmpi-bin)

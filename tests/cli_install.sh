@@ -73,7 +73,7 @@ pkg-config --static --libs grove | grep -q -- "-ljansson" || fail "pkg-config --
 # the static link line of docs/install.md (ompi-c when grove was built with MPI)
 mpi_pc=$(grep -q "ompi-c" "$libdir/pkgconfig/grove.pc" && echo ompi-c || true)
 if $CC $extra "$TMP/app.c" -o "$TMP/app_static" -I "$P/include" "$libdir/libgrove.a" \
-     $(pkg-config --libs jansson zlib libpng libjpeg libxml-2.0 $mpi_pc) -lm -fopenmp 2>"$TMP/cc.err"; then
+     $(pkg-config --libs jansson libisal zlib libpng libjpeg libxml-2.0 $mpi_pc) -lm -fopenmp 2>"$TMP/cc.err"; then
   runs "static link line" "$TMP/app_static"
   ldd "$TMP/app_static" | grep -q libgrove && fail "the static build still loads libgrove.so"
 else

@@ -42,8 +42,8 @@ grove_status gv_model_to_text(const grove_model *m, gv_buf *out);
  * its canonical text, json_dumps(JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17)),
  * computed without building that text.  GROVE_ERR_NOMEM. */
 grove_status gv_model_doc_checksum(const json_t *doc, char hex[9]);
-/* zlib's crc32(crc, data, size) for any size, by carry-less multiplication where the CPU has
- * it (the model file checksums: a forest's text is hundreds of megabytes). */
+/* zlib's crc32(crc, data, size) for any size, by ISA-L's carry-less multiplication where the CPU
+ * has it (the model file checksums: a forest's text is hundreds of megabytes). */
 unsigned long gv_crc32(unsigned long crc, const void *data, size_t size);
 /* Parses and validates model text; `source` names the file in messages. */
 grove_status gv_model_from_text(const char *text, size_t len, const char *source,

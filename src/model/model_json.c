@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <isa-l/crc.h>
 
 /* The canonical text the checksum is computed on. */
 #define DUMP_CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
@@ -206,100 +207,11 @@ static json_t *model_to_json(const grove_model *m, const unsigned char *used,
     return doc;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
-#include <immintrin.h>
-#define GV_CRC_CLMUL 1
-/* CRC-32 (zlib's) of buf[0..len) (len >= 64, a multiple of 16) by carry-less multiplication:
- * four 128-bit lanes folded 64 bytes a step, folded into one, then reduced (Barrett) to 32 bits
- * -- Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction"
- * (Intel, 2009), with the bit-reflected constants of its appendix, as Chromium's zlib
- * (crc32_simd.c) and the Linux kernel use them.  crc is the running value before its final
- * inversion (~zlib's), and so is the result. */
-__attribute__((target("pclmul,sse4.1"))) static uint32_t crc32_clmul(const unsigned char *buf,
-                                                                     size_t len, uint32_t crc)
-{
-    const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596, 0x0154442bd4);
-    const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);
-    const __m128i k5k0 = _mm_set_epi64x(0, 0x0163cd6124);
-    const __m128i poly = _mm_set_epi64x(0x01f7011641, 0x01db710641);
-    __m128i x0, x1, x2, x3, x4, x5, x6, x7, x8;
-    x1 = _mm_loadu_si128((const __m128i *)(buf + 0x00));
-    x2 = _mm_loadu_si128((const __m128i *)(buf + 0x10));
-    x3 = _mm_loadu_si128((const __m128i *)(buf + 0x20));
-    x4 = _mm_loadu_si128((const __m128i *)(buf + 0x30));
-    x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
-    x0 = k1k2;
-    buf += 64;
-    len -= 64;
-    for (; len >= 64; buf += 64, len -= 64) {
-        x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
-        x6 = _mm_clmulepi64_si128(x2, x0, 0x00);
-        x7 = _mm_clmulepi64_si128(x3, x0, 0x00);
-        x8 = _mm_clmulepi64_si128(x4, x0, 0x00);
-        x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
-        x2 = _mm_clmulepi64_si128(x2, x0, 0x11);
-        x3 = _mm_clmulepi64_si128(x3, x0, 0x11);
-        x4 = _mm_clmulepi64_si128(x4, x0, 0x11);
-        x1 = _mm_xor_si128(_mm_xor_si128(x1, x5), _mm_loadu_si128((const __m128i *)(buf + 0x00)));
-        x2 = _mm_xor_si128(_mm_xor_si128(x2, x6), _mm_loadu_si128((const __m128i *)(buf + 0x10)));
-        x3 = _mm_xor_si128(_mm_xor_si128(x3, x7), _mm_loadu_si128((const __m128i *)(buf + 0x20)));
-        x4 = _mm_xor_si128(_mm_xor_si128(x4, x8), _mm_loadu_si128((const __m128i *)(buf + 0x30)));
-    }
-    /* the four lanes into one */
-    x0 = k3k4;
-    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
-    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
-    x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), x5);
-    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
-    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
-    x1 = _mm_xor_si128(_mm_xor_si128(x1, x3), x5);
-    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
-    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
-    x1 = _mm_xor_si128(_mm_xor_si128(x1, x4), x5);
-    /* the remaining 16-byte blocks */
-    for (; len >= 16; buf += 16, len -= 16) {
-        x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
-        x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
-        x1 = _mm_xor_si128(_mm_xor_si128(x1, _mm_loadu_si128((const __m128i *)buf)), x5);
-    }
-    /* 128 bits to 64 */
-    x2 = _mm_clmulepi64_si128(x1, x0, 0x10);
-    x3 = _mm_setr_epi32(~0, 0, ~0, 0);
-    x1 = _mm_xor_si128(_mm_srli_si128(x1, 8), x2);
-    x0 = k5k0;
-    x2 = _mm_srli_si128(x1, 4);
-    x1 = _mm_and_si128(x1, x3);
-    x1 = _mm_clmulepi64_si128(x1, x0, 0x00);
-    x1 = _mm_xor_si128(x1, x2);
-    /* Barrett reduction to 32 bits */
-    x0 = poly;
-    x2 = _mm_and_si128(x1, x3);
-    x2 = _mm_clmulepi64_si128(x2, x0, 0x10);
-    x2 = _mm_and_si128(x2, x3);
-    x2 = _mm_clmulepi64_si128(x2, x0, 0x00);
-    x1 = _mm_xor_si128(x1, x2);
-    return (uint32_t)_mm_extract_epi32(x1, 1);
-}
-#endif
-
+/* zlib's CRC-32 (the reflected IEEE polynomial, crc32(crc, data, size) of any size), by ISA-L's
+ * crc32_gzip_refl: carry-less multiplication folding where the CPU has it, picked at run time. */
 uLong gv_crc32(uLong crc, const void *data, size_t size)
 {
-    const char *buffer = data;
-#ifdef GV_CRC_CLMUL
-    if (size >= 64 && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1")) {
-        size_t n = size & ~(size_t)15;
-        crc = ~crc32_clmul((const unsigned char *)buffer, n, ~(uint32_t)crc) & 0xFFFFFFFFul;
-        buffer += n;
-        size -= n;
-    }
-#endif
-    while (size > 0) {
-        uInt n = size > 1u << 30 ? 1u << 30 : (uInt)size;
-        crc = crc32(crc, (const Bytef *)buffer, n);
-        buffer += n;
-        size -= n;
-    }
-    return crc;
+    return crc32_gzip_refl((uint32_t)crc, (const unsigned char *)data, (uint64_t)size);
 }
 
 /* The checksum of the canonical text, as it is produced: the CRC of the text since the last
