@@ -74,7 +74,8 @@ struct gv_tree_pack {
     size_t n_trees;
     const gv_tree **trees; /* [n_trees], borrowed; NULL for a member that is not a tree */
     pack_node *nodes;      /* every compiled tree's nodes, one after the other */
-    size_t *off;           /* [n_trees]: tree t's nodes start at nodes + off[t]; SIZE_MAX: not compiled */
+    size_t *off;           /* [n_trees]: tree t's nodes start at nodes + off[t] (unless it has
+                            * 8-byte nodes, off8); SIZE_MAX: not compiled */
     int *depth;            /* [n_trees]: the deepest leaf's depth */
     /* Compiled trees at most COMPLETE_DEPTH deep, also laid out complete: tree t of depth d
      * has 2^d - 1 splits at cfeat/cinfo/cthr + coff[t] (node i's children at 2i + 1 and
@@ -87,8 +88,9 @@ struct gv_tree_pack {
     uint32_t *cinfo;       /* the feature | CDR_BIT when the split sends missing values right */
     int32_t *cleaf;
     double *cval;          /* beside cleaf: the leaf's value, for a tree of one output (else 0) */
-    /* Compiled trees deeper than DEEP_SIMD_DEPTH, also in 8-byte nodes for the AVX-512 walk
-     * (two gathers a step for the node, not three, and half the bytes): tree t's at
+    /* Compiled trees deeper than DEEP_SIMD_DEPTH, in 8-byte nodes instead where the CPU has
+     * AVX-512 (its walk gathers two fields a step for the node, not three, from half the
+     * bytes; walk8 elsewhere): tree t's at
      * nodes8 + off8[t] (SIZE_MAX: none, as when its node indices do not fit).  A node is
      * word = left << (fbits + 1) | default_left << fbits | feature, then its threshold; a
      * leaf is its own left child, default_left 1, threshold +inf (it stays there).  fbits: the
@@ -143,17 +145,21 @@ static void complete_fill(gv_tree_pack *p, const gv_tree *t, size_t k, size_t i,
 }
 
 /* Whether tree t is compiled: numeric splits only, each with its children adjacent. */
-static int compilable(const gv_tree *t, uint32_t *max_feature)
+static int compilable(const gv_tree *t, uint32_t *max_feature, int *depth)
 {
-    int ok = t->n_nodes <= INT32_MAX;
+    int ok = t->n_nodes <= INT32_MAX, d = 0;
     uint32_t mf = 0;
-    for (size_t j = 0; j < t->n_nodes && ok; j++) {
+    for (size_t j = 0; j < t->n_nodes; j++) { /* (the depth of every tree: gv_tree_depth's) */
         const gv_tree_node *nd = &t->nodes[j];
-        if (nd->type == GV_NODE_LEAF) continue;
-        ok = nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
+        if (nd->type == GV_NODE_LEAF) {
+            if (nd->depth > d) d = nd->depth;
+            continue;
+        }
+        ok &= nd->type == GV_NODE_NUM && nd->right == nd->left + 1 && (uint32_t)nd->feature <= FEATURE_MASK;
         if ((uint32_t)nd->feature > mf) mf = (uint32_t)nd->feature;
     }
     *max_feature = mf;
+    *depth = d;
     return ok;
 }
 
@@ -161,7 +167,7 @@ static int compilable(const gv_tree *t, uint32_t *max_feature)
 static void pack_fill(gv_tree_pack *p, const gv_tree *t, size_t k)
 {
     pack_node *f = p->nodes + p->off[k];
-    for (size_t j = 0; j < t->n_nodes; j++) {
+    for (size_t j = 0; j < t->n_nodes && p->off8[k] == SIZE_MAX; j++) {
         const gv_tree_node *nd = &t->nodes[j];
         if (nd->type == GV_NODE_LEAF)
             f[j] = (pack_node){LEAF_BIT | DEFAULT_LEFT_BIT, INFINITY, (int32_t)j, 0};
@@ -222,10 +228,9 @@ grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n
     for (long k = 0; k < nl; k++) {
         const gv_tree *t = trees[k];
         p->trees[k] = t;
-        p->off[k] = t && compilable(t, &maxf[k]) ? 0 : SIZE_MAX;
+        p->off[k] = t && compilable(t, &maxf[k], &p->depth[k]) ? 0 : SIZE_MAX;
         p->coff[k] = SIZE_MAX;
         p->off8[k] = SIZE_MAX;
-        if (t) p->depth[k] = gv_tree_depth(t);
     }
     uint32_t max_feature = 0;
     for (size_t k = 0; k < n; k++)
@@ -242,15 +247,18 @@ grove_status gv_tree_pack_build_par(const gv_tree *const *trees, size_t n, int n
     for (size_t k = 0; k < n; k++) {
         const gv_tree *t = trees[k];
         if (p->off[k] == 0) {
+            if (p->depth[k] > COMPLETE_DEPTH && deep8 && p->depth[k] > DEEP_SIMD_DEPTH &&
+                t->n_nodes <= ((size_t)1 << 29) &&
+                ((t->n_nodes - 1) >> (31 - p->fbits)) == 0) { /* left << (fbits + 1) fits */
+                p->off8[k] = total8; /* its 8-byte nodes only (off[k] stays 0: compiled) */
+                total8 += t->n_nodes;
+                continue;
+            }
             p->off[k] = total;
             total += t->n_nodes;
             if (p->depth[k] <= COMPLETE_DEPTH) {
                 p->coff[k] = ctotal;
                 ctotal += ((size_t)1 << p->depth[k]) - 1;
-            } else if (deep8 && p->depth[k] > DEEP_SIMD_DEPTH && t->n_nodes <= ((size_t)1 << 29) &&
-                       ((t->n_nodes - 1) >> (31 - p->fbits)) == 0) { /* left << (fbits + 1) fits */
-                p->off8[k] = total8;
-                total8 += t->n_nodes;
             }
         }
     }
@@ -427,6 +435,23 @@ static inline int32_t walk(const pack_node *nodes, const float *x)
     return k;
 }
 
+/* walk() on a tree's 8-byte nodes (struct gv_tree_pack): a leaf is the node a step does not
+ * leave. */
+static inline int32_t walk8(const uint32_t *w, int fbits, const float *x)
+{
+    uint32_t k = 0;
+    for (;;) {
+        const uint32_t word = w[2 * k];
+        float thr;
+        memcpy(&thr, &w[2 * k + 1], sizeof thr);
+        const float v = x[word & ((1u << fbits) - 1)];
+        const uint32_t left = (uint32_t)(v <= thr) | ((uint32_t)(isnan(v) != 0) & ((word >> fbits) & 1u));
+        const uint32_t c = (word >> (fbits + 1)) + 1u - left;
+        if (c == k) return (int32_t)k;
+        k = c;
+    }
+}
+
 /* A tree that is not compiled: its numeric splits walked on the gathered row (gv_tree_leaf's
  * semantics), the rest of the walk handed to gv_tree_leaf. */
 static size_t leaf_of_row(const gv_tree *t, const float *x, const grove_dataset *d, size_t i)
@@ -446,6 +471,7 @@ size_t gv_tree_pack_leaf(const gv_tree_pack *p, size_t t, const float *x, const 
                          size_t i)
 {
     if (p->off[t] == SIZE_MAX) return leaf_of_row(p->trees[t], x, d, i);
+    if (p->off8[t] != SIZE_MAX) return (size_t)walk8(p->nodes8 + 2 * p->off8[t], p->fbits, x);
     return (size_t)walk(p->nodes + p->off[t], x);
 }
 
@@ -908,9 +934,8 @@ AVX512_FN static void deep_leaves16(const pack_node *nodes, const float *xs, siz
         at = nx_;                                                                               \
     } while (0)
 
-AVX512_FN static void deep_leaves16w(const uint32_t *nodes8, int fbits, const pack_node *nodes,
-                                     const float *xs, size_t F, size_t B, int has_nan,
-                                     int32_t *leaf)
+AVX512_FN static void deep_leaves16w(const uint32_t *nodes8, int fbits, const float *xs,
+                                     size_t F, size_t B, int has_nan, int32_t *leaf)
 {
     const int *base = (const int *)nodes8;
     const __m512i rowoff = _mm512_mullo_epi32(
@@ -941,7 +966,7 @@ AVX512_FN static void deep_leaves16w(const uint32_t *nodes8, int fbits, const pa
         while (!d0) STEPW16(a0, xr, d0);
         _mm512_storeu_si512(leaf + r, a0);
     }
-    for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
+    for (; r < B; r++) leaf[r] = walk8(nodes8, fbits, xs + r * F);
 }
 #undef STEPW16
 #endif
@@ -1003,15 +1028,23 @@ void gv_tree_pack_leaves(const gv_tree_pack *p, size_t t, const float *xs, size_
         complete_leaves(p, t, p->depth[t], xs, F, B, has_nan, leaf);
         return;
     }
+    if (p->off8[t] != SIZE_MAX) { /* a deep tree in 8-byte nodes only */
+        const uint32_t *w = p->nodes8 + 2 * p->off8[t];
+#ifdef GV_PACK_AVX512
+        if (p->simd == SIMD_AVX512 && F < ((size_t)1 << 26)) {
+            deep_leaves16w(w, p->fbits, xs, F, B, has_nan, leaf);
+            return;
+        }
+#endif
+        for (size_t r = 0; r < B; r++) leaf[r] = walk8(w, p->fbits, xs + r * F);
+        return;
+    }
     const pack_node *nodes = p->nodes + p->off[t];
     const int depth = p->depth[t];
 #ifdef GV_PACK_AVX512
     if (p->simd == SIMD_AVX512 && depth > DEEP_SIMD_DEPTH && F < ((size_t)1 << 26) &&
         p->trees[t]->n_nodes < ((size_t)1 << 29)) { /* 4 * node index within int32 */
-        if (p->off8[t] != SIZE_MAX)
-            deep_leaves16w(p->nodes8 + 2 * p->off8[t], p->fbits, nodes, xs, F, B, has_nan, leaf);
-        else
-            deep_leaves16(nodes, xs, F, B, has_nan, leaf);
+        deep_leaves16(nodes, xs, F, B, has_nan, leaf);
         return;
     }
 #endif
