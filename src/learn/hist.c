@@ -91,6 +91,7 @@ void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
     double *ns = e->ns;
     int32_t *ncls = e->ncls;
     const gv_row *idx = e->idx;
+    if (e->ns_pos) return; /* ns holds every position's (g, h) already (tree_int.h) */
     if (e->quant) {
         gather_quant(e, begin, end, e->quant == 8 ? QF_WORD : QF_WIDE);
         return;
@@ -343,10 +344,15 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
     const uint8_t *base = in->row_bins + f0;
     const size_t span = (size_t)feats[k1 - 1] - f0; /* the block's last byte of a row */
+    /* All rows in order (the root of a tree on every row): the rows are read in order, and the
+     * counts (integers, exact in any order) are the binned matrix's root_count, so each row
+     * adds only its (g, h): one addition per feature instead of two. */
+    const int root = begin == 0 && end == e->n && !in->rows && X->root_count;
     /* the row's byte of block feature k: row[k] when the features are contiguous */
 #define AT_SAME(k) (k)
 #define AT_LISTED(k) pos[k]
-#define ROWS_GRAD_LOOP(AT)                                                                         \
+#define ADD_GH(hb, v) (V2D_AT((hb) + 1) += (v))
+#define ROWS_GRAD_LOOP(AT, ADD)                                                                    \
     for (size_t i = begin; i < end; i++) {                                                         \
         if (i + GRAD_PREFETCH < end) { /* a later row's bytes: first and last line */           \
             const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
@@ -357,18 +363,29 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         const gv_v2d v = GRAD_ROW(i);                                                              \
         size_t k = 0;                                                                              \
         for (; k + 4 <= nk; k += 4) {                                                              \
-            GRAD_ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                           \
-            GRAD_ADD(hp[k + 1] + 3 * (size_t)row[AT(k + 1)], v);                                   \
-            GRAD_ADD(hp[k + 2] + 3 * (size_t)row[AT(k + 2)], v);                                   \
-            GRAD_ADD(hp[k + 3] + 3 * (size_t)row[AT(k + 3)], v);                                   \
+            ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                                \
+            ADD(hp[k + 1] + 3 * (size_t)row[AT(k + 1)], v);                                        \
+            ADD(hp[k + 2] + 3 * (size_t)row[AT(k + 2)], v);                                        \
+            ADD(hp[k + 3] + 3 * (size_t)row[AT(k + 3)], v);                                        \
         }                                                                                          \
-        for (; k < nk; k++) GRAD_ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                           \
+        for (; k < nk; k++) ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                \
     }
-    if (contiguous)
-        ROWS_GRAD_LOOP(AT_SAME)
+    if (root) {
+        if (contiguous)
+            ROWS_GRAD_LOOP(AT_SAME, ADD_GH)
+        else
+            ROWS_GRAD_LOOP(AT_LISTED, ADD_GH)
+        for (size_t k = 0; k < nk; k++) {
+            const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
+            const double *cnt = X->root_count + X->root_count_off[f];
+            for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
+        }
+    } else if (contiguous)
+        ROWS_GRAD_LOOP(AT_SAME, GRAD_ADD)
     else
-        ROWS_GRAD_LOOP(AT_LISTED)
+        ROWS_GRAD_LOOP(AT_LISTED, GRAD_ADD)
 #undef ROWS_GRAD_LOOP
+#undef ADD_GH
 #undef AT_LISTED
 #undef AT_SAME
 }

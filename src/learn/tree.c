@@ -84,6 +84,7 @@ void gv_tree_scratch_free(gv_tree_scratch *s)
     gv_free(s->idx);
     gv_free(s->tmp);
     gv_free(s->ns);
+    gv_free(s->ns_tmp);
     gv_free(s->ncls);
     for (size_t i = 0; i < s->n_hists; i++) gv_free(s->hists[i]);
     gv_free(s->hists);
@@ -531,9 +532,9 @@ static grove_status append_cat(grower *gr, const uint32_t *src, size_t n, uint32
     return GROVE_OK;
 }
 
-/* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi): the left rows from
- * the front in order, the right rows from the back in reverse order; returns the number of
- * left rows. */
+/* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi) (and with e->ns_pos
+ * their (g, h) ns[lo, hi) into ns_tmp[lo, hi) alike): the left rows from the front in order,
+ * the right rows from the back in reverse order; returns the number of left rows. */
 static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t *bits,
                           size_t lo, size_t hi)
 {
@@ -546,6 +547,23 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
         const uint8_t *col = X->bins8 + f * X->n_rows;
         uint32_t split = s->bin;
         int dl = s->default_left;
+        if (e->ns_pos) {
+            const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
+            gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
+            for (size_t i = lo; i < hi; i++) { /* (as below, with the row's (g, h)) */
+                gv_row r = idx[i];
+                gv_gh v = ns[i];
+                uint32_t b = col[r];
+                size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
+                tmp[lo + nl] = r;
+                tmp[hi - 1 - nr] = r;
+                nt[lo + nl] = v;
+                nt[hi - 1 - nr] = v;
+                nl += left;
+                nr += 1 - left;
+            }
+            return nl;
+        }
         /* Without a branch (the side is unpredictable): the row is written to both cursors
          * and only its side's advances.  The other write lands on a slot that a later row of
          * that side overwrites, or, once that side is complete, on the slot where the two
@@ -571,10 +589,9 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
             left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
         else
             left = b <= s->bin;
-        if (left)
-            tmp[lo + nl++] = r;
-        else
-            tmp[hi - 1 - nr++] = r;
+        size_t to = left ? lo + nl++ : hi - 1 - nr++;
+        tmp[to] = r;
+        if (e->ns_pos) ((gv_gh *)(void *)e->ns_tmp)[to] = ((const gv_gh *)(const void *)e->ns)[i];
     }
     return nl;
 }
@@ -654,6 +671,8 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
                 }
             } else {
                 memcpy(dl, tl, nl * sizeof *idx);
+                if (e->ns_pos)
+                    memcpy(ns + 2 * dst_left[b], e->ns_tmp + 2 * lo, nl * sizeof(gv_gh));
             }
             if (gather && !left_small) {
                 double *o = ns + 2 * dst_right[b];
@@ -665,6 +684,11 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
                 }
             } else {
                 for (size_t j = 0; j < nr; j++) dr[j] = tr[-(ptrdiff_t)j];
+                if (e->ns_pos) {
+                    gv_gh *o = (gv_gh *)(void *)(ns + 2 * dst_right[b]);
+                    const gv_gh *t = (const gv_gh *)(const void *)e->ns_tmp + hi - 1;
+                    for (size_t j = 0; j < nr; j++) o[j] = t[-(ptrdiff_t)j];
+                }
             }
         }
     }
@@ -696,7 +720,8 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
         /* GRAD: the smaller child's statistics are gathered while the rows move (in parallel),
          * once, for both its totals (summed from them in order, not through idx) and its
          * histogram if it may split (gv_hist_build) */
-        const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist;
+        const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist &&
+                           !e->ns_pos;
         size_t w = partition_binary(e, &s, bits, begin, end, gather);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
@@ -708,7 +733,9 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             if (e->cfg->dist) /* the same child on every rank: the left one */
                 small = first, large = first + 1;
             size_t lo = small == first ? begin : w, hi = small == first ? w : end;
-            if (gather) { /* (the smaller child is partition_binary's, the left on a tie) */
+            if (e->ns_pos) { /* ns holds every position's (g, h) */
+                sum_gathered(e, lo, hi - lo, gr->tot + small * S);
+            } else if (gather) { /* (the smaller child is partition_binary's, the left on a tie) */
                 sum_gathered(e, lo, hi - lo, gr->tot + small * S);
                 e->gathered_begin = lo;
                 e->gathered_end = hi;
@@ -762,9 +789,12 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             gv_row r = idx[i];
             uint32_t b = gv_bin_at(X, f, r);
             uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
+            if (e->ns_pos)
+                ((gv_gh *)(void *)e->ns_tmp)[pos[ch]] = ((const gv_gh *)(const void *)e->ns)[i];
             tmp[pos[ch]++] = r;
         }
         memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
+        if (e->ns_pos) memcpy(e->ns + 2 * begin, e->ns_tmp, (end - begin) * sizeof(gv_gh));
         for (size_t c = 0; c < k; c++) {
             sum_rows(e, idx + gr->g[first + c].begin, gr->g[first + c].end - gr->g[first + c].begin,
                      gr->tot + (first + c) * S);
@@ -1087,6 +1117,7 @@ static void engine_free(gv_engine *e)
         gv_free(e->idx);
         gv_free(e->tmp);
         gv_free(e->ns);
+        gv_free(e->ns_tmp);
         gv_free(e->ncls);
     } else if (e->free_hists && e->n_free > 0) {
         /* the pool's buffers go back to the caller's scratch, for the next tree (the array of
@@ -1223,6 +1254,8 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     size_t stride = gv_ns_stride(e), n_ns;
     if (gv_mul_size(e->n, stride, &n_ns) != 0) return gv_err_nomem("tree rows (size overflow)");
     size_t n_cls = cfg->stats == GV_STATS_CLASS ? e->n : 0;
+    e->ns_pos = cfg->stats == GV_STATS_GRAD && !in->qgh && !cfg->dist;
+    size_t n_ns_tmp = e->ns_pos ? n_ns : 0;
     gv_tree_scratch *sc = in->scratch;
     if (sc) {
         /* grow the caller's buffers as needed (contents are not kept) */
@@ -1238,23 +1271,32 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
             sc->ns = gv_malloc_huge_array(n_ns, sizeof *sc->ns);
             sc->cap_ns = sc->ns ? n_ns : 0;
         }
+        if (sc->cap_ns_tmp < n_ns_tmp) {
+            gv_free(sc->ns_tmp);
+            sc->ns_tmp = gv_malloc_huge_array(n_ns_tmp, sizeof *sc->ns_tmp);
+            sc->cap_ns_tmp = sc->ns_tmp ? n_ns_tmp : 0;
+        }
         if (sc->cap_ncls < n_cls) {
             gv_free(sc->ncls);
             sc->ncls = gv_malloc_array(n_cls, sizeof *sc->ncls);
             sc->cap_ncls = sc->ncls ? n_cls : 0;
         }
-        if (sc->cap < e->n || sc->cap_ns < n_ns || sc->cap_ncls < n_cls)
+        if (sc->cap < e->n || sc->cap_ns < n_ns || sc->cap_ns_tmp < n_ns_tmp ||
+            sc->cap_ncls < n_cls)
             return gv_err_nomem("tree rows");
         e->idx = sc->idx;
         e->tmp = sc->tmp;
         e->ns = sc->ns;
+        e->ns_tmp = n_ns_tmp ? sc->ns_tmp : NULL;
         e->ncls = n_cls ? sc->ncls : NULL;
     } else {
         e->idx = gv_malloc_array(e->n, sizeof *e->idx);
         e->tmp = gv_malloc_array(e->n, sizeof *e->tmp);
         e->ns = gv_malloc_array(n_ns, sizeof *e->ns);
+        if (n_ns_tmp) e->ns_tmp = gv_malloc_array(n_ns_tmp, sizeof *e->ns_tmp);
         if (n_cls) e->ncls = gv_malloc_array(n_cls, sizeof *e->ncls);
-        if (!e->idx || !e->tmp || !e->ns || (n_cls && !e->ncls)) return gv_err_nomem("tree rows");
+        if (!e->idx || !e->tmp || !e->ns || (n_ns_tmp && !e->ns_tmp) || (n_cls && !e->ncls))
+            return gv_err_nomem("tree rows");
     }
     size_t max_blocks = e->n / ROW_BLOCK + 1;
     e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
@@ -1294,7 +1336,16 @@ static grove_status grow(grower *gr)
     grove_status st;
     if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
     size_t root = new_node(gr, 0, 0, e->n);
-    sum_rows(e, e->idx, e->n, gr->tot);
+    if (e->ns_pos) {
+        /* every position's (g, h), once (partitions move them); the root's totals from them,
+         * by sum_rows's blocks (the same sums) */
+        e->ns_pos = 0;
+        gv_hist_gather(e, 0, e->n);
+        e->ns_pos = 1;
+        sum_gathered(e, 0, e->n, gr->tot);
+    } else {
+        sum_rows(e, e->idx, e->n, gr->tot);
+    }
     reduce_totals(gr, root);
     node_finish(gr, root);
     gr->n_leaves = 1;

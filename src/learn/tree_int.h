@@ -71,6 +71,11 @@ typedef struct gv_split_scratch {
     gv_catkey *keys;      /* [max_categories] */
 } gv_split_scratch;
 
+/* A row's (g, h) as ns holds them (gv_engine.ns_pos): moved as one 16-byte unit. */
+typedef struct gv_gh {
+    double g, h;
+} gv_gh;
+
 /* The engine: one per gv_tree_fit call, owns all training scratch. */
 typedef struct gv_engine {
     const gv_tree_config *cfg;
@@ -104,6 +109,12 @@ typedef struct gv_engine {
     size_t n;               /* rows in the view */
     gv_row *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
     double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
+    int ns_pos;             /* GRAD, exact, one process: ns holds the (g, h) of every position
+                               [0, n) at all times -- gathered once for the root, then moved
+                               with the rows by every partition (sequential reads of the
+                               parent's range instead of gathers from grad[r], hess[r]), so no
+                               node gathers; gathered_begin/end are then unused */
+    double *ns_tmp;         /* ns_pos: [2 n] the partition's staging of ns (as tmp of idx) */
     size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
                                             whose totals were summed from it, tree.c); else
                                             equal */
