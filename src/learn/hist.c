@@ -85,6 +85,36 @@ void gv_hist_gathered_quant(gv_engine *e, size_t begin, size_t end)
     e->gathered_fmt = quant_format(e);
 }
 
+int gv_hist_quant_pos_ok(const gv_engine *e)
+{
+    return e->quant && !e->in->row_nz && quant_format(e) != QF_WIDE;
+}
+
+void gv_hist_pos_init(gv_engine *e)
+{
+    const gv_row *idx = e->idx;
+    const double *grad = e->in->grad, *hess = e->in->hess;
+    gv_gh *ns = (gv_gh *)(void *)e->ns;
+    const long n = (long)e->n;
+    const int fmt = e->q_pos ? quant_format(e) : 0;
+    uint64_t *qrec = e->qrec;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= PARALLEL_MIN_WORK)
+#endif
+    for (long i = 0; i < n; i++) {
+        const gv_row r = idx[i];
+        ns[i].g = grad[r];
+        ns[i].h = hess[r];
+        if (fmt) {
+            const int32_t *q = e->in->qgh + 2 * (size_t)r;
+            const unsigned sh = fmt == QF_WORD ? e->qsh_h : e->qpk_sh_h;
+            const unsigned sg = fmt == QF_WORD ? e->qsh_g : e->qpk_sh_g;
+            qrec[i] = ((uint64_t)(int64_t)q[0] << sg) + ((uint64_t)q[1] << sh) + 1;
+        }
+    }
+    e->gathered_fmt = fmt;
+}
+
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end)
 {
     size_t stride = gv_ns_stride(e);
@@ -404,7 +434,7 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
         const gv_binned *X = e->X;                                                                 \
         const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];                      \
         const gv_row *idx = e->idx;                                                                \
-        const T *rec = (const T *)(const void *)e->ns;                                             \
+        const T *rec = (const T *)(e->q_pos ? (const void *)e->qrec : (const void *)e->ns);       \
         T *hp[GRAD_BLOCK_MAX];                                                                     \
         uint32_t pos[GRAD_BLOCK_MAX];                                                              \
         for (size_t k = 0; k < nk; k++) {                                                          \
@@ -455,7 +485,7 @@ static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_
     const gv_binned *X = e->X;
     const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
     const gv_row *idx = e->idx;
-    const gv_u64a *rec = (const gv_u64a *)(const void *)e->ns;
+    const gv_u64a *rec = (const gv_u64a *)(e->q_pos ? (const void *)e->qrec : (const void *)e->ns);
     gv_u64a *hp[GRAD_BLOCK_MAX];
     uint32_t pos[GRAD_BLOCK_MAX];
     for (size_t k = 0; k < nk; k++) {
@@ -522,7 +552,7 @@ int gv_hist_pack = 1;
         const size_t F = X->n_features, f0 = g * GV_NZ_GROUP;                                      \
         const size_t nk = F - f0 < GV_NZ_GROUP ? F - f0 : GV_NZ_GROUP;                             \
         const gv_row *idx = e->idx;                                                                \
-        const T *rec = (const T *)(const void *)e->ns;                                             \
+        const T *rec = (const T *)(e->q_pos ? (const void *)e->qrec : (const void *)e->ns);       \
         const uint32_t *off = z->off + g * (X->n_rows + 1);                                        \
         T *base = (T *)gv_qhist(e, h, f0);                                                         \
         size_t len = 0;                                                                            \
@@ -737,8 +767,8 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     /* quantized: the records to sum (the sparse rows take the tree's own) */
     const int fmt = !e->quant ? 0 : use_nz ? (e->quant == 8 ? QF_WORD : QF_WIDE) : quant_format(e);
     const int pk = fmt == QF_CHUNK;
-    if (begin != e->gathered_begin || end != e->gathered_end ||
-        (e->quant && fmt != e->gathered_fmt)) {
+    if (!e->ns_pos && (begin != e->gathered_begin || end != e->gathered_end ||
+                       (e->quant && fmt != e->gathered_fmt))) {
         if (e->quant)
             gather_quant(e, begin, end, fmt);
         else

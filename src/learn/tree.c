@@ -85,6 +85,8 @@ void gv_tree_scratch_free(gv_tree_scratch *s)
     gv_free(s->tmp);
     gv_free(s->ns);
     gv_free(s->ns_tmp);
+    gv_free(s->qrec);
+    gv_free(s->qrec_tmp);
     gv_free(s->ncls);
     for (size_t i = 0; i < s->n_hists; i++) gv_free(s->hists[i]);
     gv_free(s->hists);
@@ -547,6 +549,28 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
         const uint8_t *col = X->bins8 + f * X->n_rows;
         uint32_t split = s->bin;
         int dl = s->default_left;
+        if (e->q_pos) {
+            const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
+            gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
+            const uint64_t *qr = e->qrec;
+            uint64_t *qt = e->qrec_tmp;
+            for (size_t i = lo; i < hi; i++) { /* (as below, with the row's (g, h) and record) */
+                gv_row r = idx[i];
+                gv_gh v = ns[i];
+                uint64_t q = qr[i];
+                uint32_t b = col[r];
+                size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
+                tmp[lo + nl] = r;
+                tmp[hi - 1 - nr] = r;
+                nt[lo + nl] = v;
+                nt[hi - 1 - nr] = v;
+                qt[lo + nl] = q;
+                qt[hi - 1 - nr] = q;
+                nl += left;
+                nr += 1 - left;
+            }
+            return nl;
+        }
         if (e->ns_pos) {
             const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
             gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
@@ -592,6 +616,7 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
         size_t to = left ? lo + nl++ : hi - 1 - nr++;
         tmp[to] = r;
         if (e->ns_pos) ((gv_gh *)(void *)e->ns_tmp)[to] = ((const gv_gh *)(const void *)e->ns)[i];
+        if (e->q_pos) e->qrec_tmp[to] = e->qrec[i];
     }
     return nl;
 }
@@ -673,6 +698,8 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
                 memcpy(dl, tl, nl * sizeof *idx);
                 if (e->ns_pos)
                     memcpy(ns + 2 * dst_left[b], e->ns_tmp + 2 * lo, nl * sizeof(gv_gh));
+                if (e->q_pos)
+                    memcpy(e->qrec + dst_left[b], e->qrec_tmp + lo, nl * sizeof *e->qrec);
             }
             if (gather && !left_small) {
                 double *o = ns + 2 * dst_right[b];
@@ -687,6 +714,11 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
                 if (e->ns_pos) {
                     gv_gh *o = (gv_gh *)(void *)(ns + 2 * dst_right[b]);
                     const gv_gh *t = (const gv_gh *)(const void *)e->ns_tmp + hi - 1;
+                    for (size_t j = 0; j < nr; j++) o[j] = t[-(ptrdiff_t)j];
+                }
+                if (e->q_pos) {
+                    uint64_t *o = e->qrec + dst_right[b];
+                    const uint64_t *t = e->qrec_tmp + hi - 1;
                     for (size_t j = 0; j < nr; j++) o[j] = t[-(ptrdiff_t)j];
                 }
             }
@@ -791,10 +823,12 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
             if (e->ns_pos)
                 ((gv_gh *)(void *)e->ns_tmp)[pos[ch]] = ((const gv_gh *)(const void *)e->ns)[i];
+            if (e->q_pos) e->qrec_tmp[pos[ch]] = e->qrec[i];
             tmp[pos[ch]++] = r;
         }
         memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
         if (e->ns_pos) memcpy(e->ns + 2 * begin, e->ns_tmp, (end - begin) * sizeof(gv_gh));
+        if (e->q_pos) memcpy(e->qrec + begin, e->qrec_tmp, (end - begin) * sizeof *e->qrec);
         for (size_t c = 0; c < k; c++) {
             sum_rows(e, idx + gr->g[first + c].begin, gr->g[first + c].end - gr->g[first + c].begin,
                      gr->tot + (first + c) * S);
@@ -1118,6 +1152,8 @@ static void engine_free(gv_engine *e)
         gv_free(e->tmp);
         gv_free(e->ns);
         gv_free(e->ns_tmp);
+        gv_free(e->qrec);
+        gv_free(e->qrec_tmp);
         gv_free(e->ncls);
     } else if (e->free_hists && e->n_free > 0) {
         /* the pool's buffers go back to the caller's scratch, for the next tree (the array of
@@ -1254,8 +1290,9 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
     size_t stride = gv_ns_stride(e), n_ns;
     if (gv_mul_size(e->n, stride, &n_ns) != 0) return gv_err_nomem("tree rows (size overflow)");
     size_t n_cls = cfg->stats == GV_STATS_CLASS ? e->n : 0;
+    /* (quantized trees: gv_tree_fit decides, once their records are known) */
     e->ns_pos = cfg->stats == GV_STATS_GRAD && !in->qgh && !cfg->dist;
-    size_t n_ns_tmp = e->ns_pos ? n_ns : 0;
+    size_t n_ns_tmp = cfg->stats == GV_STATS_GRAD && !cfg->dist ? n_ns : 0;
     gv_tree_scratch *sc = in->scratch;
     if (sc) {
         /* grow the caller's buffers as needed (contents are not kept) */
@@ -1337,11 +1374,9 @@ static grove_status grow(grower *gr)
     if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
     size_t root = new_node(gr, 0, 0, e->n);
     if (e->ns_pos) {
-        /* every position's (g, h), once (partitions move them); the root's totals from them,
-         * by sum_rows's blocks (the same sums) */
-        e->ns_pos = 0;
-        gv_hist_gather(e, 0, e->n);
-        e->ns_pos = 1;
+        /* every position's (g, h) (and record), once (partitions move them); the root's
+         * totals from them, by sum_rows's blocks (the same sums) */
+        gv_hist_pos_init(e);
         sum_gathered(e, 0, e->n, gr->tot);
     } else {
         sum_rows(e, e->idx, e->n, gr->tot);
@@ -1622,6 +1657,38 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
                 e->qpk_sh_g = b + ph;
             }
             break;
+        }
+    }
+    if (in->qgh && cfg->stats == GV_STATS_GRAD && !cfg->dist && e->ns_tmp) {
+        /* quantized gradients: (g, h) in position order when the histograms are of doubles,
+         * and with their records too when those are 8 bytes (an optimization only: without
+         * memory, the nodes gather as before) */
+        if (!e->quant) {
+            e->ns_pos = 1;
+        } else if (gv_hist_quant_pos_ok(e)) {
+            gv_tree_scratch *sc = in->scratch;
+            if (sc) {
+                if (sc->cap_qrec < n) {
+                    gv_free(sc->qrec);
+                    gv_free(sc->qrec_tmp);
+                    sc->qrec = gv_malloc_huge_array(n, sizeof *sc->qrec);
+                    sc->qrec_tmp = gv_malloc_huge_array(n, sizeof *sc->qrec_tmp);
+                    sc->cap_qrec = sc->qrec && sc->qrec_tmp ? n : 0;
+                }
+                if (sc->cap_qrec >= n) {
+                    e->qrec = sc->qrec;
+                    e->qrec_tmp = sc->qrec_tmp;
+                }
+            } else {
+                e->qrec = gv_malloc_array(n, sizeof *e->qrec);
+                e->qrec_tmp = gv_malloc_array(n, sizeof *e->qrec_tmp);
+                if (!e->qrec || !e->qrec_tmp) {
+                    gv_free(e->qrec);
+                    gv_free(e->qrec_tmp);
+                    e->qrec = e->qrec_tmp = NULL;
+                }
+            }
+            if (e->qrec) e->ns_pos = e->q_pos = 1;
         }
     }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;

@@ -86,8 +86,9 @@ typedef struct gv_tree_scratch {
     gv_row *idx, *tmp;     /* [cap] */
     double *ns;            /* [cap_ns] */
     double *ns_tmp;        /* [cap_ns_tmp] */
+    uint64_t *qrec, *qrec_tmp; /* [cap_qrec] */
     int32_t *ncls;         /* [cap] or NULL */
-    size_t cap, cap_ns, cap_ns_tmp, cap_ncls;
+    size_t cap, cap_ns, cap_ns_tmp, cap_qrec, cap_ncls;
     double **hists;        /* [n_hists] free histogram buffers of hist_len doubles each, owned */
     size_t n_hists, hist_len;
 } gv_tree_scratch;

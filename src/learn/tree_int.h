@@ -109,12 +109,18 @@ typedef struct gv_engine {
     size_t n;               /* rows in the view */
     gv_row *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
     double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
-    int ns_pos;             /* GRAD, exact, one process: ns holds the (g, h) of every position
-                               [0, n) at all times -- gathered once for the root, then moved
-                               with the rows by every partition (sequential reads of the
-                               parent's range instead of gathers from grad[r], hess[r]), so no
-                               node gathers; gathered_begin/end are then unused */
+    int ns_pos;             /* GRAD, one process: ns holds the (g, h) of every position [0, n)
+                               at all times -- gathered once for the root, then moved with the
+                               rows by every partition (sequential reads of the parent's range
+                               instead of gathers from grad[r], hess[r]), so no node gathers;
+                               gathered_begin/end are then unused.  Quantized trees only with
+                               q_pos. */
     double *ns_tmp;         /* ns_pos: [2 n] the partition's staging of ns (as tmp of idx) */
+    int q_pos;              /* quantized, with 8-byte records (hist.c's QF_WORD, QF_CHUNK) and no
+                               sparse rows: qrec holds every position's record, kept in
+                               position order like ns (then ns_pos too: ns has the exact (g, h)
+                               that the node totals are summed from) */
+    uint64_t *qrec, *qrec_tmp; /* q_pos: [n] */
     size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
                                             whose totals were summed from it, tree.c); else
                                             equal */
@@ -275,6 +281,11 @@ extern int gv_hist_pack;
 
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
+/* ns_pos: every position's (g, h) into ns, and with q_pos its record into qrec (the root). */
+void gv_hist_pos_init(gv_engine *e);
+/* Quantized: 1 when the tree's records are 8 bytes and no sparse rows are used (q_pos may
+ * be set). */
+int gv_hist_quant_pos_ok(const gv_engine *e);
 /* Quantized: gathers positions [a, a + len) in the records gv_hist_build will sum, and adds
  * the rows' exact (count, g, h) to t as tree.c's sum_rows_serial does (the same additions in
  * the same order).  Thread-safe on disjoint positions. */
