@@ -384,6 +384,19 @@ static void reduce_hist(const gv_engine *e, double *hist, const int32_t *feats, 
 }
 
 /* Whether node id may be split at all (checked before any histogram work). */
+/* ns_pos: points idx, ns, qrec at the buffers of the nodes of depth d (tree_int.h). */
+static inline void at_depth(gv_engine *e, int d)
+{
+    if (!e->ns_pos) return;
+    const int a = d & 1;
+    e->idx = e->rbuf[a];
+    e->tmp = e->rbuf[!a];
+    e->ns = e->nsbuf[a];
+    e->ns_tmp = e->nsbuf[!a];
+    e->qrec = e->qbuf[a];
+    e->qrec_tmp = e->qbuf[!a];
+}
+
 static int splittable(const grower *gr, size_t id)
 {
     const gv_tree_config *cfg = gr->e.cfg;
@@ -444,6 +457,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
     gv_engine *e = &gr->e;
     gnode *g = &gr->g[id];
     g->split.feature = -1;
+    at_depth(e, gr->t->nodes[id].depth);
     if (!splittable(gr, id)) {
         if (!hold) gv_hist_release(e, hist);
         return GROVE_OK;
@@ -621,6 +635,94 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
     return nl;
 }
 
+/* Whether row r goes left by split s (NUM or CAT_SET). */
+static inline int row_left(const gv_binned *X, const gv_split *s, const uint32_t *bits, size_t f,
+                           gv_row r)
+{
+    uint32_t b = gv_bin_at(X, f, r);
+    if (b == 0) return s->default_left;
+    if (bits) return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
+    return b <= s->bin;
+}
+
+/* ns_pos: the left rows of idx[lo, hi). */
+static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t *bits,
+                          size_t lo, size_t hi)
+{
+    const gv_binned *X = e->X;
+    const size_t f = (size_t)s->feature;
+    const gv_row *idx = e->idx;
+    size_t nl = 0;
+    if (!bits && X->bins8) {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        const uint32_t split = s->bin;
+        const size_t dl = (size_t)s->default_left;
+        for (size_t i = lo; i < hi; i++) {
+            uint32_t b = col[idx[i]];
+            nl += b == 0 ? dl : (size_t)(b <= split);
+        }
+        return nl;
+    }
+    for (size_t i = lo; i < hi; i++) nl += (size_t)row_left(X, s, bits, f, idx[i]);
+    return nl;
+}
+
+/* ns_pos: moves the rows of idx[lo, hi), with their (g, h) (and records), to their places in
+ * the other buffers: the left ones from pl on, the right ones from pr on, each in order.
+ * (One store per row and array, at a position picked without a branch.) */
+static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
+                       size_t hi, size_t pl, size_t pr)
+{
+    const gv_binned *X = e->X;
+    const size_t f = (size_t)s->feature;
+    const gv_row *idx = e->idx;
+    gv_row *to = e->tmp;
+    const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
+    gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
+    const uint64_t *qr = e->qrec;
+    uint64_t *qt = e->qrec_tmp;
+    if (!bits && X->bins8) {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        const uint32_t split = s->bin;
+        const size_t dl = (size_t)s->default_left;
+        if (e->q_pos) {
+            for (size_t i = lo; i < hi; i++) {
+                const gv_row r = idx[i];
+                const uint32_t b = col[r];
+                const size_t left = b == 0 ? dl : (size_t)(b <= split);
+                const size_t p = left ? pl : pr;
+                pl += left;
+                pr += 1 - left;
+                to[p] = r;
+                nt[p] = ns[i];
+                qt[p] = qr[i];
+            }
+        } else {
+            for (size_t i = lo; i < hi; i++) {
+                const gv_row r = idx[i];
+                const uint32_t b = col[r];
+                const size_t left = b == 0 ? dl : (size_t)(b <= split);
+                const size_t p = left ? pl : pr;
+                pl += left;
+                pr += 1 - left;
+                to[p] = r;
+                nt[p] = ns[i];
+            }
+        }
+        return;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        const gv_row r = idx[i];
+        const size_t left = (size_t)row_left(X, s, bits, f, r);
+        const size_t p = left ? pl : pr;
+        pl += left;
+        pr += 1 - left;
+        to[p] = r;
+        nt[p] = ns[i];
+        if (e->q_pos) qt[p] = qr[i];
+    }
+}
+
 /* The start of block b of bs rows in [begin, end) (end past the last). */
 static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
 {
@@ -659,7 +761,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #endif
         for (size_t b = 0; b < n_blocks; b++) {
             size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
-            n_left[b] = block_split(e, s, bits, lo, hi);
+            n_left[b] = e->ns_pos ? block_count(e, s, bits, lo, hi) : block_split(e, s, bits, lo, hi);
         }
         /* block b's left rows go to begin + (left rows of earlier blocks), its right rows to
          * begin + total_left + (right rows of earlier blocks) */
@@ -683,6 +785,10 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #endif
         for (size_t b = 0; b < n_blocks; b++) {
             size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
+            if (e->ns_pos) { /* straight to the other buffers (tree_int.h) */
+                block_move(e, s, bits, lo, hi, dst_left[b], dst_right[b]);
+                continue;
+            }
             size_t nl = n_left[b], nr = hi - lo - nl;
             gv_row *dl = idx + dst_left[b], *dr = idx + dst_right[b];
             const gv_row *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
@@ -743,6 +849,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
     int depth = t->nodes[id].depth + 1;
     size_t first = t->n_nodes;
     e->gathered_begin = e->gathered_end = 0; /* the rows move: ns no longer matches */
+    at_depth(e, depth - 1); /* (ns_pos: the parent's buffers; the children's are the others) */
     for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
     gv_row *idx = e->idx, *tmp = e->tmp;
     uint32_t cat_begin = 0;
@@ -755,6 +862,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
         const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist &&
                            !e->ns_pos;
         size_t w = partition_binary(e, &s, bits, begin, end, gather);
+        at_depth(e, depth);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
             /* gradient sums: the smaller child's from its rows, the larger's as parent minus
@@ -821,14 +929,20 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
             gv_row r = idx[i];
             uint32_t b = gv_bin_at(X, f, r);
             uint32_t ch = b == 0 || gr->child_of[b - 1] == UINT32_MAX ? def : gr->child_of[b - 1];
-            if (e->ns_pos)
-                ((gv_gh *)(void *)e->ns_tmp)[pos[ch]] = ((const gv_gh *)(const void *)e->ns)[i];
-            if (e->q_pos) e->qrec_tmp[pos[ch]] = e->qrec[i];
+            if (e->ns_pos) { /* straight to the children's buffers (tree_int.h) */
+                ((gv_gh *)(void *)e->ns_tmp)[begin + pos[ch]] = ((const gv_gh *)(const void *)e->ns)[i];
+                if (e->q_pos) e->qrec_tmp[begin + pos[ch]] = e->qrec[i];
+                tmp[begin + pos[ch]++] = r;
+                continue;
+            }
             tmp[pos[ch]++] = r;
         }
-        memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
-        if (e->ns_pos) memcpy(e->ns + 2 * begin, e->ns_tmp, (end - begin) * sizeof(gv_gh));
-        if (e->q_pos) memcpy(e->qrec + begin, e->qrec_tmp, (end - begin) * sizeof *e->qrec);
+        if (e->ns_pos) {
+            at_depth(e, depth);
+            idx = e->idx;
+        } else {
+            memcpy(idx + begin, tmp, (end - begin) * sizeof *idx);
+        }
         for (size_t c = 0; c < k; c++) {
             sum_rows(e, idx + gr->g[first + c].begin, gr->g[first + c].end - gr->g[first + c].begin,
                      gr->tot + (first + c) * S);
@@ -874,6 +988,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
 static grove_status eval_children(grower *gr, size_t first, size_t k, double *phist)
 {
     gv_engine *e = &gr->e;
+    at_depth(e, gr->t->nodes[first].depth);
     grove_status st = GROVE_OK;
     size_t largest = 0, others = 0;
     for (size_t c = 0; c < k; c++)
@@ -1376,6 +1491,12 @@ static grove_status grow(grower *gr)
     if (e->ns_pos) {
         /* every position's (g, h) (and record), once (partitions move them); the root's
          * totals from them, by sum_rows's blocks (the same sums) */
+        e->rbuf[0] = e->idx;
+        e->rbuf[1] = e->tmp;
+        e->nsbuf[0] = e->ns;
+        e->nsbuf[1] = e->ns_tmp;
+        e->qbuf[0] = e->qrec;
+        e->qbuf[1] = e->qrec_tmp;
         gv_hist_pos_init(e);
         sum_gathered(e, 0, e->n, gr->tot);
     } else {
@@ -1482,13 +1603,15 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
     const gv_engine *e = &gr->e;
     const gv_tree *t = gr->t;
     const size_t n = e->n;
-    const gv_row *idx = e->idx;
+    /* a leaf's rows: in the buffers of its depth's parity with ns_pos (tree_int.h) */
+#define LEAF_ROWS(id) (e->ns_pos ? e->rbuf[t->nodes[id].depth & 1] : e->idx)
     const size_t n_leaves = gv_tree_n_leaves(t);
     leaf_range *lr = gv_malloc_array(n_leaves ? n_leaves : 1, sizeof *lr);
     size_t nl = 0;
     for (size_t id = 0; id < t->n_nodes; id++) {
         if (t->nodes[id].type != GV_NODE_LEAF) continue;
         if (!lr) { /* no memory: leaf by leaf, on this thread */
+            const gv_row *idx = LEAF_ROWS(id);
             for (size_t i = gr->g[id].begin; i < gr->g[id].end; i++) leaf_of_row[idx[i]] = (uint32_t)id;
             continue;
         }
@@ -1511,12 +1634,15 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
             if (lr[mid].end <= lo) k = mid + 1;
             else top = mid;
         }
-        for (size_t i = lo; i < hi; i++) {
-            while (k + 1 < nl && lr[k].end <= i) k++;
-            leaf_of_row[idx[i]] = (uint32_t)lr[k].id;
+        for (size_t i = lo; i < hi; k++) { /* leaf k's positions in the block */
+            const size_t stop = k + 1 < nl && lr[k].end < hi ? lr[k].end : hi;
+            const gv_row *idx = LEAF_ROWS(lr[k].id);
+            const uint32_t id = (uint32_t)lr[k].id;
+            for (; i < stop; i++) leaf_of_row[idx[i]] = id;
         }
     }
     gv_free(lr);
+#undef LEAF_ROWS
 }
 
 grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,

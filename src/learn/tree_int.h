@@ -121,6 +121,14 @@ typedef struct gv_engine {
                                position order like ns (then ns_pos too: ns has the exact (g, h)
                                that the node totals are summed from) */
     uint64_t *qrec, *qrec_tmp; /* q_pos: [n] */
+    /* ns_pos: the rows (and their (g, h), records) of a node of depth d are in set d % 2 of
+     * these buffers, at the node's positions: a partition moves them from the parent's set
+     * straight to their places in the other (no copy back); idx, ns, qrec point at the set of
+     * the depth being worked on and tmp, ns_tmp, qrec_tmp at the other (tree.c, at_depth).  A
+     * node's positions in the other set are free: only its ancestors used them. */
+    gv_row *rbuf[2];
+    double *nsbuf[2];
+    uint64_t *qbuf[2];
     size_t gathered_begin, gathered_end; /* ns already holds positions [begin, end) (a child
                                             whose totals were summed from it, tree.c); else
                                             equal */
