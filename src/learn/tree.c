@@ -645,6 +645,10 @@ static inline int row_left(const gv_binned *X, const gv_split *s, const uint32_t
     return b <= s->bin;
 }
 
+/* Numeric split on bin b without a branch (the side is unpredictable): b <= split is
+ * b - 1 < split for b >= 1, and b = 0 (missing) wraps to the largest value, so goes by dl. */
+#define SIDE_LEFT(b) ((size_t)((uint32_t)((b) - 1u) < split) | (dl & (size_t)((b) == 0)))
+
 /* ns_pos: the left rows of idx[lo, hi). */
 static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t *bits,
                           size_t lo, size_t hi)
@@ -658,8 +662,8 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
         const uint32_t split = s->bin;
         const size_t dl = (size_t)s->default_left;
         for (size_t i = lo; i < hi; i++) {
-            uint32_t b = col[idx[i]];
-            nl += b == 0 ? dl : (size_t)(b <= split);
+            const uint32_t b = col[idx[i]];
+            nl += SIDE_LEFT(b);
         }
         return nl;
     }
@@ -688,9 +692,8 @@ static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, si
         if (e->q_pos) {
             for (size_t i = lo; i < hi; i++) {
                 const gv_row r = idx[i];
-                const uint32_t b = col[r];
-                const size_t left = b == 0 ? dl : (size_t)(b <= split);
-                const size_t p = left ? pl : pr;
+                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
+                const size_t p = (pl & m) | (pr & ~m);
                 pl += left;
                 pr += 1 - left;
                 to[p] = r;
@@ -700,9 +703,8 @@ static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, si
         } else {
             for (size_t i = lo; i < hi; i++) {
                 const gv_row r = idx[i];
-                const uint32_t b = col[r];
-                const size_t left = b == 0 ? dl : (size_t)(b <= split);
-                const size_t p = left ? pl : pr;
+                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
+                const size_t p = (pl & m) | (pr & ~m);
                 pl += left;
                 pr += 1 - left;
                 to[p] = r;
@@ -722,6 +724,7 @@ static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, si
         if (e->q_pos) qt[p] = qr[i];
     }
 }
+#undef SIDE_LEFT
 
 /* The start of block b of bs rows in [begin, end) (end past the last). */
 static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
@@ -1292,6 +1295,7 @@ static void engine_free(gv_engine *e)
             gv_free(e->scratch[t].sub);
             gv_free(e->scratch[t].qconv);
             gv_free(e->scratch[t].keys);
+            gv_free(e->scratch[t].grad4_mem);
         }
     }
     gv_free(e->scratch);
