@@ -674,8 +674,8 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
 /* ns_pos: moves the rows of idx[lo, hi), with their (g, h) (and records), to their places in
  * the other buffers: the left ones from pl on, the right ones from pr on, each in order.
  * (One store per row and array, at a position picked without a branch.) */
-static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
-                       size_t hi, size_t pl, size_t pr)
+static size_t block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
+                         size_t hi, size_t pl, size_t pr)
 {
     const gv_binned *X = e->X;
     const size_t f = (size_t)s->feature;
@@ -711,20 +711,103 @@ static void block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, si
                 nt[p] = ns[i];
             }
         }
-        return;
+        return pl;
     }
     for (size_t i = lo; i < hi; i++) {
         const gv_row r = idx[i];
-        const size_t left = (size_t)row_left(X, s, bits, f, r);
-        const size_t p = left ? pl : pr;
+        const size_t left = (size_t)row_left(X, s, bits, f, r), m = (size_t)0 - left;
+        const size_t p = (pl & m) | (pr & ~m);
         pl += left;
         pr += 1 - left;
         to[p] = r;
         nt[p] = ns[i];
         if (e->q_pos) qt[p] = qr[i];
     }
+    return pl;
 }
+
+static size_t block_move_back(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
+                              size_t hi, size_t pl, size_t pr)
+{
+    const gv_binned *X = e->X;
+    const size_t f = (size_t)s->feature;
+    const gv_row *idx = e->idx;
+    gv_row *to = e->tmp;
+    const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
+    gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
+    const uint64_t *qr = e->qrec;
+    uint64_t *qt = e->qrec_tmp;
+    if (!bits && X->bins8) {
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        const uint32_t split = s->bin;
+        const size_t dl = (size_t)s->default_left;
+        if (e->q_pos) {
+            for (size_t i = hi; i-- > lo;) {
+                const gv_row r = idx[i];
+                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
+                pl -= left;
+                pr -= 1 - left;
+                const size_t p = (pl & m) | (pr & ~m);
+                to[p] = r;
+                nt[p] = ns[i];
+                qt[p] = qr[i];
+            }
+        } else {
+            for (size_t i = hi; i-- > lo;) {
+                const gv_row r = idx[i];
+                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
+                pl -= left;
+                pr -= 1 - left;
+                const size_t p = (pl & m) | (pr & ~m);
+                to[p] = r;
+                nt[p] = ns[i];
+            }
+        }
+        return pl;
+    }
+    for (size_t i = hi; i-- > lo;) {
+        const gv_row r = idx[i];
+        const size_t left = (size_t)row_left(X, s, bits, f, r);
+        const size_t m = (size_t)0 - left;
+        pl -= left;
+        pr -= 1 - left;
+        const size_t p = (pl & m) | (pr & ~m);
+        to[p] = r;
+        nt[p] = ns[i];
+        if (e->q_pos) qt[p] = qr[i];
+    }
+    return pl;
+}
+
 #undef SIDE_LEFT
+
+/* ns_pos: the rows of [begin, end) that split s sends left, read off the node's histogram h
+ * (counts are exact integers; the larger child's, from a subtraction, too); 0 when h is not
+ * there (then the partition counts them). */
+static int hist_left_rows(const gv_engine *e, const double *h, const gv_split *s,
+                          const uint32_t *bits, size_t *out)
+{
+    if (!h || !e->ns_pos || e->S != 3 || s->type == GV_NODE_CAT_MULTI) return 0;
+    const size_t f = (size_t)s->feature, nb = (size_t)e->X->mappers[f].n_bins;
+    const double *hd = h + e->hist_off[f];
+    const int32_t *h16 = e->quant == 16 ? (const int32_t *)gv_qhist(e, h, f) : NULL;
+    const uint64_t *h8 = e->quant == 8 ? (const uint64_t *)gv_qhist(e, h, f) : NULL;
+    const uint64_t m8 = e->quant == 8 ? ((uint64_t)1 << e->qsh_h) - 1 : 0;
+    size_t c = 0;
+    for (size_t b = 0; b < nb; b++) {
+        int left;
+        if (b == 0)
+            left = s->default_left;
+        else if (bits)
+            left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
+        else
+            left = b <= s->bin;
+        if (!left) continue;
+        c += h16 ? (size_t)(uint32_t)h16[4 * b] : h8 ? (size_t)(h8[b] & m8) : (size_t)hd[3 * b];
+    }
+    *out = c;
+    return 1;
+}
 
 /* The start of block b of bs rows in [begin, end) (end past the last). */
 static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
@@ -738,9 +821,35 @@ static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
  * of the smaller side (the left one on a tie) also get their (g, h) written to e->ns at their
  * new positions, as gv_hist_gather would write them, while the rows are moved. */
 static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *bits,
-                               size_t begin, size_t end, int gather)
+                               size_t begin, size_t end, int gather, const double *hist)
 {
     size_t n = end - begin, n_blocks = 1, bs = n;
+    size_t nl_known;
+    if (hist_left_rows(e, hist, s, bits, &nl_known) && nl_known <= n) {
+        /* ns_pos, the left rows known: no counting pass.  One thread: forward; two: the first
+         * half forward from both sides' starts, the second backward from both sides' ends
+         * (they meet where the counts say) */
+        const size_t pl = begin, pr = begin + nl_known;
+        if (e->nt == 1 || n < 2 * PART_BLOCK) {
+            size_t got = block_move(e, s, bits, begin, end, pl, pr);
+            assert(got == pr);
+            (void)got;
+            return pr;
+        }
+        if (e->nt == 2) {
+            const size_t mid = begin + n / 2;
+            size_t got[2];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static)
+#endif
+            for (int h = 0; h < 2; h++)
+                got[h] = h == 0 ? block_move(e, s, bits, begin, mid, pl, pr)
+                                : block_move_back(e, s, bits, mid, end, pr, end);
+            assert(got[0] == got[1]);
+            (void)got;
+            return pr;
+        }
+    }
     if (e->nt > 1 && n >= 2 * PART_BLOCK) {
         /* blocks of at most PART_BLOCK rows, as many per thread (static: equal work) */
         size_t nt = (size_t)e->nt;
@@ -837,8 +946,10 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 }
 
 /* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
- * stably, sums the children's totals and fills the parent's node. */
-static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_out)
+ * stably (with the node's histogram `hist`, or NULL, giving the left count), sums the
+ * children's totals and fills the parent's node. */
+static grove_status apply_split(grower *gr, size_t id, size_t k, const double *hist,
+                                size_t *first_out)
 {
     gv_engine *e = &gr->e;
     const gv_split s = gr->g[id].split;
@@ -864,7 +975,8 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, size_t *first_o
          * histogram if it may split (gv_hist_build) */
         const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist &&
                            !e->ns_pos;
-        size_t w = partition_binary(e, &s, bits, begin, end, gather);
+        size_t w = partition_binary(e, &s, bits, begin, end, gather,
+                                    gr->subset || X->csr_ptr ? NULL : hist);
         at_depth(e, depth);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
@@ -1526,7 +1638,7 @@ static grove_status grow(grower *gr)
             continue;
         }
         size_t first;
-        st = apply_split(gr, id, k, &first);
+        st = apply_split(gr, id, k, phist, &first);
         if (st != GROVE_OK) {
             gv_hist_release(e, phist);
             return st;
