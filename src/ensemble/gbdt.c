@@ -401,11 +401,30 @@ static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
     const size_t n = tr->n;
     const double *gr = tr->grad + g * n, *hs = tr->hess + g * n;
     const double lg = (double)((1 << (tr->qbits - 1)) - 1), lh = (double)((1 << tr->qbits) - 1);
+    /* the largest |g| and h: over blocks in parallel, each from 0, then combined the same way
+     * (a maximum: the same value in any order) */
     double mg = 0, mh = 0;
-    for (size_t i = 0; i < n; i++) { /* (gradients are finite: gv_tree_fit checks them) */
-        double a = fabs(gr[i]);
-        mg = a > mg ? a : mg;
-        mh = hs[i] > mh ? hs[i] : mh;
+    enum { QMAX_BLOCKS = 64 };
+    double bmg[QMAX_BLOCKS], bmh[QMAX_BLOCKS];
+    const size_t qbs = (n + QMAX_BLOCKS - 1) / QMAX_BLOCKS;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (n >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+    for (int k = 0; k < QMAX_BLOCKS; k++) {
+        const size_t lo = (size_t)k * qbs < n ? (size_t)k * qbs : n;
+        const size_t hi = lo + qbs < n ? lo + qbs : n;
+        double m1 = 0, m2 = 0;
+        for (size_t i = lo; i < hi; i++) { /* (gradients are finite: gv_tree_fit checks them) */
+            double a = fabs(gr[i]);
+            m1 = a > m1 ? a : m1;
+            m2 = hs[i] > m2 ? hs[i] : m2;
+        }
+        bmg[k] = m1;
+        bmh[k] = m2;
+    }
+    for (int k = 0; k < QMAX_BLOCKS; k++) {
+        mg = bmg[k] > mg ? bmg[k] : mg;
+        mh = bmh[k] > mh ? bmh[k] : mh;
     }
     const double dg = mg > 0 ? mg / lg : 1.0, dh = mh > 0 ? mh / lh : 1.0;
     const double ig = 1 / dg, ih = 1 / dh;
