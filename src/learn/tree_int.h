@@ -69,9 +69,6 @@ typedef struct gv_split_scratch {
     double *qconv;        /* quantized: one feature's histogram as doubles (3 * max_bins) */
     double *sub;          /* CLASS, GRAD: three more histograms of one feature (3 * max_bins * S) */
     gv_catkey *keys;      /* [max_categories] */
-    void *grad4_mem;      /* hist.c, build_rows_grad: its 32-byte records (grown as needed) */
-    double *grad4;        /* (grad4_mem aligned to 32 bytes) */
-    size_t grad4_cap;     /* records */
 } gv_split_scratch;
 
 /* A row's (g, h) as ns holds them (gv_engine.ns_pos): moved as one 16-byte unit. */
