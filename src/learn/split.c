@@ -293,33 +293,48 @@ typedef int64_t gv_v4i_s __attribute__((vector_size(32), aligned(8), may_alias))
         OUT = VSEL(((c) > zero) & (d_ > zero), sc_, zero);                                         \
     } while (0)
 
-/* Gains, tolerances and validity (all-ones or 0) of candidates [0, n) with left records
- * (C, Gs, H)[j] and right = tot - left; the arrays have room for a multiple of 4. */
+/* The constants of NEWTON_BLOCK: e's limits and the parent's score sp. */
+#define NEWTON_CONSTS(e, sp)                                                                       \
+    const gv_tree_config *cfg = (e)->cfg;                                                          \
+    const double alpha = cfg->alpha, lambda = cfg->lambda, msl = (double)cfg->min_samples_leaf;    \
+    const double mwl = cfg->min_weight_leaf > 0 ? cfg->min_weight_leaf : -INFINITY;               \
+    const double asp = fabs(sp), min_gain = cfg->min_gain;                                         \
+    const gv_v4d_s zero = {0, 0, 0, 0};                                                            \
+    const gv_v4i_s absmask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}
+
+/* Gains GN, tolerances TL and validity OK (all-ones or 0: the child limits and offer()'s first
+ * test, which does not depend on the best) of candidates j0 .. j0 + 3 with left records
+ * (C, Gs, H)[j] and right = tot - left. */
+#define NEWTON_BLOCK(j0, GN, TL, OK)                                                               \
+    do {                                                                                           \
+        gv_v4d_s lc = *(const gv_v4d_s *)(C + (j0)), lg = *(const gv_v4d_s *)(Gs + (j0));          \
+        gv_v4d_s lh = *(const gv_v4d_s *)(H + (j0));                                               \
+        gv_v4d_s rc = tot[0] - lc, rg = tot[1] - lg, rh = tot[2] - lh;                             \
+        gv_v4d_s sl, sr;                                                                           \
+        VNEWTON(sl, lc, lg, lh);                                                                   \
+        VNEWTON(sr, rc, rg, rh);                                                                   \
+        gv_v4d_s al = (gv_v4d_s)((gv_v4i_s)sl & absmask);                                          \
+        gv_v4d_s ar = (gv_v4d_s)((gv_v4i_s)sr & absmask);                                          \
+        GN = sl + sr - sp;                                                                         \
+        TL = GV_TREE_TIE_REL * (al + ar + asp);                                                    \
+        OK = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl) & (GN > min_gain) & (GN > TL);  \
+    } while (0)
+
+/* Gains, tolerances and validity of candidates [0, n) (NEWTON_BLOCK); the arrays have room for
+ * a multiple of 4. */
 GV_TARGET_CLONES
 static void newton_gains(const gv_engine *e, size_t n, const double *C, const double *Gs,
                          const double *H, const double *tot, double sp, double *gain, double *tol,
                          int64_t *ok)
 {
-    const gv_tree_config *cfg = e->cfg;
-    const double alpha = cfg->alpha, lambda = cfg->lambda, msl = (double)cfg->min_samples_leaf;
-    const double mwl = cfg->min_weight_leaf > 0 ? cfg->min_weight_leaf : -INFINITY;
-    const double asp = fabs(sp), min_gain = cfg->min_gain;
-    const gv_v4d_s zero = {0, 0, 0, 0};
-    const gv_v4i_s absmask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    NEWTON_CONSTS(e, sp);
     for (size_t j = 0; j < n; j += 4) {
-        gv_v4d_s lc = *(const gv_v4d_s *)(C + j), lg = *(const gv_v4d_s *)(Gs + j);
-        gv_v4d_s lh = *(const gv_v4d_s *)(H + j);
-        gv_v4d_s rc = tot[0] - lc, rg = tot[1] - lg, rh = tot[2] - lh;
-        gv_v4d_s sl, sr;
-        VNEWTON(sl, lc, lg, lh);
-        VNEWTON(sr, rc, rg, rh);
-        gv_v4d_s al = (gv_v4d_s)((gv_v4i_s)sl & absmask), ar = (gv_v4d_s)((gv_v4i_s)sr & absmask);
-        *(gv_v4d_s *)(gain + j) = sl + sr - sp;
-        *(gv_v4d_s *)(tol + j) = GV_TREE_TIE_REL * (al + ar + asp);
-        gv_v4d_s gn = sl + sr - sp, tl = GV_TREE_TIE_REL * (al + ar + asp);
-        /* the child limits and offer()'s first test (which does not depend on the best) */
-        *(gv_v4i_s *)(ok + j) = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl) &
-                                (gn > min_gain) & (gn > tl);
+        gv_v4d_s gn, tl;
+        gv_v4i_s ok4;
+        NEWTON_BLOCK(j, gn, tl, ok4);
+        *(gv_v4d_s *)(gain + j) = gn;
+        *(gv_v4d_s *)(tol + j) = tl;
+        *(gv_v4i_s *)(ok + j) = ok4;
     }
 }
 
@@ -348,24 +363,12 @@ static void newton_scan_offer(const gv_engine *e, size_t f, size_t n, const doub
                               const double *Gs, const double *H, const uint32_t *bin,
                               const double *tot, double sp, gv_split *best)
 {
-    const gv_tree_config *cfg = e->cfg;
-    const double alpha = cfg->alpha, lambda = cfg->lambda, msl = (double)cfg->min_samples_leaf;
-    const double mwl = cfg->min_weight_leaf > 0 ? cfg->min_weight_leaf : -INFINITY;
-    const double asp = fabs(sp), min_gain = cfg->min_gain;
-    const gv_v4d_s zero = {0, 0, 0, 0};
-    const gv_v4i_s absmask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    NEWTON_CONSTS(e, sp);
     double bg = best->feature >= 0 ? best->gain : -INFINITY;
     for (size_t j0 = 0; j0 < n; j0 += 4) {
-        gv_v4d_s lc = *(const gv_v4d_s *)(C + j0), lg = *(const gv_v4d_s *)(Gs + j0);
-        gv_v4d_s lh = *(const gv_v4d_s *)(H + j0);
-        gv_v4d_s rc = tot[0] - lc, rg = tot[1] - lg, rh = tot[2] - lh;
-        gv_v4d_s sl, sr;
-        VNEWTON(sl, lc, lg, lh);
-        VNEWTON(sr, rc, rg, rh);
-        gv_v4d_s al = (gv_v4d_s)((gv_v4i_s)sl & absmask), ar = (gv_v4d_s)((gv_v4i_s)sr & absmask);
-        gv_v4d_s gn = sl + sr - sp, tl = GV_TREE_TIE_REL * (al + ar + asp);
-        gv_v4i_s ok = ~(lc < msl) & ~(rc < msl) & ~(lh < mwl) & ~(rh < mwl) & (gn > min_gain) &
-                      (gn > tl);
+        gv_v4d_s gn, tl;
+        gv_v4i_s ok;
+        NEWTON_BLOCK(j0, gn, tl, ok);
         gv_v4i_s m = ok & (gn > bg + tl);
         if (!(m[0] | m[1] | m[2] | m[3])) continue;
         for (size_t j = j0; j < j0 + 4 && j < n; j++)

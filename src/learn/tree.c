@@ -672,111 +672,60 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
 }
 
 /* ns_pos: moves the rows of idx[lo, hi), with their (g, h) (and records), to their places in
- * the other buffers: the left ones from pl on, the right ones from pr on, each in order.
- * (One store per row and array, at a position picked without a branch.) */
-static size_t block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
-                         size_t hi, size_t pl, size_t pr)
+ * the other buffers.  Forward (back = 0): the left ones from pl on, the right ones from pr on,
+ * each in order; backward (back = 1, from the last row): the left ones ending before pl, the
+ * right ones before pr.  Returns pl as it ends.  (One store per row and array, at a position
+ * picked without a branch; `back` is a constant in each caller, so each is its own loop.) */
+static inline __attribute__((always_inline)) size_t
+move_rows(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo, size_t hi, size_t pl,
+          size_t pr, const int back)
 {
     const gv_binned *X = e->X;
-    const size_t f = (size_t)s->feature;
+    const size_t f = (size_t)s->feature, n = hi - lo;
     const gv_row *idx = e->idx;
     gv_row *to = e->tmp;
     const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
     gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
     const uint64_t *qr = e->qrec;
     uint64_t *qt = e->qrec_tmp;
+    /* the k-th row moved: its side (LEFT, of row r), its place, its (g, h) and record (Q) */
+#define MOVE_ROW(LEFT, Q)                                                                          \
+    do {                                                                                           \
+        const size_t i_ = back ? hi - 1 - k : lo + k;                                              \
+        const gv_row r = idx[i_];                                                                  \
+        const size_t left_ = (LEFT), m_ = (size_t)0 - left_;                                       \
+        if (back) pl -= left_, pr -= 1 - left_;                                                    \
+        const size_t p_ = (pl & m_) | (pr & ~m_);                                                  \
+        if (!back) pl += left_, pr += 1 - left_;                                                   \
+        to[p_] = r;                                                                                \
+        nt[p_] = ns[i_];                                                                           \
+        if (Q) qt[p_] = qr[i_];                                                                    \
+    } while (0)
     if (!bits && X->bins8) {
         const uint8_t *col = X->bins8 + f * X->n_rows;
         const uint32_t split = s->bin;
         const size_t dl = (size_t)s->default_left;
-        if (e->q_pos) {
-            for (size_t i = lo; i < hi; i++) {
-                const gv_row r = idx[i];
-                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
-                const size_t p = (pl & m) | (pr & ~m);
-                pl += left;
-                pr += 1 - left;
-                to[p] = r;
-                nt[p] = ns[i];
-                qt[p] = qr[i];
-            }
-        } else {
-            for (size_t i = lo; i < hi; i++) {
-                const gv_row r = idx[i];
-                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
-                const size_t p = (pl & m) | (pr & ~m);
-                pl += left;
-                pr += 1 - left;
-                to[p] = r;
-                nt[p] = ns[i];
-            }
-        }
+        if (e->q_pos)
+            for (size_t k = 0; k < n; k++) MOVE_ROW(SIDE_LEFT(col[r]), 1);
+        else
+            for (size_t k = 0; k < n; k++) MOVE_ROW(SIDE_LEFT(col[r]), 0);
         return pl;
     }
-    for (size_t i = lo; i < hi; i++) {
-        const gv_row r = idx[i];
-        const size_t left = (size_t)row_left(X, s, bits, f, r), m = (size_t)0 - left;
-        const size_t p = (pl & m) | (pr & ~m);
-        pl += left;
-        pr += 1 - left;
-        to[p] = r;
-        nt[p] = ns[i];
-        if (e->q_pos) qt[p] = qr[i];
-    }
+    for (size_t k = 0; k < n; k++) MOVE_ROW((size_t)row_left(X, s, bits, f, r), e->q_pos);
+#undef MOVE_ROW
     return pl;
+}
+
+static size_t block_move(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
+                         size_t hi, size_t pl, size_t pr)
+{
+    return move_rows(e, s, bits, lo, hi, pl, pr, 0);
 }
 
 static size_t block_move_back(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo,
                               size_t hi, size_t pl, size_t pr)
 {
-    const gv_binned *X = e->X;
-    const size_t f = (size_t)s->feature;
-    const gv_row *idx = e->idx;
-    gv_row *to = e->tmp;
-    const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
-    gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
-    const uint64_t *qr = e->qrec;
-    uint64_t *qt = e->qrec_tmp;
-    if (!bits && X->bins8) {
-        const uint8_t *col = X->bins8 + f * X->n_rows;
-        const uint32_t split = s->bin;
-        const size_t dl = (size_t)s->default_left;
-        if (e->q_pos) {
-            for (size_t i = hi; i-- > lo;) {
-                const gv_row r = idx[i];
-                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
-                pl -= left;
-                pr -= 1 - left;
-                const size_t p = (pl & m) | (pr & ~m);
-                to[p] = r;
-                nt[p] = ns[i];
-                qt[p] = qr[i];
-            }
-        } else {
-            for (size_t i = hi; i-- > lo;) {
-                const gv_row r = idx[i];
-                const size_t left = SIDE_LEFT(col[r]), m = (size_t)0 - left;
-                pl -= left;
-                pr -= 1 - left;
-                const size_t p = (pl & m) | (pr & ~m);
-                to[p] = r;
-                nt[p] = ns[i];
-            }
-        }
-        return pl;
-    }
-    for (size_t i = hi; i-- > lo;) {
-        const gv_row r = idx[i];
-        const size_t left = (size_t)row_left(X, s, bits, f, r);
-        const size_t m = (size_t)0 - left;
-        pl -= left;
-        pr -= 1 - left;
-        const size_t p = (pl & m) | (pr & ~m);
-        to[p] = r;
-        nt[p] = ns[i];
-        if (e->q_pos) qt[p] = qr[i];
-    }
-    return pl;
+    return move_rows(e, s, bits, lo, hi, pl, pr, 1);
 }
 
 #undef SIDE_LEFT

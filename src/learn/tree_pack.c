@@ -859,6 +859,37 @@ void gv_tree_pack_leaves_cols(const gv_tree_pack *p, size_t t, const float *x, s
 }
 
 #ifdef GV_PACK_AVX512
+/* The rows [0, B) of xs (F values a row) to their leaves by STEP (one step of 16 rows), four
+ * vectors at once so that their gathers' latencies overlap; the last rows one by one by TAIL
+ * (the scalar walk of row r). */
+#define DEEP_LEAVES16(STEP, TAIL)                                                                  \
+    do {                                                                                           \
+        size_t r = 0;                                                                              \
+        for (; r + 64 <= B; r += 64) {                                                             \
+            const float *xr = xs + r * F;                                                          \
+            __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;                        \
+            int d0 = 0, d1 = 0, d2 = 0, d3 = 0;                                                    \
+            while (!(d0 & d1 & d2 & d3)) {                                                         \
+                if (!d0) STEP(a0, xr, d0);                                                         \
+                if (!d1) STEP(a1, xr + 16 * F, d1);                                                \
+                if (!d2) STEP(a2, xr + 32 * F, d2);                                                \
+                if (!d3) STEP(a3, xr + 48 * F, d3);                                                \
+            }                                                                                      \
+            _mm512_storeu_si512(leaf + r, a0);                                                     \
+            _mm512_storeu_si512(leaf + r + 16, a1);                                                \
+            _mm512_storeu_si512(leaf + r + 32, a2);                                                \
+            _mm512_storeu_si512(leaf + r + 48, a3);                                                \
+        }                                                                                          \
+        for (; r + 16 <= B; r += 16) {                                                             \
+            const float *xr = xs + r * F;                                                          \
+            __m512i a0 = _mm512_setzero_si512();                                                   \
+            int d0 = 0;                                                                            \
+            while (!d0) STEP(a0, xr, d0);                                                          \
+            _mm512_storeu_si512(leaf + r, a0);                                                     \
+        }                                                                                          \
+        for (; r < B; r++) leaf[r] = (TAIL);                                                       \
+    } while (0)
+
 /* A compiled tree of any depth, 16 rows a vector: per step, the nodes' info, thresholds and
  * left children gathered (a node is 4 int32s), then the rows' values; a lane at its leaf stays
  * there (the leaf's threshold passes every value), and a vector stops once every lane is at
@@ -887,30 +918,7 @@ AVX512_FN static void deep_leaves16(const pack_node *nodes, const float *xs, siz
         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((int)F));
     const __m512i fmask = _mm512_set1_epi32((int)FEATURE_MASK), one = _mm512_set1_epi32(1);
     const __m512i leafbit = _mm512_set1_epi32((int)LEAF_BIT), dlbit = _mm512_set1_epi32((int)DEFAULT_LEFT_BIT);
-    size_t r = 0;
-    for (; r + 64 <= B; r += 64) {
-        const float *xr = xs + r * F;
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-        while (!(d0 & d1 & d2 & d3)) {
-            if (!d0) STEPD16(a0, xr, d0);
-            if (!d1) STEPD16(a1, xr + 16 * F, d1);
-            if (!d2) STEPD16(a2, xr + 32 * F, d2);
-            if (!d3) STEPD16(a3, xr + 48 * F, d3);
-        }
-        _mm512_storeu_si512(leaf + r, a0);
-        _mm512_storeu_si512(leaf + r + 16, a1);
-        _mm512_storeu_si512(leaf + r + 32, a2);
-        _mm512_storeu_si512(leaf + r + 48, a3);
-    }
-    for (; r + 16 <= B; r += 16) {
-        const float *xr = xs + r * F;
-        __m512i a0 = _mm512_setzero_si512();
-        int d0 = 0;
-        while (!d0) STEPD16(a0, xr, d0);
-        _mm512_storeu_si512(leaf + r, a0);
-    }
-    for (; r < B; r++) leaf[r] = walk(nodes, xs + r * F);
+    DEEP_LEAVES16(STEPD16, walk(nodes, xs + r * F));
 }
 #undef STEPD16
 
@@ -943,32 +951,10 @@ AVX512_FN static void deep_leaves16w(const uint32_t *nodes8, int fbits, const fl
     const __m512i fmask = _mm512_set1_epi32((int)((1u << fbits) - 1)), one = _mm512_set1_epi32(1);
     const __m512i dlbit = _mm512_set1_epi32((int)(1u << fbits));
     const __m128i cshift = _mm_cvtsi32_si128(fbits + 1);
-    size_t r = 0;
-    for (; r + 64 <= B; r += 64) {
-        const float *xr = xs + r * F;
-        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-        int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-        while (!(d0 & d1 & d2 & d3)) {
-            if (!d0) STEPW16(a0, xr, d0);
-            if (!d1) STEPW16(a1, xr + 16 * F, d1);
-            if (!d2) STEPW16(a2, xr + 32 * F, d2);
-            if (!d3) STEPW16(a3, xr + 48 * F, d3);
-        }
-        _mm512_storeu_si512(leaf + r, a0);
-        _mm512_storeu_si512(leaf + r + 16, a1);
-        _mm512_storeu_si512(leaf + r + 32, a2);
-        _mm512_storeu_si512(leaf + r + 48, a3);
-    }
-    for (; r + 16 <= B; r += 16) {
-        const float *xr = xs + r * F;
-        __m512i a0 = _mm512_setzero_si512();
-        int d0 = 0;
-        while (!d0) STEPW16(a0, xr, d0);
-        _mm512_storeu_si512(leaf + r, a0);
-    }
-    for (; r < B; r++) leaf[r] = walk8(nodes8, fbits, xs + r * F);
+    DEEP_LEAVES16(STEPW16, walk8(nodes8, fbits, xs + r * F));
 }
 #undef STEPW16
+#undef DEEP_LEAVES16
 #endif
 
 /* A complete tree of depth d over B rows, LANES at a time: d steps each, no branch.  Without
