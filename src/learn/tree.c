@@ -548,93 +548,6 @@ static grove_status append_cat(grower *gr, const uint32_t *src, size_t n, uint32
     return GROVE_OK;
 }
 
-/* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi) (and with e->ns_pos
- * their (g, h) ns[lo, hi) into ns_tmp[lo, hi) alike): the left rows from the front in order,
- * the right rows from the back in reverse order; returns the number of left rows. */
-static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t *bits,
-                          size_t lo, size_t hi)
-{
-    const gv_binned *X = e->X;
-    size_t f = (size_t)s->feature, nl = 0, nr = 0;
-    const gv_row *idx = e->idx;
-    gv_row *tmp = e->tmp;
-    if (!bits && X->bins8) {
-        /* the common case, numeric on 8-bit bins */
-        const uint8_t *col = X->bins8 + f * X->n_rows;
-        uint32_t split = s->bin;
-        int dl = s->default_left;
-        if (e->q_pos) {
-            const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
-            gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
-            const uint64_t *qr = e->qrec;
-            uint64_t *qt = e->qrec_tmp;
-            for (size_t i = lo; i < hi; i++) { /* (as below, with the row's (g, h) and record) */
-                gv_row r = idx[i];
-                gv_gh v = ns[i];
-                uint64_t q = qr[i];
-                uint32_t b = col[r];
-                size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
-                tmp[lo + nl] = r;
-                tmp[hi - 1 - nr] = r;
-                nt[lo + nl] = v;
-                nt[hi - 1 - nr] = v;
-                qt[lo + nl] = q;
-                qt[hi - 1 - nr] = q;
-                nl += left;
-                nr += 1 - left;
-            }
-            return nl;
-        }
-        if (e->ns_pos) {
-            const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
-            gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
-            for (size_t i = lo; i < hi; i++) { /* (as below, with the row's (g, h)) */
-                gv_row r = idx[i];
-                gv_gh v = ns[i];
-                uint32_t b = col[r];
-                size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
-                tmp[lo + nl] = r;
-                tmp[hi - 1 - nr] = r;
-                nt[lo + nl] = v;
-                nt[hi - 1 - nr] = v;
-                nl += left;
-                nr += 1 - left;
-            }
-            return nl;
-        }
-        /* Without a branch (the side is unpredictable): the row is written to both cursors
-         * and only its side's advances.  The other write lands on a slot that a later row of
-         * that side overwrites, or, once that side is complete, on the slot where the two
-         * sides meet, which holds this same row by the end. */
-        for (size_t i = lo; i < hi; i++) {
-            gv_row r = idx[i];
-            uint32_t b = col[r];
-            size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);
-            tmp[lo + nl] = r;
-            tmp[hi - 1 - nr] = r;
-            nl += left;
-            nr += 1 - left;
-        }
-        return nl;
-    }
-    for (size_t i = lo; i < hi; i++) {
-        gv_row r = idx[i];
-        uint32_t b = gv_bin_at(X, f, r);
-        int left;
-        if (b == 0)
-            left = s->default_left;
-        else if (bits)
-            left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
-        else
-            left = b <= s->bin;
-        size_t to = left ? lo + nl++ : hi - 1 - nr++;
-        tmp[to] = r;
-        if (e->ns_pos) ((gv_gh *)(void *)e->ns_tmp)[to] = ((const gv_gh *)(const void *)e->ns)[i];
-        if (e->q_pos) e->qrec_tmp[to] = e->qrec[i];
-    }
-    return nl;
-}
-
 /* Whether row r goes left by split s (NUM or CAT_SET). */
 static inline int row_left(const gv_binned *X, const gv_split *s, const uint32_t *bits, size_t f,
                            gv_row r)
@@ -643,6 +556,61 @@ static inline int row_left(const gv_binned *X, const gv_split *s, const uint32_t
     if (b == 0) return s->default_left;
     if (bits) return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
     return b <= s->bin;
+}
+
+/* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi) (and with e->ns_pos
+ * their (g, h) ns[lo, hi) into ns_tmp[lo, hi) alike, with e->q_pos their records too): the
+ * left rows from the front in order, the right rows from the back in reverse order; returns
+ * the number of left rows. */
+static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t *bits,
+                          size_t lo, size_t hi)
+{
+    const gv_binned *X = e->X;
+    size_t f = (size_t)s->feature, nl = 0, nr = 0;
+    const gv_row *idx = e->idx;
+    gv_row *tmp = e->tmp;
+    const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
+    gv_gh *nt = (gv_gh *)(void *)e->ns_tmp;
+    const uint64_t *qr = e->qrec;
+    uint64_t *qt = e->qrec_tmp;
+    if (!bits && X->bins8) {
+        /* the common case, numeric on 8-bit bins.  Without a branch (the side is
+         * unpredictable): the row (and its (g, h) with GH, its record with Q) is written to both
+         * cursors and only its side's advances.  The other write lands on a slot that a later
+         * row of that side overwrites, or, once that side is complete, on the slot where the two
+         * sides meet, which holds this same row by the end. */
+        const uint8_t *col = X->bins8 + f * X->n_rows;
+        uint32_t split = s->bin;
+        int dl = s->default_left;
+#define SPLIT_LOOP(GH, Q)                                                                          \
+    for (size_t i = lo; i < hi; i++) {                                                             \
+        gv_row r = idx[i];                                                                         \
+        uint32_t b = col[r];                                                                       \
+        size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);                                  \
+        tmp[lo + nl] = r;                                                                          \
+        tmp[hi - 1 - nr] = r;                                                                      \
+        if (GH) nt[lo + nl] = nt[hi - 1 - nr] = ns[i];                                             \
+        if (Q) qt[lo + nl] = qt[hi - 1 - nr] = qr[i];                                              \
+        nl += left;                                                                                \
+        nr += 1 - left;                                                                            \
+    }
+        if (e->q_pos)
+            SPLIT_LOOP(1, 1)
+        else if (e->ns_pos)
+            SPLIT_LOOP(1, 0)
+        else
+            SPLIT_LOOP(0, 0)
+#undef SPLIT_LOOP
+        return nl;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        gv_row r = idx[i];
+        size_t to = row_left(X, s, bits, f, r) ? lo + nl++ : hi - 1 - nr++;
+        tmp[to] = r;
+        if (e->ns_pos) nt[to] = ns[i];
+        if (e->q_pos) qt[to] = qr[i];
+    }
+    return nl;
 }
 
 /* Numeric split on bin b without a branch (the side is unpredictable): b <= split is
