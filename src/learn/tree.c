@@ -55,6 +55,10 @@
 #define ROW_BLOCK 32768
 /* Rows per block of a parallel partition (any size gives the same partition). */
 #define PART_BLOCK 8192
+/* Passes of a few operations per row (the row list's fill, the root's gather and totals) run
+ * on one thread below this many rows: a parallel region's start and end cost about as much
+ * (more where the machine is slow to wake a second vCPU). */
+#define LIGHT_PASS_ROWS ((size_t)1 << 18)
 
 void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_classes)
 {
@@ -210,13 +214,78 @@ static void node_finish(grower *gr, size_t id)
     }
 }
 
-/* Adds the statistics of rows idx[0..n) to record t, in row order.  One loop per kind, with
- * the sums in registers: this runs over every row at every level. */
-static void sum_rows_serial(const gv_engine *e, const gv_row *idx, size_t n, double *t)
+/* Row r's statistics added to record t, with the arithmetic of sum_rows_serial (the count
+ * aside: rows_counted): CLASS t[1 + y_r] += w_r (two classes with weights: t[1] += w_r [y_r = 0],
+ * t[2] += w_r [y_r = 1], adding an exact 0 to the other class; repeated rows listed once: their
+ * multiplicity m_r to t[1 + y_r] and to the count); REG (w, w d, w d^2), d = y - c; GRAD (g, h). */
+static inline __attribute__((always_inline)) void row_add(const gv_engine *e, gv_row r, double *t)
 {
     const gv_tree_input *in = e->in;
     switch (e->cfg->stats) {
-    case GV_STATS_GRAD: {
+    case GV_STATS_GRAD:
+        t[1] += in->grad[r];
+        t[2] += in->hess[r];
+        break;
+    case GV_STATS_REG: {
+        double s[3];
+        int32_t c;
+        gv_row_stats(e, r, s, &c);
+        t[1] += s[0];
+        t[2] += s[1];
+        t[3] += s[2];
+        break;
+    }
+    case GV_STATS_CLASS:
+        if (e->rmul) {
+            const double m = e->rmul[r];
+            t[1 + (size_t)in->y[r]] += m;
+            t[0] += m;
+        } else if (e->K == 2 && in->weight) {
+            static const double is0[2] = {1.0, 0.0}, is1[2] = {0.0, 1.0};
+            const size_t c = in->y[r] != 0.0;
+            t[1] += in->weight[r] * is0[c];
+            t[2] += in->weight[r] * is1[c];
+        } else {
+            t[1 + (size_t)in->y[r]] += in->weight ? in->weight[r] : 1.0;
+        }
+        break;
+    }
+}
+
+/* The count of a record that row_add gave n rows (repeated rows counted themselves). */
+static inline void rows_counted(const gv_engine *e, size_t n, double *t)
+{
+    if (!(e->cfg->stats == GV_STATS_CLASS && e->rmul)) t[0] += (double)n;
+}
+
+/* Two classes with weights (row_add's hot case): each class's sum in a register (no
+ * store-to-load chain through t), in row order over positions [LO, HI) of idx into t[1], t[2];
+ * a row of the other class adds w * 0 = 0, which leaves a sum of weights (>= 0, starting at
+ * +0.0) unchanged bit for bit (no branch per row).  EACH (of i, w, c) runs for every row too. */
+#define CLASS2_SUMS(e) ((e)->cfg->stats == GV_STATS_CLASS && !(e)->rmul && (e)->K == 2 && (e)->in->weight)
+#define CLASS2_SUM_LOOP(T, LO, HI, EACH)                                                              \
+    {                                                                                              \
+        static const double is0[2] = {1.0, 0.0}, is1[2] = {0.0, 1.0};                              \
+        const double *w_ = e->in->weight, *y_ = e->in->y;                                          \
+        double a0 = (T)[1], a1 = (T)[2];                                                           \
+        for (size_t i = (LO); i < (HI); i++) {                                                     \
+            const size_t r = idx[i];                                                               \
+            const double w = w_[r];                                                                \
+            const size_t c = y_[r] != 0.0;                                                         \
+            a0 += w * is0[c];                                                                      \
+            a1 += w * is1[c];                                                                      \
+            EACH;                                                                                  \
+        }                                                                                          \
+        (T)[1] = a0;                                                                               \
+        (T)[2] = a1;                                                                               \
+    }
+
+/* Adds the statistics of rows idx[0..n) to record t, in row order (row_add's sums).  The two
+ * loops that run over every row at every level keep their sums in registers. */
+static void sum_rows_serial(const gv_engine *e, const gv_row *idx, size_t n, double *t)
+{
+    const gv_tree_input *in = e->in;
+    if (e->cfg->stats == GV_STATS_GRAD) {
         double G = t[1], H = t[2];
         for (size_t i = 0; i < n; i++) {
             G += in->grad[idx[i]];
@@ -224,58 +293,32 @@ static void sum_rows_serial(const gv_engine *e, const gv_row *idx, size_t n, dou
         }
         t[1] = G;
         t[2] = H;
-        break;
+    } else if (CLASS2_SUMS(e)) {
+        CLASS2_SUM_LOOP(t, 0, n, (void)0);
+    } else {
+        for (size_t i = 0; i < n; i++) row_add(e, idx[i], t);
     }
-    case GV_STATS_REG: {
-        double a[3] = {t[1], t[2], t[3]}, s[3];
-        int32_t c;
-        for (size_t i = 0; i < n; i++) {
-            gv_row_stats(e, idx[i], s, &c);
-            a[0] += s[0];
-            a[1] += s[1];
-            a[2] += s[2];
-        }
-        t[1] = a[0];
-        t[2] = a[1];
-        t[3] = a[2];
-        break;
-    }
-    case GV_STATS_CLASS:
-        if (e->rmul) { /* repeated rows listed once: the count is the multiplicity too */
-            double c = t[0];
-            for (size_t i = 0; i < n; i++) {
-                size_t r = idx[i];
-                double m = e->rmul[r];
-                t[1 + (size_t)in->y[r]] += m;
-                c += m;
-            }
-            t[0] = c;
-            return;
-        }
-        if (e->K == 2 && in->weight) {
-            /* two classes: each class's sum in a register (no store-to-load chain through t),
-             * in row order; a row of the other class adds w * 0 = 0, which leaves a sum of
-             * weights (>= 0, starting at +0.0) unchanged bit for bit (no branch per row) */
-            static const double is0[2] = {1.0, 0.0}, is1[2] = {0.0, 1.0};
-            double a0 = t[1], a1 = t[2];
-            for (size_t i = 0; i < n; i++) {
-                size_t r = idx[i];
-                double w = in->weight[r];
-                size_t c = in->y[r] != 0.0;
-                a0 += w * is0[c];
-                a1 += w * is1[c];
-            }
-            t[1] = a0;
-            t[2] = a1;
-            break;
-        }
-        for (size_t i = 0; i < n; i++) {
-            size_t r = idx[i];
-            t[1 + (size_t)in->y[r]] += in->weight ? in->weight[r] : 1.0;
-        }
-        break;
-    }
-    t[0] += (double)n;
+    rows_counted(e, n, t);
+}
+
+/* sum_rows's blocks one row at a time: rows added in order to record t (zeroed) through the
+ * open block's partial p (zeroed; at ROW_BLOCK rows added to t and zeroed again, flush_block)
+ * give t the bits sum_rows gives over the same rows in the same order. */
+static inline void flush_block(const gv_engine *e, double *p, double *t)
+{
+    rows_counted(e, ROW_BLOCK, p);
+    for (size_t k = 0; k < e->S; k++) t[k] += p[k];
+    memset(p, 0, e->S * sizeof *p);
+}
+
+/* The last, open block: added to t in order, or with no full block before, the sums are t
+ * itself (sum_rows_serial on the zeroed t: a -0.0 stays). */
+static inline void block_rows_end(const gv_engine *e, double *p, double *t, size_t len,
+                                  size_t full)
+{
+    if (full > 0 && len == 0) return;
+    rows_counted(e, len, p);
+    for (size_t k = 0; k < e->S; k++) t[k] = full == 0 ? p[k] : t[k] + p[k];
 }
 
 /* Node totals: t (zeroed) = the sum over rows idx[0..n), taken over fixed blocks of
@@ -299,6 +342,46 @@ static void sum_rows(const gv_engine *e, const gv_row *idx, size_t n, double *t)
     }
     for (size_t b = 0; b < n_blocks; b++)
         for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+}
+
+/* The root's totals t (zeroed) as sum_rows(e, e->idx, e->n, t) gives them, and, CLASS and REG,
+ * in the same pass over the rows (by the same blocks, in parallel) the gather of their
+ * statistics for the root's histogram (gv_hist_gather's ns and ncls, hist.c). */
+static void sum_rows_gather(gv_engine *e, double *t)
+{
+    const size_t n = e->n, S = e->S, stride = gv_ns_stride(e);
+    const size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    if (e->cfg->stats == GV_STATS_GRAD) {
+        sum_rows(e, e->idx, n, t);
+        return;
+    }
+    const gv_row *idx = e->idx;
+    double *ns = e->ns, *part = n_blocks > 1 ? e->part : t;
+    int32_t *ncls = e->ncls;
+    if (n_blocks > 1) memset(part, 0, n_blocks * S * sizeof *part);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= LIGHT_PASS_ROWS)
+#endif
+    for (size_t b = 0; b < (n_blocks ? n_blocks : 1); b++) {
+        const size_t lo = b * ROW_BLOCK, hi = n - lo < ROW_BLOCK ? n : lo + ROW_BLOCK;
+        double *pt = part + b * S;
+        if (CLASS2_SUMS(e)) {
+            CLASS2_SUM_LOOP(pt, lo, hi, (ns[i] = w, ncls[i] = (int32_t)c));
+        } else {
+            for (size_t i = lo; i < hi; i++) {
+                int32_t c = 0;
+                gv_row_stats(e, idx[i], ns + i * stride, &c);
+                if (ncls) ncls[i] = c;
+                row_add(e, idx[i], pt);
+            }
+        }
+        rows_counted(e, hi - lo, pt);
+    }
+    if (part != t)
+        for (size_t b = 0; b < n_blocks; b++)
+            for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+    e->gathered_begin = 0;
+    e->gathered_end = n;
 }
 
 /* GRAD node totals from the gathered statistics: t (zeroed) = the sum over positions
@@ -862,6 +945,69 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
     return begin + total_left;
 }
 
+/* A binary split whose children are leaves (they are at max_depth): the rows need not move.
+ * One pass over the node's rows idx[begin, end) in order sends each row's statistics to its
+ * child c's open block p[c] (flush_block: the sums sum_rows gives over the rows a stable
+ * partition would list for the child, bit for bit) and, with leaf_of_row, the row its leaf.
+ * (A stump is all of this: its root's split, then one pass.)  ADD(c, r) adds row r to child c's
+ * block, SPILL/LOAD move register sums to p and back around a flush (rare). */
+#define IN_PLACE_LOOP(ADD, SPILL, LOAD)                                                            \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        const gv_row r = idx[i];                                                                   \
+        const size_t c = !row_left(X, s, bits, f, r);                                              \
+        ADD(c, r);                                                                                 \
+        if (leaf) leaf[r] = (uint32_t)(first + c);                                                 \
+        if (++len[c] == ROW_BLOCK) {                                                               \
+            SPILL;                                                                                 \
+            flush_block(e, p[c], t[c]);                                                            \
+            LOAD;                                                                                  \
+            len[c] = 0;                                                                            \
+            full[c]++;                                                                             \
+        }                                                                                          \
+    }
+#define ROW_ADD(c, r) row_add(e, r, p[c])
+/* two classes with weights: the four sums (child, class) in registers; a row adds w times a
+ * one-hot row of in_place_hot to all four (x + w 0 = x for sums of weights >= 0, as
+ * CLASS2_SUM_LOOP) */
+#define HOT_ADD(c, r)                                                                              \
+    {                                                                                              \
+        const double w_ = W[r], *m_ = in_place_hot[2 * (c) + (Y[r] != 0.0)];                       \
+        a0 += w_ * m_[0];                                                                          \
+        a1 += w_ * m_[1];                                                                          \
+        a2 += w_ * m_[2];                                                                          \
+        a3 += w_ * m_[3];                                                                          \
+    }
+#define HOT_SPILL (p[0][1] = a0, p[0][2] = a1, p[1][1] = a2, p[1][2] = a3)
+#define HOT_LOAD (a0 = p[0][1], a1 = p[0][2], a2 = p[1][1], a3 = p[1][2])
+static const double in_place_hot[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
+
+static void split_in_place(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
+                           size_t end, size_t first)
+{
+    gv_engine *e = &gr->e;
+    const gv_binned *X = e->X;
+    const size_t S = e->S, f = (size_t)s->feature;
+    const gv_row *idx = e->idx;
+    uint32_t *leaf = e->in->leaf_of_row;
+    double *p[2] = {e->part, e->part + S}, *t[2] = {gr->tot + first * S, gr->tot + (first + 1) * S};
+    size_t len[2] = {0, 0}, full[2] = {0, 0};
+    memset(e->part, 0, 2 * S * sizeof *e->part);
+    if (CLASS2_SUMS(e)) {
+        const double *W = e->in->weight, *Y = e->in->y;
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        IN_PLACE_LOOP(HOT_ADD, HOT_SPILL, HOT_LOAD)
+        HOT_SPILL;
+    } else {
+        IN_PLACE_LOOP(ROW_ADD, (void)0, (void)0)
+    }
+    for (size_t c = 0; c < 2; c++) block_rows_end(e, p[c], t[c], len[c], full[c]);
+}
+#undef HOT_LOAD
+#undef HOT_SPILL
+#undef HOT_ADD
+#undef ROW_ADD
+#undef IN_PLACE_LOOP
+
 /* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
  * stably (with the node's histogram `hist`, or NULL, giving the left count), sums the
  * children's totals and fills the parent's node. */
@@ -883,9 +1029,24 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
     at_depth(e, depth - 1); /* (ns_pos: the parent's buffers; the children's are the others) */
     for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
     gv_row *idx = e->idx, *tmp = e->tmp;
+    /* children that cannot split (max_depth) need totals and leaves only, not their rows
+     * (not GRAD: its positions' statistics move with the rows, tree_int.h) */
+    const int in_place = e->cfg->max_depth > 0 && depth >= e->cfg->max_depth &&
+                         e->cfg->stats != GV_STATS_GRAD && !e->ns_pos;
     uint32_t cat_begin = 0;
 
-    if (s.type != GV_NODE_CAT_MULTI) {
+    if (s.type != GV_NODE_CAT_MULTI && in_place) {
+        /* the children's rows stay in the parent's range; they own none of it (leaves_of_rows
+         * skips them: split_in_place wrote their rows' leaves) */
+        const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
+        split_in_place(gr, &s, bits, begin, end, first);
+        reduce_totals(gr, first);
+        reduce_totals(gr, first + 1);
+        if (bits) {
+            st = append_cat(gr, bits, s.cat_len, &cat_begin);
+            if (st != GROVE_OK) return st;
+        }
+    } else if (s.type != GV_NODE_CAT_MULTI) {
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
         /* GRAD: the smaller child's statistics are gathered while the rows move (in parallel),
          * once, for both its totals (summed from them in order, not through idx) and its
@@ -1482,7 +1643,7 @@ static grove_status engine_init(gv_engine *e, const gv_tree_config *cfg, const g
         if (!e->idx || !e->tmp || !e->ns || (n_ns_tmp && !e->ns_tmp) || (n_cls && !e->ncls))
             return gv_err_nomem("tree rows");
     }
-    size_t max_blocks = e->n / ROW_BLOCK + 1;
+    size_t max_blocks = e->n / ROW_BLOCK + 2; /* (split_in_place: two) */
     e->part = gv_malloc_array(max_blocks * e->S, sizeof *e->part);
     e->block_left = gv_malloc_array(3 * (e->n / PART_BLOCK + 1 + (size_t)e->nt), sizeof *e->block_left);
     if (!e->part || !e->block_left) return gv_err_nomem("tree rows");
@@ -1532,7 +1693,7 @@ static grove_status grow(grower *gr)
         gv_hist_pos_init(e);
         sum_gathered(e, 0, e->n, gr->tot);
     } else {
-        sum_rows(e, e->idx, e->n, gr->tot);
+        sum_rows_gather(e, gr->tot);
     }
     reduce_totals(gr, root);
     node_finish(gr, root);
@@ -1628,7 +1789,8 @@ static int cmp_leaf_range(const void *a, const void *b)
 }
 
 /* leaf_of_row[r] = the leaf of every row r of the tree: each leaf's rows are its range of idx,
- * and the non-empty ranges tile [0, n).  In parallel over equal blocks of positions (static: equal
+ * and the non-empty ranges are disjoint (they tile [0, n) but where split_in_place left a
+ * parent's range to leaves that own none of it, having written their rows').  In parallel over equal blocks of positions (static: equal
  * work), each walking the leaves in position order from the first that reaches its block. */
 static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
 {
@@ -1651,7 +1813,10 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
          * out: then the ranges' starts, and ends, strictly increase) */
         if (gr->g[id].end > gr->g[id].begin) lr[nl++] = (leaf_range){gr->g[id].begin, gr->g[id].end, id};
     }
-    if (!lr) return;
+    if (!lr || nl == 0) { /* (a stump: split_in_place did it all) */
+        gv_free(lr);
+        return;
+    }
     qsort(lr, nl, sizeof *lr, cmp_leaf_range);
     const size_t nt = (size_t)e->nt, n_blocks = nt > 1 && n >= 65536 ? 4 * nt : 1;
     const size_t bs = (n + n_blocks - 1) / n_blocks;
@@ -1666,11 +1831,12 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
             if (lr[mid].end <= lo) k = mid + 1;
             else top = mid;
         }
-        for (size_t i = lo; i < hi; k++) { /* leaf k's positions in the block */
-            const size_t stop = k + 1 < nl && lr[k].end < hi ? lr[k].end : hi;
+        for (; k < nl && lr[k].begin < hi; k++) { /* leaf k's positions in the block */
+            const size_t start = lr[k].begin > lo ? lr[k].begin : lo;
+            const size_t stop = lr[k].end < hi ? lr[k].end : hi;
             const gv_row *idx = LEAF_ROWS(lr[k].id);
             const uint32_t id = (uint32_t)lr[k].id;
-            for (; i < stop; i++) leaf_of_row[idx[i]] = id;
+            for (size_t i = start; i < stop; i++) leaf_of_row[idx[i]] = id;
         }
     }
     gv_free(lr);
@@ -1718,7 +1884,7 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         gv_row *idx = e->idx;
         const long nl = (long)n;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= 65536)
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= LIGHT_PASS_ROWS)
 #endif
         for (long i = 0; i < nl; i++) idx[i] = (gv_row)i;
     }
