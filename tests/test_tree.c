@@ -1350,6 +1350,59 @@ static void test_out_of_memory(void)
     }
 }
 
+/* ---- gradient histogram records ---- */
+
+extern int gv_hist_rec32; /* learn/tree_int.h: 1 or 0 forces the 32- or 24-byte records */
+
+/* The row-major gradient build adds rows into 32-byte records (count, g, h, 0) or straight into
+ * the histogram's 24-byte ones: the same doubles in the same order, so the same histograms and
+ * the same tree to the bit -- on all rows (the root takes its counts from the binned matrix) and
+ * on a row list (counts summed), one and two threads (the features split between them), and a
+ * block of listed (not contiguous) features (max_features). */
+static void test_grad_records32(void)
+{
+    rng_state = 4242;
+    tdata td;
+    size_t n = 30000, F = 9;
+    make_random(&td, n, F, GV_STATS_GRAD, 0, 0, 255);
+    tdata_bin(&td, 255);
+    uint8_t *rb = NULL;
+    CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+    size_t *rows = malloc(n / 2 * sizeof *rows);
+    for (size_t i = 0; i < n / 2; i++) rows[i] = 2 * i + (i % 3 == 0);
+    for (int variant = 0; variant < 8; variant++) {
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = 6;
+        cfg.lambda = 1.0;
+        cfg.n_threads = variant & 1 ? 2 : 1;
+        cfg.max_features = variant & 4 ? 5 : 0;
+        gv_tree_input in = tinput(&td);
+        in.row_bins = rb;
+        if (variant & 2) {
+            in.rows = rows;
+            in.n_rows = n / 2;
+        }
+        gv_tree *t[2] = {NULL, NULL};
+        for (int r = 0; r < 2; r++) {
+            gv_rng rng;
+            gv_rng_seed(&rng, 11, 7, 0);
+            gv_hist_rec32 = r;
+            CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
+        }
+        gv_hist_rec32 = -1;
+        if (t[0] && t[1]) {
+            CHECK(t[0]->n_nodes > 40);
+            CHECK(same_tree_bits(t[0], t[1]));
+        }
+        gv_tree_free(t[0]);
+        gv_tree_free(t[1]);
+    }
+    free(rows);
+    gv_free(rb);
+    tdata_free(&td);
+}
+
 int main(void)
 {
     test_differential();
@@ -1361,6 +1414,7 @@ int main(void)
     test_missing_side();
     test_stump_bruteforce();
     test_grad_values();
+    test_grad_records32();
     test_limits();
     test_max_features_threads();
     test_errors();

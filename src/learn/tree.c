@@ -1485,6 +1485,7 @@ static void engine_free(gv_engine *e)
             gv_free(e->scratch[t].sub);
             gv_free(e->scratch[t].qconv);
             gv_free(e->scratch[t].keys);
+            gv_free(e->scratch[t].grad4_mem);
         }
     }
     gv_free(e->scratch);

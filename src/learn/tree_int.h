@@ -69,6 +69,9 @@ typedef struct gv_split_scratch {
     double *qconv;        /* quantized: one feature's histogram as doubles (3 * max_bins) */
     double *sub;          /* CLASS, GRAD: three more histograms of one feature (3 * max_bins * S) */
     gv_catkey *keys;      /* [max_categories] */
+    void *grad4_mem;      /* hist.c, build_rows_grad: its 32-byte records (grown as needed) */
+    double *grad4;        /* (grad4_mem aligned to 32 bytes) */
+    size_t grad4_cap;     /* records */
 } gv_split_scratch;
 
 /* A row's (g, h) as ns holds them (gv_engine.ns_pos): moved as one 16-byte unit. */
@@ -286,6 +289,11 @@ extern int gv_hist_nz;
 /* 1 (the default): quant 16 histograms are summed in packed words (gv_engine.qpk) where any fit;
  * 0: in quant 16 records directly (the same histograms; tests compare the two). */
 extern int gv_hist_pack;
+/* GRAD histograms built from row_bins add rows into 32-byte records (count, g, h, 0) while
+ * building (one 256-bit addition a row and feature) when 1, straight into the histogram's
+ * 24-byte records when 0, and by the histogram's size when -1 (the default): the same sums
+ * either way (tests compare the two). */
+extern int gv_hist_rec32;
 
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
