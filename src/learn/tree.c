@@ -1721,6 +1721,13 @@ static grove_status grow(grower *gr)
             gv_hist_release(e, phist);
             return st;
         }
+        if (cfg->max_leaves > 0 && gr->n_leaves >= cfg->max_leaves && !gr->subset &&
+            !cfg->random_thresholds) {
+            /* the last split the leaf budget allows: the children stay leaves, so no
+             * histogram or scan for them (evaluate would draw nothing from rng here) */
+            gv_hist_release(e, phist);
+            continue;
+        }
         if ((st = eval_children(gr, first, k, phist)) != GROVE_OK) return st;
         for (size_t c = 0; c < k; c++)
             if (gr->g[first + c].split.feature >= 0 && (st = open_push(gr, first + c)) != GROVE_OK)
