@@ -363,8 +363,10 @@ typedef struct trainer {
     int w_ready;             /* w_round already holds D * N for the next round */
     int train_logged;        /* this round's training error is logged (fused with the update) */
     int pred_ready;          /* pred (and h unless the variant votes) hold the round's member's */
-    int eps_ready;           /* eps holds update_discrete's error sum of this round */
-    double eps;
+    int eps_ready;           /* eps and dsum hold this round's sums (cells_output) */
+    double eps, dsum;        /* sum_i D(i) [h(x_i) != y_i], sum_i D(i) (lane_sums) */
+    double fac[2];           /* one process, discrete: the update's factors by [h(x_i) != y_i],
+                                applied by normalize_and_log (update_discrete) */
     int dist;                /* 1: a data-parallel run (dist.h); the rows are this rank's share */
     size_t N;                /* rows over all ranks (n in one process) */
     size_t first;            /* this rank's first row in the global order */
@@ -381,6 +383,25 @@ static double rows_sum(const trainer *tr, const double *v)
     for (size_t i = 0; i < tr->n; i++) s += v[i];
     return s;
 }
+
+/* The discrete variants' sums over the rows in one process: row i goes to lane i mod 4, each
+ * lane sums in row order, and the lanes add up as (l0 + l1) + (l2 + l3) -- fixed by the rows
+ * alone, so the same for any thread count, with four additions in flight instead of one chain
+ * of n.  BODY runs for every row i in order, adding its terms to lane j of its sums. */
+#define LANE_LOOP(N, BODY)                                                                         \
+    {                                                                                              \
+        size_t i0 = 0;                                                                             \
+        for (; i0 + 4 <= (N); i0 += 4)                                                             \
+            for (size_t j = 0; j < 4; j++) {                                                       \
+                const size_t i = i0 + j;                                                           \
+                BODY;                                                                              \
+            }                                                                                      \
+        for (size_t j = 0; i0 + j < (N); j++) {                                                    \
+            const size_t i = i0 + j;                                                               \
+            BODY;                                                                                  \
+        }                                                                                          \
+    }
+#define LANE_TOTAL(l) (((l)[0] + (l)[1]) + ((l)[2] + (l)[3]))
 
 static void trainer_free(trainer *tr)
 {
@@ -622,7 +643,9 @@ typedef struct round_stats {
 } round_stats;
 
 /* The discrete variants' update D(i) *= (h(x_i) = y_i ? right : wrong); returns the sum of the
- * new D (rows_sum's: in row order in one process). */
+ * new D.  Data-parallel: now, summed by rows_sum.  In one process the sum needs no pass,
+ *   sum_i D(i) f(i) = right (sum_i D(i) - eps) + wrong eps   (eps = sum of D over the misses),
+ * and the factors wait in tr->fac for normalize_and_log's pass (D(i) f(i) / sum, once). */
 static double scale_rows(trainer *tr, const uint32_t *pred, double right, double wrong)
 {
     const size_t n = tr->n;
@@ -633,42 +656,50 @@ static double scale_rows(trainer *tr, const uint32_t *pred, double right, double
         for (size_t i = 0; i < n; i++) D[i] *= factor[pred[i] != yc[i]];
         return rows_sum(tr, D);
     }
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += D[i] *= factor[pred[i] != yc[i]];
-    return s;
+    tr->fac[0] = right;
+    tr->fac[1] = wrong;
+    return right * (tr->dsum - tr->eps) + wrong * tr->eps;
 }
 
-/* The discrete variants in one process, once D is updated and the member kept: D /= tot, the
- * next round's weights D N, and combined_error's update of the scores F and its D_1-weighted
- * training error, all in one pass over the rows (the same numbers as the separate passes). */
+/* The discrete variants in one process, once the member is kept: the whole round's update of
+ * every row in one pass --
+ *   D(i) <- D(i) f(i) / tot   (f(i) = fac[h(x_i) != y_i], tot = sum_i D(i) f(i): scale_rows),
+ *   w(i) = D(i) N (the next round's weights),  F(i, h(x_i)) += alpha (the scores),
+ * and returns combined_error's training error sum_i D_1(i) [argmax_k F(i, k) != y_i] (lanes). */
 static double normalize_and_log(trainer *tr, double tot, double alpha)
 {
     const size_t n = tr->n, k = tr->k;
     const uint32_t *pred = tr->pred, *yc = tr->yc; /* yc: the labels as integers */
     const double *D1 = tr->D1;
-    const double N = (double)tr->N;
+    const double N = (double)tr->N, g[2] = {tr->fac[0] / tot, tr->fac[1] / tot};
     static const double miss01[2] = {0.0, 1.0};
-    double *D = tr->D, *w = tr->resample ? NULL : tr->w_round, *F = tr->F, wrong = 0;
+    double *D = tr->D, *w = tr->resample ? NULL : tr->w_round, *F = tr->F, wrong[4] = {0, 0, 0, 0};
     if (k == 2 && w) {
-        for (size_t i = 0; i < n; i++) {
-            D[i] /= tot;
-            w[i] = D[i] * N;
-            double *f = F + 2 * i;
-            f[pred[i]] += alpha;
-            wrong += miss01[(uint32_t)(f[1] > f[0]) != yc[i]] * D1[i];
-        }
+        /* the scores in registers: f_c += alpha [c = h(x_i)] (adding an exact 0 to the other, a
+         * sum of alphas > 0 from +0.0: the bits of f[h(x_i)] += alpha) */
+        const double add0[2] = {alpha, 0.0}, add1[2] = {0.0, alpha};
+        LANE_LOOP(n, {
+            const uint32_t p = pred[i];
+            w[i] = (D[i] *= g[p != yc[i]]) * N;
+            const double f0 = F[2 * i] + add0[p];
+            const double f1 = F[2 * i + 1] + add1[p];
+            F[2 * i] = f0;
+            F[2 * i + 1] = f1;
+            wrong[j] += miss01[(uint32_t)(f1 > f0) != yc[i]] * D1[i];
+        })
     } else {
-        for (size_t i = 0; i < n; i++) {
-            D[i] /= tot;
+        LANE_LOOP(n, {
+            const uint32_t p = pred[i];
+            D[i] *= g[p != yc[i]];
             if (w) w[i] = D[i] * N;
             double *f = F + i * k;
-            f[pred[i]] += alpha;
+            f[p] += alpha;
             size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
-            wrong += miss01[best != yc[i]] * D1[i];
-        }
+            wrong[j] += miss01[best != yc[i]] * D1[i];
+        })
     }
     tr->w_ready = w != NULL;
-    return wrong;
+    return LANE_TOTAL(wrong);
 }
 
 /* adaboost, adaboost.m1, samme: the weighted error of the labels h predicts, then
@@ -687,9 +718,16 @@ static void update_discrete(trainer *tr, round_stats *rs)
         eps = rows_sum(tr, tr->c);
     } else if (tr->eps_ready) { /* summed with pred (cells_output) */
         eps = tr->eps;
-    } else { /* rows_sum's sum, without the array (and without a branch per row) */
+    } else { /* the lanes' sums of D over the misses and over all rows (scale_rows) */
         static const double miss01[2] = {0.0, 1.0};
-        for (size_t i = 0; i < n; i++) eps += tr->D[i] * miss01[pred[i] != yc[i]];
+        const double *D = tr->D;
+        double e4[4] = {0, 0, 0, 0}, s4[4] = {0, 0, 0, 0};
+        LANE_LOOP(n, {
+            e4[j] += D[i] * miss01[pred[i] != yc[i]];
+            s4[j] += D[i];
+        })
+        eps = tr->eps = LANE_TOTAL(e4);
+        tr->dsum = LANE_TOTAL(s4);
     }
     rs->eps = eps;
     double limit = variant == BV_SAMME ? 1.0 - 1.0 / (double)k : 0.5;
@@ -938,16 +976,18 @@ static int cells_output(trainer *tr, const gv_component *c)
     uint32_t *pred = tr->pred;
     const int variant = tr->b->variant;
     if ((variant == BV_ADABOOST || variant == BV_M1 || variant == BV_SAMME) && !tr->dist) {
-        /* with update_discrete's error sum (the same terms in the same order) */
+        /* with update_discrete's sums (the same terms in the same lanes) */
         static const double miss01[2] = {0.0, 1.0};
         const double *D = tr->D;
-        double eps = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t p = cp[cell[i]];
+        double e4[4] = {0, 0, 0, 0}, s4[4] = {0, 0, 0, 0};
+        LANE_LOOP(n, {
+            const uint32_t p = cp[cell[i]];
             pred[i] = p;
-            eps += D[i] * miss01[p != yc[i]];
-        }
-        tr->eps = eps;
+            e4[j] += D[i] * miss01[p != yc[i]];
+            s4[j] += D[i];
+        })
+        tr->eps = LANE_TOTAL(e4);
+        tr->dsum = LANE_TOTAL(s4);
         tr->eps_ready = 1;
     } else {
         for (size_t i = 0; i < n; i++) pred[i] = cp[cell[i]];

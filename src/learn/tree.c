@@ -133,6 +133,8 @@ typedef struct grower {
     size_t *open;         /* open nodes: FIFO (depth-wise) or heap (best-first) */
     size_t n_open, head, cap_open;
     size_t touched_rows;  /* nodes with fewer rows take the touched-bins way (gv_tree_fit) */
+    size_t side_of;       /* the node whose children's totals side_tot holds (SIZE_MAX: none) */
+    double *side_tot;     /* [2 S] hist_sides' totals of the left and right child */
 } grower;
 
 /* ---- nodes ---- */
@@ -535,6 +537,40 @@ static void draw_features(grower *gr)
  * or NULL to build it; with `minus`, the node's histogram is hist - minus, subtracted during
  * the scan) and keeps it in the node or returns it to the pool -- except with `hold`, where a
  * given hist that the node does not keep stays with the caller (g->hist != hist tells). */
+/* Whether the rows of bin b go left by split s (NUM or CAT_SET; bin 0: missing). */
+static inline int bin_left(const gv_split *s, const uint32_t *bits, uint32_t b)
+{
+    if (b == 0) return s->default_left;
+    if (bits) return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
+    return b <= s->bin;
+}
+
+/* CLASS children that will be leaves (split_in_place), of a node whose histogram `hist` was
+ * built from its rows: their totals are the split feature's bins on each side, summed in bin
+ * order (the sums the split search scored), so no pass over the rows sums them.  Not from a
+ * subtracted histogram (a class without rows could keep -1e-17), nor a sparse feature's (its
+ * frequent bin is a difference too), nor a data-parallel one (summed over the ranks already:
+ * split_in_place's totals are this rank's). */
+static void hist_sides(grower *gr, size_t id, const double *hist)
+{
+    gv_engine *e = &gr->e;
+    const gv_split *s = &gr->g[id].split;
+    const size_t f = (size_t)s->feature, S = e->S;
+    const gv_binned *X = e->X;
+    if (e->cfg->stats != GV_STATS_CLASS || e->cfg->dist || X->csr_ptr ||
+        (X->sparse_rows && X->sparse_rows[f]) || s->type == GV_NODE_CAT_MULTI || !gr->side_tot)
+        return;
+    const uint32_t *bits = s->type == GV_NODE_CAT_SET ? e->cat_pool + s->cat_off : NULL;
+    const double *hf = hist + e->hist_off[f];
+    double *side = gr->side_tot;
+    memset(side, 0, 2 * S * sizeof *side);
+    for (uint32_t b = 0; b < X->mappers[f].n_bins; b++) {
+        double *t = side + (bin_left(s, bits, b) ? 0 : S);
+        for (size_t k = 0; k < S; k++) t[k] += hf[S * b + k];
+    }
+    gr->side_of = id;
+}
+
 static grove_status evaluate(grower *gr, size_t id, double *hist, const double *minus, int hold)
 {
     gv_engine *e = &gr->e;
@@ -588,6 +624,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
     g->split = split;
     int depth = gr->t->nodes[id].depth;
     int children_may_split = e->cfg->max_depth == 0 || depth + 1 < e->cfg->max_depth;
+    if (!children_may_split && !given && split.feature >= 0) hist_sides(gr, id, hist);
     if (!gr->subset && !e->X->csr_ptr && split.feature >= 0 && children_may_split &&
         e->n_kept < e->max_kept) {
         g->hist = hist;
@@ -635,10 +672,7 @@ static grove_status append_cat(grower *gr, const uint32_t *src, size_t n, uint32
 static inline int row_left(const gv_binned *X, const gv_split *s, const uint32_t *bits, size_t f,
                            gv_row r)
 {
-    uint32_t b = gv_bin_at(X, f, r);
-    if (b == 0) return s->default_left;
-    if (bits) return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
-    return b <= s->bin;
+    return bin_left(s, bits, gv_bin_at(X, f, r));
 }
 
 /* Splits rows idx[lo, hi) by split s (NUM or CAT_SET) into tmp[lo, hi) (and with e->ns_pos
@@ -982,13 +1016,30 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 static const double in_place_hot[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
 
 static void split_in_place(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
-                           size_t end, size_t first)
+                           size_t end, size_t first, int sums)
 {
     gv_engine *e = &gr->e;
     const gv_binned *X = e->X;
     const size_t S = e->S, f = (size_t)s->feature;
     const gv_row *idx = e->idx;
     uint32_t *leaf = e->in->leaf_of_row;
+    if (!sums) { /* the totals are known (hist_sides): the leaves only */
+        if (!leaf) return;
+        if (!X->wide && X->bins8 && !X->csr_ptr && !bits) {
+            /* 8-bit numeric: right iff bin > s->bin, bin 0 (missing) by default_left; without
+             * a branch (vectorized) */
+            const uint8_t *col = X->bins8 + f * X->n_rows;
+            const uint32_t b = s->bin, miss_right = !s->default_left, l = (uint32_t)first;
+            for (size_t i = begin; i < end; i++) {
+                const uint32_t v = col[idx[i]];
+                leaf[idx[i]] = l + (v == 0 ? miss_right : (uint32_t)(v > b));
+            }
+            return;
+        }
+        for (size_t i = begin; i < end; i++)
+            leaf[idx[i]] = (uint32_t)(first + !row_left(X, s, bits, f, idx[i]));
+        return;
+    }
     double *p[2] = {e->part, e->part + S}, *t[2] = {gr->tot + first * S, gr->tot + (first + 1) * S};
     size_t len[2] = {0, 0}, full[2] = {0, 0};
     memset(e->part, 0, 2 * S * sizeof *e->part);
@@ -1039,9 +1090,14 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
         /* the children's rows stay in the parent's range; they own none of it (leaves_of_rows
          * skips them: split_in_place wrote their rows' leaves) */
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
-        split_in_place(gr, &s, bits, begin, end, first);
-        reduce_totals(gr, first);
-        reduce_totals(gr, first + 1);
+        const int known = gr->side_of == id;
+        if (known) memcpy(gr->tot + first * S, gr->side_tot, 2 * S * sizeof *gr->tot);
+        gr->side_of = SIZE_MAX;
+        split_in_place(gr, &s, bits, begin, end, first, !known);
+        if (!known) {
+            reduce_totals(gr, first);
+            reduce_totals(gr, first + 1);
+        }
         if (bits) {
             st = append_cat(gr, bits, s.cat_len, &cat_begin);
             if (st != GROVE_OK) return st;
@@ -1665,6 +1721,7 @@ static void grower_free(grower *gr)
     }
     gv_free(gr->g);
     gv_free(gr->tot);
+    gv_free(gr->side_tot);
     gv_free(gr->all_feats);
     gv_free(gr->feats);
     gv_free(gr->perm);
@@ -2024,6 +2081,8 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
         }
     }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
+    gr.side_of = SIZE_MAX;
+    gr.side_tot = gv_malloc_array(2 * e->S, sizeof *gr.side_tot); /* (optional: hist_sides) */
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
     gr.perm = gv_malloc_array(F ? F : 1, sizeof *gr.perm);
