@@ -892,6 +892,67 @@ static void test_bootstrap_listed_once(void)
     tdata_free(&td);
 }
 
+/* Trees whose last level is split in place (tree.c, split_in_place: children at max_depth, no
+ * partition) and stump roots built from rows (hist.c, build_rows_class2, two classes with
+ * row_bins): leaf_of_row names every row's leaf (gv_tree_leaf's); the same tree for 1 and 2
+ * threads, bit for bit; without weights (counts: exact in any order) the same bits with and
+ * without row_bins; with weights the same splits and values to 1e-12. */
+static void test_in_place_leaves(void)
+{
+    rng_state = 4242;
+    tdata td;
+    const size_t n = 30000, F = 6;
+    tdata_init(&td, n, F, NULL, 0);
+    tclasses(&td, 2);
+    for (size_t f = 0; f < F; f++)
+        for (size_t i = 0; i < n; i++) /* dense: no sparse feature; some missing */
+            tset(&td, f, i, f == 1 && i % 17 == 0 ? NAN : (float)(rnd() % 200) + (float)f);
+    for (size_t i = 0; i < n; i++)
+        td.y[i] = (double)((tget(&td, 0, i) > 90) ^ (rnd_unit() < 0.2));
+    double *w = malloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++) w[i] = 0.1 + rnd_unit();
+    tdata_bin(&td, 255);
+    CHECK(td.b->root_count != NULL && td.b->sparse_rows == NULL);
+    uint8_t *rb = NULL;
+    CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+    uint32_t *leaf = malloc(n * sizeof *leaf);
+    for (int depth = 1; depth <= 3; depth += 2)
+        for (int weighted = 0; weighted < 2; weighted++) {
+            gv_tree *t[3] = {NULL, NULL, NULL}; /* row_bins 1 thread, 2 threads; no row_bins */
+            for (int v = 0; v < 3; v++) {
+                gv_tree_config cfg;
+                gv_tree_config_default(&cfg, GV_STATS_CLASS, 2);
+                cfg.max_depth = depth;
+                cfg.n_threads = v == 1 ? 2 : 1;
+                gv_tree_input in = tinput(&td);
+                in.weight = weighted ? w : NULL;
+                in.row_bins = v < 2 ? rb : NULL;
+                in.leaf_of_row = leaf;
+                memset(leaf, 0xff, n * sizeof *leaf);
+                gv_rng r;
+                gv_rng_seed(&r, 1, 2, 3);
+                CHECK_OK(gv_tree_fit(&cfg, &in, &r, &t[v]));
+                if (!t[v]) continue;
+                size_t bad = 0;
+                for (size_t i = 0; i < n; i++) bad += leaf[i] != (uint32_t)gv_tree_leaf(t[v], td.d, i);
+                CHECK(bad == 0);
+            }
+            if (t[0] && t[1] && t[2]) {
+                CHECK(t[0]->n_nodes >= 3);
+                CHECK(same_tree_bits(t[0], t[1]));
+                if (weighted)
+                    CHECK(same_tree(t[0], 0, t[2], 0));
+                else
+                    CHECK(same_tree_bits(t[0], t[2]));
+            }
+            for (int v = 0; v < 3; v++) gv_tree_free(t[v]);
+        }
+    free(leaf);
+    free(w);
+    gv_free(rb);
+    tdata_free(&td);
+}
+
 /* ---- missing values ---- */
 
 static void test_missing_side(void)
@@ -1411,6 +1472,7 @@ int main(void)
     test_partition_multiclass();
     test_bootstrap_view();
     test_bootstrap_listed_once();
+    test_in_place_leaves();
     test_missing_side();
     test_stump_bruteforce();
     test_grad_values();

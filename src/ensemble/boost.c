@@ -356,6 +356,8 @@ typedef struct trainer {
     double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
     gv_wv *r2_tmp;              /* [rounds] */
     double *c;               /* [n] per-row terms of a sum (rows_sum) */
+    uint8_t *row_bins;       /* two classes, tree members, reweighting, one process: the binned
+                                rows row-major for their histograms (gv_binned_row_major), or NULL */
     gv_fit_cells cells;      /* reweighting: the rows' cells the base learner reports, if any */
     double *cell_h;          /* [cap_cells * k] the round's member output per cell */
     uint32_t *cell_pred;     /* [cap_cells] its argmax */
@@ -388,18 +390,23 @@ static double rows_sum(const trainer *tr, const double *v)
  * lane sums in row order, and the lanes add up as (l0 + l1) + (l2 + l3) -- fixed by the rows
  * alone, so the same for any thread count, with four additions in flight instead of one chain
  * of n.  BODY runs for every row i in order, adding its terms to lane j of its sums. */
+#define LANE_ROW(J, BODY)                                                                          \
+    {                                                                                              \
+        const size_t j = (J), i = i0 + (J);                                                        \
+        BODY;                                                                                      \
+    }
 #define LANE_LOOP(N, BODY)                                                                         \
     {                                                                                              \
         size_t i0 = 0;                                                                             \
-        for (; i0 + 4 <= (N); i0 += 4)                                                             \
-            for (size_t j = 0; j < 4; j++) {                                                       \
-                const size_t i = i0 + j;                                                           \
-                BODY;                                                                              \
-            }                                                                                      \
-        for (size_t j = 0; i0 + j < (N); j++) {                                                    \
-            const size_t i = i0 + j;                                                               \
-            BODY;                                                                                  \
+        for (; i0 + 4 <= (N); i0 += 4) { /* (the lanes constant: the sums stay in registers) */   \
+            LANE_ROW(0, BODY)                                                                      \
+            LANE_ROW(1, BODY)                                                                      \
+            LANE_ROW(2, BODY)                                                                      \
+            LANE_ROW(3, BODY)                                                                      \
         }                                                                                          \
+        if (i0 < (N)) LANE_ROW(0, BODY)                                                            \
+        if (i0 + 1 < (N)) LANE_ROW(1, BODY)                                                        \
+        if (i0 + 2 < (N)) LANE_ROW(2, BODY)                                                        \
     }
 #define LANE_TOTAL(l) (((l)[0] + (l)[1]) + ((l)[2] + (l)[3]))
 
@@ -422,6 +429,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->r2_vpred);
     gv_free(tr->r2_tmp);
     gv_free(tr->c);
+    gv_free(tr->row_bins);
     gv_free(tr->cells.cell);
     gv_free(tr->cell_h);
     gv_free(tr->cell_pred);
@@ -1092,6 +1100,12 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         st = gv_err_nomem("boosting state");
     if (tr.dist) st = gv_dist_agree(st); /* no rank may be left waiting in a collective */
     if (st != GROVE_OK) goto fail;
+    if (K == 2 && variant != BV_M2 && !tr.resample && !tr.dist &&
+        (tr.base->fit == gv_fit_tree || tr.base->fit == gv_fit_stump || tr.base->fit == gv_fit_id3)) {
+        /* the members' root histograms read whole rows (hist.c, build_rows_class2) */
+        if ((st = gv_binned_row_major(in->binned, in->n_threads, &tr.row_bins)) != GROVE_OK) goto fail;
+        tr.base_in.row_bins = tr.row_bins;
+    }
     /* D_1 proportional to the sample weights (uniform without them) */
     for (size_t i = 0; i < n; i++) tr.D[i] = in->weight ? in->weight[i] : 1.0;
     double tot = rows_sum(&tr, tr.D);

@@ -509,6 +509,73 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 #undef AT_SAME
 }
 
+/* Row-major CLASS statistics of all rows, two classes (the root of a boosting stump, with
+ * gv_tree_input.row_bins): each row adds its weight w to slot 1 + y of its bin in every feature
+ * feats[k0, k1) in turn -- one read of the row's bytes and of (w, y) for all those features
+ * instead of one per feature, while their histograms stay in cache (grad_blocks).  The counts
+ * are the binned matrix's root_count.  Each feature is summed in row order by one thread: the
+ * same sums for any number of threads (an order other than build_feature_class2's four
+ * round-robin histograms: the last bits of weighted sums differ; counts, integers, do not). */
+GV_TARGET_CLONES
+static void build_rows_class2(const gv_engine *e, const int32_t *feats, size_t k0, size_t k1,
+                              double *h)
+{
+    const gv_binned *X = e->X;
+    const size_t F = X->n_features, nk = k1 - k0, n = e->n, f0 = (size_t)feats[k0];
+    const double *ns = e->ns;
+    const int32_t *ncls = e->ncls;
+    double *hp[GRAD_BLOCK_MAX];
+    uint32_t pos[GRAD_BLOCK_MAX];
+    for (size_t k = 0; k < nk; k++) {
+        const size_t f = (size_t)feats[k0 + k];
+        hp[k] = h + e->hist_off[f];
+        pos[k] = (uint32_t)(f - f0);
+        memset(hp[k], 0, (size_t)X->mappers[f].n_bins * 3 * sizeof(double));
+    }
+    const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
+    const uint8_t *base = e->in->row_bins + f0;
+#define AT_SAME(k) (k)
+#define AT_LISTED(k) pos[k]
+#define ROWS_CLASS2_LOOP(AT)                                                                       \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        const uint8_t *row = base + i * F;                                                         \
+        const double w = ns[i];                                                                    \
+        const size_t c = 1 + (size_t)ncls[i];                                                      \
+        size_t k = 0;                                                                              \
+        for (; k + 4 <= nk; k += 4) { /* four independent additions in flight */                  \
+            hp[k][3 * (size_t)row[AT(k)] + c] += w;                                                \
+            hp[k + 1][3 * (size_t)row[AT(k + 1)] + c] += w;                                        \
+            hp[k + 2][3 * (size_t)row[AT(k + 2)] + c] += w;                                        \
+            hp[k + 3][3 * (size_t)row[AT(k + 3)] + c] += w;                                        \
+        }                                                                                          \
+        for (; k < nk; k++) hp[k][3 * (size_t)row[AT(k)] + c] += w;                                \
+    }
+    if (contiguous)
+        ROWS_CLASS2_LOOP(AT_SAME)
+    else
+        ROWS_CLASS2_LOOP(AT_LISTED)
+#undef ROWS_CLASS2_LOOP
+#undef AT_LISTED
+#undef AT_SAME
+    for (size_t k = 0; k < nk; k++) {
+        const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
+        const double *cnt = X->root_count + X->root_count_off[f];
+        for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
+    }
+}
+
+/* Whether gv_hist_build takes build_rows_class2: CLASS, two classes, every row of the matrix
+ * once (not a view, not repeated rows listed once), 8-bit dense bins without sparse features,
+ * with row_bins and root_count. */
+static int class2_rows(const gv_engine *e, size_t begin, size_t end, size_t n_feats)
+{
+    const gv_binned *X = e->X;
+    return e->cfg->stats == GV_STATS_CLASS && e->K == 2 && e->in->row_bins && !e->rmul &&
+           begin == 0 && end == e->n && !e->in->rows && X->root_count && !X->sparse_rows &&
+           !X->wide && X->bins8 && !X->csr_ptr && n_feats > 0 &&
+           n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX;
+}
+
 /* build_rows_grad on quantized rows (tree_int.h): each row adds its integer record -- one
  * 64-bit addition (quant 8) or one 128-bit one (quant 16) per feature -- to records of a third
  * or two thirds of the doubles' bytes.  Integer sums are exact: any order gives the same
@@ -909,6 +976,15 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
             else
                 build_rows_grad(e, begin, end, feats, bounds[b], bounds[b + 1], h);
         }
+        return;
+    }
+    if (class2_rows(e, begin, end, n_feats)) {
+        size_t bounds[1025];
+        size_t nb = grad_blocks(e, feats, n_feats, parallel ? (size_t)e->nt : 1, 24, bounds, 1024);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && nb > 1)
+#endif
+        for (size_t b = 0; b < nb; b++) build_rows_class2(e, feats, bounds[b], bounds[b + 1], h);
         return;
     }
 #ifdef _OPENMP

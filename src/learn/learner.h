@@ -193,6 +193,8 @@ typedef struct gv_fit_pred {
 typedef struct gv_fit_input {
     const grove_dataset *data;  /* raw values (learners that do not use bins read these) */
     const gv_binned *binned;    /* the same rows binned (tree learners) */
+    const uint8_t *row_bins;    /* optional: binned's 8-bit bins row-major (gv_binned_row_major),
+                                   for the tree learners' histograms (gv_tree_input.row_bins) */
     const size_t *rows;         /* [n_rows] row numbers (may repeat); NULL = all rows */
     size_t n_rows;
     const double *weight;       /* [data->n_rows] or NULL (all 1) */

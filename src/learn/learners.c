@@ -177,6 +177,7 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
             .y = in->y,
             /* every row's leaf, reported when the tree grows on all rows (gv_fit_cells) */
             .leaf_of_row = in->cells && !in->rows ? in->cells->cell : NULL,
+            .row_bins = in->row_bins,
             .y_checked = in->labels_checked && !in->rows,
         };
         st = gv_tree_fit(&cfg, &ti, rng, &t);
