@@ -508,9 +508,11 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
     } else {
         /* weights summing to the number of rows (over all ranks); the tree learner rounds
          * them to the common grid in a data-parallel run (learners.c) */
-        if (!tr->w_ready)
+        if (!tr->w_ready) {
             for (size_t i = 0; i < tr->n; i++) tr->w_round[i] = tr->D[i] * (double)tr->N;
-        tr->w_ready = 0;
+            bi.weights_checked = 0;
+        }
+        tr->w_ready = tr->base_in.weights_checked = 0;
         bi.weight = tr->w_round;
     }
     if (tr->q) {
@@ -682,6 +684,7 @@ static double normalize_and_log(trainer *tr, double tot, double alpha)
     const double N = (double)tr->N, g[2] = {tr->fac[0] / tot, tr->fac[1] / tot};
     static const double miss01[2] = {0.0, 1.0};
     double *D = tr->D, *w = tr->resample ? NULL : tr->w_round, *F = tr->F, wrong[4] = {0, 0, 0, 0};
+    int big = 0; /* a weight above DBL_MAX or NaN (the tree learner then checks them itself) */
     if (k == 2 && w) {
         /* the scores in registers: f_c += alpha [c = h(x_i)] (adding an exact 0 to the other, a
          * sum of alphas > 0 from +0.0: the bits of f[h(x_i)] += alpha) */
@@ -689,6 +692,7 @@ static double normalize_and_log(trainer *tr, double tot, double alpha)
         LANE_LOOP(n, {
             const uint32_t p = pred[i];
             w[i] = (D[i] *= g[p != yc[i]]) * N;
+            big |= !(w[i] <= DBL_MAX);
             const double f0 = F[2 * i] + add0[p];
             const double f1 = F[2 * i + 1] + add1[p];
             F[2 * i] = f0;
@@ -699,7 +703,10 @@ static double normalize_and_log(trainer *tr, double tot, double alpha)
         LANE_LOOP(n, {
             const uint32_t p = pred[i];
             D[i] *= g[p != yc[i]];
-            if (w) w[i] = D[i] * N;
+            if (w) {
+                w[i] = D[i] * N;
+                big |= !(w[i] <= DBL_MAX);
+            }
             double *f = F + i * k;
             f[p] += alpha;
             size_t best = k == 2 ? (size_t)(f[1] > f[0]) : gv_argmax(f, k);
@@ -707,6 +714,8 @@ static double normalize_and_log(trainer *tr, double tot, double alpha)
         })
     }
     tr->w_ready = w != NULL;
+    /* D >= 0 and g >= 0: w >= 0; finite unless `big` */
+    tr->base_in.weights_checked = w != NULL && !big;
     return LANE_TOTAL(wrong);
 }
 

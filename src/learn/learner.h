@@ -211,6 +211,8 @@ typedef struct gv_fit_input {
                                    NULL */
     gv_fit_pred *pred;          /* optional output: the outputs on the training rows (see
                                    above), or NULL */
+    int weights_checked;        /* 1: the caller knows every weight[r] is finite and >= 0
+                                   (boosting's own weights: its update pass checks them) */
     int labels_checked;         /* 1: an earlier fit of this learner on all the rows of data
                                    (no row view) accepted y, so it need not be checked again
                                    (boosting's later rounds) */

@@ -179,6 +179,7 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
             .leaf_of_row = in->cells && !in->rows ? in->cells->cell : NULL,
             .row_bins = in->row_bins,
             .y_checked = in->labels_checked && !in->rows,
+            .w_checked = in->weights_checked,
         };
         st = gv_tree_fit(&cfg, &ti, rng, &t);
         gv_free(w);

@@ -1427,15 +1427,16 @@ static grove_status check_rows(const gv_engine *e)
         if (!bad) return GROVE_OK;
     }
     if (e->cfg->stats == GV_STATS_CLASS && !in->rows) {
-        /* every row, in order, without a branch (boosting checks every member's weights; the
-         * labels only once, y_checked); the loop below only names the first bad row */
+        /* every row, in order, without a branch (the weights unless w_checked: boosting's
+         * update pass checks its own; the labels only once, y_checked); the loop below only
+         * names the first bad row */
         const double K = (double)e->K; /* K <= 2^31 (n_classes is an int) */
         int bad = 0;
         for (size_t r = 0; r < (in->y_checked ? 0 : e->n); r++) {
             double y = in->y[r], yin = ((y >= 0) & (y < K)) ? y : 0.0;
             bad |= (y != yin) | ((double)(int32_t)yin != yin);
         }
-        if (in->weight)
+        if (in->weight && !in->w_checked)
             for (size_t r = 0; r < e->n; r++)
                 bad |= !((in->weight[r] >= 0) & (in->weight[r] <= DBL_MAX));
         if (!bad) return GROVE_OK;

@@ -146,6 +146,8 @@ typedef struct gv_tree_input {
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
     gv_tree_scratch *scratch; /* optional: row buffers reused across fits */
+    int w_checked;         /* CLASS, REG: 1 when the caller knows that every weight[r] is finite
+                              and >= 0 (the rows' weights are then not read to check them) */
     int y_checked;         /* CLASS without rows: 1 when the caller knows that every y[r] is a
                               class index in [0, n_classes) (an earlier fit on the same labels
                               accepted them), so that only the weights are checked */
