@@ -545,19 +545,21 @@ static inline int bin_left(const gv_split *s, const uint32_t *bits, uint32_t b)
     return b <= s->bin;
 }
 
-/* CLASS children that will be leaves (split_in_place), of a node whose histogram `hist` was
- * built from its rows: their totals are the split feature's bins on each side, summed in bin
- * order (the sums the split search scored), so no pass over the rows sums them.  Not from a
- * subtracted histogram (a class without rows could keep -1e-17), nor a sparse feature's (its
+/* Two-class children that will be leaves (split_in_place), of a node whose histogram `hist`
+ * was built from its rows: their totals are the split feature's bins on each side, summed in
+ * bin order (the sums the split search scored), so no pass over the rows sums them.  Not from
+ * a subtracted histogram (a class without rows could keep -1e-17), nor a sparse feature's (its
  * frequent bin is a difference too), nor a data-parallel one (summed over the ranks already:
- * split_in_place's totals are this rank's). */
+ * split_in_place's totals are this rank's).  Not with more classes: their leaf weights often
+ * tie exactly (equal counts at equal weights), and the row-order sums break those ties the
+ * way scikit-learn's trees do (py_sklearn_boost: samme stump for stump on digits). */
 static void hist_sides(grower *gr, size_t id, const double *hist)
 {
     gv_engine *e = &gr->e;
     const gv_split *s = &gr->g[id].split;
     const size_t f = (size_t)s->feature, S = e->S;
     const gv_binned *X = e->X;
-    if (e->cfg->stats != GV_STATS_CLASS || e->cfg->dist || X->csr_ptr ||
+    if (e->cfg->stats != GV_STATS_CLASS || e->K != 2 || e->cfg->dist || X->csr_ptr ||
         (X->sparse_rows && X->sparse_rows[f]) || s->type == GV_NODE_CAT_MULTI || !gr->side_tot)
         return;
     const uint32_t *bits = s->type == GV_NODE_CAT_SET ? e->cat_pool + s->cat_off : NULL;
