@@ -354,6 +354,34 @@ enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16 };
 #define GV_TARGET_CLONES
 #endif
 
+/* The row-major builds' one loop (build_rows_grad, build_rows_class2, the quantized builds):
+ * for i in [B, E), row ROW(i)'s bytes lie at base + ROW(i) * F (a later row's first and last
+ * line of the block prefetched); the declarations in ... take the row's value(s), and
+ * ADD(k, bin) adds them to block feature k's bin, unrolled by four (independent additions in
+ * flight).  The row's byte of block feature k is row[AT(k)]: AT_SAME when the block's features
+ * are contiguous, else AT_LISTED (pos[k]).  Each caller has base, F, nk, span (the block's last
+ * byte of a row) and, with ROW_INDEXED, idx. */
+#define AT_SAME(k) (k)
+#define AT_LISTED(k) pos[k]
+#define ROWS_EACH(B, E, ROW, AT, ADD, ...)                                                         \
+    for (size_t i = (B); i < (E); i++) {                                                           \
+        if (i + GRAD_PREFETCH < (E)) {                                                             \
+            const uint8_t *pf_ = base + ROW(i + GRAD_PREFETCH) * F;                                \
+            __builtin_prefetch(pf_);                                                               \
+            __builtin_prefetch(pf_ + span);                                                        \
+        }                                                                                          \
+        const uint8_t *row = base + ROW(i) * F;                                                    \
+        __VA_ARGS__;                                                                               \
+        size_t k = 0;                                                                              \
+        for (; k + 4 <= nk; k += 4) {                                                              \
+            ADD(k, row[AT(k)]);                                                                    \
+            ADD(k + 1, row[AT(k + 1)]);                                                            \
+            ADD(k + 2, row[AT(k + 2)]);                                                            \
+            ADD(k + 3, row[AT(k + 3)]);                                                            \
+        }                                                                                          \
+        for (; k < nk; k++) ADD(k, row[AT(k)]);                                                    \
+    }
+
 /* build_rows_grad's records while rows are added: (count, g, h, 0), 32 bytes, so that a row
  * adds to a bin with one aligned 256-bit addition (a quarter of the histogram's 24-byte
  * records straddle two cache lines); copied into the histogram at the end.  The same
@@ -422,28 +450,11 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
      * counts (integers, exact in any order) are the binned matrix's root_count, so each row
      * adds only its (g, h). */
     const int root = begin == 0 && end == e->n && !in->rows && X->root_count;
-    /* the row's byte of block feature k: row[k] when the features are contiguous */
-#define AT_SAME(k) (k)
-#define AT_LISTED(k) pos[k]
-#define ADD_GH(hb, v) (V2D_AT((hb) + 1) += (v))
+    /* a row's (g, h) to block feature k's bin: with its count 1, or without (the root) */
+#define ADD_GRAD(k, b) GRAD_ADD(hp[k] + 3 * (size_t)(b), v)
+#define ADD_GH(k, b) (V2D_AT(hp[k] + 3 * (size_t)(b) + 1) += v)
 #define ROWS_GRAD_LOOP(AT, ADD)                                                                    \
-    for (size_t i = begin; i < end; i++) {                                                         \
-        if (i + GRAD_PREFETCH < end) { /* a later row's bytes: first and last line */           \
-            const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
-            __builtin_prefetch(pf_);                                                               \
-            __builtin_prefetch(pf_ + span);                                                        \
-        }                                                                                          \
-        const uint8_t *row = base + idx[i] * F;                                                    \
-        const gv_v2d v = GRAD_ROW(i);                                                              \
-        size_t k = 0;                                                                              \
-        for (; k + 4 <= nk; k += 4) {                                                              \
-            ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                                \
-            ADD(hp[k + 1] + 3 * (size_t)row[AT(k + 1)], v);                                        \
-            ADD(hp[k + 2] + 3 * (size_t)row[AT(k + 2)], v);                                        \
-            ADD(hp[k + 3] + 3 * (size_t)row[AT(k + 3)], v);                                        \
-        }                                                                                          \
-        for (; k < nk; k++) ADD(hp[k] + 3 * (size_t)row[AT(k)], v);                                \
-    }
+    ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD, const gv_v2d v = GRAD_ROW(i))
     if (r4) {
         gv_v4d *hq[GRAD_BLOCK_MAX];
         for (size_t k = 0, o = 0; k < nk; k++) {
@@ -452,29 +463,16 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         }
         memset(r4, 0, n_bins * sizeof *r4);
         const double one = root ? 0.0 : 1.0; /* (the root's counts: root_count) */
+#define ADD_R4(k, b) (hq[k][b] += v)
 #define ROWS_GRAD4_LOOP(AT)                                                                        \
-    for (size_t i = begin; i < end; i++) {                                                         \
-        if (i + GRAD_PREFETCH < end) {                                                             \
-            const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
-            __builtin_prefetch(pf_);                                                               \
-            __builtin_prefetch(pf_ + span);                                                        \
-        }                                                                                          \
-        const uint8_t *row = base + idx[i] * F;                                                    \
-        const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0};                                     \
-        size_t k = 0;                                                                              \
-        for (; k + 4 <= nk; k += 4) {                                                              \
-            hq[k][row[AT(k)]] += v;                                                                \
-            hq[k + 1][row[AT(k + 1)]] += v;                                                        \
-            hq[k + 2][row[AT(k + 2)]] += v;                                                        \
-            hq[k + 3][row[AT(k + 3)]] += v;                                                        \
-        }                                                                                          \
-        for (; k < nk; k++) hq[k][row[AT(k)]] += v;                                                \
-    }
+    ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD_R4,                                                 \
+              const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0})
         if (contiguous)
             ROWS_GRAD4_LOOP(AT_SAME)
         else
             ROWS_GRAD4_LOOP(AT_LISTED)
 #undef ROWS_GRAD4_LOOP
+#undef ADD_R4
         for (size_t k = 0; k < nk; k++) {
             const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
             const double *src = (const double *)(const void *)hq[k];
@@ -500,13 +498,12 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
             for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
         }
     } else if (contiguous)
-        ROWS_GRAD_LOOP(AT_SAME, GRAD_ADD)
+        ROWS_GRAD_LOOP(AT_SAME, ADD_GRAD)
     else
-        ROWS_GRAD_LOOP(AT_LISTED, GRAD_ADD)
+        ROWS_GRAD_LOOP(AT_LISTED, ADD_GRAD)
 #undef ROWS_GRAD_LOOP
 #undef ADD_GH
-#undef AT_LISTED
-#undef AT_SAME
+#undef ADD_GRAD
 }
 
 /* Row-major CLASS statistics of all rows, two classes (the root of a boosting stump, with
@@ -534,29 +531,18 @@ static void build_rows_class2(const gv_engine *e, const int32_t *feats, size_t k
     }
     const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
     const uint8_t *base = e->in->row_bins + f0;
-#define AT_SAME(k) (k)
-#define AT_LISTED(k) pos[k]
+    const size_t span = (size_t)feats[k1 - 1] - f0;
+    /* a row's weight w to slot c = 1 + y of block feature k's bin */
+#define ADD_CLASS2(k, b) (hp[k][3 * (size_t)(b) + c] += w)
 #define ROWS_CLASS2_LOOP(AT)                                                                       \
-    for (size_t i = 0; i < n; i++) {                                                               \
-        const uint8_t *row = base + i * F;                                                         \
-        const double w = ns[i];                                                                    \
-        const size_t c = 1 + (size_t)ncls[i];                                                      \
-        size_t k = 0;                                                                              \
-        for (; k + 4 <= nk; k += 4) { /* four independent additions in flight */                  \
-            hp[k][3 * (size_t)row[AT(k)] + c] += w;                                                \
-            hp[k + 1][3 * (size_t)row[AT(k + 1)] + c] += w;                                        \
-            hp[k + 2][3 * (size_t)row[AT(k + 2)] + c] += w;                                        \
-            hp[k + 3][3 * (size_t)row[AT(k + 3)] + c] += w;                                        \
-        }                                                                                          \
-        for (; k < nk; k++) hp[k][3 * (size_t)row[AT(k)] + c] += w;                                \
-    }
+    ROWS_EACH(0, n, ROW_IDENTITY, AT, ADD_CLASS2, const double w = ns[i];                          \
+              const size_t c = 1 + (size_t)ncls[i])
     if (contiguous)
         ROWS_CLASS2_LOOP(AT_SAME)
     else
         ROWS_CLASS2_LOOP(AT_LISTED)
 #undef ROWS_CLASS2_LOOP
-#undef AT_LISTED
-#undef AT_SAME
+#undef ADD_CLASS2
     for (size_t k = 0; k < nk; k++) {
         const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
         const double *cnt = X->root_count + X->root_count_off[f];
@@ -607,26 +593,8 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
         else                                                                                       \
             ROWS_QUANT_LOOP(T, AT_LISTED)                                                          \
     }
-#define AT_SAME(k) (k)
-#define AT_LISTED(k) pos[k]
-#define ROWS_QUANT_LOOP(T, AT)                                                                     \
-    for (size_t i = begin; i < end; i++) {                                                         \
-        if (i + GRAD_PREFETCH < end) { /* a later row's bytes: first and last line */           \
-            const uint8_t *pf_ = base + idx[i + GRAD_PREFETCH] * F;                                \
-            __builtin_prefetch(pf_);                                                               \
-            __builtin_prefetch(pf_ + span);                                                        \
-        }                                                                                          \
-        const uint8_t *row = base + idx[i] * F;                                                    \
-        const T v = rec[i];                                                                        \
-        size_t k = 0;                                                                              \
-        for (; k + 4 <= nk; k += 4) {                                                              \
-            hp[k][row[AT(k)]] += v;                                                                \
-            hp[k + 1][row[AT(k + 1)]] += v;                                                        \
-            hp[k + 2][row[AT(k + 2)]] += v;                                                        \
-            hp[k + 3][row[AT(k + 3)]] += v;                                                        \
-        }                                                                                          \
-        for (; k < nk; k++) hp[k][row[AT(k)]] += v;                                                \
-    }
+#define ADD_Q(k, b) (hp[k][b] += v)
+#define ROWS_QUANT_LOOP(T, AT) ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD_Q, const T v = rec[i])
 ROWS_QUANT(build_rows_q16, gv_v4si)
 ROWS_QUANT(build_rows_q8, gv_u64a)
 /* quant 16 in packed words (e->qpk, tree_int.h): the node's rows in chunks of at most
@@ -688,6 +656,8 @@ static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_
     } while (begin < b1);
 }
 #undef ROWS_QUANT_LOOP
+#undef ADD_Q
+#undef ROWS_EACH
 #undef AT_LISTED
 #undef AT_SAME
 
