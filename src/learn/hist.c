@@ -382,6 +382,18 @@ enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16 };
         for (; k < nk; k++) ADD(k, row[AT(k)]);                                                    \
     }
 
+/* The root's counts (integers, exact in any order): the binned matrix's root_count into the
+ * count slot of block feature k's 3-double records hp[k], for the features feats[k0, k0 + nk). */
+static void root_counts(const gv_binned *X, const int32_t *feats, size_t k0, size_t nk,
+                        double *const *hp)
+{
+    for (size_t k = 0; k < nk; k++) {
+        const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
+        const double *cnt = X->root_count + X->root_count_off[f];
+        for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
+    }
+}
+
 /* build_rows_grad's records while rows are added: (count, g, h, 0), 32 bytes, so that a row
  * adds to a bin with one aligned 256-bit addition (a quarter of the histogram's 24-byte
  * records straddle two cache lines); copied into the histogram at the end.  The same
@@ -482,21 +494,14 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
                 d[3 * b + 1] = src[4 * b + 1];
                 d[3 * b + 2] = src[4 * b + 2];
             }
-            if (root) {
-                const double *cnt = X->root_count + X->root_count_off[f];
-                for (size_t b = 0; b < nb; b++) d[3 * b] = cnt[b];
-            }
         }
+        if (root) root_counts(X, feats, k0, nk, hp);
     } else if (root) {
         if (contiguous)
             ROWS_GRAD_LOOP(AT_SAME, ADD_GH)
         else
             ROWS_GRAD_LOOP(AT_LISTED, ADD_GH)
-        for (size_t k = 0; k < nk; k++) {
-            const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
-            const double *cnt = X->root_count + X->root_count_off[f];
-            for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
-        }
+        root_counts(X, feats, k0, nk, hp);
     } else if (contiguous)
         ROWS_GRAD_LOOP(AT_SAME, ADD_GRAD)
     else
@@ -543,11 +548,7 @@ static void build_rows_class2(const gv_engine *e, const int32_t *feats, size_t k
         ROWS_CLASS2_LOOP(AT_LISTED)
 #undef ROWS_CLASS2_LOOP
 #undef ADD_CLASS2
-    for (size_t k = 0; k < nk; k++) {
-        const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
-        const double *cnt = X->root_count + X->root_count_off[f];
-        for (size_t b = 0; b < nb; b++) hp[k][3 * b] = cnt[b];
-    }
+    root_counts(X, feats, k0, nk, hp);
 }
 
 /* Whether gv_hist_build takes build_rows_class2: CLASS, two classes, every row of the matrix
