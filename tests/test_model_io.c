@@ -723,6 +723,20 @@ static void set_checksum(json_t *doc)
     json_object_set_new(doc, "crc32", json_string(hex));
 }
 
+/* The model checksum of doc is zlib's crc32 of its canonical text (CANONICAL), as 8 hex digits;
+ * doc is released. */
+static void check_checksum_is_crc32(json_t *doc)
+{
+    char *canon = json_dumps(doc, CANONICAL);
+    char want[9], got[9] = "";
+    snprintf(want, sizeof want, "%08lx",
+             crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)) & 0xFFFFFFFFul);
+    CHECK_OK(gv_model_doc_checksum(doc, got));
+    CHECK_STR(got, want);
+    free(canon);
+    json_decref(doc);
+}
+
 /* gv_model_doc_checksum (which writes the canonical text of containers and plain strings
  * itself) agrees with the CRC of jansson's canonical dump, on documents with every kind of value
  * and key: escapes, control characters, non-ASCII, 0x7f, '/', empty containers, numbers. */
@@ -752,28 +766,14 @@ static void test_doc_checksum(void)
             fprintf(stderr, "doc %zu: %s\n", i, e.text);
             continue;
         }
-        char *canon = json_dumps(doc, CANONICAL);
-        char want[9], got[9] = "";
-        snprintf(want, sizeof want, "%08lx",
-                 crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)) & 0xFFFFFFFFul);
-        CHECK_OK(gv_model_doc_checksum(doc, got));
-        CHECK_STR(got, want);
-        free(canon);
-        json_decref(doc);
+        check_checksum_is_crc32(doc);
     }
     /* a long packed string, as a model's arrays are */
     gv_buf b = {0};
     for (int k = 0; k < 100000; k++) CHECK(gv_packed_add_real(&b, k * 0.37 - 5) == 0);
     json_t *doc = json_pack("{s:o, s:s}", "values", gv_packed_json(&b), "name", "f\"1");
     gv_buf_free(&b);
-    char *canon = json_dumps(doc, CANONICAL);
-    char want[9], got[9] = "";
-    snprintf(want, sizeof want, "%08lx",
-             crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)) & 0xFFFFFFFFul);
-    CHECK_OK(gv_model_doc_checksum(doc, got));
-    CHECK_STR(got, want);
-    free(canon);
-    json_decref(doc);
+    check_checksum_is_crc32(doc);
     /* reals (a model's bin cut points: summed with the fast %.17g, written as jansson writes
      * them): whole ones (".0" added), the exponents of [1e-5, 1e-4) and beyond the fast range,
      * random ones of every magnitude */
@@ -792,13 +792,7 @@ static void test_doc_checksum(void)
             json_array_append_new(arr, json_real(k % 3 == 0 ? -x : x));
         }
         json_object_set_new(d, "cuts", arr);
-        char *c = json_dumps(d, CANONICAL);
-        char w[9], g[9] = "";
-        snprintf(w, sizeof w, "%08lx", crc32(0L, (const Bytef *)c, (uInt)strlen(c)) & 0xFFFFFFFFul);
-        CHECK_OK(gv_model_doc_checksum(d, g));
-        CHECK_STR(g, w);
-        free(c);
-        json_decref(d);
+        check_checksum_is_crc32(d);
     }
     /* many long strings (summed apart, on threads, and combined), one of them long but not
      * plain (its escapes send the sum back to the sequential way), long keys */
@@ -822,13 +816,7 @@ static void test_doc_checksum(void)
         json_object_set_new(d, "arrays", arr);
         json_object_set_new(d, "small", json_string("x"));
         free(s);
-        char *c = json_dumps(d, CANONICAL);
-        char w[9], g[9] = "";
-        snprintf(w, sizeof w, "%08lx", crc32(0L, (const Bytef *)c, (uInt)strlen(c)) & 0xFFFFFFFFul);
-        CHECK_OK(gv_model_doc_checksum(d, g));
-        CHECK_STR(g, w);
-        free(c);
-        json_decref(d);
+        check_checksum_is_crc32(d);
     }
 }
 

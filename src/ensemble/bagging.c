@@ -843,6 +843,36 @@ static grove_status read_member(const json_t *members, size_t t, const gv_model_
     return GROVE_OK;
 }
 
+
+/* The first failing member of a parallel loop over members 0..n-1: the error kept is the
+ * lowest-numbered member's, what one thread going through them in order would report; members
+ * after a failed one need not run (first_fail_after).  ff->t is SIZE_MAX while none failed. */
+typedef struct first_fail {
+    size_t t;
+    grove_status st;
+    char msg[1024];
+} first_fail;
+
+static int first_fail_after(first_fail *ff, size_t t)
+{
+    size_t first;
+#pragma omp atomic read
+    first = ff->t;
+    return t > first;
+}
+
+static void first_fail_note(first_fail *ff, size_t t, grove_status st)
+{
+    if (st == GROVE_OK) return;
+#pragma omp critical(bagging_first_fail)
+    if (t < ff->t) {
+        snprintf(ff->msg, sizeof ff->msg, "%s", grove_last_error());
+        ff->st = st;
+#pragma omp atomic write
+        ff->t = t;
+    }
+}
+
 static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
@@ -894,9 +924,7 @@ static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx
      * the document is only read, and the helpers see the reading thread's binary mode and
      * borrowed arrays (core/json.h).  The error is the first failing member's, as one thread
      * reading them in order would report it. */
-    size_t bad_t = SIZE_MAX;
-    grove_status bad_st = GROVE_OK;
-    char bad_msg[1024] = "";
+    first_fail ff = {SIZE_MAX, GROVE_OK, ""};
     b->n_members = n; /* members not read stay empty (bagging_free skips them) */
     const gv_packed_view view = gv_packed_view_get();
 #pragma omp parallel if (n >= 4)
@@ -904,26 +932,13 @@ static grove_status bagging_from_json(const json_t *obj, const gv_model_ctx *ctx
         const int helper = thread_id() != 0;
         if (helper) gv_packed_view_set(&view);
 #pragma omp for schedule(dynamic, 1)
-        for (size_t t = 0; t < n; t++) {
-            size_t first_bad;
-#pragma omp atomic read
-            first_bad = bad_t;
-            if (t > first_bad) continue; /* a member before it failed: that error is the one */
-            grove_status ms = read_member(members, t, ctx, &b->members[t]);
-            if (ms != GROVE_OK) {
-#pragma omp critical(bagging_member_error)
-                if (t < bad_t) {
-                    snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
-                    bad_st = ms;
-#pragma omp atomic write
-                    bad_t = t;
-                }
-            }
-        }
+        for (size_t t = 0; t < n; t++)
+            if (!first_fail_after(&ff, t))
+                first_fail_note(&ff, t, read_member(members, t, ctx, &b->members[t]));
         if (helper) gv_packed_view_set(NULL);
     }
-    if (bad_t != SIZE_MAX) {
-        st = gv_err(bad_st, "%s", bad_msg);
+    if (ff.t != SIZE_MAX) {
+        st = gv_err(ff.st, "%s", ff.msg);
         goto fail;
     }
     const json_t *imp = json_object_get(obj, "oob_importance");
@@ -989,30 +1004,15 @@ static grove_status bagging_check(const void *impl, const gv_model_ctx *ctx, siz
      * members were read; the error is the first failing member's, as gv_components_check's */
     if (ctx->mark_used || ctx->mark_read || ctx->mark_cuts || ctx->reads_all || b->n_members < 8)
         return gv_components_check(b->members, b->n_members, ctx, n_outputs, "members");
-    const long n = (long)b->n_members;
-    long bad_t = n;
-    grove_status bad_st = GROVE_OK;
-    char bad_msg[1024] = "";
+    const size_t n = b->n_members;
+    first_fail ff = {SIZE_MAX, GROVE_OK, ""};
 #pragma omp parallel for schedule(dynamic, 1)
-    for (long t = 0; t < n; t++) {
-        long first_bad;
-#pragma omp atomic read
-        first_bad = bad_t;
-        if (t > first_bad) continue;
-        grove_status st = gv_component_check(&b->members[t], ctx, n_outputs);
-        if (st != GROVE_OK) {
-#pragma omp critical(bagging_check_error)
-            if (t < bad_t) {
-                snprintf(bad_msg, sizeof bad_msg, "%s", grove_last_error());
-                bad_st = st;
-#pragma omp atomic write
-                bad_t = t;
-            }
-        }
-    }
-    if (bad_t == n) return GROVE_OK;
-    grove_status st = gv_err(bad_st, "%s", bad_msg);
-    gv_err_prefix("members[%ld]", bad_t);
+    for (size_t t = 0; t < n; t++)
+        if (!first_fail_after(&ff, t))
+            first_fail_note(&ff, t, gv_component_check(&b->members[t], ctx, n_outputs));
+    if (ff.t == SIZE_MAX) return GROVE_OK;
+    grove_status st = gv_err(ff.st, "%s", ff.msg);
+    gv_err_prefix("members[%zu]", ff.t);
     return st;
 }
 
