@@ -1464,6 +1464,74 @@ static void test_grad_records32(void)
     tdata_free(&td);
 }
 
+/* ---- gradient splits into leaves ---- */
+
+extern int gv_tree_leaf_in_place; /* learn/tree_int.h: 0 partitions the rows of the last level */
+
+/* A gradient tree's splits whose children are leaves (max_depth) leave the rows in place and
+ * sum the smaller child's (g, h) at the parent's positions, by its own blocks of rows: the same
+ * tree to the bit, and the same leaf_of_row, as partitioning the rows and summing the child --
+ * with children of several 32768-row blocks, 1-3 threads (the blocks summed by the chunk where
+ * they start), a row list, a feature subset per node (the left count not known from a
+ * histogram), a categorical feature (a set split) and missing values. */
+static void test_grad_leaf_in_place(void)
+{
+    rng_state = 777;
+    const size_t n = 150000, F = 5;
+    int cat[5] = {0, 0, 0, 1, 0};
+    tdata td;
+    tdata_init(&td, n, F, cat, 12);
+    for (size_t i = 0; i < n; i++) {
+        const double x0 = (double)(rnd() % 250), x1 = rnd_unit() * 10;
+        tset(&td, 0, i, i % 13 == 0 ? NAN : (float)x0);
+        tset(&td, 1, i, (float)x1);
+        tset(&td, 2, i, (float)(rnd() % 3));
+        const size_t k = rnd() % 12;
+        tset(&td, 3, i, (float)k);
+        tset(&td, 4, i, (float)(rnd() % 40));
+        td.g[i] = 0.01 * x0 - (x1 > 5 ? 0.5 : 0) + (k % 3 == 1 ? 0.7 : 0) + rnd_unit() - 0.5;
+        td.h[i] = 0.2 + rnd_unit();
+    }
+    tdata_bin(&td, 255);
+    size_t *rows = malloc(n / 2 * sizeof *rows);
+    for (size_t i = 0; i < n / 2; i++) rows[i] = 2 * i + (i % 5 == 0);
+    uint32_t *leaf[2] = {malloc(n * sizeof(uint32_t)), malloc(n * sizeof(uint32_t))};
+    for (int variant = 0; variant < 12; variant++) {
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = variant % 3 == 0 ? 1 : variant % 3 == 1 ? 2 : 5;
+        cfg.lambda = 1.0;
+        cfg.n_threads = 1 + (variant / 3) % 3;
+        cfg.max_features = variant >= 9 ? 3 : 0;
+        gv_tree_input in = tinput(&td);
+        if (variant % 2) {
+            in.rows = rows;
+            in.n_rows = n / 2;
+        }
+        gv_tree *t[2] = {NULL, NULL};
+        for (int r = 0; r < 2; r++) {
+            gv_rng rng;
+            gv_rng_seed(&rng, 5, 6, 7);
+            memset(leaf[r], 0xff, n * sizeof(uint32_t));
+            in.leaf_of_row = leaf[r];
+            gv_tree_leaf_in_place = r;
+            CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
+        }
+        gv_tree_leaf_in_place = 1;
+        if (t[0] && t[1]) {
+            CHECK(t[0]->n_nodes >= 3);
+            CHECK(same_tree_bits(t[0], t[1]));
+            CHECK(memcmp(leaf[0], leaf[1], n * sizeof(uint32_t)) == 0);
+        }
+        gv_tree_free(t[0]);
+        gv_tree_free(t[1]);
+    }
+    free(leaf[0]);
+    free(leaf[1]);
+    free(rows);
+    tdata_free(&td);
+}
+
 int main(void)
 {
     test_differential();
@@ -1477,6 +1545,7 @@ int main(void)
     test_stump_bruteforce();
     test_grad_values();
     test_grad_records32();
+    test_grad_leaf_in_place();
     test_limits();
     test_max_features_threads();
     test_errors();

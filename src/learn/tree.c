@@ -1061,6 +1061,142 @@ static void split_in_place(grower *gr, const gv_split *s, const uint32_t *bits, 
 #undef ROW_ADD
 #undef IN_PLACE_LOOP
 
+/* 1 (the default): a GRAD tree's split whose children are leaves (max_depth) leaves the rows
+ * where they are (split_leaves_grad); 0: it partitions them as any other split (the same
+ * totals and leaves; tests compare the two). */
+int gv_tree_leaf_in_place = 1;
+
+/* Which side of split s row r goes: 1 left.  FAST: numeric on 8-bit bins (col, split, dl). */
+#define LEAF_SIDE(FAST, r)                                                                         \
+    ((FAST) ? ((size_t)((uint32_t)(col[r] - 1u) < split) | (dl & (size_t)(col[r] == 0)))            \
+            : (size_t)row_left(X, s, bits, f, (r)))
+
+/* GRAD with ns_pos, a binary split whose children (ids first, first + 1) are leaves: the rows
+ * stay in the parent's range (the children own none of it; leaves_of_rows skips them), each
+ * row's leaf is written to leaf_of_row, and the smaller child's totals are summed from ns at
+ * the parent's positions, its rows taken in order, by the blocks of ROW_BLOCK of its rows that
+ * sum_gathered would take after a partition (so the same bits); the larger child's are the
+ * parent's minus those, as apply_split does.  Two passes over the positions, in parallel over equal chunks: the leaves and the
+ * left count of each chunk, then the smaller side's blocks, each summed by the chunk where it
+ * starts. */
+static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
+                              size_t end, size_t first, size_t id)
+{
+    gv_engine *e = &gr->e;
+    const gv_binned *X = e->X;
+    const size_t f = (size_t)s->feature, n = end - begin;
+    const gv_row *idx = e->idx;
+    const double *ns = e->ns;
+    uint32_t *leaf = e->in->leaf_of_row;
+    const int fast = !bits && X->bins8 != NULL;
+    const uint8_t *col = fast ? X->bins8 + f * X->n_rows : NULL;
+    const uint32_t split = s->bin;
+    const size_t dl = (size_t)s->default_left;
+    const uint32_t l0 = (uint32_t)first;
+    /* each position's side, 1 left: a byte at the children's positions in the other buffers
+     * (free: the children are leaves; the parent's own rows are read, tree_int.h) */
+    uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
+    size_t nc = e->nt > 1 && n >= 2 * PART_BLOCK ? (size_t)e->nt : 1;
+    size_t *cnt = e->block_left, *pre = cnt + nc; /* [nc] left rows, [nc + 1] small rows before */
+    double *part = e->part;
+    const size_t n_blocks_max = n / ROW_BLOCK + 1;
+    size_t n_small = 0, left_small = 1;
+    double *t = NULL;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(e->nt) if (nc > 1)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t c = 0; c < nc; c++) {
+            const size_t lo = block_lo(begin, end, (n + nc - 1) / nc, c);
+            const size_t hi = block_lo(begin, end, (n + nc - 1) / nc, c + 1);
+            size_t nl = 0;
+#define LEAVES_LOOP(FAST)                                                                          \
+    for (size_t i = lo; i < hi; i++) {                                                             \
+        const gv_row r = idx[i];                                                                   \
+        const size_t left = LEAF_SIDE(FAST, r);                                                    \
+        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
+        side[i] = (uint8_t)left;                                                                   \
+        nl += left;                                                                                \
+    }
+            if (fast)
+                LEAVES_LOOP(1)
+            else
+                LEAVES_LOOP(0)
+#undef LEAVES_LOOP
+            cnt[c] = nl;
+        }
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        {
+            size_t nl = 0;
+            for (size_t c = 0; c < nc; c++) nl += cnt[c];
+            left_small = nl <= n - nl;
+            n_small = left_small ? nl : n - nl;
+            pre[0] = 0;
+            for (size_t c = 0; c < nc; c++) {
+                const size_t lo = block_lo(begin, end, (n + nc - 1) / nc, c);
+                const size_t hi = block_lo(begin, end, (n + nc - 1) / nc, c + 1);
+                pre[c + 1] = pre[c] + (left_small ? cnt[c] : hi - lo - cnt[c]);
+            }
+            t = gr->tot + (left_small ? first : first + 1) * 3;
+            memset(part, 0, n_blocks_max * 3 * sizeof *part);
+        }
+        /* chunk c sums the blocks that start among its small rows: small rows j in
+         * [ceil(pre[c] / RB) RB, ceil(pre[c + 1] / RB) RB) (the last chunk: to n_small) */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t c = 0; c < nc; c++) {
+            const size_t RB = ROW_BLOCK;
+            const size_t j0 = (pre[c] + RB - 1) / RB * RB;
+            size_t j1 = (pre[c + 1] + RB - 1) / RB * RB;
+            if (c == nc - 1 || j1 > n_small) j1 = n_small;
+            if (j0 >= j1) continue;
+            const size_t want = left_small; /* the small side's LEAF_SIDE */
+            size_t i = block_lo(begin, end, (n + nc - 1) / nc, c), j = pre[c];
+            for (; j < j0; i++) j += side[i] == want;
+            /* (a row of the other side adds +0.0: sums from +0.0 are never -0.0, so they keep
+             * their bits) */
+            size_t b = j0 / RB, len = 0;
+            double G = 0, H = 0;
+            for (; j < j1; i++) {
+                const size_t m = side[i] == want;
+                /* the bits, masked: the other side's rows add +0.0, without a branch */
+                const uint64_t mask = (uint64_t)0 - (uint64_t)m;
+                uint64_t gb, hb;
+                double gd, hd;
+                memcpy(&gb, ns + 2 * i, sizeof gb);
+                memcpy(&hb, ns + 2 * i + 1, sizeof hb);
+                gb &= mask;
+                hb &= mask;
+                memcpy(&gd, &gb, sizeof gd);
+                memcpy(&hd, &hb, sizeof hd);
+                G += gd;
+                H += hd;
+                j += m;
+                len += m;
+                if (len == RB) {
+                    part[3 * b] = (double)RB, part[3 * b + 1] = G, part[3 * b + 2] = H;
+                    b++, len = 0, G = 0, H = 0;
+                }
+            }
+            if (len) part[3 * b] = (double)len, part[3 * b + 1] = G, part[3 * b + 2] = H;
+        }
+    }
+    /* sum_gathered's combination: the blocks added in order to the zeroed totals (0 + x = x
+     * where sum_gathered sums one block straight into them) */
+    const size_t n_blocks = (n_small + ROW_BLOCK - 1) / ROW_BLOCK;
+    for (size_t b = 0; b < (n_blocks ? n_blocks : 1); b++)
+        for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    double *large = gr->tot + (left_small ? first + 1 : first) * 3;
+    for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
+}
+#undef LEAF_SIDE
+
 /* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
  * stably (with the node's histogram `hist`, or NULL, giving the left count), sums the
  * children's totals and fills the parent's node. */
@@ -1083,12 +1219,20 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
     for (size_t c = 0; c < k; c++) new_node(gr, depth, begin, begin);
     gv_row *idx = e->idx, *tmp = e->tmp;
     /* children that cannot split (max_depth) need totals and leaves only, not their rows
-     * (not GRAD: its positions' statistics move with the rows, tree_int.h) */
-    const int in_place = e->cfg->max_depth > 0 && depth >= e->cfg->max_depth &&
-                         e->cfg->stats != GV_STATS_GRAD && !e->ns_pos;
+     * (split_in_place; GRAD with ns_pos: split_leaves_grad, which keeps its sums' order) */
+    const int leaves = e->cfg->max_depth > 0 && depth >= e->cfg->max_depth;
+    const int in_place = leaves && e->cfg->stats != GV_STATS_GRAD && !e->ns_pos;
     uint32_t cat_begin = 0;
 
-    if (s.type != GV_NODE_CAT_MULTI && in_place) {
+    if (s.type != GV_NODE_CAT_MULTI && leaves && e->ns_pos && gv_tree_leaf_in_place) {
+        /* GRAD: the same, the (g, h) read where they are */
+        const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
+        split_leaves_grad(gr, &s, bits, begin, end, first, id);
+        if (bits) {
+            st = append_cat(gr, bits, s.cat_len, &cat_begin);
+            if (st != GROVE_OK) return st;
+        }
+    } else if (s.type != GV_NODE_CAT_MULTI && in_place) {
         /* the children's rows stay in the parent's range; they own none of it (leaves_of_rows
          * skips them: split_in_place wrote their rows' leaves) */
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;

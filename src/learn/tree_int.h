@@ -277,6 +277,11 @@ static inline size_t gv_ns_stride(const gv_engine *e)
     return 1;
 }
 
+/* ---- tree.c ---- */
+/* 1 (the default): a GRAD tree (ns_pos) leaves the rows of a split whose children are leaves
+ * (max_depth) in place; 0: it partitions them (the same trees; tests compare the two). */
+extern int gv_tree_leaf_in_place;
+
 /* ---- split.c ---- */
 /* 1 (the default): the split search may take its AVX2 ways where the CPU has AVX2; 0: the
  * scalar ways only (the same results; tests compare the two). */
