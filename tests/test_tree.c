@@ -1532,6 +1532,99 @@ static void test_grad_leaf_in_place(void)
     tdata_free(&td);
 }
 
+/* gv_tree_input.root_hist (gbdt's K class roots of a round in one pass, gv_hist_roots_grad):
+ * every class's tree grown on its prebuilt root equals, bit for bit, the tree grown without
+ * it -- K classes (one and several 32-byte vectors of (g, h) pairs a bin), missing values,
+ * several feature blocks, 1 and 2 threads, both record layouts of the tree's own build. */
+static void test_root_hist(void)
+{
+    rng_state = 777;
+    tdata td;
+    const size_t n = 6000, F = 70;
+    make_random(&td, n, F, GV_STATS_GRAD, 0, 0, 255);
+    tdata_bin(&td, 255);
+    uint8_t *rb = NULL;
+    CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+    CHECK(gv_hist_roots_ok(td.b, rb, 10));
+    const size_t len = gv_hist_len_grad(td.b);
+    static const size_t Ks[] = {1, 3, 10};
+    for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++) {
+        const size_t K = Ks[ki];
+        double *g = malloc(K * n * sizeof *g), *h = malloc(K * n * sizeof *h);
+        for (size_t c = 0; c < K; c++)
+            for (size_t i = 0; i < n; i++) {
+                double x0 = isnan(tget(&td, 0, i)) ? 0 : tget(&td, 0, i);
+                double x1 = isnan(tget(&td, 1 + c % 5, i)) ? 1 : tget(&td, 1 + c % 5, i);
+                g[c * n + i] = 0.01 * x0 * (double)(c + 1) - (x1 > 0 ? 0.5 : 0) + rnd_unit() - 0.5;
+                h[c * n + i] = c == 1 && i % 7 == 0 ? 0.0 : 0.05 + rnd_unit();
+            }
+        for (int variant = 0; variant < 8; variant++) {
+            const int nt = variant & 1 ? 2 : 1;
+            gv_tree_scratch ws;
+            memset(&ws, 0, sizeof ws);
+            double **roots = calloc(K, sizeof *roots);
+            for (size_t c = 0; c < K; c++) CHECK((roots[c] = gv_tree_scratch_hist(&ws, len)) != NULL);
+            CHECK_OK(gv_hist_roots_grad(td.b, rb, g, h, K, nt, variant & 4 ? &ws : NULL, roots));
+            gv_hist_rec32 = variant & 2 ? 1 : 0;
+            for (size_t c = 0; c < K; c++) {
+                gv_tree_config cfg;
+                gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+                cfg.best_first = 1;
+                cfg.max_leaves = 31;
+                cfg.min_samples_leaf = 5;
+                cfg.lambda = 1.0;
+                cfg.n_threads = nt;
+                gv_tree_input in = tinput(&td);
+                in.grad = g + c * n;
+                in.hess = h + c * n;
+                in.row_bins = rb;
+                gv_tree *t[2] = {NULL, NULL};
+                for (int r = 0; r < 2; r++) {
+                    in.scratch = variant & 4 ? &ws : NULL;
+                    in.root_hist = r ? roots[c] : NULL;
+                    CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &t[r]));
+                }
+                roots[c] = NULL; /* the fit's */
+                if (t[0] && t[1]) {
+                    CHECK(t[0]->n_nodes > 30);
+                    CHECK(same_tree_bits(t[0], t[1]));
+                }
+                gv_tree_free(t[0]);
+                gv_tree_free(t[1]);
+            }
+            gv_hist_rec32 = -1;
+            free(roots);
+            gv_tree_scratch_free(&ws);
+        }
+        free(g);
+        free(h);
+    }
+    /* a matrix the one-pass build does not take, and a root_hist the fit cannot use (a row
+     * list): the fit frees it and builds its own */
+    CHECK(!gv_hist_roots_ok(td.b, NULL, 3));
+    {
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = 3;
+        size_t rows[100];
+        for (size_t i = 0; i < 100; i++) rows[i] = 3 * i;
+        gv_tree_input in = tinput(&td);
+        in.row_bins = rb;
+        in.rows = rows;
+        in.n_rows = 100;
+        gv_tree *t[2] = {NULL, NULL};
+        for (int r = 0; r < 2; r++) {
+            in.root_hist = r ? gv_tree_scratch_hist(NULL, len) : NULL;
+            CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &t[r]));
+        }
+        if (t[0] && t[1]) CHECK(same_tree_bits(t[0], t[1]));
+        gv_tree_free(t[0]);
+        gv_tree_free(t[1]);
+    }
+    gv_free(rb);
+    tdata_free(&td);
+}
+
 int main(void)
 {
     test_differential();
@@ -1546,6 +1639,7 @@ int main(void)
     test_grad_values();
     test_grad_records32();
     test_grad_leaf_in_place();
+    test_root_hist();
     test_limits();
     test_max_features_threads();
     test_errors();

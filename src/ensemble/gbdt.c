@@ -376,6 +376,14 @@ static void trainer_free(trainer *tr)
     gv_tree_scratch_free(&tr->scratch);
 }
 
+/* Frees round_roots' histograms the trees did not take, and the array. */
+static void free_roots(double **roots, size_t G)
+{
+    if (!roots) return;
+    for (size_t g = 0; g < G; g++) gv_free(roots[g]);
+    gv_free(roots);
+}
+
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
@@ -891,6 +899,36 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     return GROVE_OK;
 }
 
+/* The root histograms of the round's G trees (softmax: one per class), built in one pass over
+ * the rows (gv_hist_roots_grad: the sums each tree's own root build gives, bit for bit), where
+ * every tree grows on every row and all features with row-major bins and exact histograms; NULL
+ * otherwise (or without memory: then each tree builds its own). */
+static double **round_roots(trainer *tr)
+{
+    const gv_binned *X = tr->in->binned;
+    const size_t G = tr->G;
+    if (G < 2 || tr->subsample < 1 || tr->col_tree < 1 || tr->qgh || tr->dist ||
+        (tr->cfg.max_features > 0 && tr->cfg.max_features < tr->F_count) ||
+        !gv_hist_roots_ok(X, tr->row_bins, G))
+        return NULL;
+    const size_t len = gv_hist_len_grad(X);
+    double **roots = gv_calloc(G, sizeof *roots);
+    if (!roots) return NULL;
+    for (size_t g = 0; g < G; g++) {
+        roots[g] = gv_tree_scratch_hist(&tr->scratch, len);
+        if (!roots[g]) {
+            free_roots(roots, G);
+            return NULL;
+        }
+    }
+    if (gv_hist_roots_grad(X, tr->row_bins, tr->grad, tr->hess, G, tr->nt, &tr->scratch, roots) != GROVE_OK) {
+        gv_err_clear();
+        free_roots(roots, G);
+        return NULL;
+    }
+    return roots;
+}
+
 /* Round t: gradients at the current scores, the round's rows and features, one tree per group
  * (pruned, refitted for absolute, line-searched for exponential, shrunk by eta), and the
  * scores F (and Fv) moved by it. */
@@ -902,6 +940,7 @@ static grove_status fit_round(trainer *tr, size_t t)
     compute_gradients(tr);
     draw_rows(tr, tr->subsample, tr->seed, t);
     if (tr->col_tree < 1) draw_features(tr, tr->col_tree, tr->seed, t);
+    double **roots = round_roots(tr);
     for (size_t g = 0; g < G; g++) {
         gv_tree_input ti = {
             .X = tr->in->binned,
@@ -915,7 +954,9 @@ static grove_status fit_round(trainer *tr, size_t t)
             .leaf_of_row = tr->leaf,
             .scratch = &tr->scratch,
             .gh_checked = tr->gh_checked,
+            .root_hist = roots ? roots[g] : NULL,
         };
+        if (roots) roots[g] = NULL; /* the fit's now */
         if (tr->qgh) {
             quantize_gradients(tr, t, g, ti.qscale);
             ti.qmax[0] = (1 << (tr->qbits - 1)) - 1; /* its levels: every |g| and h within */
@@ -931,6 +972,7 @@ static grove_status fit_round(trainer *tr, size_t t)
         if (st == GROVE_OK) st = prune_tree(tree, tr->gamma, &pruned);
         if (st != GROVE_OK) {
             gv_tree_free(tree);
+            free_roots(roots, G);
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
@@ -942,6 +984,7 @@ static grove_status fit_round(trainer *tr, size_t t)
         if (st == GROVE_OK && tr->obj == GV_OBJ_EXPONENTIAL)
             st = line_search_exp(tr, tree, &b->log_eps[t], &b->log_alpha[t]);
         if (st != GROVE_OK) {
+            free_roots(roots, G);
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
@@ -965,6 +1008,7 @@ static grove_status fit_round(trainer *tr, size_t t)
                 Fv[(size_t)i * G] += val[gv_tree_leaf(tree, tr->valid, (size_t)i)];
         }
     }
+    free_roots(roots, G);
     b->n_rounds = t + 1;
     b->n_log = t + 1;
     return GROVE_OK;

@@ -94,6 +94,7 @@ void gv_tree_scratch_free(gv_tree_scratch *s)
     gv_free(s->ncls);
     for (size_t i = 0; i < s->n_hists; i++) gv_free(s->hists[i]);
     gv_free(s->hists);
+    gv_free(s->roots_mem);
     memset(s, 0, sizeof *s);
 }
 
@@ -135,6 +136,7 @@ typedef struct grower {
     size_t touched_rows;  /* nodes with fewer rows take the touched-bins way (gv_tree_fit) */
     size_t side_of;       /* the node whose children's totals side_tot holds (SIZE_MAX: none) */
     double *side_tot;     /* [2 S] hist_sides' totals of the left and right child */
+    double *root_hist;    /* gv_tree_input.root_hist until grow takes it (owned) */
 } grower;
 
 /* ---- nodes ---- */
@@ -1876,6 +1878,11 @@ static void grower_free(grower *gr)
     gv_free(gr->child_of);
     gv_free(gr->child_pos);
     gv_free(gr->open);
+    if (gr->root_hist && gr->e.free_hists && gr->e.X &&
+        gr->e.hist_len == gv_hist_len_grad(gr->e.X))
+        gv_hist_release(&gr->e, gr->root_hist);
+    else
+        gv_free(gr->root_hist);
     engine_free(&gr->e);
 }
 
@@ -1903,7 +1910,16 @@ static grove_status grow(grower *gr)
     reduce_totals(gr, root);
     node_finish(gr, root);
     gr->n_leaves = 1;
-    if ((st = evaluate(gr, root, NULL, NULL, 0)) != GROVE_OK) return st;
+    /* a root histogram built outside (gbdt's K classes in one pass): the one gv_hist_build
+     * gives where that is build_rows_grad on every row (the same sums) */
+    double *rh = NULL;
+    if (gr->root_hist && cfg->stats == GV_STATS_GRAD && !e->quant && e->in->row_bins &&
+        !e->in->rows && e->n == e->X->n_rows && !e->X->csr_ptr && !cfg->dist && !gr->subset &&
+        e->hist_len == gv_hist_len_grad(e->X) && gr->n_all <= 1024 * (size_t)64) {
+        rh = gr->root_hist;
+        gr->root_hist = NULL;
+    }
+    if ((st = evaluate(gr, root, rh, NULL, 0)) != GROVE_OK) return st;
     if (gr->g[root].split.feature >= 0 && (st = open_push(gr, root)) != GROVE_OK) return st;
 
     size_t id;
@@ -2055,8 +2071,26 @@ static void leaves_of_rows(const grower *gr, uint32_t *leaf_of_row)
 #undef LEAF_ROWS
 }
 
+static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
+                             gv_tree **out, double **root_hist);
+
 grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
                          gv_tree **out)
+{
+    double *rh = in ? in->root_hist : NULL; /* ours on every return */
+    grove_status st = tree_fit(cfg, in, rng, out, &rh);
+    gv_free(rh);
+    return st;
+}
+
+double *gv_tree_scratch_hist(gv_tree_scratch *s, size_t len)
+{
+    if (s && s->hists && s->n_hists > 0 && s->hist_len == len) return s->hists[--s->n_hists];
+    return gv_malloc_huge_array(len ? len : 1, sizeof(double));
+}
+
+static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_rng *rng,
+                             gv_tree **out, double **root_hist)
 {
     if (!out) return gv_err(GROVE_ERR_ARG, "gv_tree_fit: out is NULL");
     *out = NULL;
@@ -2085,6 +2119,8 @@ grove_status gv_tree_fit(const gv_tree_config *cfg, const gv_tree_input *in, gv_
     memset(&gr, 0, sizeof gr);
     gv_tree *t = gv_calloc(1, sizeof *t);
     if (!t) return gv_err_nomem("tree");
+    gr.root_hist = *root_hist;
+    *root_hist = NULL;
     t->n_outputs = cfg->stats == GV_STATS_CLASS ? cfg->n_classes : 1;
     gr.t = t;
     gv_engine *e = &gr.e;

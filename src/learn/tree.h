@@ -91,6 +91,8 @@ typedef struct gv_tree_scratch {
     size_t cap, cap_ns, cap_ns_tmp, cap_qrec, cap_ncls;
     double **hists;        /* [n_hists] free histogram buffers of hist_len doubles each, owned */
     size_t n_hists, hist_len;
+    void *roots_mem;       /* gv_hist_roots_grad's work memory, [cap_roots] 32-byte vectors */
+    size_t cap_roots;
 } gv_tree_scratch;
 void gv_tree_scratch_free(gv_tree_scratch *s);
 
@@ -115,6 +117,23 @@ typedef struct gv_row_nz {
 grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_threads,
                              gv_row_nz **out);
 void gv_row_nz_free(gv_row_nz *z);
+
+/* Root histograms built outside the tree (gbdt: the K class trees of a round in one pass over
+ * the rows, hist.c).  A GRAD histogram over all features of X: feature f's bins at
+ * 3 * sum_{f' < f} n_bins(f'), (count, g, h) each; gv_hist_len_grad doubles. */
+size_t gv_hist_len_grad(const gv_binned *X);
+/* Whether gv_hist_roots_grad takes X and row_bins (8-bit dense bins with root counts). */
+int gv_hist_roots_ok(const gv_binned *X, const uint8_t *row_bins, size_t K);
+/* out[c] (c < K, gv_hist_len_grad doubles each) gets the root histogram over every row of X of
+ * the statistics grad + c n_rows, hess + c n_rows -- bit for bit what gv_tree_fit builds for
+ * the root of a tree on every row with row_bins and no quantized gradients.  ws (optional)
+ * keeps the work memory for the next call. */
+grove_status gv_hist_roots_grad(const gv_binned *X, const uint8_t *row_bins, const double *grad,
+                                const double *hess, size_t K, int n_threads,
+                                gv_tree_scratch *ws, double *const *out);
+/* A histogram buffer of len doubles: one of the scratch's free ones when their length is len,
+ * else a new one; NULL without memory.  (For gv_tree_input.root_hist.) */
+double *gv_tree_scratch_hist(gv_tree_scratch *s, size_t len);
 
 /* What a tree is grown on: a view of rows of a binned matrix, and per-row statistics indexed by
  * the ORIGINAL row number (so ensembles pass index views, not copies). */
@@ -146,6 +165,12 @@ typedef struct gv_tree_input {
     uint32_t *leaf_of_row; /* optional [X->n_rows]: on success, every row of the view gets the
                               id of the leaf it fell in (other entries are left alone) */
     gv_tree_scratch *scratch; /* optional: row buffers reused across fits */
+    double *root_hist;     /* optional, GRAD on every row of X (rows NULL) with row_bins and no
+                              qgh: the root's histogram as gv_hist_roots_grad gives it
+                              (gv_tree_scratch_hist's buffer); gv_tree_fit takes it over on
+                              every return (keeps it in scratch or frees it), and uses it
+                              instead of building the root's when it would build that one
+                              with build_rows_grad (one process, no quantized histograms) */
     int w_checked;         /* CLASS, REG: 1 when the caller knows that every weight[r] is finite
                               and >= 0 (the rows' weights are then not read to check them) */
     int y_checked;         /* CLASS without rows: 1 when the caller knows that every y[r] is a
