@@ -432,6 +432,54 @@ static void test_quantized_threads(void)
     }
 }
 
+extern int gv_hist_bundles; /* learn/tree_int.h: 0 never reads the bundled rows */
+
+/* Quantized histograms of bundled features (few-valued features sharing a byte of the bundled
+ * rows, each histogram a bundle's marginal: bin.h, hist.c) are the unbundled ones, integers: the
+ * same models with bundles and without, for both record widths (60,000 rows at 4 bits pack into
+ * one word, 200,000 at 8 bits do not), row subsampling, one and two threads. */
+static void test_quantized_bundles(void)
+{
+    static const size_t rows[] = {60000, 200000};
+    static const char *bits[] = {"quantized_bits=4", "quantized_bits=8"};
+    for (int c = 0; c < 2; c++) {
+        const size_t n = rows[c], F = 12;
+        float *X = malloc(n * F * sizeof *X);
+        double *y = malloc(n * sizeof *y);
+        uint64_t s = 4321;
+        for (size_t i = 0; i < n; i++) {
+            double z = 0;
+            for (size_t f = 0; f < F; f++) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                float x = (float)((double)(s >> 11) / 9007199254740992.0);
+                /* five features of 2, 3 or 4 values (the others dense: not the sparse rows) */
+                if (f >= 7) x = (float)((s >> 7) % (2 + f % 3));
+                if (f % 2 && (s >> 3) % 53 == 0) x = NAN;
+                X[i * F + f] = x;
+                if (!isnan(x)) z += (f % 2 ? 0.4 : -0.3) * x;
+            }
+            y[i] = z + 0.3 * sin(5.0 * i) > 0.2 ? 1 : 0;
+        }
+        grove_dataset *d = array_set(X, y, n, F, "task=classification");
+        grove_model *m[2] = {NULL, NULL};
+        for (int t = 1; t <= 2; t++) {
+            const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
+                                bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
+            grove_model *a = train(d, NULL, kv);
+            gv_hist_bundles = 0;
+            grove_model *b = train(d, NULL, kv);
+            gv_hist_bundles = 1;
+            CHECK(same_predictions(a, b, d, 2));
+            grove_model_free(b);
+            m[t - 1] = a;
+        }
+        CHECK(same_predictions(m[0], m[1], d, 2));
+        grove_model_free(m[0]);
+        grove_model_free(m[1]);
+        grove_dataset_free(d);
+    }
+}
+
 /* Quantized histograms from the sparse rows (gv_row_nz: features often 0 skip their frequent
  * bin and take it from the node's total) are the dense rows' histograms: the same trees, with
  * both record widths (8,000 rows at 4 bits pack into one word, 200,000 at 8 bits do not), 70
@@ -820,6 +868,7 @@ int main(void)
     test_threads();
     test_quantized_threads();
     test_quantized_sparse();
+    test_quantized_bundles();
     test_quantized_exact_grid();
     test_early_stopping();
     test_objectives();

@@ -1625,6 +1625,184 @@ static void test_root_hist(void)
     tdata_free(&td);
 }
 
+/* ---- feature bundles ---- */
+
+extern int gv_hist_bundles; /* learn/tree_int.h: 0 never reads the bundled rows, 2 for doubles too */
+extern int gv_hist_pack;    /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
+extern void (*gv_hist_observe)(size_t f, size_t n_bins, const void *rec, size_t rec_bytes);
+
+/* every histogram gv_hist_build made: (f, n_bins, rec_bytes) and the records, one after another */
+typedef struct hlog {
+    unsigned char *buf;
+    size_t len, cap;
+} hlog;
+static hlog *hlog_now;
+static void hlog_put(const void *p, size_t n)
+{
+    hlog *l = hlog_now;
+    if (l->len + n > l->cap) {
+        l->cap = 2 * (l->len + n);
+        l->buf = realloc(l->buf, l->cap);
+    }
+    memcpy(l->buf + l->len, p, n);
+    l->len += n;
+}
+static void hlog_observe(size_t f, size_t n_bins, const void *rec, size_t rec_bytes)
+{
+    size_t hd[3] = {f, n_bins, rec_bytes};
+    hlog_put(hd, sizeof hd);
+    hlog_put(rec, n_bins * rec_bytes);
+}
+
+/* The two logs hold the same histograms: integers (quantized records) and counts equal, the
+ * doubles' g and h sums within 1e-12 of the feature's sum of |g|, |h|.  Returns histograms. */
+static size_t hlog_same(const hlog *a, const hlog *b)
+{
+    CHECK_EQ_INT(a->len, b->len);
+    if (a->len != b->len) return 0;
+    size_t at = 0, n = 0;
+    while (at < a->len) {
+        size_t ha[3], hb[3];
+        memcpy(ha, a->buf + at, sizeof ha);
+        memcpy(hb, b->buf + at, sizeof hb);
+        CHECK(ha[0] == hb[0] && ha[1] == hb[1] && ha[2] == hb[2]);
+        at += sizeof ha;
+        const size_t bytes = ha[1] * ha[2];
+        if (ha[2] != 3 * sizeof(double)) {
+            CHECK(memcmp(a->buf + at, b->buf + at, bytes) == 0);
+        } else {
+            const size_t nb = ha[1];
+            double *x = malloc(bytes), *y = malloc(bytes), scale[3] = {0, 0, 0};
+            memcpy(x, a->buf + at, bytes);
+            memcpy(y, b->buf + at, bytes);
+            for (size_t k = 0; k < 3 * nb; k++) scale[k % 3] += fabs(x[k]);
+            for (size_t k = 0; k < 3 * nb; k++) {
+                if (k % 3 == 0)
+                    CHECK(x[k] == y[k]);
+                else
+                    CHECK(fabs(x[k] - y[k]) <= 1e-12 * scale[k % 3]);
+            }
+            free(x);
+            free(y);
+        }
+        at += bytes;
+        n++;
+    }
+    return n;
+}
+
+/* Features with few bins in use share a byte of the bundled rows (gv_bundles_build), and the
+ * row-major GRAD build adds a row once per bundle; each member's histogram is the bundle's
+ * marginal.  Every histogram equals the unbundled build's: quantized integers exactly (and so
+ * the trees), the doubles' sums to 1e-12 (counts exactly) -- on data whose bundles have members
+ * with missing values, all rows and a row list, one and two threads, both double record widths
+ * and every quantized build (64-bit words, packed words, quant 16 records). */
+static void test_bundles(void)
+{
+    rng_state = 777;
+    tdata td;
+    const size_t n = 30000, F = 12;
+    make_random(&td, n, F, GV_STATS_GRAD, 0, 0, 255);
+    /* features 2 .. 8: 2, 3 or 4 levels, the odd ones with missing values; g depends on them */
+    for (size_t f = 2; f <= 8; f++)
+        for (size_t i = 0; i < n; i++)
+            tset(&td, f, i, f % 2 && rnd_unit() < 0.1 ? NAN : (float)(rnd() % (2 + f % 3)));
+    for (size_t i = 0; i < n; i++)
+        td.g[i] += 0.3 * (tget(&td, 3, i) == 1) - 0.2 * (tget(&td, 4, i) > 0) +
+                   0.25 * isnan(tget(&td, 5, i));
+    tdata_bin(&td, 255);
+    gv_bundles *p = NULL;
+    CHECK_OK(gv_bundles_build(td.b, &p));
+    CHECK(p != NULL);
+    if (!p) {
+        tdata_free(&td);
+        return;
+    }
+    /* the plan: every feature once, a bundle's members' used bins multiply to its bins */
+    CHECK(p->n_bundles >= 1 && p->n_cols < F);
+    int missing_member = 0;
+    for (size_t bi = 0; bi < p->n_bundles; bi++) {
+        CHECK(p->member_off[bi + 1] - p->member_off[bi] >= 2);
+        for (size_t m = p->member_off[bi]; m < p->member_off[bi + 1]; m++)
+            missing_member |= p->members[m] % 2 && p->members[m] <= 8;
+    }
+    CHECK(missing_member);
+    uint8_t *rb = NULL, *rbund = NULL;
+    CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+    CHECK_OK(gv_bundles_row_major(td.b, p, 1, &rbund));
+    /* the bundled rows decode to the rows */
+    for (size_t i = 0; i < n; i += 7)
+        for (size_t c = 0; c < p->n_cols; c++) {
+            if (p->col[c] >= 0) {
+                CHECK(rbund[i * p->n_cols + c] == rb[i * F + (size_t)p->col[c]]);
+                continue;
+            }
+            const size_t bi = (size_t)(-1 - p->col[c]);
+            for (size_t m = p->member_off[bi]; m < p->member_off[bi + 1]; m++)
+                CHECK(p->dec[m * 256 + rbund[i * p->n_cols + c]] == rb[i * F + p->members[m]]);
+        }
+    size_t *rows = malloc(n / 2 * sizeof *rows);
+    for (size_t i = 0; i < n / 2; i++) rows[i] = 2 * i + (i % 3 == 0);
+    int32_t *qgh = malloc(2 * n * sizeof *qgh);
+    for (int variant = 0; variant < 20; variant++) {
+        const int mode = variant / 4; /* doubles 32-byte, 24-byte; quant small, large, unpacked */
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = 4;
+        cfg.lambda = 1.0;
+        cfg.n_threads = variant & 1 ? 2 : 1;
+        gv_tree_input in = tinput(&td);
+        in.row_bins = rb;
+        in.bundles = p;
+        in.row_bund = rbund;
+        if (variant & 2) {
+            in.rows = rows;
+            in.n_rows = n / 2;
+        }
+        if (mode >= 2) { /* integers: a few levels (64-bit words), or 2^11 (wider records) */
+            const double L = mode == 2 ? 7 : 2047;
+            for (size_t i = 0; i < n; i++) {
+                qgh[2 * i] = (int32_t)lrint(fmax(-L, fmin(L, td.g[i] * L / 2)));
+                qgh[2 * i + 1] = (int32_t)lrint(td.h[i] * L / 1.2);
+            }
+            in.qgh = qgh;
+            in.qscale[0] = 2 / L;
+            in.qscale[1] = 1.2 / L;
+        }
+        gv_hist_rec32 = mode == 0 ? 1 : mode == 1 ? 0 : -1;
+        gv_hist_pack = mode != 4;
+        hlog logs[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+        gv_tree *t[2] = {NULL, NULL};
+        gv_hist_observe = hlog_observe;
+        for (int r = 0; r < 2; r++) {
+            gv_rng rng;
+            gv_rng_seed(&rng, 11, 7, 0);
+            gv_hist_bundles = r ? 2 : 0;
+            hlog_now = &logs[r];
+            CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
+        }
+        gv_hist_observe = NULL;
+        gv_hist_bundles = 1;
+        gv_hist_rec32 = -1;
+        gv_hist_pack = 1;
+        CHECK(hlog_same(&logs[0], &logs[1]) >= 5 * F);
+        if (t[0] && t[1]) {
+            CHECK(t[0]->n_nodes > 15);
+            if (mode >= 2) CHECK(same_tree_bits(t[0], t[1]));
+        }
+        free(logs[0].buf);
+        free(logs[1].buf);
+        gv_tree_free(t[0]);
+        gv_tree_free(t[1]);
+    }
+    free(qgh);
+    free(rows);
+    gv_free(rb);
+    gv_free(rbund);
+    gv_bundles_free(p);
+    tdata_free(&td);
+}
+
 int main(void)
 {
     test_differential();
@@ -1640,6 +1818,7 @@ int main(void)
     test_grad_records32();
     test_grad_leaf_in_place();
     test_root_hist();
+    test_bundles();
     test_limits();
     test_max_features_threads();
     test_errors();

@@ -721,3 +721,176 @@ grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **ou
     *out = r;
     return GROVE_OK;
 }
+
+void gv_bundles_free(gv_bundles *p)
+{
+    gv_free(p);
+}
+
+/* one buffer: the struct, then its arrays (the largest alignment first) */
+static gv_bundles *bundles_alloc(size_t F, size_t n_cols, size_t n_bundles, size_t n_members)
+{
+    size_t sz = sizeof(gv_bundles);
+    sz = (sz + 7) & ~(size_t)7;
+    const size_t o_col = sz;
+    sz += n_cols * sizeof(int32_t);
+    const size_t o_cb = sz;
+    sz += n_cols * sizeof(uint32_t);
+    const size_t o_mo = sz;
+    sz += (n_bundles + 1) * sizeof(uint32_t);
+    const size_t o_m = sz;
+    sz += n_members * sizeof(uint32_t);
+    const size_t o_enc = sz;
+    sz += n_members * 256;
+    const size_t o_dec = sz;
+    sz += n_members * 256;
+    unsigned char *mem = gv_calloc(1, sz);
+    if (!mem) return NULL;
+    gv_bundles *p = (gv_bundles *)(void *)mem;
+    p->n_features = F;
+    p->n_cols = n_cols;
+    p->n_bundles = n_bundles;
+    p->col = (int32_t *)(void *)(mem + o_col);
+    p->col_bins = (uint32_t *)(void *)(mem + o_cb);
+    p->member_off = (uint32_t *)(void *)(mem + o_mo);
+    p->members = (uint32_t *)(void *)(mem + o_m);
+    p->enc = mem + o_enc;
+    p->dec = mem + o_dec;
+    return p;
+}
+
+grove_status gv_bundles_build(const gv_binned *b, gv_bundles **out)
+{
+    *out = NULL;
+    const size_t F = b->n_features, n = b->n_rows;
+    if (b->wide || !b->bins8 || b->csr_ptr || F < 2 || n == 0 || F > INT32_MAX) return GROVE_OK;
+    /* each feature's used bins: flags[f * 256 + x] */
+    uint8_t *flags = gv_calloc(F, 256);
+    uint32_t *used = gv_calloc(F, sizeof *used);
+    uint32_t *cand = gv_malloc_array(F, sizeof *cand);
+    uint32_t *bund = gv_malloc_array(F, sizeof *bund); /* feature's bundle, or UINT32_MAX */
+    if (!flags || !used || !cand || !bund) {
+        gv_free(flags);
+        gv_free(used);
+        gv_free(cand);
+        gv_free(bund);
+        return gv_err_nomem("feature bundles");
+    }
+    size_t n_cand = 0;
+    for (size_t f = 0; f < F; f++) {
+        uint8_t *fl = flags + f * 256;
+        if (b->root_count) {
+            const double *cnt = b->root_count + b->root_count_off[f];
+            for (size_t x = 0; x < b->mappers[f].n_bins && x < 256; x++) fl[x] = cnt[x] > 0;
+        } else {
+            const uint8_t *colp = b->bins8 + f * n;
+            for (size_t i = 0; i < n; i++) fl[colp[i]] = 1;
+        }
+        for (size_t x = 0; x < 256; x++) used[f] += fl[x];
+        bund[f] = UINT32_MAX;
+        if (used[f] <= GV_BUNDLE_MAX_USED) cand[n_cand++] = (uint32_t)f;
+    }
+    /* fewest used bins first, then by index (insertion sort: stable, few candidates) */
+    for (size_t i = 1; i < n_cand; i++) {
+        uint32_t c = cand[i];
+        size_t j = i;
+        for (; j > 0 && used[cand[j - 1]] > used[c]; j--) cand[j] = cand[j - 1];
+        cand[j] = c;
+    }
+    /* greedy packing: a bundle closes when the next candidate does not fit */
+    size_t n_bundles = 0, n_members = 0;
+    for (size_t i = 0; i < n_cand;) {
+        size_t j = i, prod = 1;
+        while (j < n_cand && j - i < GV_BUNDLE_MAX_MEMBERS && prod * used[cand[j]] <= 256)
+            prod *= used[cand[j++]];
+        if (j - i >= 2) {
+            for (size_t k = i; k < j; k++) bund[cand[k]] = (uint32_t)n_bundles;
+            n_bundles++;
+            n_members += j - i;
+        }
+        i = j > i ? j : i + 1;
+    }
+    grove_status st = GROVE_OK;
+    if (n_bundles > 0) {
+        const size_t n_cols = F - n_members + n_bundles;
+        gv_bundles *p = bundles_alloc(F, n_cols, n_bundles, n_members);
+        if (!p) {
+            st = gv_err_nomem("feature bundles");
+        } else {
+            size_t c = 0, m = 0;
+            for (size_t f = 0; f < F; f++)
+                if (bund[f] == UINT32_MAX) {
+                    p->col[c] = (int32_t)f;
+                    p->col_bins[c++] = b->mappers[f].n_bins;
+                }
+            for (size_t bi = 0; bi < n_bundles; bi++) {
+                p->member_off[bi] = (uint32_t)m;
+                size_t stride = 1;
+                for (size_t f = 0; f < F; f++) {
+                    if (bund[f] != bi) continue;
+                    p->members[m] = (uint32_t)f;
+                    const uint8_t *fl = flags + f * 256;
+                    uint8_t *enc = p->enc + m * 256;
+                    for (size_t x = 0, r = 0; x < 256; x++)
+                        if (fl[x]) enc[x] = (uint8_t)(r++ * stride);
+                    stride *= used[f];
+                    m++;
+                }
+                /* joint bin j: member k's rank (j / stride_k) % used_k, its bin the rank-th used */
+                for (size_t k = p->member_off[bi], s = 1; k < m; k++) {
+                    const size_t f = p->members[k], u = used[f];
+                    const uint8_t *fl = flags + f * 256;
+                    uint8_t bins[256];
+                    for (size_t x = 0, r = 0; x < 256; x++)
+                        if (fl[x]) bins[r++] = (uint8_t)x;
+                    for (size_t jb = 0; jb < stride; jb++) p->dec[k * 256 + jb] = bins[jb / s % u];
+                    s *= u;
+                }
+                p->col[c] = -1 - (int32_t)bi;
+                p->col_bins[c++] = (uint32_t)stride;
+            }
+            p->member_off[n_bundles] = (uint32_t)m;
+            *out = p;
+        }
+    }
+    gv_free(flags);
+    gv_free(used);
+    gv_free(cand);
+    gv_free(bund);
+    return st;
+}
+
+grove_status gv_bundles_row_major(const gv_binned *b, const gv_bundles *p, int n_threads,
+                                  uint8_t **out)
+{
+    *out = NULL;
+    const size_t n = b->n_rows, C = p->n_cols;
+    size_t len;
+    if (gv_mul_size(n, C, &len) != 0) return gv_err_nomem("bundled rows (size overflow)");
+    uint8_t *r = gv_malloc_huge(len ? len : 1);
+    if (!r) return gv_err_nomem("bundled rows");
+    const long n_tiles = (long)((n + 63) / 64);
+    (void)n_threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 65536)
+#endif
+    for (long t = 0; t < n_tiles; t++) {
+        size_t lo = (size_t)t * 64, hi = lo + 64 < n ? lo + 64 : n;
+        for (size_t c = 0; c < C; c++) {
+            if (p->col[c] >= 0) {
+                const uint8_t *colp = b->bins8 + (size_t)p->col[c] * n;
+                for (size_t i = lo; i < hi; i++) r[i * C + c] = colp[i];
+                continue;
+            }
+            const size_t bi = (size_t)(-1 - p->col[c]);
+            for (size_t i = lo; i < hi; i++) r[i * C + c] = 0;
+            for (size_t k = p->member_off[bi]; k < p->member_off[bi + 1]; k++) {
+                const uint8_t *colp = b->bins8 + (size_t)p->members[k] * n;
+                const uint8_t *enc = p->enc + k * 256;
+                for (size_t i = lo; i < hi; i++) r[i * C + c] = (uint8_t)(r[i * C + c] + enc[colp[i]]);
+            }
+        }
+    }
+    *out = r;
+    return GROVE_OK;
+}

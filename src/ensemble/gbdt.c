@@ -341,6 +341,10 @@ typedef struct trainer {
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
+    gv_bundles *bundles;     /* quantized with row_bins (no row_nz), every feature a candidate
+                                at every node: the feature bundles (gv_bundles_build) and the
+                                bundled rows, or NULL */
+    uint8_t *row_bund;
     int qbits;               /* quantized_bits in effect (0: off) */
     int32_t *qgh;            /* [2 n] the current group's quantized (g, h), or NULL */
     gv_row_nz *row_nz;       /* with qgh: the sparse rows (gv_row_nz_build), or NULL */
@@ -371,6 +375,8 @@ static void trainer_free(trainer *tr)
     gv_free(tr->part);
     gv_free(tr->tmp);
     gv_free(tr->row_bins);
+    gv_bundles_free(tr->bundles);
+    gv_free(tr->row_bund);
     gv_free(tr->qgh);
     gv_row_nz_free(tr->row_nz);
     gv_tree_scratch_free(&tr->scratch);
@@ -881,6 +887,15 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         if ((st = gv_row_nz_build(in->binned, tr->row_bins, tr->nt, &tr->row_nz)) != GROVE_OK)
             return st;
     }
+    /* bundles: for quantized histograms (hist.c reads the bundled rows for those of every
+     * feature; a dense matrix: the sparse rows row_nz go another way), only where every tree
+     * offers every feature at every node, one process (where quantized histograms are) */
+    if (tr->row_bins && tr->qgh && !tr->row_nz && !col && col_node >= 1 && !tr->dist) {
+        if ((st = gv_bundles_build(in->binned, &tr->bundles)) != GROVE_OK) return st;
+        if (tr->bundles &&
+            (st = gv_bundles_row_major(in->binned, tr->bundles, tr->nt, &tr->row_bund)) != GROVE_OK)
+            return st;
+    }
     if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
     for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
     for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
@@ -949,6 +964,8 @@ static grove_status fit_round(trainer *tr, size_t t)
             .grad = tr->grad + g * n,
             .hess = tr->hess + g * n,
             .row_bins = tr->row_bins,
+            .bundles = tr->bundles,
+            .row_bund = tr->row_bund,
             .qgh = tr->qgh,
             .row_nz = tr->row_nz,
             .leaf_of_row = tr->leaf,

@@ -394,19 +394,133 @@ static void root_counts(const gv_binned *X, const int32_t *feats, size_t k0, siz
     }
 }
 
+/* The columns of one row-major block (ROWS_EACH's base, F, span and pos): the features
+ * feats[k0, k1) of row_bins, or with feats NULL (bundles: gv_tree_input.bundles, every feature)
+ * the columns [k0, k1) of row_bund, each a feature or a bundle of features whose histogram is
+ * built in scratch and then marginalized into its members' (bundle_marg_*). */
+typedef struct rows_block {
+    const uint8_t *base;
+    size_t F, nk, span, n_bins; /* n_bins: of all the block's columns */
+    int contiguous;
+    uint32_t pos[GRAD_BLOCK_MAX];
+    uint32_t nb[GRAD_BLOCK_MAX];  /* column k's bins */
+    int32_t col[GRAD_BLOCK_MAX];  /* column k's feature, or -1 - its bundle */
+} rows_block;
+
+static void rows_block_init(const gv_engine *e, const int32_t *feats, size_t k0, size_t k1,
+                            rows_block *rb)
+{
+    const gv_bundles *p = e->in->bundles;
+    rb->nk = k1 - k0;
+    rb->n_bins = 0;
+    if (!feats) {
+        rb->base = e->in->row_bund + k0;
+        rb->F = p->n_cols;
+        rb->span = rb->nk - 1;
+        rb->contiguous = 1;
+        for (size_t k = 0; k < rb->nk; k++) {
+            rb->pos[k] = (uint32_t)k;
+            rb->col[k] = p->col[k0 + k];
+            rb->nb[k] = p->col_bins[k0 + k];
+            rb->n_bins += rb->nb[k];
+        }
+        return;
+    }
+    const size_t f0 = (size_t)feats[k0];
+    rb->base = e->in->row_bins + f0;
+    rb->F = e->X->n_features;
+    rb->span = (size_t)feats[k1 - 1] - f0; /* the block's last byte of a row */
+    rb->contiguous = rb->span == rb->nk - 1;
+    for (size_t k = 0; k < rb->nk; k++) {
+        const size_t f = (size_t)feats[k0 + k];
+        rb->pos[k] = (uint32_t)(f - f0);
+        rb->col[k] = (int32_t)f;
+        rb->nb[k] = e->X->mappers[f].n_bins;
+        rb->n_bins += rb->nb[k];
+    }
+}
+
+/* Bundle bi's (gv_bundles) members in p->members[m0, m1) and its joint bins */
+#define BUNDLE_MEMBERS(p, bi, m0, m1)                                                              \
+    const size_t m0 = (p)->member_off[bi], m1 = (p)->member_off[(bi) + 1]
+static size_t bundle_bins(const gv_bundles *p, size_t bi)
+{
+    return p->col_bins[p->n_cols - p->n_bundles + bi];
+}
+
+/* A GRAD bundle histogram src (joint bin j's (count, g, h) at src + ss * j) into its members'
+ * 3-double records of h: each member bin the sum of its joint bins, in joint-bin order (the
+ * same sums for any number of threads; an order other than the rows', so the last bits of g
+ * and h sums differ from an unbundled build's; counts, integers, do not). */
+static void bundle_marg_dbl(const gv_engine *e, size_t bi, const double *src, size_t ss,
+                            double *h)
+{
+    const gv_bundles *p = e->in->bundles;
+    const size_t J = bundle_bins(p, bi);
+    BUNDLE_MEMBERS(p, bi, m0, m1);
+    for (size_t m = m0; m < m1; m++) {
+        const size_t f = p->members[m];
+        const uint8_t *dec = p->dec + m * 256;
+        double *d = h + e->hist_off[f];
+        memset(d, 0, (size_t)e->X->mappers[f].n_bins * 3 * sizeof *d);
+        for (size_t j = 0; j < J; j++) {
+            double *db = d + 3 * (size_t)dec[j];
+            const double *sb = src + ss * j;
+            db[0] += sb[0];
+            db[1] += sb[1];
+            db[2] += sb[2];
+        }
+    }
+}
+
+/* The same for integer records of T (exact: the same histograms as an unbundled build);
+ * DST(f) is member f's records. */
+#define BUNDLE_MARG_INT(T, e, bi, src, DST)                                                        \
+    do {                                                                                           \
+        const gv_bundles *p_ = (e)->in->bundles;                                                   \
+        const size_t J_ = bundle_bins(p_, bi);                                                     \
+        BUNDLE_MEMBERS(p_, bi, m0_, m1_);                                                          \
+        for (size_t m_ = m0_; m_ < m1_; m_++) {                                                    \
+            const size_t f_ = p_->members[m_];                                                     \
+            const uint8_t *dec_ = p_->dec + m_ * 256;                                              \
+            T *d_ = (T *)(DST(f_));                                                                \
+            memset(d_, 0, (size_t)(e)->X->mappers[f_].n_bins * sizeof(T));                        \
+            for (size_t j_ = 0; j_ < J_; j_++) d_[dec_[j_]] += (src)[j_];                          \
+        }                                                                                          \
+    } while (0)
+
+/* The root's counts of one feature (integers, exact in any order): the binned matrix's
+ * root_count into the count slots of its 3-double records hf. */
+static void root_counts_one(const gv_binned *X, size_t f, double *hf)
+{
+    const double *cnt = X->root_count + X->root_count_off[f];
+    for (size_t b = 0, nb = X->mappers[f].n_bins; b < nb; b++) hf[3 * b] = cnt[b];
+}
+
+/* root_counts_one for every feature of block rb (a bundle's members) */
+static void block_root_counts(const gv_engine *e, const rows_block *rb, double *h)
+{
+    const gv_bundles *p = e->in->bundles;
+    for (size_t k = 0; k < rb->nk; k++) {
+        if (rb->col[k] >= 0) {
+            root_counts_one(e->X, (size_t)rb->col[k], h + e->hist_off[rb->col[k]]);
+            continue;
+        }
+        BUNDLE_MEMBERS(p, (size_t)(-1 - rb->col[k]), m0, m1);
+        for (size_t m = m0; m < m1; m++)
+            root_counts_one(e->X, p->members[m], h + e->hist_off[p->members[m]]);
+    }
+}
+
 /* build_rows_grad's records while rows are added: (count, g, h, 0), 32 bytes, so that a row
  * adds to a bin with one aligned 256-bit addition (a quarter of the histogram's 24-byte
  * records straddle two cache lines); copied into the histogram at the end.  The same
- * additions in the same order, so the same sums.  The thread's buffer of n_bins records, NULL
- * without memory (then the histogram's own records). */
+ * additions in the same order, so the same sums.  Thread scratch sc's buffer of at least
+ * n_bins records, NULL without memory (then the histogram's own records).  The bundles'
+ * histograms (rows_block) of the other builds are kept there too. */
 typedef double gv_v4d __attribute__((vector_size(32), aligned(32), may_alias));
-static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
+static gv_v4d *grad4_reserve(gv_split_scratch *sc, size_t n_bins)
 {
-#ifdef _OPENMP
-    gv_split_scratch *sc = &e->scratch[omp_get_thread_num()];
-#else
-    gv_split_scratch *sc = &e->scratch[0];
-#endif
     if (sc->grad4_cap < n_bins) {
         gv_free(sc->grad4_mem);
         sc->grad4 = NULL;
@@ -418,6 +532,14 @@ static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
         sc->grad4_cap = n_bins;
     }
     return (gv_v4d *)(void *)sc->grad4;
+}
+static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
+{
+#ifdef _OPENMP
+    return grad4_reserve(&e->scratch[omp_get_thread_num()], n_bins);
+#else
+    return grad4_reserve(&e->scratch[0], n_bins);
+#endif
 }
 
 /* The 32-byte records are taken where the whole histogram in them, records * 32 bytes, fits
@@ -441,23 +563,22 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 {
     const gv_binned *X = e->X;
     const gv_tree_input *in = e->in;
-    const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
+    rows_block rb;
+    rows_block_init(e, feats, k0, k1, &rb);
+    const size_t F = rb.F, nk = rb.nk, span = rb.span;
+    const uint8_t *base = rb.base;
+    const uint32_t *pos = rb.pos;
     const gv_row *idx = e->idx;
     const double *ns = e->ns;
     double *hp[GRAD_BLOCK_MAX];
-    uint32_t pos[GRAD_BLOCK_MAX];
-    size_t n_bins = 0;
-    for (size_t k = 0; k < nk; k++) n_bins += (size_t)X->mappers[feats[k0 + k]].n_bins;
-    gv_v4d *r4 = grad_rec32(e) ? grad4_records(e, n_bins) : NULL;
-    for (size_t k = 0; k < nk; k++) {
-        size_t f = (size_t)feats[k0 + k];
-        hp[k] = h + e->hist_off[f];
-        pos[k] = (uint32_t)(f - f0);
-        if (!r4) memset(hp[k], 0, (size_t)X->mappers[f].n_bins * 3 * sizeof(double));
+    gv_v4d *r4 = grad_rec32(e) ? grad4_records(e, rb.n_bins) : NULL;
+    /* without r4, the bundles' histograms in the thread's scratch (gv_hist_build reserved it) */
+    double *bsc = r4 || feats ? NULL : (double *)(void *)grad4_records(e, rb.n_bins);
+    for (size_t k = 0, o = 0; k < nk; k++) {
+        hp[k] = rb.col[k] >= 0 ? h + e->hist_off[rb.col[k]] : bsc + 3 * o;
+        o += rb.nb[k];
+        if (!r4) memset(hp[k], 0, (size_t)rb.nb[k] * 3 * sizeof(double));
     }
-    const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
-    const uint8_t *base = in->row_bins + f0;
-    const size_t span = (size_t)feats[k1 - 1] - f0; /* the block's last byte of a row */
     /* All rows in order (the root of a tree on every row): the rows are read in order, and the
      * counts (integers, exact in any order) are the binned matrix's root_count, so each row
      * adds only its (g, h). */
@@ -471,41 +592,46 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         gv_v4d *hq[GRAD_BLOCK_MAX];
         for (size_t k = 0, o = 0; k < nk; k++) {
             hq[k] = r4 + o;
-            o += (size_t)X->mappers[feats[k0 + k]].n_bins;
+            o += rb.nb[k];
         }
-        memset(r4, 0, n_bins * sizeof *r4);
+        memset(r4, 0, rb.n_bins * sizeof *r4);
         const double one = root ? 0.0 : 1.0; /* (the root's counts: root_count) */
 #define ADD_R4(k, b) (hq[k][b] += v)
 #define ROWS_GRAD4_LOOP(AT)                                                                        \
     ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD_R4,                                                 \
               const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0})
-        if (contiguous)
+        if (rb.contiguous)
             ROWS_GRAD4_LOOP(AT_SAME)
         else
             ROWS_GRAD4_LOOP(AT_LISTED)
 #undef ROWS_GRAD4_LOOP
 #undef ADD_R4
         for (size_t k = 0; k < nk; k++) {
-            const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
             const double *src = (const double *)(const void *)hq[k];
+            if (rb.col[k] < 0) {
+                bundle_marg_dbl(e, (size_t)(-1 - rb.col[k]), src, 4, h);
+                continue;
+            }
             double *d = hp[k];
-            for (size_t b = 0; b < nb; b++) {
+            for (size_t b = 0, nb = rb.nb[k]; b < nb; b++) {
                 d[3 * b] = src[4 * b];
                 d[3 * b + 1] = src[4 * b + 1];
                 d[3 * b + 2] = src[4 * b + 2];
             }
         }
-        if (root) root_counts(X, feats, k0, nk, hp);
-    } else if (root) {
-        if (contiguous)
+    } else {
+        if (root && rb.contiguous)
             ROWS_GRAD_LOOP(AT_SAME, ADD_GH)
-        else
+        else if (root)
             ROWS_GRAD_LOOP(AT_LISTED, ADD_GH)
-        root_counts(X, feats, k0, nk, hp);
-    } else if (contiguous)
-        ROWS_GRAD_LOOP(AT_SAME, ADD_GRAD)
-    else
-        ROWS_GRAD_LOOP(AT_LISTED, ADD_GRAD)
+        else if (rb.contiguous)
+            ROWS_GRAD_LOOP(AT_SAME, ADD_GRAD)
+        else
+            ROWS_GRAD_LOOP(AT_LISTED, ADD_GRAD)
+        for (size_t k = 0; k < nk; k++)
+            if (rb.col[k] < 0) bundle_marg_dbl(e, (size_t)(-1 - rb.col[k]), hp[k], 3, h);
+    }
+    if (root) block_root_counts(e, &rb, h);
 #undef ROWS_GRAD_LOOP
 #undef ADD_GH
 #undef ADD_GRAD
@@ -574,84 +700,104 @@ typedef uint64_t gv_u64a __attribute__((may_alias));
     static void NAME(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,          \
                      size_t k0, size_t k1, double *h)                                              \
     {                                                                                              \
-        const gv_binned *X = e->X;                                                                 \
-        const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];                      \
+        rows_block rb;                                                                             \
+        rows_block_init(e, feats, k0, k1, &rb);                                                    \
+        const size_t F = rb.F, nk = rb.nk, span = rb.span;                                         \
+        const uint8_t *base = rb.base;                                                             \
+        const uint32_t *pos = rb.pos;                                                              \
         const gv_row *idx = e->idx;                                                                \
         const T *rec = (const T *)(e->q_pos ? (const void *)e->qrec : (const void *)e->ns);       \
+        T *bsc = feats ? NULL : (T *)(void *)grad4_records(e, rb.n_bins);                          \
         T *hp[GRAD_BLOCK_MAX];                                                                     \
-        uint32_t pos[GRAD_BLOCK_MAX];                                                              \
-        for (size_t k = 0; k < nk; k++) {                                                          \
-            size_t f = (size_t)feats[k0 + k];                                                      \
-            hp[k] = (T *)gv_qhist(e, h, f);                                                        \
-            pos[k] = (uint32_t)(f - f0);                                                           \
-            memset(hp[k], 0, (size_t)X->mappers[f].n_bins * sizeof(T));                            \
+        for (size_t k = 0, o = 0; k < nk; k++) {                                                   \
+            hp[k] = rb.col[k] >= 0 ? (T *)gv_qhist(e, h, (size_t)rb.col[k]) : bsc + o;             \
+            o += rb.nb[k];                                                                         \
+            memset(hp[k], 0, (size_t)rb.nb[k] * sizeof(T));                                        \
         }                                                                                          \
-        const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;                               \
-        const uint8_t *base = e->in->row_bins + f0;                                                \
-        const size_t span = (size_t)feats[k1 - 1] - f0;                                            \
-        if (contiguous)                                                                            \
+        if (rb.contiguous)                                                                         \
             ROWS_QUANT_LOOP(T, AT_SAME)                                                            \
         else                                                                                       \
             ROWS_QUANT_LOOP(T, AT_LISTED)                                                          \
+        for (size_t k = 0; k < nk; k++)                                                            \
+            if (rb.col[k] < 0)                                                                     \
+                BUNDLE_MARG_INT(T, e, (size_t)(-1 - rb.col[k]), hp[k], QHIST_OF);                  \
     }
+#define QHIST_OF(f) gv_qhist(e, h, f)
 #define ADD_Q(k, b) (hp[k][b] += v)
 #define ROWS_QUANT_LOOP(T, AT) ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD_Q, const T v = rec[i])
 ROWS_QUANT(build_rows_q16, gv_v4si)
 ROWS_QUANT(build_rows_q8, gv_u64a)
+#undef QHIST_OF
+/* quant 16 chunk's packed words p of feature f (e->qpk) widened into, or (first 0) added to,
+ * its quant 16 records */
+static void p8_widen(const gv_engine *e, double *h, size_t f, const uint64_t *p, int first)
+{
+    const unsigned sh = e->qpk_sh_h, sg = e->qpk_sh_g;
+    const uint64_t mc = ((uint64_t)1 << sh) - 1, mh = ((uint64_t)1 << (sg - sh)) - 1;
+    const size_t nb = (size_t)e->X->mappers[f].n_bins;
+    int32_t *d = (int32_t *)gv_qhist(e, h, f);
+    if (first) {
+        for (size_t b = 0; b < nb; b++) {
+            const uint64_t v = p[b];
+            d[4 * b] = (int32_t)(v & mc);
+            d[4 * b + 1] = (int32_t)((int64_t)v >> sg);
+            d[4 * b + 2] = (int32_t)((v >> sh) & mh);
+            d[4 * b + 3] = 0;
+        }
+    } else {
+        for (size_t b = 0; b < nb; b++) {
+            const uint64_t v = p[b];
+            d[4 * b] += (int32_t)(v & mc);
+            d[4 * b + 1] += (int32_t)((int64_t)v >> sg);
+            d[4 * b + 2] += (int32_t)((v >> sh) & mh);
+        }
+    }
+}
 /* quant 16 in packed words (e->qpk, tree_int.h): the node's rows in chunks of at most
  * e->qpk_max, whose sums fit the word; each chunk's words (the block's features only: blocks
  * never share a feature) are widened into, or added to, the feature's quant 16 records while
  * still in cache.  The same integers as build_rows_q16's, with a third of its bytes per
- * addition and histogram (28 features of 256 bins: 57 KB instead of 115 KB). */
+ * addition and histogram (28 features of 256 bins: 57 KB instead of 115 KB).  A bundle's
+ * chunk words are summed into its members' words (the sum of a chunk's words fits the word
+ * whatever the bins), then widened. */
 GV_TARGET_CLONES
 static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_t *feats,
                           size_t k0, size_t k1, double *h)
 {
-    const gv_binned *X = e->X;
-    const size_t F = X->n_features, nk = k1 - k0, f0 = (size_t)feats[k0];
+    rows_block rb;
+    rows_block_init(e, feats, k0, k1, &rb);
+    const size_t F = rb.F, nk = rb.nk, span = rb.span;
+    const uint8_t *base = rb.base;
+    const uint32_t *pos = rb.pos;
     const gv_row *idx = e->idx;
     const gv_u64a *rec = (const gv_u64a *)(e->q_pos ? (const void *)e->qrec : (const void *)e->ns);
+    gv_u64a *bsc = feats ? NULL : (gv_u64a *)(void *)grad4_records(e, rb.n_bins);
     gv_u64a *hp[GRAD_BLOCK_MAX];
-    uint32_t pos[GRAD_BLOCK_MAX];
-    for (size_t k = 0; k < nk; k++) {
-        size_t f = (size_t)feats[k0 + k];
-        hp[k] = e->qpk + e->hist_off[f] / 3;
-        pos[k] = (uint32_t)(f - f0);
+    for (size_t k = 0, o = 0; k < nk; k++) {
+        hp[k] = rb.col[k] >= 0 ? e->qpk + e->hist_off[rb.col[k]] / 3 : bsc + o;
+        o += rb.nb[k];
     }
-    const int contiguous = (size_t)feats[k1 - 1] - f0 == nk - 1;
-    const uint8_t *base = e->in->row_bins + f0;
-    const size_t span = (size_t)feats[k1 - 1] - f0;
-    const unsigned sh = e->qpk_sh_h, sg = e->qpk_sh_g;
-    const uint64_t mc = ((uint64_t)1 << sh) - 1, mh = ((uint64_t)1 << (sg - sh)) - 1;
+    const gv_bundles *p = e->in->bundles;
     size_t begin = b0;
     do { /* (one chunk, of no rows, for an empty node: zero records) */
         const size_t end = b1 - begin > e->qpk_max ? begin + e->qpk_max : b1;
-        for (size_t k = 0; k < nk; k++)
-            memset(hp[k], 0, (size_t)X->mappers[feats[k0 + k]].n_bins * sizeof(uint64_t));
-        if (contiguous)
+        for (size_t k = 0; k < nk; k++) memset(hp[k], 0, (size_t)rb.nb[k] * sizeof(uint64_t));
+        if (rb.contiguous)
             ROWS_QUANT_LOOP(gv_u64a, AT_SAME)
         else
             ROWS_QUANT_LOOP(gv_u64a, AT_LISTED)
         for (size_t k = 0; k < nk; k++) {
-            const size_t f = (size_t)feats[k0 + k], nb = (size_t)X->mappers[f].n_bins;
-            int32_t *d = (int32_t *)gv_qhist(e, h, f);
-            const uint64_t *p = hp[k];
-            if (begin == b0) {
-                for (size_t b = 0; b < nb; b++) {
-                    const uint64_t v = p[b];
-                    d[4 * b] = (int32_t)(v & mc);
-                    d[4 * b + 1] = (int32_t)((int64_t)v >> sg);
-                    d[4 * b + 2] = (int32_t)((v >> sh) & mh);
-                    d[4 * b + 3] = 0;
-                }
-            } else {
-                for (size_t b = 0; b < nb; b++) {
-                    const uint64_t v = p[b];
-                    d[4 * b] += (int32_t)(v & mc);
-                    d[4 * b + 1] += (int32_t)((int64_t)v >> sg);
-                    d[4 * b + 2] += (int32_t)((v >> sh) & mh);
-                }
+            if (rb.col[k] >= 0) {
+                p8_widen(e, h, (size_t)rb.col[k], hp[k], begin == b0);
+                continue;
             }
+            const size_t bi = (size_t)(-1 - rb.col[k]);
+#define QPK_OF(f) (e->qpk + e->hist_off[f] / 3)
+            BUNDLE_MARG_INT(uint64_t, e, bi, hp[k], QPK_OF);
+            BUNDLE_MEMBERS(p, bi, m0, m1);
+            for (size_t m = m0; m < m1; m++)
+                p8_widen(e, h, p->members[m], QPK_OF(p->members[m]), begin == b0);
+#undef QPK_OF
         }
         begin = end;
     } while (begin < b1);
@@ -822,7 +968,8 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
     size_t total = 0;
     /* bytes of a bin record */
     const size_t rec = rec_bytes ? rec_bytes : e->quant ? (size_t)e->quant : 24;
-    for (size_t k = 0; k < n_feats; k++) total += (size_t)e->X->mappers[feats[k]].n_bins * rec;
+    for (size_t k = 0; k < n_feats; k++) /* (feats NULL: the bundled columns, rows_block) */
+        total += (size_t)(feats ? e->X->mappers[feats[k]].n_bins : e->in->bundles->col_bins[k]) * rec;
     const size_t block = rec == 24 ? GRAD_BLOCK_BYTES_DBL : GRAD_BLOCK_BYTES;
     size_t nb = (total + block - 1) / block;
     size_t by_count = (n_feats + GRAD_BLOCK_MAX - 1) / GRAD_BLOCK_MAX;
@@ -834,6 +981,29 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
     /* equal feature counts; a block never exceeds GRAD_BLOCK_MAX since nb >= by_count */
     for (size_t b = 0; b <= nb; b++) bounds[b] = b * n_feats / nb;
     return nb;
+}
+
+/* Row-major GRAD histograms of every feature read the bundled rows where given
+ * (gv_tree_input.bundles): 1 (the default) quantized ones only, 2 the doubles' too, 0 never
+ * (the same histograms: integers exactly, doubles to the last bits; tests compare). */
+int gv_hist_bundles = 1;
+
+/* Whether gv_hist_build reads the bundled rows: bundles given, feats every feature (0 .. F - 1
+ * in order), and each thread's scratch holds the bundles' histograms (rows_block). */
+static int bundled(const gv_engine *e, const int32_t *feats, size_t n_feats)
+{
+    const gv_bundles *p = e->in->bundles;
+    if (gv_hist_bundles < (e->quant ? 1 : 2) || !p || !e->in->row_bund ||
+        n_feats != e->X->n_features ||
+        p->n_features != n_feats || p->n_cols > 1024 * (size_t)GRAD_BLOCK_MAX)
+        return 0;
+    for (size_t k = 0; k < n_feats; k++)
+        if ((size_t)feats[k] != k) return 0;
+    size_t total = 0;
+    for (size_t c = 0; c < p->n_cols; c++) total += p->col_bins[c];
+    for (int t = 0; t < e->nt; t++)
+        if (!grad4_reserve(&e->scratch[t], total)) return 0;
+    return 1;
 }
 
 static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f, double *h)
@@ -886,8 +1056,26 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     }
 }
 
+static void hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                       size_t n_feats, double *h);
+
+void (*gv_hist_observe)(size_t f, size_t n_bins, const void *rec, size_t rec_bytes) = NULL;
+
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h)
+{
+    hist_build(e, begin, end, feats, n_feats, h);
+    if (gv_hist_observe)
+        for (size_t k = 0; k < n_feats; k++) {
+            const size_t f = (size_t)feats[k];
+            gv_hist_observe(f, e->X->mappers[f].n_bins,
+                            e->quant ? (const void *)gv_qhist(e, h, f) : (const void *)(h + e->hist_off[f]),
+                            e->quant ? (size_t)e->quant : e->S * sizeof(double));
+        }
+}
+
+static void hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                       size_t n_feats, double *h)
 {
     const int use_nz = e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
                        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0;
@@ -931,21 +1119,25 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
     }
     if (e->cfg->stats == GV_STATS_GRAD && e->in->row_bins && n_feats > 0 &&
         n_feats <= 1024 * (size_t)GRAD_BLOCK_MAX) {
+        /* every feature with bundles: the bundled rows' columns instead (rows_block) */
+        const int bund = bundled(e, feats, n_feats);
+        const int32_t *cols = bund ? NULL : feats;
+        const size_t n_cols = bund ? e->in->bundles->n_cols : n_feats;
         size_t bounds[1025];
-        size_t nb = grad_blocks(e, feats, n_feats, parallel ? (size_t)e->nt : 1, pk ? 8 : 0,
+        size_t nb = grad_blocks(e, cols, n_cols, parallel ? (size_t)e->nt : 1, pk ? 8 : 0,
                                 bounds, 1024);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) if (parallel && nb > 1)
 #endif
         for (size_t b = 0; b < nb; b++) {
             if (pk)
-                build_rows_p8(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+                build_rows_p8(e, begin, end, cols, bounds[b], bounds[b + 1], h);
             else if (e->quant == 8)
-                build_rows_q8(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+                build_rows_q8(e, begin, end, cols, bounds[b], bounds[b + 1], h);
             else if (e->quant == 16)
-                build_rows_q16(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+                build_rows_q16(e, begin, end, cols, bounds[b], bounds[b + 1], h);
             else
-                build_rows_grad(e, begin, end, feats, bounds[b], bounds[b + 1], h);
+                build_rows_grad(e, begin, end, cols, bounds[b], bounds[b + 1], h);
         }
         return;
     }

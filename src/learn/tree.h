@@ -149,6 +149,11 @@ typedef struct gv_tree_input {
                                 ([X->n_rows * X->n_features], gv_binned_row_major); GRAD
                                 histograms, and the small nodes of trees with a feature subset
                                 per node, then read rows (faster, same sums) */
+    const gv_bundles *bundles; /* optional, with row_bins: X's feature bundles (gv_bundles_build) */
+    const uint8_t *row_bund; /* with bundles: X's bundled rows (gv_bundles_row_major); GRAD
+                                histograms of every feature from row_bins then read these, one
+                                addition per bundle instead of one per member feature, and each
+                                member's histogram is the bundle's marginal (hist.c) */
     const int32_t *qgh;    /* optional, GRAD: [2 * X->n_rows] the rows' gradient and hessian as
                               integers, g ~ qgh[2 r] qscale[0], h ~ qgh[2 r + 1] qscale[1], with
                               |qgh| * X->n_rows < 2^31.  With row_bins, one process and no

@@ -299,6 +299,14 @@ extern int gv_hist_pack;
  * 24-byte records when 0, and by the histogram's size when -1 (the default): the same sums
  * either way (tests compare the two). */
 extern int gv_hist_rec32;
+/* Row-major GRAD histograms of every feature read gv_tree_input.row_bund where given (one
+ * addition a row per feature bundle; members' histograms the bundles' marginals: the same
+ * integers, doubles to the last bits): 1 (the default) quantized ones only, 2 the doubles'
+ * too; 0: row_bins (tests compare). */
+extern int gv_hist_bundles;
+/* Tests: when set, called after each gv_hist_build with each built feature's records (f's
+ * n_bins records of rec_bytes bytes: 3 doubles, or quant bytes of integers). */
+extern void (*gv_hist_observe)(size_t f, size_t n_bins, const void *rec, size_t rec_bytes);
 
 /* Copies the statistics of rows idx[begin, end) into ns/ncls at the same positions. */
 void gv_hist_gather(gv_engine *e, size_t begin, size_t end);
