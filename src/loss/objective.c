@@ -86,18 +86,14 @@ static inline double hess_floor(double h) { return h > GV_LOSS_HESS_MIN ? h : GV
 /* 1 unless gradient g or hessian h is one the tree engine refuses (not finite, h < 0). */
 static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(h >= 0 && h <= DBL_MAX); }
 
-int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
-                      size_t G, double delta, int n_threads, double *grad, double *hess)
+/* Rows [lo, hi) of gv_loss_gradients; obj is a constant at each call (gv_loss_gradients), so
+ * each objective gets its own loop (no switch per row).  Returns 1 if a pair is bad. */
+static inline __attribute__((always_inline)) int
+gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
+              double delta, double *grad, double *hess, size_t lo, size_t hi)
 {
-    const long N = (long)n;
     int bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) reduction(|:bad) if (N >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1)
-#else
-    (void)n_threads;
-#endif
-    for (long li = 0; li < N; li++) {
-        size_t i = (size_t)li;
+    for (size_t i = lo; i < hi; i++) {
         double wi = w ? w[i] : 1.0, g, h;
         switch (obj) {
         case GV_OBJ_SQUARED:
@@ -147,6 +143,35 @@ int gv_loss_gradients(int obj, const double *y, const double *w, const double *F
         grad[i] = wi * g;
         hess[i] = wi * h;
         bad |= gh_bad(grad[i], hess[i]);
+    }
+    return bad;
+}
+
+int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+                      size_t G, double delta, int n_threads, double *grad, double *hess)
+{
+    /* equal chunks of rows, one per thread (each row on its own: any chunks give the same) */
+    const int par = n >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1;
+    const long n_chunks = par ? n_threads : 1;
+    const size_t cs = (n + (size_t)n_chunks - 1) / (size_t)n_chunks;
+    int bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(n_threads) schedule(static) reduction(|:bad) if (par)
+#else
+    (void)n_threads;
+#endif
+    for (long c = 0; c < n_chunks; c++) {
+        const size_t lo = (size_t)c * cs < n ? (size_t)c * cs : n, hi = lo + cs < n ? lo + cs : n;
+#define ROWS(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi)
+        switch (obj) {
+        case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED); break;
+        case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE); break;
+        case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER); break;
+        case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi); break;
+        case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL); break;
+        default: bad |= ROWS(GV_OBJ_SOFTMAX); break;
+        }
+#undef ROWS
     }
     return !bad;
 }
