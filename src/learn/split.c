@@ -32,9 +32,11 @@
 int gv_split_simd = 1;
 
 /* Bin records (bins x statistics) from which a node's scan is split over the threads by
- * feature: a gbdt node of 1M x 28 (about 5000 bins, 15000 records) scans for ~10 us, worth
- * two threads (each feature's best split is the same whoever scans it). */
-#define SPLIT_PAR_MIN_WORK 8192
+ * feature (each feature's best split is the same whoever scans it).  A gbdt node of 1M x 28
+ * (about 5000 bins, 15000 records) scans for ~10 us: on one thread, since a parallel region
+ * costs a futex wake with the CLI's passive OpenMP wait (cli/main.c), 7-30 us on the shared
+ * VM (d6 100k: CPU -5 %; samme 200 x 100k -5 %); fashion-MNIST's 784 features stay split. */
+#define SPLIT_PAR_MIN_WORK 65536
 /* The threads take the features a chunk at a time, about this many chunks each: features'
  * scans differ (their candidates), and fixed halves (a static schedule) left fashion-MNIST's
  * two halves of 392 pixels 5 % apart node by node. */
