@@ -1473,7 +1473,8 @@ extern int gv_tree_leaf_in_place; /* learn/tree_int.h: 0 partitions the rows of 
  * tree to the bit, and the same leaf_of_row, as partitioning the rows and summing the child --
  * with children of several 32768-row blocks, 1-3 threads (the blocks summed by the chunk where
  * they start), a row list, a feature subset per node (the left count not known from a
- * histogram), a categorical feature (a set split) and missing values. */
+ * histogram), a categorical feature (a set split) and missing values; and the same tree for 1-3
+ * threads. */
 static void test_grad_leaf_in_place(void)
 {
     rng_state = 777;
@@ -1526,6 +1527,27 @@ static void test_grad_leaf_in_place(void)
         gv_tree_free(t[0]);
         gv_tree_free(t[1]);
     }
+    /* 1, 2 and 3 threads: the same tree (2 and 3 sum a smaller child of several blocks in the
+     * partition's region, tree.c partition_binary; 1 after it, sum_gathered) */
+    gv_tree *ref = NULL;
+    for (int nt = 1; nt <= 3; nt++) {
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = 4;
+        cfg.lambda = 1.0;
+        cfg.n_threads = nt;
+        gv_tree_input in = tinput(&td);
+        gv_rng rng;
+        gv_rng_seed(&rng, 5, 6, 7);
+        gv_tree *t = NULL;
+        CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t));
+        if (nt == 1)
+            ref = t;
+        else if (t && ref)
+            CHECK(same_tree_bits(ref, t));
+        if (nt > 1) gv_tree_free(t);
+    }
+    gv_tree_free(ref);
     free(leaf[0]);
     free(leaf[1]);
     free(rows);

@@ -388,6 +388,23 @@ static void sum_rows_gather(gv_engine *e, double *t)
     e->gathered_end = n;
 }
 
+/* Block b of sum_gathered's blocks over positions [lo, lo + n) of ns: its partial sums into
+ * part[3 b ..] (zeroed) -- (count, g, h), g and h added in position order. */
+static inline void gathered_block(const double *ns_all, size_t lo, size_t n, size_t b, double *part)
+{
+    const size_t a = lo + b * ROW_BLOCK, len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
+    const double *ns = ns_all + 2 * a;
+    double *pt = part + b * 3;
+    double G = pt[1], H = pt[2];
+    for (size_t i = 0; i < len; i++) {
+        G += ns[2 * i];
+        H += ns[2 * i + 1];
+    }
+    pt[1] = G;
+    pt[2] = H;
+    pt[0] += (double)len;
+}
+
 /* GRAD node totals from the gathered statistics: t (zeroed) = the sum over positions
  * [lo, lo + n) of e->ns, by the blocks of sum_rows (the same numbers in the same order, so the
  * same sums as sum_rows over idx + lo). */
@@ -400,19 +417,7 @@ static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
 #endif
-    for (size_t b = 0; b < n_blocks; b++) {
-        size_t a = lo + b * ROW_BLOCK, len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
-        const double *ns = e->ns + 2 * a;
-        double *pt = part + b * 3;
-        double G = pt[1], H = pt[2];
-        for (size_t i = 0; i < len; i++) {
-            G += ns[2 * i];
-            H += ns[2 * i + 1];
-        }
-        pt[1] = G;
-        pt[2] = H;
-        pt[0] += (double)len;
-    }
+    for (size_t b = 0; b < n_blocks; b++) gathered_block(e->ns, lo, n, b, part);
     if (part != t)
         for (size_t b = 0; b < n_blocks; b++)
             for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
@@ -853,16 +858,52 @@ static inline size_t block_lo(size_t begin, size_t end, size_t bs, size_t b)
     return end - begin > b * bs ? begin + b * bs : end;
 }
 
+/* partition_binary's smaller child's totals: its blocks' partial sums (e->part) added in
+ * order to its zeroed record t, as sum_gathered adds them. */
+static void small_sums_end(const gv_engine *e, size_t n_blocks, double *t, int *summed)
+{
+    if (!n_blocks) return;
+    for (size_t b = 0; b < n_blocks; b++)
+        for (size_t k = 0; k < 3; k++) t[k] += e->part[b * 3 + k];
+    *summed = 1;
+}
+
 /* Stable binary partition of idx[begin, end) by split s; returns where the right rows start.
  * Large ranges are split in blocks of at most PART_BLOCK rows by several threads, in one parallel
  * region (the result is the same for any blocks).  With `gather` (GRAD statistics), the rows
  * of the smaller side (the left one on a tie) also get their (g, h) written to e->ns at their
  * new positions, as gv_hist_gather would write them, while the rows are moved. */
 static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *bits,
-                               size_t begin, size_t end, int gather, const double *hist)
+                               size_t begin, size_t end, int gather, const double *hist,
+                               double *tot2, int *summed)
 {
     size_t n = end - begin, n_blocks = 1, bs = n;
     size_t nl_known;
+    /* ns_pos with tot2 (the children's totals, zeroed): a smaller child of several ROW_BLOCKs
+     * gets its totals summed in the partition's parallel region, after the moves, by
+     * sum_gathered's blocks (the same sums; one region less): *summed = 1 then.  Its range
+     * (small_lo, small_n) and record are known once the left rows are. */
+    size_t small_lo = 0, small_n = 0, sum_blocks = 0;
+    double *small_tot = NULL;
+    *summed = 0;
+#define SMALL_SET(NL)                                                                              \
+    do {                                                                                           \
+        const int left_small_ = (NL) <= n - (NL);                                                  \
+        small_lo = left_small_ ? begin : begin + (NL);                                             \
+        small_n = left_small_ ? (NL) : n - (NL);                                                   \
+        sum_blocks = tot2 && e->ns_pos ? (small_n + ROW_BLOCK - 1) / ROW_BLOCK : 0;                \
+        if (sum_blocks <= 1) sum_blocks = 0;                                                       \
+        small_tot = tot2 + (left_small_ ? 0 : 3);                                                  \
+        if (sum_blocks) memset(e->part, 0, sum_blocks * 3 * sizeof *e->part);                      \
+    } while (0)
+    /* (inside the region, after the moves' barrier) */
+#ifdef _OPENMP
+#define SMALL_SUM_BLOCKS _Pragma("omp for schedule(static)")                                       \
+    for (size_t b_ = 0; b_ < sum_blocks; b_++) gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);
+#else
+#define SMALL_SUM_BLOCKS                                                                           \
+    for (size_t b_ = 0; b_ < sum_blocks; b_++) gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);
+#endif
     if (hist_left_rows(e, hist, s, bits, &nl_known) && nl_known <= n) {
         /* ns_pos, the left rows known: no counting pass.  One thread: forward; two: the first
          * half forward from both sides' starts, the second backward from both sides' ends
@@ -877,14 +918,22 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
         if (e->nt == 2) {
             const size_t mid = begin + n / 2;
             size_t got[2];
+            SMALL_SET(nl_known);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(2) schedule(static)
+#pragma omp parallel num_threads(2)
 #endif
-            for (int h = 0; h < 2; h++)
-                got[h] = h == 0 ? block_move(e, s, bits, begin, mid, pl, pr)
-                                : block_move_back(e, s, bits, mid, end, pr, end);
+            {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+                for (int h = 0; h < 2; h++)
+                    got[h] = h == 0 ? block_move(e, s, bits, begin, mid, pl, pr)
+                                    : block_move_back(e, s, bits, mid, end, pr, end);
+                SMALL_SUM_BLOCKS
+            }
             assert(got[0] == got[1]);
             (void)got;
+            small_sums_end(e, sum_blocks, small_tot, summed);
             return pr;
         }
     }
@@ -921,6 +970,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
         {
             for (size_t b = 0; b < n_blocks; b++) total_left += n_left[b];
             left_small = total_left <= n - total_left;
+            if (e->ns_pos) SMALL_SET(total_left);
             size_t acc_l = begin, acc_r = begin + total_left;
             for (size_t b = 0; b < n_blocks; b++) {
                 size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
@@ -979,9 +1029,13 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
                 }
             }
         }
+        SMALL_SUM_BLOCKS
     }
+    small_sums_end(e, sum_blocks, small_tot, summed);
     return begin + total_left;
 }
+#undef SMALL_SUM_BLOCKS
+#undef SMALL_SET
 
 /* A binary split whose children are leaves (they are at max_depth): the rows need not move.
  * One pass over the node's rows idx[begin, end) in order sends each row's statistics to its
@@ -1257,8 +1311,11 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
          * histogram if it may split (gv_hist_build) */
         const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist &&
                            !e->ns_pos;
+        int summed = 0;
         size_t w = partition_binary(e, &s, bits, begin, end, gather,
-                                    gr->subset || X->csr_ptr ? NULL : hist);
+                                    gr->subset || X->csr_ptr ? NULL : hist,
+                                    e->cfg->stats == GV_STATS_GRAD ? gr->tot + first * S : NULL,
+                                    &summed);
         at_depth(e, depth);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
@@ -1270,8 +1327,8 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
             if (e->cfg->dist) /* the same child on every rank: the left one */
                 small = first, large = first + 1;
             size_t lo = small == first ? begin : w, hi = small == first ? w : end;
-            if (e->ns_pos) { /* ns holds every position's (g, h) */
-                sum_gathered(e, lo, hi - lo, gr->tot + small * S);
+            if (e->ns_pos) { /* ns holds every position's (g, h) (summed by the partition?) */
+                if (!summed) sum_gathered(e, lo, hi - lo, gr->tot + small * S);
             } else if (gather) { /* (the smaller child is partition_binary's, the left on a tie) */
                 sum_gathered(e, lo, hi - lo, gr->tot + small * S);
                 e->gathered_begin = lo;
