@@ -135,6 +135,7 @@ typedef struct grower {
     size_t n_open, head, cap_open;
     size_t touched_rows;  /* nodes with fewer rows take the touched-bins way (gv_tree_fit) */
     size_t side_of;       /* the node whose children's totals side_tot holds (SIZE_MAX: none) */
+    int fill_idx;         /* idx[i] = i is left to the root's pass (pos_init_sums) */
     double *side_tot;     /* [2 S] hist_sides' totals of the left and right child */
     double *root_hist;    /* gv_tree_input.root_hist until grow takes it (owned) */
 } grower;
@@ -421,6 +422,46 @@ static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
     if (part != t)
         for (size_t b = 0; b < n_blocks; b++)
             for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+}
+
+/* ns_pos without records: the root's gather and totals in one pass (gv_hist_pos_init, then
+ * sum_gathered(e, 0, n, t)): every position's (g, h) into ns, summed by sum_gathered's blocks
+ * (the same numbers, so the same sums), and with fill (no row list: the view is every row in
+ * order) idx[i] = i written in the same pass. */
+static void pos_init_sums(gv_engine *e, double *t, int fill)
+{
+    const size_t n = e->n;
+    const double *grad = e->in->grad, *hess = e->in->hess;
+    gv_row *idx = e->idx;
+    double *ns = e->ns;
+    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    double *part = n_blocks > 1 ? e->part : t;
+    if (n_blocks > 1) memset(part, 0, n_blocks * 3 * sizeof *part);
+    if (n_blocks == 0) n_blocks = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
+#endif
+    for (size_t b = 0; b < n_blocks; b++) {
+        const size_t lo = b * ROW_BLOCK, hi = n - lo < ROW_BLOCK ? n : lo + ROW_BLOCK;
+        double *pt = part + b * 3;
+        double G = pt[1], H = pt[2];
+        for (size_t i = lo; i < hi; i++) {
+            const gv_row r = fill ? (gv_row)i : idx[i];
+            if (fill) idx[i] = r;
+            const double g = grad[r], h = hess[r];
+            ns[2 * i] = g;
+            ns[2 * i + 1] = h;
+            G += g;
+            H += h;
+        }
+        pt[1] = G;
+        pt[2] = H;
+        pt[0] += (double)(hi - lo);
+    }
+    if (part != t)
+        for (size_t b = 0; b < n_blocks; b++)
+            for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    e->gathered_fmt = 0;
 }
 
 /* Quantized GRAD node totals, with the gather of the rows' integer records for the node's
@@ -1647,7 +1688,7 @@ static grove_status check_rows(const gv_engine *e)
         if (!bad) return GROVE_OK;
     }
     for (size_t i = 0; i < e->n; i++) {
-        size_t r = e->idx[i];
+        size_t r = in->rows ? e->idx[i] : i; /* (without a row list idx may not be filled yet) */
         if (in->weight && !(in->weight[r] >= 0 && isfinite(in->weight[r])))
             return gv_err(GROVE_ERR_DATA, "gv_tree_fit: row %zu: weight must be finite and >= 0, got %g",
                           r, in->weight[r]);
@@ -1959,8 +2000,12 @@ static grove_status grow(grower *gr)
         e->nsbuf[1] = e->ns_tmp;
         e->qbuf[0] = e->qrec;
         e->qbuf[1] = e->qrec_tmp;
-        gv_hist_pos_init(e);
-        sum_gathered(e, 0, e->n, gr->tot);
+        if (e->q_pos) {
+            gv_hist_pos_init(e);
+            sum_gathered(e, 0, e->n, gr->tot);
+        } else {
+            pos_init_sums(e, gr->tot, gr->fill_idx);
+        }
     } else {
         sum_rows_gather(e, gr->tot);
     }
@@ -2185,6 +2230,8 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
     if ((st = engine_init(e, cfg, in)) != GROVE_OK) goto fail;
     if (in->rows) {
         for (size_t i = 0; i < n; i++) e->idx[i] = (gv_row)in->rows[i];
+    } else if (e->ns_pos) {
+        gr.fill_idx = 1; /* (in the root's pass over its (g, h), pos_init_sums) */
     } else {
         gv_row *idx = e->idx;
         const long nl = (long)n;
