@@ -937,10 +937,16 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
         small_tot = tot2 + (left_small_ ? 0 : 3);                                                  \
         if (sum_blocks) memset(e->part, 0, sum_blocks * 3 * sizeof *e->part);                      \
     } while (0)
-    /* (inside the region, after the moves' barrier) */
+    /* (inside the region, after the moves' loop, which has no barrier of its own (nowait): one
+     * here only when there are sums to take, and none after them -- the region's end has one --
+     * so a partition without sums waits as often as before) */
 #ifdef _OPENMP
-#define SMALL_SUM_BLOCKS _Pragma("omp for schedule(static)")                                       \
-    for (size_t b_ = 0; b_ < sum_blocks; b_++) gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);
+#define SMALL_SUM_BLOCKS                                                                           \
+    if (sum_blocks) {                                                                              \
+        _Pragma("omp barrier") _Pragma("omp for schedule(static) nowait")                          \
+        for (size_t b_ = 0; b_ < sum_blocks; b_++)                                                 \
+            gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);                             \
+    }
 #else
 #define SMALL_SUM_BLOCKS                                                                           \
     for (size_t b_ = 0; b_ < sum_blocks; b_++) gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);
@@ -965,7 +971,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #endif
             {
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
                 for (int h = 0; h < 2; h++)
                     got[h] = h == 0 ? block_move(e, s, bits, begin, mid, pl, pr)
@@ -1022,7 +1028,7 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
             }
         }
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
         for (size_t b = 0; b < n_blocks; b++) {
             size_t lo = block_lo(begin, end, bs, b), hi = block_lo(begin, end, bs, b + 1);
@@ -1243,9 +1249,10 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
             memset(part, 0, n_blocks_max * 3 * sizeof *part);
         }
         /* chunk c sums the blocks that start among its small rows: small rows j in
-         * [ceil(pre[c] / RB) RB, ceil(pre[c + 1] / RB) RB) (the last chunk: to n_small) */
+         * [ceil(pre[c] / RB) RB, ceil(pre[c + 1] / RB) RB) (the last chunk: to n_small);
+         * (nowait: the region's end waits) */
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
         for (size_t c = 0; c < nc; c++) {
             const size_t RB = ROW_BLOCK;
