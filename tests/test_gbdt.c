@@ -387,6 +387,47 @@ extern int gv_split_simd; /* learn/tree_int.h: 0 keeps the split search scalar *
 extern int gv_hist_nz;    /* learn/tree_int.h: 0 builds quantized histograms from dense rows */
 extern int gv_hist_pack;  /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
 
+extern int gv_hist_roots; /* learn/tree_int.h: 0: every softmax tree builds its own root */
+
+/* A softmax round builds its K trees' root histograms in one pass over the rows
+ * (gv_hist_roots_grad): the same models as when every tree builds its own, with 1 and 2
+ * threads, 4 classes, missing values, best-first trees. */
+static void test_softmax_roots(void)
+{
+    const size_t n = 6000, F = 30;
+    float *X = malloc(n * F * sizeof *X);
+    double *y = malloc(n * sizeof *y);
+    uint64_t s = 99;
+    for (size_t i = 0; i < n; i++) {
+        double z = 0;
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            float x = (float)((double)(s >> 11) / 9007199254740992.0);
+            if ((s >> 3) % 41 == 0) x = NAN;
+            X[i * F + f] = x;
+            if (!isnan(x)) z += (f % 3 == 0 ? 1.0 : -0.5) * x * (f < 4 ? 3 : 1);
+        }
+        y[i] = (double)((int)floor(fabs(z) * 3) % 4);
+    }
+    grove_dataset *d = array_set(X, y, n, F, "task=classification");
+    const char *kv1[] = {"algo=gbdt", "rounds=3", "growth=bestfirst", "max_leaves=15",
+                         "max_depth=0", "seed=3", "threads=1", NULL};
+    const char *kv2[] = {"algo=gbdt", "rounds=3", "growth=bestfirst", "max_leaves=15",
+                         "max_depth=0", "seed=3", "threads=2", NULL};
+    grove_model *a = train(d, NULL, kv1), *b = train(d, NULL, kv2);
+    gv_hist_roots = 0;
+    grove_model *c = train(d, NULL, kv1), *e = train(d, NULL, kv2);
+    gv_hist_roots = 1;
+    CHECK(same_predictions(a, b, d, 4));
+    CHECK(same_predictions(a, c, d, 4));
+    CHECK(same_predictions(b, e, d, 4));
+    grove_model_free(a);
+    grove_model_free(b);
+    grove_model_free(c);
+    grove_model_free(e);
+    grove_dataset_free(d);
+}
+
 /* quantized_bits (Shi et al. 2022): bit-identical models for 1 and 2 threads (rows quantized in
  * parallel blocks; both integer record widths: 60k rows at 3 bits pack into one 64-bit word,
  * 200k rows at 8 bits do not), and for the split search's scalar and AVX2 ways; at 3 bits a model
@@ -867,6 +908,7 @@ int main(void)
     test_staged();
     test_threads();
     test_quantized_threads();
+    test_softmax_roots();
     test_quantized_sparse();
     test_quantized_bundles();
     test_quantized_exact_grid();

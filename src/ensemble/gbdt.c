@@ -918,6 +918,7 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
  * the rows (gv_hist_roots_grad: the sums each tree's own root build gives, bit for bit), where
  * every tree grows on every row and all features with row-major bins and exact histograms; NULL
  * otherwise (or without memory: then each tree builds its own). */
+#define ROOTS_MAX_BYTES 512e6
 static double **round_roots(trainer *tr)
 {
     const gv_binned *X = tr->in->binned;
@@ -927,6 +928,11 @@ static double **round_roots(trainer *tr)
         !gv_hist_roots_ok(X, tr->row_bins, G))
         return NULL;
     const size_t len = gv_hist_len_grad(X);
+    /* memory: the G histograms held at once, and the rows' G (g, h) side by side (the G
+     * gradient arrays' size again), each within ROOTS_MAX_BYTES (else the trees' own builds) */
+    if ((double)G * (double)len * sizeof(double) > ROOTS_MAX_BYTES ||
+        (double)tr->n * (double)(2 * G + 3) * sizeof(double) > ROOTS_MAX_BYTES)
+        return NULL;
     double **roots = gv_calloc(G, sizeof *roots);
     if (!roots) return NULL;
     for (size_t g = 0; g < G; g++) {
@@ -936,7 +942,8 @@ static double **round_roots(trainer *tr)
             return NULL;
         }
     }
-    if (gv_hist_roots_grad(X, tr->row_bins, tr->grad, tr->hess, G, tr->nt, &tr->scratch, roots) != GROVE_OK) {
+    if (gv_hist_roots_grad(X, tr->row_bins, tr->grad, tr->hess, G, tr->nt, &tr->scratch,
+                           roots) != GROVE_OK) {
         gv_err_clear();
         free_roots(roots, G);
         return NULL;

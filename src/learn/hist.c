@@ -1456,9 +1456,10 @@ size_t gv_hist_len_grad(const gv_binned *X)
     return len;
 }
 
+int gv_hist_roots = 1;
 int gv_hist_roots_ok(const gv_binned *X, const uint8_t *row_bins, size_t K)
 {
-    return X && row_bins && X->bins8 && !X->wide && !X->csr_ptr && X->root_count && K >= 1 &&
+    return gv_hist_roots && X && row_bins && X->bins8 && !X->wide && !X->csr_ptr && X->root_count && K >= 1 &&
            K <= 64 && X->n_rows > 0 && X->n_features > 0 &&
            X->n_features <= 1024 * (size_t)GRAD_BLOCK_MAX;
 }
@@ -1539,7 +1540,8 @@ grove_status gv_hist_roots_grad(const gv_binned *X, const uint8_t *row_bins, con
                                 const double *hess, size_t K, int n_threads,
                                 gv_tree_scratch *ws, double *const *out)
 {
-    if (!gv_hist_roots_ok(X, row_bins, K)) return gv_err(GROVE_ERR_ARG, "gv_hist_roots_grad: unsupported matrix");
+    if (!gv_hist_roots_ok(X, row_bins, K))
+        return gv_err(GROVE_ERR_ARG, "gv_hist_roots_grad: not a dense 8-bit matrix with root counts");
     const size_t n = X->n_rows, F = X->n_features, V = (2 * K + 3) / 4;
     const int nt = n_threads > 1 ? n_threads : 1;
     /* feature blocks: each within ROOTS_BLOCK_BYTES (one feature at least) and

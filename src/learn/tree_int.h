@@ -291,6 +291,8 @@ extern int gv_split_simd;
 /* 1 (the default): quantized histograms of every feature read gv_tree_input.row_nz when given;
  * 0: the dense rows (the same histograms; tests compare the two). */
 extern int gv_hist_nz;
+/* 0: gv_hist_roots_ok refuses (gbdt's softmax trees then build their own roots; tests) */
+extern int gv_hist_roots;
 /* 1 (the default): quant 16 histograms are summed in packed words (gv_engine.qpk) where any fit;
  * 0: in quant 16 records directly (the same histograms; tests compare the two). */
 extern int gv_hist_pack;
