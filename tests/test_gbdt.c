@@ -507,9 +507,10 @@ static void test_quantized_bundles(void)
             const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
                                 bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
             grove_model *a = train(d, NULL, kv);
+            const int was = gv_hist_bundles;
             gv_hist_bundles = 0;
             grove_model *b = train(d, NULL, kv);
-            gv_hist_bundles = 1;
+            gv_hist_bundles = was;
             CHECK(same_predictions(a, b, d, 2));
             grove_model_free(b);
             m[t - 1] = a;

@@ -1794,6 +1794,7 @@ static void test_bundles(void)
         gv_hist_rec32 = mode == 0 ? 1 : mode == 1 ? 0 : -1;
         gv_hist_pack = mode != 4;
         hlog logs[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+        const int was_bundles = gv_hist_bundles;
         gv_tree *t[2] = {NULL, NULL};
         gv_hist_observe = hlog_observe;
         for (int r = 0; r < 2; r++) {
@@ -1804,7 +1805,7 @@ static void test_bundles(void)
             CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
         }
         gv_hist_observe = NULL;
-        gv_hist_bundles = 1;
+        gv_hist_bundles = was_bundles;
         gv_hist_rec32 = -1;
         gv_hist_pack = 1;
         CHECK(hlog_same(&logs[0], &logs[1]) >= 5 * F);

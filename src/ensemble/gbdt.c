@@ -341,7 +341,7 @@ typedef struct trainer {
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
     uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
-    gv_bundles *bundles;     /* quantized with row_bins (no row_nz), every feature a candidate
+    gv_bundles *bundles;     /* with row_bins (no row_nz), every feature a candidate
                                 at every node: the feature bundles (gv_bundles_build) and the
                                 bundled rows, or NULL */
     uint8_t *row_bund;
@@ -887,10 +887,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         if ((st = gv_row_nz_build(in->binned, tr->row_bins, tr->nt, &tr->row_nz)) != GROVE_OK)
             return st;
     }
-    /* bundles: for quantized histograms (hist.c reads the bundled rows for those of every
-     * feature; a dense matrix: the sparse rows row_nz go another way), only where every tree
-     * offers every feature at every node, one process (where quantized histograms are) */
-    if (tr->row_bins && tr->qgh && !tr->row_nz && !col && col_node >= 1 && !tr->dist) {
+    /* bundles (hist.c reads the bundled rows for the histograms of every feature; the sparse
+     * rows row_nz go another way): only where every tree offers every feature at every node,
+     * one process (ranks would bundle their own rows differently) */
+    if (tr->row_bins && !tr->row_nz && !col && col_node >= 1 && !tr->dist) {
         if ((st = gv_bundles_build(in->binned, &tr->bundles)) != GROVE_OK) return st;
         if (tr->bundles &&
             (st = gv_bundles_row_major(in->binned, tr->bundles, tr->nt, &tr->row_bund)) != GROVE_OK)

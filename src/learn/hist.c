@@ -984,9 +984,10 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
 }
 
 /* Row-major GRAD histograms of every feature read the bundled rows where given
- * (gv_tree_input.bundles): 1 (the default) quantized ones only, 2 the doubles' too, 0 never
- * (the same histograms: integers exactly, doubles to the last bits; tests compare). */
-int gv_hist_bundles = 1;
+ * (gv_tree_input.bundles): 2 (the default) quantized ones and the doubles', 1 quantized ones
+ * only, 0 never (the same histograms: integers exactly, doubles to the last bits; tests
+ * compare). */
+int gv_hist_bundles = 2;
 
 /* Whether gv_hist_build reads the bundled rows: bundles given, feats every feature (0 .. F - 1
  * in order), and each thread's scratch holds the bundles' histograms (rows_block). */

@@ -303,8 +303,8 @@ extern int gv_hist_pack;
 extern int gv_hist_rec32;
 /* Row-major GRAD histograms of every feature read gv_tree_input.row_bund where given (one
  * addition a row per feature bundle; members' histograms the bundles' marginals: the same
- * integers, doubles to the last bits): 1 (the default) quantized ones only, 2 the doubles'
- * too; 0: row_bins (tests compare). */
+ * integers, doubles to the last bits): 2 (the default) quantized and doubles, 1 quantized
+ * only; 0: row_bins (tests compare). */
 extern int gv_hist_bundles;
 /* Tests: when set, called after each gv_hist_build with each built feature's records (f's
  * n_bins records of rec_bytes bytes: 3 doubles, or quant bytes of integers). */
