@@ -335,6 +335,9 @@ typedef struct trainer {
     double *F, *Fv;          /* [n * G], [nv * G] scores */
     double *grad, *hess;     /* [G * n] group-major */
     int gh_checked;          /* every grad finite, every hess finite and >= 0 (gv_loss_gradients) */
+    const double *owed;      /* G = 1, no one reading F between rounds: the last tree's values,
+                                whose score update F[r] += owed[leaf[r]] the next gradient pass
+                                makes (gv_loss_gradients_upd; flush_scores at the end), or NULL */
     size_t *rows;            /* [n] the round's sampled rows */
     size_t n_sampled;
     uint8_t *mask;           /* [F_count] per-tree feature mask */
@@ -393,8 +396,11 @@ static void free_roots(double **roots, size_t G)
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
-    tr->gh_checked = gv_loss_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
-                                       tr->huber_delta, tr->nt, tr->grad, tr->hess);
+    /* with the last tree's score update owed: both in one pass over the rows */
+    tr->gh_checked = gv_loss_gradients_upd(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
+                                           tr->huber_delta, tr->nt, tr->grad, tr->hess,
+                                           tr->owed ? tr->leaf : NULL, tr->owed);
+    tr->owed = NULL;
     if (tr->dist) { /* on the common grid of dist.h: every tree sum is exact, in any split */
         size_t m = tr->n * tr->G;
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
@@ -951,6 +957,26 @@ static double **round_roots(trainer *tr)
     return roots;
 }
 
+/* Scores: F[r] += val[leaf[r]] in column g for every training row. */
+static void add_leaf_values(trainer *tr, const double *val, size_t g)
+{
+    const size_t G = tr->G;
+    const uint32_t *leaf = tr->leaf;
+    double *F = tr->F + g;
+    const long N = (long)tr->n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+    for (long i = 0; i < N; i++) F[(size_t)i * G] += val[leaf[i]];
+}
+
+/* The score update a gradient pass was owed (trainer.owed), made on its own. */
+static void flush_scores(trainer *tr)
+{
+    if (tr->owed) add_leaf_values(tr, tr->owed, 0);
+    tr->owed = NULL;
+}
+
 /* Round t: gradients at the current scores, the round's rows and features, one tree per group
  * (pruned, refitted for absolute, line-searched for exponential, shrunk by eta), and the
  * scores F (and Fv) moved by it. */
@@ -1013,15 +1039,14 @@ static grove_status fit_round(trainer *tr, size_t t)
             return st;
         }
         for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
-        /* scores: F += value of the row's leaf (binned walk done above) */
+        /* scores: F += value of the row's leaf (binned walk done above); with one group and
+         * nothing reading F before the next round's gradients (no train metric, one process),
+         * owed to that pass (compute_gradients) */
         const double *val = tree->values;
-        const uint32_t *leaf = tr->leaf;
-        double *F = tr->F + g;
-        const long N = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
-#endif
-        for (long i = 0; i < N; i++) F[(size_t)i * G] += val[leaf[i]];
+        if (G == 1 && !tr->dist && !b->log_train)
+            tr->owed = val;
+        else
+            add_leaf_values(tr, val, g);
         if (tr->valid) {
             const long NV = (long)nv;
             double *Fv = tr->Fv + g;
@@ -1125,6 +1150,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
             goto fail;
         if (stop) break;
     }
+    flush_scores(&tr); /* (before keep_best_rounds frees the trees it reads) */
     const size_t fitted = tr.b->n_rounds;
     keep_best_rounds(&tr);
     /* the scores F are the model's on the training rows when every fitted round was kept (and

@@ -90,36 +90,39 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
  * each objective gets its own loop (no switch per row).  Returns 1 if a pair is bad. */
 static inline __attribute__((always_inline)) int
 gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
-              double delta, double *grad, double *hess, size_t lo, size_t hi)
+              double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
+              const uint32_t *leaf, const double *val)
 {
     int bad = 0;
     for (size_t i = lo; i < hi; i++) {
         double wi = w ? w[i] : 1.0, g, h;
+        /* with leaf (G = 1): the owed score update first, F[i] += val[leaf[i]] (the same sum) */
+        const double Fi = leaf ? (Fu[i] = F[i] + val[leaf[i]]) : F[i];
         switch (obj) {
         case GV_OBJ_SQUARED:
-            g = F[i] - y[i];
+            g = Fi - y[i];
             h = 1.0;
             break;
         case GV_OBJ_ABSOLUTE: {
-            double r = F[i] - y[i];
+            double r = Fi - y[i];
             g = (r > 0) - (r < 0);
             h = 1.0;
             break;
         }
         case GV_OBJ_HUBER: {
-            double r = F[i] - y[i];
+            double r = Fi - y[i];
             g = r > delta ? delta : (r < -delta ? -delta : r);
             h = 1.0;
             break;
         }
         case GV_OBJ_LOGISTIC: {
-            double p = gv_loss_sigmoid(F[i]);
+            double p = gv_loss_sigmoid(Fi);
             g = p - y[i];
             h = hess_floor(p * (1.0 - p));
             break;
         }
         case GV_OBJ_EXPONENTIAL: {
-            double ys = 2 * y[i] - 1, e = exp(-ys * F[i]);
+            double ys = 2 * y[i] - 1, e = exp(-ys * Fi);
             g = -ys * e;
             h = e;
             break;
@@ -150,6 +153,19 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
 int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
                       size_t G, double delta, int n_threads, double *grad, double *hess)
 {
+    return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, delta, n_threads, grad,
+                                 hess, NULL, NULL);
+}
+
+int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
+                          size_t G, double delta, int n_threads, double *grad, double *hess,
+                          const uint32_t *leaf, const double *val)
+{
+    if (leaf && (G != 1 || obj == GV_OBJ_SOFTMAX)) { /* (not fused: column 0's update first) */
+        for (size_t i = 0; i < n; i++) F[i * G] += val[leaf[i]];
+        leaf = NULL;
+        val = NULL;
+    }
     /* equal chunks of rows, one per thread (each row on its own: any chunks give the same) */
     const int par = n >= GV_LOSS_PAR_MIN_ROWS && n_threads > 1;
     const long n_chunks = par ? n_threads : 1;
@@ -162,15 +178,27 @@ int gv_loss_gradients(int obj, const double *y, const double *w, const double *F
 #endif
     for (long c = 0; c < n_chunks; c++) {
         const size_t lo = (size_t)c * cs < n ? (size_t)c * cs : n, hi = lo + cs < n ? lo + cs : n;
-#define ROWS(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi)
-        switch (obj) {
-        case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED); break;
-        case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE); break;
-        case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER); break;
-        case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi); break;
-        case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL); break;
-        default: bad |= ROWS(GV_OBJ_SOFTMAX); break;
+#define ROWS(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL)
+#define ROWSU(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, F, leaf, val)
+        if (leaf) {
+            switch (obj) {
+            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE); break;
+            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val); break;
+            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL); break;
+            }
+        } else {
+            switch (obj) {
+            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE); break;
+            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL); break;
+            case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL); break;
+            default: bad |= ROWS(GV_OBJ_SOFTMAX); break;
+            }
         }
+#undef ROWSU
 #undef ROWS
     }
     return !bad;
