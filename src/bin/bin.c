@@ -697,30 +697,6 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     return GROVE_OK;
 }
 
-grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **out)
-{
-    *out = NULL;
-    if (b->wide || b->csr_ptr || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
-    size_t F = b->n_features, n = b->n_rows, len;
-    if (gv_mul_size(n, F, &len) != 0) return gv_err_nomem("row-major bins (size overflow)");
-    uint8_t *r = gv_malloc_huge(len);
-    if (!r) return gv_err_nomem("row-major bins");
-    /* tiles of 64 rows x all features: each column read is one cache line */
-    const long n_tiles = (long)((n + 63) / 64);
-    (void)n_threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 65536)
-#endif
-    for (long t = 0; t < n_tiles; t++) {
-        size_t lo = (size_t)t * 64, hi = lo + 64 < n ? lo + 64 : n;
-        for (size_t f = 0; f < F; f++) {
-            const uint8_t *col = b->bins8 + f * n;
-            for (size_t i = lo; i < hi; i++) r[i * F + f] = col[i];
-        }
-    }
-    *out = r;
-    return GROVE_OK;
-}
 
 void gv_bundles_free(gv_bundles *p)
 {
@@ -860,15 +836,18 @@ grove_status gv_bundles_build(const gv_binned *b, gv_bundles **out)
     return st;
 }
 
-grove_status gv_bundles_row_major(const gv_binned *b, const gv_bundles *p, int n_threads,
-                                  uint8_t **out)
+/* The rows of `b` row-major, C bytes each: with plan p its columns (a feature's bin or its
+ * bundle's joint bin), without one every feature (C = n_features).  Tiles of 64 rows x all
+ * columns: each column read is one cache line. */
+static grove_status rows_major(const gv_binned *b, const gv_bundles *p, int n_threads,
+                               uint8_t **out)
 {
     *out = NULL;
-    const size_t n = b->n_rows, C = p->n_cols;
+    const size_t n = b->n_rows, C = p ? p->n_cols : b->n_features;
     size_t len;
-    if (gv_mul_size(n, C, &len) != 0) return gv_err_nomem("bundled rows (size overflow)");
+    if (gv_mul_size(n, C, &len) != 0) return gv_err_nomem("row-major bins (size overflow)");
     uint8_t *r = gv_malloc_huge(len ? len : 1);
-    if (!r) return gv_err_nomem("bundled rows");
+    if (!r) return gv_err_nomem("row-major bins");
     const long n_tiles = (long)((n + 63) / 64);
     (void)n_threads;
 #ifdef _OPENMP
@@ -877,12 +856,13 @@ grove_status gv_bundles_row_major(const gv_binned *b, const gv_bundles *p, int n
     for (long t = 0; t < n_tiles; t++) {
         size_t lo = (size_t)t * 64, hi = lo + 64 < n ? lo + 64 : n;
         for (size_t c = 0; c < C; c++) {
-            if (p->col[c] >= 0) {
-                const uint8_t *colp = b->bins8 + (size_t)p->col[c] * n;
+            const int32_t src = p ? p->col[c] : (int32_t)c;
+            if (src >= 0) {
+                const uint8_t *colp = b->bins8 + (size_t)src * n;
                 for (size_t i = lo; i < hi; i++) r[i * C + c] = colp[i];
                 continue;
             }
-            const size_t bi = (size_t)(-1 - p->col[c]);
+            const size_t bi = (size_t)(-1 - src);
             for (size_t i = lo; i < hi; i++) r[i * C + c] = 0;
             for (size_t k = p->member_off[bi]; k < p->member_off[bi + 1]; k++) {
                 const uint8_t *colp = b->bins8 + (size_t)p->members[k] * n;
@@ -893,4 +873,17 @@ grove_status gv_bundles_row_major(const gv_binned *b, const gv_bundles *p, int n
     }
     *out = r;
     return GROVE_OK;
+}
+
+grove_status gv_binned_row_major(const gv_binned *b, int n_threads, uint8_t **out)
+{
+    *out = NULL;
+    if (b->wide || b->csr_ptr || b->n_features == 0 || b->n_rows == 0) return GROVE_OK;
+    return rows_major(b, NULL, n_threads, out);
+}
+
+grove_status gv_bundles_row_major(const gv_binned *b, const gv_bundles *p, int n_threads,
+                                  uint8_t **out)
+{
+    return rows_major(b, p, n_threads, out);
 }
