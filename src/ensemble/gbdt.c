@@ -335,6 +335,8 @@ typedef struct trainer {
     double *F, *Fv;          /* [n * G], [nv * G] scores */
     double *grad, *hess;     /* [G * n] group-major */
     int gh_checked;          /* every grad finite, every hess finite and >= 0 (gv_loss_gradients) */
+    int gh_in_ns;            /* this round's (g, h) are in scratch's position buffer
+                                (gv_tree_scratch_gh, gv_tree_input.gh_in_ns), not grad, hess */
     const double *owed;      /* G = 1, no one reading F between rounds: the last tree's values,
                                 whose score update F[r] += owed[leaf[r]] the next gradient pass
                                 makes (gv_loss_gradients_upd; flush_scores at the end), or NULL */
@@ -396,11 +398,25 @@ static void free_roots(double **roots, size_t G)
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
+    /* one group on every row, exact, one process: the pairs straight into the tree's position
+     * buffer (what its root would copy them to) */
+    double *gh = tr->G == 1 && tr->obj != GV_OBJ_SOFTMAX && !tr->qbits && !tr->dist &&
+                         tr->subsample >= 1
+                     ? gv_tree_scratch_gh(&tr->scratch, tr->n)
+                     : NULL;
     /* with the last tree's score update owed: both in one pass over the rows */
     tr->gh_checked = gv_loss_gradients_upd(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
                                            tr->huber_delta, tr->nt, tr->grad, tr->hess,
-                                           tr->owed ? tr->leaf : NULL, tr->owed);
+                                           tr->owed ? tr->leaf : NULL, tr->owed, gh);
     tr->owed = NULL;
+    tr->gh_in_ns = gh != NULL;
+    if (gh && !tr->gh_checked) { /* a bad pair: grad and hess, for the tree to name its row */
+        for (size_t i = 0; i < tr->n; i++) {
+            tr->grad[i] = gh[2 * i];
+            tr->hess[i] = gh[2 * i + 1];
+        }
+        tr->gh_in_ns = 0;
+    }
     if (tr->dist) { /* on the common grid of dist.h: every tree sum is exact, in any split */
         size_t m = tr->n * tr->G;
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
@@ -994,8 +1010,9 @@ static grove_status fit_round(trainer *tr, size_t t)
             .X = tr->in->binned,
             .rows = sub ? tr->rows : NULL,
             .n_rows = tr->n_sampled,
-            .grad = tr->grad + g * n,
-            .hess = tr->hess + g * n,
+            .grad = tr->gh_in_ns ? NULL : tr->grad + g * n,
+            .hess = tr->gh_in_ns ? NULL : tr->hess + g * n,
+            .gh_in_ns = tr->gh_in_ns,
             .row_bins = tr->row_bins,
             .bundles = tr->bundles,
             .row_bund = tr->row_bund,

@@ -82,6 +82,18 @@ void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_clas
     cfg->n_threads = 1;
 }
 
+double *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n)
+{
+    size_t m;
+    if (!s || gv_mul_size(n, 2, &m) != 0) return NULL;
+    if (s->cap_ns < m) {
+        gv_free(s->ns);
+        s->ns = gv_malloc_huge_array(m, sizeof *s->ns);
+        s->cap_ns = s->ns ? m : 0;
+    }
+    return s->ns;
+}
+
 void gv_tree_scratch_free(gv_tree_scratch *s)
 {
     if (!s) return;
@@ -432,6 +444,7 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
 {
     const size_t n = e->n;
     const double *grad = e->in->grad, *hess = e->in->hess;
+    const int gh_in = e->in->gh_in_ns && fill;
     gv_row *idx = e->idx;
     double *ns = e->ns;
     size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
@@ -445,14 +458,22 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
         const size_t lo = b * ROW_BLOCK, hi = n - lo < ROW_BLOCK ? n : lo + ROW_BLOCK;
         double *pt = part + b * 3;
         double G = pt[1], H = pt[2];
-        for (size_t i = lo; i < hi; i++) {
-            const gv_row r = fill ? (gv_row)i : idx[i];
-            if (fill) idx[i] = r;
-            const double g = grad[r], h = hess[r];
-            ns[2 * i] = g;
-            ns[2 * i + 1] = h;
-            G += g;
-            H += h;
+        if (gh_in) { /* (g, h) already in place (gh_in_ns: fill): idx and the sums only */
+            for (size_t i = lo; i < hi; i++) {
+                idx[i] = (gv_row)i;
+                G += ns[2 * i];
+                H += ns[2 * i + 1];
+            }
+        } else {
+            for (size_t i = lo; i < hi; i++) {
+                const gv_row r = fill ? (gv_row)i : idx[i];
+                if (fill) idx[i] = r;
+                const double g = grad[r], h = hess[r];
+                ns[2 * i] = g;
+                ns[2 * i + 1] = h;
+                G += g;
+                H += h;
+            }
         }
         pt[1] = G;
         pt[2] = H;
@@ -1619,8 +1640,11 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
     } else if (cfg->stats == GV_STATS_GRAD) {
         if (cfg->criterion != GV_SPLIT_NEWTON)
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradient statistics need criterion newton");
-        if (!in->grad || !in->hess)
-            return gv_err(GROVE_ERR_ARG, "gv_tree_fit: gradients or hessians are NULL");
+        if (in->gh_in_ns ? !in->X || !in->scratch || in->rows || in->qgh || cfg->dist || !in->gh_checked ||
+                               in->weight || !in->scratch->ns || in->scratch->cap_ns < 2 * in->X->n_rows
+                         : !in->grad || !in->hess)
+            return gv_err(GROVE_ERR_ARG, in->gh_in_ns ? "gv_tree_fit: gh_in_ns needs scratch's (g, h) of every row, checked, without rows, qgh or dist"
+                                                      : "gv_tree_fit: gradients or hessians are NULL");
         if (in->qgh && !(in->qscale[0] > 0 && isfinite(in->qscale[0]) && in->qscale[1] > 0 &&
                          isfinite(in->qscale[1])))
             return gv_err(GROVE_ERR_ARG, "gv_tree_fit: quantized gradients need finite scales > 0, got %g and %g",

@@ -95,6 +95,10 @@ typedef struct gv_tree_scratch {
     size_t cap_roots;
 } gv_tree_scratch;
 void gv_tree_scratch_free(gv_tree_scratch *s);
+/* The scratch's position buffer for a GRAD fit on n rows without a row list, grown to 2 n
+ * doubles (contents not kept), for the caller to write every row's (g, h) at [2 r], [2 r + 1]
+ * before a fit with gv_tree_input.gh_in_ns; NULL when out of memory. */
+double *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n);
 
 /* Quantized gradient trees on sparse data (gv_row_nz_build, hist.c): every row's bins except
  * those in its feature's most frequent bin where that holds at least GV_NZ_MIN_MODE of the rows
@@ -184,6 +188,10 @@ typedef struct gv_tree_input {
     int gh_checked;        /* GRAD: 1 when the caller knows that every grad[r] is finite and
                               every hess[r] finite and >= 0, for all rows of X (gbdt: checked
                               while they were computed), so they are not read again */
+    int gh_in_ns;          /* GRAD without rows, qgh or dist, with scratch and gh_checked: the
+                              rows' (g, h) are in gv_tree_scratch_gh's buffer (written by the
+                              caller for this fit; the fit overwrites it), and grad and hess
+                              are not read (may be NULL) -- the root's copy of them spared */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };

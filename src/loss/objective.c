@@ -91,7 +91,7 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
 static inline __attribute__((always_inline)) int
 gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
               double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
-              const uint32_t *leaf, const double *val)
+              const uint32_t *leaf, const double *val, double *gh)
 {
     int bad = 0;
     for (size_t i = lo; i < hi; i++) {
@@ -143,6 +143,12 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
             continue;
         }
         }
+        if (gh) { /* interleaved (G = 1) */
+            gh[2 * i] = wi * g;
+            gh[2 * i + 1] = wi * h;
+            bad |= gh_bad(gh[2 * i], gh[2 * i + 1]);
+            continue;
+        }
         grad[i] = wi * g;
         hess[i] = wi * h;
         bad |= gh_bad(grad[i], hess[i]);
@@ -154,13 +160,14 @@ int gv_loss_gradients(int obj, const double *y, const double *w, const double *F
                       size_t G, double delta, int n_threads, double *grad, double *hess)
 {
     return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, delta, n_threads, grad,
-                                 hess, NULL, NULL);
+                                 hess, NULL, NULL, NULL);
 }
 
 int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
                           size_t G, double delta, int n_threads, double *grad, double *hess,
-                          const uint32_t *leaf, const double *val)
+                          const uint32_t *leaf, const double *val, double *gh)
 {
+    if (G != 1 || obj == GV_OBJ_SOFTMAX) gh = NULL; /* (documented: G = 1 only) */
     if (leaf && (G != 1 || obj == GV_OBJ_SOFTMAX)) { /* (not fused: column 0's update first) */
         for (size_t i = 0; i < n; i++) F[i * G] += val[leaf[i]];
         leaf = NULL;
@@ -178,24 +185,40 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
 #endif
     for (long c = 0; c < n_chunks; c++) {
         const size_t lo = (size_t)c * cs < n ? (size_t)c * cs : n, hi = lo + cs < n ? lo + cs : n;
-#define ROWS(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL)
-#define ROWSU(OBJ) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, F, leaf, val)
-        if (leaf) {
+#define ROWS(OBJ, GH) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, GH)
+#define ROWSU(OBJ, GH) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, GH)
+        if (leaf && gh) {
             switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE); break;
-            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val); break;
-            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL); break;
+            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED, gh); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE, gh); break;
+            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER, gh); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC, gh) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, gh); break;
+            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL, gh); break;
+            }
+        } else if (gh) {
+            switch (obj) {
+            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, gh); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE, gh); break;
+            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER, gh); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC, gh) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, gh); break;
+            default: bad |= ROWS(GV_OBJ_EXPONENTIAL, gh); break;
+            }
+        } else if (leaf) {
+            switch (obj) {
+            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED, NULL); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE, NULL); break;
+            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER, NULL); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC, NULL) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, NULL); break;
+            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL, NULL); break;
             }
         } else {
             switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE); break;
-            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL); break;
-            case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL); break;
-            default: bad |= ROWS(GV_OBJ_SOFTMAX); break;
+            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, NULL); break;
+            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE, NULL); break;
+            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER, NULL); break;
+            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC, NULL) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, NULL); break;
+            case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL, NULL); break;
+            default: bad |= ROWS(GV_OBJ_SOFTMAX, NULL); break;
             }
         }
 #undef ROWSU
