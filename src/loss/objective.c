@@ -185,43 +185,31 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
 #endif
     for (long c = 0; c < n_chunks; c++) {
         const size_t lo = (size_t)c * cs < n ? (size_t)c * cs : n, hi = lo + cs < n ? lo + cs : n;
-#define ROWS(OBJ, GH) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, GH)
-#define ROWSU(OBJ, GH) gradient_rows(OBJ, y, w, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, GH)
-        if (leaf && gh) {
-            switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED, gh); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE, gh); break;
-            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER, gh); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC, gh) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, gh); break;
-            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL, gh); break;
-            }
-        } else if (gh) {
-            switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, gh); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE, gh); break;
-            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER, gh); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC, gh) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, gh); break;
-            default: bad |= ROWS(GV_OBJ_EXPONENTIAL, gh); break;
-            }
-        } else if (leaf) {
-            switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWSU(GV_OBJ_SQUARED, NULL); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWSU(GV_OBJ_ABSOLUTE, NULL); break;
-            case GV_OBJ_HUBER: bad |= ROWSU(GV_OBJ_HUBER, NULL); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWSU(GV_OBJ_LOGISTIC, NULL) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, F, leaf, val, NULL); break;
-            default: bad |= ROWSU(GV_OBJ_EXPONENTIAL, NULL); break;
-            }
-        } else {
-            switch (obj) {
-            case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, NULL); break;
-            case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE, NULL); break;
-            case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER, NULL); break;
-            case GV_OBJ_LOGISTIC: bad |= w ? ROWS(GV_OBJ_LOGISTIC, NULL) : gradient_rows(GV_OBJ_LOGISTIC, y, NULL, F, n, G, delta, grad, hess, lo, hi, NULL, NULL, NULL, NULL); break;
-            case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL, NULL); break;
-            default: bad |= ROWS(GV_OBJ_SOFTMAX, NULL); break;
-            }
-        }
-#undef ROWSU
+        /* one loop per objective (a constant in each), w NULL a constant for the logistic's
+         * unweighted loop; FU, LF, VL: the fused score update (F, leaf, val) or none */
+#define ROWS(OBJ, W, FU, LF, VL, GH)                                                               \
+    gradient_rows(OBJ, y, W, F, n, G, delta, grad, hess, lo, hi, FU, LF, VL, GH)
+#define BY_OBJECTIVE(FU, LF, VL, GH)                                                               \
+    switch (obj) {                                                                                 \
+    case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, w, FU, LF, VL, GH); break;                    \
+    case GV_OBJ_ABSOLUTE: bad |= ROWS(GV_OBJ_ABSOLUTE, w, FU, LF, VL, GH); break;                  \
+    case GV_OBJ_HUBER: bad |= ROWS(GV_OBJ_HUBER, w, FU, LF, VL, GH); break;                        \
+    case GV_OBJ_LOGISTIC:                                                                          \
+        bad |= w ? ROWS(GV_OBJ_LOGISTIC, w, FU, LF, VL, GH)                                        \
+                 : ROWS(GV_OBJ_LOGISTIC, NULL, FU, LF, VL, GH);                                    \
+        break;                                                                                     \
+    case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL, w, FU, LF, VL, GH); break;            \
+    default: bad |= ROWS(GV_OBJ_SOFTMAX, w, FU, LF, VL, GH); break;                                \
+    }
+        if (leaf && gh)
+            BY_OBJECTIVE(F, leaf, val, gh)
+        else if (gh)
+            BY_OBJECTIVE(NULL, NULL, NULL, gh)
+        else if (leaf)
+            BY_OBJECTIVE(F, leaf, val, NULL)
+        else
+            BY_OBJECTIVE(NULL, NULL, NULL, NULL)
+#undef BY_OBJECTIVE
 #undef ROWS
     }
     return !bad;
