@@ -338,6 +338,26 @@ static inline void block_rows_end(const gv_engine *e, double *p, double *t, size
     for (size_t k = 0; k < e->S; k++) t[k] = full == 0 ? p[k] : t[k] + p[k];
 }
 
+/* Block partial sums of n rows (ROW_BLOCK rows a block, S sums each): e->part zeroed when
+ * there are several blocks, else t itself (one block sums straight into the zeroed totals);
+ * *nb gets the number of blocks, at least 1. */
+static double *block_parts(const gv_engine *e, size_t n, size_t S, double *t, size_t *nb)
+{
+    const size_t b = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    *nb = b ? b : 1;
+    if (b <= 1) return t;
+    memset(e->part, 0, b * S * sizeof *e->part);
+    return e->part;
+}
+
+/* t += the nb blocks' partial sums, in block order (nothing when they were t itself). */
+static void add_parts(const double *part, size_t nb, size_t S, double *t)
+{
+    if (part == t) return;
+    for (size_t b = 0; b < nb; b++)
+        for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+}
+
 /* Node totals: t (zeroed) = the sum over rows idx[0..n), taken over fixed blocks of
  * ROW_BLOCK rows (in parallel) whose partial sums are then added in block order.  The blocks
  * do not depend on the thread count, so neither do the sums. */
@@ -348,8 +368,7 @@ static void sum_rows(const gv_engine *e, const gv_row *idx, size_t n, double *t)
         sum_rows_serial(e, idx, n, t);
         return;
     }
-    double *part = e->part;
-    memset(part, 0, n_blocks * S * sizeof *part);
+    double *part = block_parts(e, n, S, t, &n_blocks);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1)
 #endif
@@ -357,8 +376,7 @@ static void sum_rows(const gv_engine *e, const gv_row *idx, size_t n, double *t)
         size_t lo = b * ROW_BLOCK, len = n - lo < ROW_BLOCK ? n - lo : ROW_BLOCK;
         sum_rows_serial(e, idx + lo, len, part + b * S);
     }
-    for (size_t b = 0; b < n_blocks; b++)
-        for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+    add_parts(part, n_blocks, S, t);
 }
 
 /* The root's totals t (zeroed) as sum_rows(e, e->idx, e->n, t) gives them, and, CLASS and REG,
@@ -367,19 +385,19 @@ static void sum_rows(const gv_engine *e, const gv_row *idx, size_t n, double *t)
 static void sum_rows_gather(gv_engine *e, double *t)
 {
     const size_t n = e->n, S = e->S, stride = gv_ns_stride(e);
-    const size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
     if (e->cfg->stats == GV_STATS_GRAD) {
         sum_rows(e, e->idx, n, t);
         return;
     }
     const gv_row *idx = e->idx;
-    double *ns = e->ns, *part = n_blocks > 1 ? e->part : t;
+    double *ns = e->ns;
     int32_t *ncls = e->ncls;
-    if (n_blocks > 1) memset(part, 0, n_blocks * S * sizeof *part);
+    size_t n_blocks;
+    double *part = block_parts(e, n, S, t, &n_blocks);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n >= LIGHT_PASS_ROWS)
 #endif
-    for (size_t b = 0; b < (n_blocks ? n_blocks : 1); b++) {
+    for (size_t b = 0; b < n_blocks; b++) {
         const size_t lo = b * ROW_BLOCK, hi = n - lo < ROW_BLOCK ? n : lo + ROW_BLOCK;
         double *pt = part + b * S;
         if (CLASS2_SUMS(e)) {
@@ -394,9 +412,7 @@ static void sum_rows_gather(gv_engine *e, double *t)
         }
         rows_counted(e, hi - lo, pt);
     }
-    if (part != t)
-        for (size_t b = 0; b < n_blocks; b++)
-            for (size_t k = 0; k < S; k++) t[k] += part[b * S + k];
+    add_parts(part, n_blocks, S, t);
     e->gathered_begin = 0;
     e->gathered_end = n;
 }
@@ -423,17 +439,13 @@ static inline void gathered_block(const double *ns_all, size_t lo, size_t n, siz
  * same sums as sum_rows over idx + lo). */
 static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
 {
-    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
-    double *part = n_blocks > 1 ? e->part : t;
-    if (n_blocks > 1) memset(part, 0, n_blocks * 3 * sizeof *part);
-    if (n_blocks == 0) n_blocks = 1;
+    size_t n_blocks;
+    double *part = block_parts(e, n, 3, t, &n_blocks);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
 #endif
     for (size_t b = 0; b < n_blocks; b++) gathered_block(e->ns, lo, n, b, part);
-    if (part != t)
-        for (size_t b = 0; b < n_blocks; b++)
-            for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    add_parts(part, n_blocks, 3, t);
 }
 
 /* ns_pos without records: the root's gather and totals in one pass (gv_hist_pos_init, then
@@ -447,10 +459,8 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
     const int gh_in = e->in->gh_in_ns && fill;
     gv_row *idx = e->idx;
     double *ns = e->ns;
-    size_t n_blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
-    double *part = n_blocks > 1 ? e->part : t;
-    if (n_blocks > 1) memset(part, 0, n_blocks * 3 * sizeof *part);
-    if (n_blocks == 0) n_blocks = 1;
+    size_t n_blocks;
+    double *part = block_parts(e, n, 3, t, &n_blocks);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
 #endif
@@ -479,9 +489,7 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
         pt[2] = H;
         pt[0] += (double)(hi - lo);
     }
-    if (part != t)
-        for (size_t b = 0; b < n_blocks; b++)
-            for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    add_parts(part, n_blocks, 3, t);
     e->gathered_fmt = 0;
 }
 
@@ -495,8 +503,7 @@ static void sum_gather_quant(gv_engine *e, size_t lo, size_t n, double *t)
         gv_hist_gather_sums(e, lo, n, t);
         return;
     }
-    double *part = e->part;
-    memset(part, 0, n_blocks * 3 * sizeof *part);
+    double *part = block_parts(e, n, 3, t, &n_blocks);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1)
 #endif
@@ -504,8 +511,7 @@ static void sum_gather_quant(gv_engine *e, size_t lo, size_t n, double *t)
         size_t len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
         gv_hist_gather_sums(e, lo + b * ROW_BLOCK, len, part + b * 3);
     }
-    for (size_t b = 0; b < n_blocks; b++)
-        for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    add_parts(part, n_blocks, 3, t);
 }
 
 /* A node's row count: its rows here, or over all ranks in a data-parallel run (the totals'
@@ -1315,8 +1321,7 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
     /* sum_gathered's combination: the blocks added in order to the zeroed totals (0 + x = x
      * where sum_gathered sums one block straight into them) */
     const size_t n_blocks = (n_small + ROW_BLOCK - 1) / ROW_BLOCK;
-    for (size_t b = 0; b < (n_blocks ? n_blocks : 1); b++)
-        for (size_t k = 0; k < 3; k++) t[k] += part[b * 3 + k];
+    add_parts(part, n_blocks ? n_blocks : 1, 3, t);
     double *large = gr->tot + (left_small ? first + 1 : first) * 3;
     for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
 }
