@@ -401,6 +401,7 @@ static void root_counts(const gv_binned *X, const int32_t *feats, size_t k0, siz
 typedef struct rows_block {
     const uint8_t *base;
     size_t F, nk, span, n_bins; /* n_bins: of all the block's columns */
+    size_t max_bins;            /* of one column */
     int contiguous;
     uint32_t pos[GRAD_BLOCK_MAX];
     uint32_t nb[GRAD_BLOCK_MAX];  /* column k's bins */
@@ -413,6 +414,7 @@ static void rows_block_init(const gv_engine *e, const int32_t *feats, size_t k0,
     const gv_bundles *p = e->in->bundles;
     rb->nk = k1 - k0;
     rb->n_bins = 0;
+    rb->max_bins = 0;
     if (!feats) {
         rb->base = e->in->row_bund + k0;
         rb->F = p->n_cols;
@@ -423,6 +425,7 @@ static void rows_block_init(const gv_engine *e, const int32_t *feats, size_t k0,
             rb->col[k] = p->col[k0 + k];
             rb->nb[k] = p->col_bins[k0 + k];
             rb->n_bins += rb->nb[k];
+            if (rb->nb[k] > rb->max_bins) rb->max_bins = rb->nb[k];
         }
         return;
     }
@@ -437,6 +440,7 @@ static void rows_block_init(const gv_engine *e, const int32_t *feats, size_t k0,
         rb->col[k] = (int32_t)f;
         rb->nb[k] = e->X->mappers[f].n_bins;
         rb->n_bins += rb->nb[k];
+        if (rb->nb[k] > rb->max_bins) rb->max_bins = rb->nb[k];
     }
 }
 
@@ -550,6 +554,8 @@ static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
  * previous one's store, and the records leave L2).  gv_hist_rec32 = 0 or 1 forces either way
  * (tests). */
 #define REC32_MAX_BYTES ((size_t)512 << 10)
+/* build_rows_grad's records of block column k start at record k * GRAD_STRIDE */
+enum { GRAD_STRIDE = 256 };
 int gv_hist_rec32 = -1;
 static int grad_rec32(const gv_engine *e)
 {
@@ -571,7 +577,8 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
     const gv_row *idx = e->idx;
     const double *ns = e->ns;
     double *hp[GRAD_BLOCK_MAX];
-    gv_v4d *r4 = grad_rec32(e) ? grad4_records(e, rb.n_bins) : NULL;
+    gv_v4d *r4 = grad_rec32(e) && rb.max_bins <= GRAD_STRIDE ? grad4_records(e, nk * GRAD_STRIDE)
+                                                                 : NULL;
     /* without r4, the bundles' histograms in the thread's scratch (gv_hist_build reserved it) */
     double *bsc = r4 || feats ? NULL : (double *)(void *)grad4_records(e, rb.n_bins);
     for (size_t k = 0, o = 0; k < nk; k++) {
@@ -589,21 +596,57 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 #define ROWS_GRAD_LOOP(AT, ADD)                                                                    \
     ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD, const gv_v2d v = GRAD_ROW(i))
     if (r4) {
+        /* column k's records at r4 + k * GRAD_STRIDE (every column has at most GRAD_STRIDE
+         * bins, 8-bit): a row's additions then take constant displacements from one base */
         gv_v4d *hq[GRAD_BLOCK_MAX];
-        for (size_t k = 0, o = 0; k < nk; k++) {
-            hq[k] = r4 + o;
-            o += rb.nb[k];
+        for (size_t k = 0; k < nk; k++) {
+            hq[k] = r4 + k * GRAD_STRIDE;
+            memset(hq[k], 0, (size_t)rb.nb[k] * sizeof *r4);
         }
-        memset(r4, 0, rb.n_bins * sizeof *r4);
         const double one = root ? 0.0 : 1.0; /* (the root's counts: root_count) */
-#define ADD_R4(k, b) (hq[k][b] += v)
-#define ROWS_GRAD4_LOOP(AT)                                                                        \
-    ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD_R4,                                                 \
-              const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0})
-        if (rb.contiguous)
-            ROWS_GRAD4_LOOP(AT_SAME)
-        else
-            ROWS_GRAD4_LOOP(AT_LISTED)
+        const size_t n8 = nk & ~(size_t)7;
+#define ADD_R4(j) (q[(j) * GRAD_STRIDE + row[AT_K(k + (j))]] += v)
+#define ROWS_GRAD4_LOOP                                                                            \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        if (i + GRAD_PREFETCH < end) {                                                             \
+            const uint8_t *pf_ = base + ROW_INDEXED(i + GRAD_PREFETCH) * F;                        \
+            __builtin_prefetch(pf_);                                                               \
+            __builtin_prefetch(pf_ + span);                                                        \
+        }                                                                                          \
+        const uint8_t *row = base + ROW_INDEXED(i) * F;                                            \
+        const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0};                                     \
+        gv_v4d *q = r4;                                                                            \
+        size_t k = 0;                                                                              \
+        for (; k < n8; k += 8, q += 8 * GRAD_STRIDE) {                                             \
+            ADD_R4(0);                                                                             \
+            ADD_R4(1);                                                                             \
+            ADD_R4(2);                                                                             \
+            ADD_R4(3);                                                                             \
+            ADD_R4(4);                                                                             \
+            ADD_R4(5);                                                                             \
+            ADD_R4(6);                                                                             \
+            ADD_R4(7);                                                                             \
+        }                                                                                          \
+        switch (nk - n8) {                                                                         \
+        case 7: ADD_R4(6); /* fall through */                                                      \
+        case 6: ADD_R4(5); /* fall through */                                                      \
+        case 5: ADD_R4(4); /* fall through */                                                      \
+        case 4: ADD_R4(3); /* fall through */                                                      \
+        case 3: ADD_R4(2); /* fall through */                                                      \
+        case 2: ADD_R4(1); /* fall through */                                                      \
+        case 1: ADD_R4(0); /* fall through */                                                      \
+        default: break;                                                                            \
+        }                                                                                          \
+    }
+        if (rb.contiguous) {
+#define AT_K AT_SAME
+            ROWS_GRAD4_LOOP
+#undef AT_K
+        } else {
+#define AT_K AT_LISTED
+            ROWS_GRAD4_LOOP
+#undef AT_K
+        }
 #undef ROWS_GRAD4_LOOP
 #undef ADD_R4
         for (size_t k = 0; k < nk; k++) {
