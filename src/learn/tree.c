@@ -1209,6 +1209,67 @@ int gv_tree_leaf_in_place = 1;
  * parent's minus those, as apply_split does.  Two passes over the positions, in parallel over equal chunks: the leaves and the
  * left count of each chunk, then the smaller side's blocks, each summed by the chunk where it
  * starts. */
+/* split_leaves_grad on one thread (its one chunk): the leaves and sides of the positions, then
+ * the smaller side's blocks of ROW_BLOCK rows added to its zeroed totals as they complete (as
+ * add_parts adds them, in order), the larger's the parent's minus those.  The same bits as any
+ * number of chunks; what a level's leaf splits run, one node per thread (leaves_batch). */
+static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
+                            size_t end, size_t first, size_t id)
+{
+    gv_engine *e = &gr->e;
+    const gv_binned *X = e->X;
+    const size_t f = (size_t)s->feature, n = end - begin;
+    const gv_row *idx = e->idx;
+    const double *ns = e->ns;
+    uint32_t *leaf = e->in->leaf_of_row;
+    const uint8_t *col = !bits && X->bins8 ? X->bins8 + f * X->n_rows : NULL;
+    const uint32_t split = s->bin;
+    const size_t dl = (size_t)s->default_left;
+    const uint32_t l0 = (uint32_t)first;
+    uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
+    size_t nl = 0;
+#define LEAVES_ONE(FAST)                                                                           \
+    for (size_t i = begin; i < end; i++) {                                                         \
+        const gv_row r = idx[i];                                                                   \
+        const size_t left = LEAF_SIDE(FAST, r);                                                    \
+        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
+        side[i] = (uint8_t)left;                                                                   \
+        nl += left;                                                                                \
+    }
+    if (col)
+        LEAVES_ONE(1)
+    else
+        LEAVES_ONE(0)
+#undef LEAVES_ONE
+    const size_t want = nl <= n - nl; /* the small side's LEAF_SIDE */
+    double *t = gr->tot + (want ? first : first + 1) * 3;
+    size_t len = 0;
+    double G = 0, H = 0;
+    for (size_t i = begin; i < end; i++) {
+        /* the bits, masked: the other side's rows add +0.0 (split_leaves_grad) */
+        const size_t m = side[i] == want;
+        const uint64_t mask = (uint64_t)0 - (uint64_t)m;
+        uint64_t gb, hb;
+        double gd, hd;
+        memcpy(&gb, ns + 2 * i, sizeof gb);
+        memcpy(&hb, ns + 2 * i + 1, sizeof hb);
+        gb &= mask;
+        hb &= mask;
+        memcpy(&gd, &gb, sizeof gd);
+        memcpy(&hd, &hb, sizeof hd);
+        G += gd;
+        H += hd;
+        len += m;
+        if (len == ROW_BLOCK) {
+            t[0] += (double)ROW_BLOCK, t[1] += G, t[2] += H;
+            len = 0, G = 0, H = 0;
+        }
+    }
+    if (len) t[0] += (double)len, t[1] += G, t[2] += H;
+    double *large = gr->tot + (want ? first + 1 : first) * 3;
+    for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
+}
+
 static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
                               size_t end, size_t first, size_t id)
 {
@@ -1227,6 +1288,10 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
      * (free: the children are leaves; the parent's own rows are read, tree_int.h) */
     uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
     size_t nc = e->nt > 1 && n >= 2 * PART_BLOCK ? (size_t)e->nt : 1;
+    if (nc == 1) {
+        leaves_grad_one(gr, s, bits, begin, end, first, id);
+        return;
+    }
     size_t *cnt = e->block_left, *pre = cnt + nc; /* [nc] left rows, [nc + 1] small rows before */
     double *part = e->part;
     const size_t n_blocks_max = n / ROW_BLOCK + 1;
@@ -1326,6 +1391,38 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
     for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
 }
 #undef LEAF_SIDE
+
+/* The end of a split of node id into its k children first..: their values, the parent's split. */
+static void finish_split(grower *gr, size_t id, size_t first, size_t k, const gv_split *s,
+                         uint32_t cat_begin)
+{
+    const gv_bin_mapper *mp = &gr->e.X->mappers[s->feature];
+    for (size_t c = 0; c < k; c++) node_finish(gr, first + c);
+
+    gv_tree_node *nd = &gr->t->nodes[id];
+    nd->feature = s->feature;
+    nd->type = s->type;
+    nd->gain = s->gain;
+    if (s->type == GV_NODE_NUM) {
+        nd->default_left = s->default_left;
+        nd->bin_split = s->bin;
+        nd->threshold = mp->cuts[s->bin - 1]; /* bin <= b  <=>  x <= cuts[b - 1] */
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)first + 1;
+    } else if (s->type == GV_NODE_CAT_SET) {
+        nd->default_left = s->default_left;
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)first + 1;
+        nd->cat_begin = cat_begin;
+        nd->cat_len = s->cat_len;
+    } else {
+        nd->left = (int32_t)first;
+        nd->right = (int32_t)(first + gr->child_of[s->bin]);
+        nd->cat_begin = cat_begin;
+        nd->cat_len = mp->n_bins - 1;
+    }
+    gr->n_leaves += k - 1;
+}
 
 /* Applies node id's split: creates its k children (ids first..first+k-1), partitions the rows
  * stably (with the node's histogram `hist`, or NULL, giving the left count), sums the
@@ -1482,32 +1579,98 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
             t->cat_data[cat_begin + c] =
                 gr->child_of[c] == UINT32_MAX ? UINT32_MAX : (uint32_t)first + gr->child_of[c];
     }
-    for (size_t c = 0; c < k; c++) node_finish(gr, first + c);
-
-    gv_tree_node *nd = &t->nodes[id];
-    nd->feature = s.feature;
-    nd->type = s.type;
-    nd->gain = s.gain;
-    if (s.type == GV_NODE_NUM) {
-        nd->default_left = s.default_left;
-        nd->bin_split = s.bin;
-        nd->threshold = mp->cuts[s.bin - 1]; /* bin <= b  <=>  x <= cuts[b - 1] */
-        nd->left = (int32_t)first;
-        nd->right = (int32_t)first + 1;
-    } else if (s.type == GV_NODE_CAT_SET) {
-        nd->default_left = s.default_left;
-        nd->left = (int32_t)first;
-        nd->right = (int32_t)first + 1;
-        nd->cat_begin = cat_begin;
-        nd->cat_len = s.cat_len;
-    } else {
-        nd->left = (int32_t)first;
-        nd->right = (int32_t)(first + gr->child_of[s.bin]);
-        nd->cat_begin = cat_begin;
-        nd->cat_len = mp->n_bins - 1;
-    }
-    gr->n_leaves += k - 1;
+    finish_split(gr, id, first, k, &s, cat_begin);
     *first_out = first;
+    return GROVE_OK;
+}
+
+/* Depth-wise GRAD growth: whether node id's split makes two leaves that split_leaves_grad
+ * computes (apply_split's first case), so that leaves_batch may take it with the level's
+ * others. */
+static int leaf_batchable(const grower *gr, size_t id)
+{
+    const gv_engine *e = &gr->e;
+    const gv_tree_config *cfg = e->cfg;
+    return !cfg->best_first && cfg->max_leaves == 0 && cfg->max_depth > 0 && e->ns_pos &&
+           gv_tree_leaf_in_place && gr->g[id].split.type != GV_NODE_CAT_MULTI &&
+           gr->t->nodes[id].depth + 1 >= cfg->max_depth;
+}
+
+static int cmp_rows_desc(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b; /* (rows, index) pairs: most rows first, then index order */
+    if (x[0] != y[0]) return x[0] < y[0] ? 1 : -1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* apply_split (and eval_children, which has nothing to do for leaves) for the m nodes ids[]
+ * of one level whose children are leaves (leaf_batchable), in one parallel region instead of
+ * one per node: the children are created in the order apply_split would create them, each
+ * node's leaves and sums are leaves_grad_one's (one thread each, the largest nodes first;
+ * a node too large to share out so goes through split_leaves_grad's chunks first), and the
+ * nodes are filled in order.  The same bits as one node after the other. */
+static grove_status leaves_batch(grower *gr, const size_t *ids, size_t m)
+{
+    gv_engine *e = &gr->e;
+    gv_tree *t = gr->t;
+    grove_status st = ensure_nodes(gr, 2 * m);
+    if (st != GROVE_OK) return st;
+    size_t *order = gv_malloc_array(2 * m, sizeof *order);
+    if (!order) return gv_err_nomem("tree level");
+    const size_t first0 = t->n_nodes;
+    const int depth = t->nodes[ids[0]].depth + 1;
+    size_t total = 0;
+    e->gathered_begin = e->gathered_end = 0;
+    at_depth(e, depth - 1);
+    for (size_t j = 0; j < m; j++) {
+        gnode *g = &gr->g[ids[j]];
+        assert(t->nodes[ids[j]].depth + 1 == depth);
+        if (g->hist) {
+            e->n_kept--;
+            gv_hist_release(e, g->hist);
+            g->hist = NULL;
+        }
+        for (size_t c = 0; c < 2; c++) new_node(gr, depth, g->begin, g->begin);
+        order[2 * j] = g->end - g->begin;
+        order[2 * j + 1] = j;
+        total += g->end - g->begin;
+    }
+    qsort(order, m, 2 * sizeof *order, cmp_rows_desc);
+    /* a node of more than a 2 nt-th of the rows: its own chunks (else one thread would be
+     * left with it alone) */
+    size_t n_big = 0;
+    const size_t nt = (size_t)e->nt;
+    while (n_big < m && nt > 1 && order[2 * n_big] >= 2 * PART_BLOCK &&
+           order[2 * n_big] * 2 * nt > total) {
+        const size_t j = order[2 * n_big + 1], id = ids[j];
+        const gv_split *s = &gr->g[id].split;
+        split_leaves_grad(gr, s, s->type == GV_NODE_CAT_SET ? e->cat_pool + s->cat_off : NULL,
+                          gr->g[id].begin, gr->g[id].end, first0 + 2 * j, id);
+        total -= order[2 * n_big];
+        n_big++;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1) \
+    if (nt > 1 && m - n_big > 1 && total >= 2 * PART_BLOCK)
+#endif
+    for (size_t q = n_big; q < m; q++) {
+        const size_t j = order[2 * q + 1], id = ids[j];
+        const gv_split *s = &gr->g[id].split;
+        leaves_grad_one(gr, s, s->type == GV_NODE_CAT_SET ? e->cat_pool + s->cat_off : NULL,
+                        gr->g[id].begin, gr->g[id].end, first0 + 2 * j, id);
+    }
+    gv_free(order);
+    for (size_t j = 0; j < m; j++) {
+        const size_t id = ids[j];
+        const gv_split s = gr->g[id].split;
+        uint32_t cat_begin = 0;
+        if (s.type == GV_NODE_CAT_SET) {
+            st = append_cat(gr, e->cat_pool + s.cat_off, s.cat_len, &cat_begin);
+            if (st != GROVE_OK) return st;
+        }
+        finish_split(gr, id, first0 + 2 * j, 2, &s, cat_begin);
+    }
+    at_depth(e, depth);
     return GROVE_OK;
 }
 
@@ -2062,6 +2225,16 @@ static grove_status grow(grower *gr)
 
     size_t id;
     while (open_pop(gr, &id)) {
+        if (leaf_batchable(gr, id)) {
+            /* the rest of the level with it (FIFO: its nodes are next, in id order) */
+            size_t m = 1;
+            while (gr->head + m - 1 < gr->n_open && leaf_batchable(gr, gr->open[gr->head + m - 1]))
+                m++;
+            st = leaves_batch(gr, gr->open + gr->head - 1, m);
+            if (st != GROVE_OK) return st;
+            gr->head += m - 1;
+            continue;
+        }
         gnode *g = &gr->g[id];
         size_t k = g->split.type == GV_NODE_CAT_MULTI
                        ? popcount_words(e->cat_pool + g->split.cat_off, g->split.cat_len)
