@@ -1200,6 +1200,34 @@ static void hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *fe
     for (size_t k = 0; k < n_feats; k++) build_feature(e, begin, end, (size_t)feats[k], h);
 }
 
+void gv_hist_build_level(gv_engine *e, size_t m, const size_t *begin, const size_t *end,
+                         const int32_t *feats, size_t n_feats, double *const *h)
+{
+    size_t rows = 0;
+    for (size_t j = 0; j < m; j++) rows += end[j] - begin[j];
+    if (!e->ns_pos || e->quant || e->cfg->stats != GV_STATS_GRAD || !e->in->row_bins ||
+        n_feats == 0 || n_feats > 1024 * (size_t)GRAD_BLOCK_MAX || gv_hist_observe || m < 2 ||
+        e->nt < 2 || rows * n_feats < PARALLEL_MIN_WORK) {
+        for (size_t j = 0; j < m; j++) gv_hist_build(e, begin[j], end[j], feats, n_feats, h[j]);
+        return;
+    }
+    /* hist_build's rows path, its blocks for every node (each feature is summed over a node's
+     * rows in order by one task, whatever the blocks) */
+    const int bund = bundled(e, feats, n_feats);
+    const int32_t *cols = bund ? NULL : feats;
+    const size_t n_cols = bund ? e->in->bundles->n_cols : n_feats;
+    size_t bounds[1025];
+    const size_t nb = grad_blocks(e, cols, n_cols, (size_t)e->nt, 0, bounds, 1024);
+    e->gathered_begin = e->gathered_end = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(e->nt) schedule(dynamic, 1)
+#endif
+    for (size_t q = 0; q < m * nb; q++) {
+        const size_t j = q / nb, b = q % nb;
+        build_rows_grad(e, begin[j], end[j], cols, bounds[b], bounds[b + 1], h[j]);
+    }
+}
+
 static int cmp_feat(const void *a, const void *b)
 {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;

@@ -932,8 +932,12 @@ static void scan_multiway(const gv_engine *e, size_t f, const double *hf, double
         if (hf[(size_t)(c + 1) * S] > 0) bits[c / 32] |= 1u << (c % 32);
 }
 
-grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const double *tot,
-                           const int32_t *feats, size_t n_feats, gv_split *best)
+/* gv_split_find with the features' best splits in fbest[] (indexed by feature); tid >= 0: on
+ * the calling thread alone, with scratch[tid] (a node of a level scanned with the level's
+ * others, one node per thread: gv_split_find_one). */
+static grove_status split_find(gv_engine *e, gv_split *fbest, int tid, double *h,
+                               const double *minus, const double *tot, const int32_t *feats,
+                               size_t n_feats, gv_split *best)
 {
     const gv_tree_config *cfg = e->cfg;
     double qtot[3];
@@ -966,15 +970,15 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
     (void)chunk;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(e->nt) schedule(dynamic, chunk) \
-    if (e->nt > 1 && n_feats > 1 && work * e->S >= SPLIT_PAR_MIN_WORK && !e->use_touched)
+    if (tid < 0 && e->nt > 1 && n_feats > 1 && work * e->S >= SPLIT_PAR_MIN_WORK && !e->use_touched)
 #endif
     for (size_t k = 0; k < n_feats; k++) {
         size_t f = (size_t)feats[k];
-        int t = 0;
+        int t = tid < 0 ? 0 : tid;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+        if (tid < 0) t = omp_get_thread_num();
 #endif
-        gv_split *fb = &e->fbest[f];
+        gv_split *fb = &fbest[f];
         memset(fb, 0, sizeof *fb);
         fb->feature = -1;
         double *hf = h + (e->use_touched ? e->touched_off[f] : e->hist_off[f]);
@@ -1023,7 +1027,7 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
     memset(best, 0, sizeof *best);
     best->feature = -1;
     for (size_t k = 0; k < n_feats; k++) {
-        const gv_split *fb = &e->fbest[feats[k]];
+        const gv_split *fb = &fbest[feats[k]];
         if (fb->feature < 0) continue;
         if (best->feature < 0 || fb->gain > best->gain + fb->tol) *best = *fb;
     }
@@ -1043,4 +1047,17 @@ grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const d
         e->n_cat_pool = need;
     }
     return GROVE_OK;
+}
+
+grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const double *tot,
+                           const int32_t *feats, size_t n_feats, gv_split *best)
+{
+    return split_find(e, e->fbest, -1, h, minus, tot, feats, n_feats, best);
+}
+
+grove_status gv_split_find_one(gv_engine *e, int tid, gv_split *fbest, double *h,
+                               const double *minus, const double *tot, const int32_t *feats,
+                               size_t n_feats, gv_split *best)
+{
+    return split_find(e, fbest, tid, h, minus, tot, feats, n_feats, best);
 }

@@ -328,6 +328,11 @@ void gv_hist_gathered_quant(gv_engine *e, size_t begin, size_t end);
  * feature summed in row order. */
 void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                    size_t n_feats, double *h);
+/* ns_pos, GRAD doubles: gv_hist_build for the m nodes rows idx[begin[j], end[j]) into h[j], in
+ * one parallel region ((node, feature block) tasks, dynamic, in the order given: largest
+ * first is best) instead of one per node.  The same histograms. */
+void gv_hist_build_level(gv_engine *e, size_t m, const size_t *begin, const size_t *end,
+                         const int32_t *feats, size_t n_feats, double *const *h);
 /* Compressed-row matrices: builds into h the histograms of those features of feats[0..n_feats)
  * (ascending) that have an entry in some row of idx[begin, end), lists them ascending in
  * e->sp_feats and returns their number.  A feature's default bin is the node's totals minus
@@ -364,5 +369,11 @@ double gv_split_weight(const gv_engine *e, const double *s);
  * GROVE_ERR_NOMEM possible (cat_pool growth). */
 grove_status gv_split_find(gv_engine *e, double *h, const double *minus, const double *tot,
                            const int32_t *feats, size_t n_feats, gv_split *best);
+/* gv_split_find on the calling thread alone (inside a parallel region: scratch[tid], the
+ * features' best splits in fbest[F], the caller's), for numeric features only (nothing goes
+ * to e->cat_pool): the same *best. */
+grove_status gv_split_find_one(gv_engine *e, int tid, gv_split *fbest, double *h,
+                               const double *minus, const double *tot, const int32_t *feats,
+                               size_t n_feats, gv_split *best);
 
 #endif /* GV_TREE_INT_H */
