@@ -47,11 +47,11 @@ matrix_cell() {
   esac
   case $wl in
     gbdt-d6) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set max_depth=6 --set max_bins=255)
-             peers="xgboost" ;;
+             peers="xgboost lightgbm" ;;
     gbdt-63L) g=(--algo gbdt --rounds "$n" --set learning_rate=0.1 --set growth=bestfirst
                  --set max_leaves=63 --set max_depth=0 --set min_samples_leaf=20
                  --set min_child_weight=0.001 --set max_bins=255)
-              peers="xgboost sklearn" ;;
+              peers="xgboost sklearn lightgbm" ;;
     forest) n=$TREES; g=(--algo forest --rounds "$n"); peers="sklearn ranger" ;;
     bagging) n=$MEMBERS; g=(--algo bagging --base tree --rounds "$n"); peers="sklearn" ;;
     adaboost) n=$ADA_ROUNDS; g=(--algo samme --rounds "$n"); peers="sklearn" ;;

@@ -6,9 +6,9 @@
 #
 # Cells (workload x dataset; CELLS overrides, e.g. CELLS="gbdt-d6:1m forest:fashion"):
 #   gbdt-d6   gradient boosting, depth 6 level by level, learning rate 0.1, 255 bins, lambda 1
-#             (grove; XGBoost hist)                                      on 1m, 100k, fashion
+#             (grove; XGBoost hist; LightGBM if found)                   on 1m, 100k, fashion
 #   gbdt-63L  63 leaves best first, at least 20 rows per leaf (grove; XGBoost lossguide;
-#             scikit-learn HistGradientBoosting)                         on 1m, 100k, fashion
+#             scikit-learn HistGradientBoosting; LightGBM if found)      on 1m, 100k, fashion
 #   forest    random forest, unpruned trees, sqrt(F) features per node (grove; scikit-learn;
 #             ranger)                                                    on 100k, fashion
 #   bagging   bagged unpruned trees (grove --base tree; scikit-learn BaggingClassifier)  100k
@@ -49,6 +49,9 @@
 #   SHARED=1 bench/matrix/run.sh              # OMP_WAIT_POLICY=passive (a machine shared with other work)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 #   MATRIX_OUT=bench/out/run2 bench/matrix/run.sh  # results elsewhere (two runs side by side)
+#   LIGHTGBM=/path/to/lightgbm bench/matrix/run.sh    # adds LightGBM's CLI to the gbdt cells (optional:
+#                                             # also found on PATH; without one the rows are left
+#                                             # out; README.md says how to build it outside the repo)
 set -euo pipefail
 # SHARED=1: idle OpenMP threads sleep (on a machine shared with other work, spinning threads
 # steal its cores); by default every tool runs with its OpenMP runtime's own policy, as a user's does
@@ -61,7 +64,7 @@ T=${THREADS:-2}
 SMALL=${SMALL:-0}
 GVB=${GVB:-1}
 QUANT=${QUANT:-4}
-PEERS=${PEERS:-"xgboost sklearn ranger"}
+PEERS=${PEERS:-"xgboost sklearn ranger lightgbm"}
 BUILD=${BUILD:-$ROOT/build}
 [[ $BUILD = /* ]] || BUILD=$ROOT/$BUILD
 source "$ROOT/bench/matrix/cells.sh"
@@ -78,6 +81,13 @@ HAVE_RANGER=0
 if [[ $PEERS == *ranger* ]] && Rscript -e 'suppressMessages(library(ranger))' >/dev/null 2>&1; then
   HAVE_RANGER=1
 fi
+
+# LightGBM: an optional peer, only where its CLI is found (LIGHTGBM=/path, else on PATH)
+LIGHTGBM=${LIGHTGBM:-$(command -v lightgbm || true)}
+if [[ $PEERS == *lightgbm* && -n $LIGHTGBM && ! -x $LIGHTGBM ]]; then
+  echo "LIGHTGBM=$LIGHTGBM is not an executable: the lightgbm rows are left out"; LIGHTGBM=
+fi
+export LIGHTGBM
 
 matrix_data
 
@@ -114,10 +124,11 @@ run_tool() {
 }
 
 : >"$OUT/results.tsv"
-printf '# %s, %s, %s threads; SMALL=%s; grove %s%s; load %s at the start\n' \
+printf '# %s, %s, %s threads; SMALL=%s; grove %s%s%s; load %s at the start\n' \
   "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" \
   "${GROVE_LABEL:-$(git -C "$ROOT" log -1 --format=%h)}" "${GROVE_BEFORE:+, grove-before ${BEFORE_LABEL:-$GROVE_BEFORE}}" \
+  "$([[ $PEERS == *lightgbm* && -n $LIGHTGBM ]] && echo ", LightGBM CLI $LIGHTGBM")" \
   "$(cut -d' ' -f1 /proc/loadavg)" | tee "$OUT/header.txt"
 printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\ttrain_cpu_s\n'
 for cell in $CELLS; do
@@ -143,6 +154,10 @@ for cell in $CELLS; do
       [[ $HAVE_RANGER == 1 ]] || continue
       run_tool ranger "$cell" "$tr" "$te" Rscript "$ROOT/bench/matrix/ranger.R" train "$tr" "$OUT/model" "$n" "$T" \
         -- Rscript "$ROOT/bench/matrix/ranger.R" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
+    elif [[ $p == lightgbm ]]; then
+      [[ -n $LIGHTGBM ]] || continue
+      run_tool lightgbm "$cell" "$tr" "$te" "$ROOT/bench/matrix/lightgbm.sh" train "$wl" "$tr" "$OUT/model" "$n" "$T" \
+        -- "$ROOT/bench/matrix/lightgbm.sh" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
     else
       m=$OUT/model; [[ $p == xgboost ]] && m=$OUT/model.ubj
       run_tool "$p" "$cell" "$tr" "$te" env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" train "$p" "$wl" "$tr" "$m" "$n" "$T" \

@@ -29,7 +29,7 @@ if len(sys.argv) > 4:  # the peers' rows of another run (e.g. grove and grove-be
     order = {c: i for i, c in enumerate(dict.fromkeys(r[0] for r in rows))}
     rows = sorted(rows + extra, key=lambda r: order.get(r[0], len(order)))
     other = open(sys.argv[4]).read().strip().lstrip("# ")
-    print(f"Peer rows (XGBoost, scikit-learn, ranger) from the run of {other}; their ratios "
+    print(f"Peer rows (XGBoost, scikit-learn, ranger, LightGBM) from the run of {other}; their ratios "
           "set them against grove's row of this run.\n")
 print("| workload:data | tool | train s | train CPU s | whole s | whole CPU s | predict rows/s "
       "| peak MB | quality | load | train × | train CPU × | whole × | whole CPU × | predict × "
