@@ -151,6 +151,10 @@ typedef struct grower {
     size_t touched_rows;  /* nodes with fewer rows take the touched-bins way (gv_tree_fit) */
     size_t side_of;       /* the node whose children's totals side_tot holds (SIZE_MAX: none) */
     int fill_idx;         /* idx[i] = i is left to the root's pass (pos_init_sums) */
+    size_t pre_id;        /* the node whose partition partition_level made (SIZE_MAX: none): */
+    size_t pre_w;         /* where its right rows start, */
+    int pre_summed;       /* whether its smaller child's totals are summed, in */
+    double pre_tot[6];    /* its children's totals, partition_binary's tot2 */
     double *side_tot;     /* [2 S] hist_sides' totals of the left and right child */
     double *root_hist;    /* gv_tree_input.root_hist until grow takes it (owned) */
 } grower;
@@ -1486,10 +1490,18 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
         const int gather = e->cfg->stats == GV_STATS_GRAD && !e->quant && !e->cfg->dist &&
                            !e->ns_pos;
         int summed = 0;
-        size_t w = partition_binary(e, &s, bits, begin, end, gather,
-                                    gr->subset || X->csr_ptr ? NULL : hist,
-                                    e->cfg->stats == GV_STATS_GRAD ? gr->tot + first * S : NULL,
-                                    &summed);
+        size_t w;
+        if (gr->pre_id == id) { /* made with its level's (partition_level) */
+            w = gr->pre_w;
+            summed = gr->pre_summed;
+            memcpy(gr->tot + first * S, gr->pre_tot, sizeof gr->pre_tot);
+            gr->pre_id = SIZE_MAX;
+        } else {
+            w = partition_binary(e, &s, bits, begin, end, gather,
+                                 gr->subset || X->csr_ptr ? NULL : hist,
+                                 e->cfg->stats == GV_STATS_GRAD ? gr->tot + first * S : NULL,
+                                 &summed);
+        }
         at_depth(e, depth);
         size_t n_right = end - w;
         if (e->cfg->stats == GV_STATS_GRAD) {
@@ -1810,6 +1822,102 @@ static int level_batchable(const grower *gr, size_t id)
     return 1;
 }
 
+/* level_batch, 2 threads: the partitions of the m nodes ids[] (histograms ph[], each left
+ * count known from it) in one parallel region instead of one per node: partition_binary's
+ * moves (a node of 2 PART_BLOCK rows or more: the first half forward, the second backward;
+ * a smaller one forward on one thread), then its smaller child's blocks' sums where it takes
+ * them (over 1 ROW_BLOCK), added in order to w[], summed[], tot[6 m].  The same partitions
+ * and sums.  0 (nothing done) where some node's left count is not known. */
+static int partition_level(grower *gr, const size_t *ids, double *const *ph, size_t m,
+                           size_t *w, int *summed, double *tot)
+{
+    gv_engine *e = &gr->e;
+    if (e->nt != 2 || e->S != 3 || !e->ns_pos) return 0;
+    size_t n_tasks = 0, n_sums = 0;
+    for (size_t j = 0; j < m; j++) {
+        const gnode *g = &gr->g[ids[j]];
+        const size_t n = g->end - g->begin;
+        size_t nl;
+        if (g->split.type != GV_NODE_NUM || !hist_left_rows(e, ph[j], &g->split, NULL, &nl) ||
+            nl > n)
+            return 0;
+        w[j] = g->begin + nl;
+        n_tasks += n < 2 * PART_BLOCK ? 1 : 2;
+        const size_t small_n = nl <= n - nl ? nl : n - nl, nb = (small_n + ROW_BLOCK - 1) / ROW_BLOCK;
+        if (n >= 2 * PART_BLOCK && nb > 1) n_sums += nb;
+    }
+    size_t *task = gv_malloc_array(2 * n_tasks + 2 * n_sums + m + 1, sizeof *task);
+    double *part = gv_malloc_array(3 * (n_sums + 1), sizeof *part);
+    if (!task || !part) {
+        gv_free(task);
+        gv_free(part);
+        return 0;
+    }
+    /* tasks (rows, 2 j + half), largest first; sum tasks (j, block); node j's blocks at off[j] */
+    size_t *sum = task + 2 * n_tasks, *off = sum + 2 * n_sums, q = 0, r = 0;
+    for (size_t j = 0; j < m; j++) {
+        const gnode *g = &gr->g[ids[j]];
+        const size_t n = g->end - g->begin, nl = w[j] - g->begin;
+        const size_t small_n = nl <= n - nl ? nl : n - nl, nb = (small_n + ROW_BLOCK - 1) / ROW_BLOCK;
+        if (n < 2 * PART_BLOCK) {
+            task[2 * q] = n, task[2 * q + 1] = 2 * j, q++;
+        } else {
+            task[2 * q] = n / 2, task[2 * q + 1] = 2 * j, q++;
+            task[2 * q] = n - n / 2, task[2 * q + 1] = 2 * j + 1, q++;
+        }
+        off[j] = r;
+        summed[j] = n >= 2 * PART_BLOCK && nb > 1;
+        for (size_t b = 0; summed[j] && b < nb; b++) sum[2 * (r + b)] = j, sum[2 * (r + b) + 1] = b;
+        if (summed[j]) r += nb;
+    }
+    qsort(task, n_tasks, 2 * sizeof *task, cmp_rows_desc);
+    memset(part, 0, 3 * (n_sums + 1) * sizeof *part);
+    at_depth(e, gr->t->nodes[ids[0]].depth);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (size_t k = 0; k < n_tasks; k++) {
+            const size_t j = task[2 * k + 1] / 2, half = task[2 * k + 1] % 2;
+            const gnode *g = &gr->g[ids[j]];
+            const size_t n = g->end - g->begin, mid = n < 2 * PART_BLOCK ? g->end : g->begin + n / 2;
+            if (half == 0)
+                block_move(e, &g->split, NULL, g->begin, mid, g->begin, w[j]);
+            else
+                block_move_back(e, &g->split, NULL, mid, g->end, w[j], g->end);
+        }
+#ifdef _OPENMP
+#pragma omp for schedule(static) nowait
+#endif
+        for (size_t k = 0; k < n_sums; k++) {
+            const size_t j = sum[2 * k], b = sum[2 * k + 1];
+            const gnode *g = &gr->g[ids[j]];
+            const size_t n = g->end - g->begin, nl = w[j] - g->begin;
+            const int left_small = nl <= n - nl;
+            gathered_block(e->ns_tmp, left_small ? g->begin : w[j], left_small ? nl : n - nl, b,
+                           part + 3 * off[j]);
+        }
+    }
+    /* small_sums_end: the blocks added in order to the zeroed totals of the smaller child */
+    for (size_t j = 0; j < m; j++) {
+        double *t = tot + 6 * j;
+        memset(t, 0, 6 * sizeof *t);
+        if (!summed[j]) continue;
+        const gnode *g = &gr->g[ids[j]];
+        const size_t n = g->end - g->begin, nl = w[j] - g->begin;
+        const size_t small_n = nl <= n - nl ? nl : n - nl, nb = (small_n + ROW_BLOCK - 1) / ROW_BLOCK;
+        double *st = t + (nl <= n - nl ? 0 : 3);
+        for (size_t b = 0; b < nb; b++)
+            for (size_t k = 0; k < 3; k++) st[k] += part[3 * (off[j] + b) + k];
+    }
+    gv_free(task);
+    gv_free(part);
+    return 1;
+}
+
 /* For the m nodes ids[] of one level (level_batchable, their histograms kept, the pool room
  * for all their children's: n_kept + m <= max_kept, so every keep eval_children would make
  * is made here too): apply_split for each in order, then eval_children's subtraction for
@@ -1829,19 +1937,32 @@ static grove_status level_batch(grower *gr, const size_t *ids, size_t m)
     gv_split *res = gv_malloc_array(2 * m, sizeof *res);
     grove_status *sts = gv_malloc_array(2 * m, sizeof *sts);
     gv_split *fb = gv_malloc_array(nt * F, sizeof *fb);
-    if (!first || !hist || !ord || !res || !sts || !fb) {
+    int *psum = gv_malloc_array(m, sizeof *psum);
+    double *ptot = gv_malloc_array(6 * m, sizeof *ptot);
+    if (!first || !hist || !ord || !res || !sts || !fb || !psum || !ptot) {
         st = gv_err_nomem("tree level");
         goto out;
     }
     for (size_t j = 0; j < 2 * m; j++) hist[j] = NULL; /* the histograms held here */
     double **ph = hist, **hc = hist + m;
     size_t *rows = first + m, *bg = first + 2 * m, *en = first + 3 * m;
+    for (size_t j = 0; j < m; j++) ph[j] = gr->g[ids[j]].hist;
+    /* the partitions first, together (handed to apply_split one node at a time) */
+    size_t *pw = ord;
+    const int pre = m > 1 && partition_level(gr, ids, ph, m, pw, psum, ptot);
     for (size_t j = 0; j < m; j++) {
         gnode *g = &gr->g[ids[j]];
-        ph[j] = g->hist;
         e->n_kept--;
         g->hist = NULL;
-        if ((st = apply_split(gr, ids[j], 2, ph[j], &first[j])) != GROVE_OK) goto out;
+        if (pre) {
+            gr->pre_id = ids[j];
+            gr->pre_w = pw[j];
+            gr->pre_summed = psum[j];
+            memcpy(gr->pre_tot, ptot + 6 * j, sizeof gr->pre_tot);
+        }
+        st = apply_split(gr, ids[j], 2, ph[j], &first[j]);
+        gr->pre_id = SIZE_MAX;
+        if (st != GROVE_OK) goto out;
     }
     const int depth = gr->t->nodes[first[0]].depth;
     at_depth(e, depth);
@@ -1947,6 +2068,8 @@ out:
     gv_free(res);
     gv_free(sts);
     gv_free(fb);
+    gv_free(psum);
+    gv_free(ptot);
     return st;
 }
 
@@ -2756,6 +2879,7 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
     }
     gr.mf = gr.subset ? cfg->max_features : gr.n_all;
     gr.side_of = SIZE_MAX;
+    gr.pre_id = SIZE_MAX;
     gr.side_tot = gv_malloc_array(2 * e->S, sizeof *gr.side_tot); /* (optional: hist_sides) */
     gr.all_feats = gv_malloc_array(F ? F : 1, sizeof *gr.all_feats);
     gr.feats = gv_malloc_array(F ? F : 1, sizeof *gr.feats);
