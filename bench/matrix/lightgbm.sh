@@ -17,7 +17,8 @@
 # unpacked next to the model first (LightGBM reads plain text), inside the timed process.
 # predict writes label,p_0,...,p_{K-1} like the other peers, for score.py.
 set -euo pipefail
-LGB=${LIGHTGBM:-$(command -v lightgbm)}
+LGB=${LIGHTGBM:-$(command -v lightgbm || true)}
+[[ -n $LGB ]] || { echo "lightgbm.sh: no lightgbm binary (set LIGHTGBM=/path/to/lightgbm)" >&2; exit 2; }
 
 plain() {  # plain() FILE TMP: prints a plain-text path for FILE
   if [[ $1 == *.gz ]]; then gzip -dc "$1" >"$2"; echo "$2"; else echo "$1"; fi
