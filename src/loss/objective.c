@@ -86,6 +86,89 @@ static inline double hess_floor(double h) { return h > GV_LOSS_HESS_MIN ? h : GV
 /* 1 unless gradient g or hessian h is one the tree engine refuses (not finite, h < 0). */
 static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(h >= 0 && h <= DBL_MAX); }
 
+/* Built for AVX2 (four rows a vector in logistic_rows' second loop) and for the baseline; the
+ * loader picks by the CPU.  Both compute the same doubles (IEEE operations, no contraction). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
+#define LOSS_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LOSS_TARGET_CLONES
+#endif
+
+/* gradient_rows for the logistic objective with G = 1 and gh (interleaved), w NULL or not:
+ * rows in chunks of LOGISTIC_CHUNK -- first each row's owed score update and exp(-F) (libm,
+ * one row at a time), then the rest of sigma, g, h and the check for the chunk's rows side by
+ * side (vectorized; the very operations of gradient_rows, so the same doubles). */
+enum { LOGISTIC_CHUNK = 256 };
+typedef double gv_loss_v4d __attribute__((vector_size(32), may_alias, aligned(8)));
+typedef long long gv_loss_v4l __attribute__((vector_size(32), may_alias, aligned(8)));
+/* rows j of a chunk: p = sigma (from e = exp(-F)), g = w (p - y), h = w max(p (1 - p), floor)
+ * into ghc[2 j], ghc[2 j + 1]; returns 1 if a pair is bad (gh_bad).  Four rows a vector, the
+ * rest one at a time: the same operations either way.  wc NULL: weight 1 (w g = g exactly). */
+static inline __attribute__((always_inline)) int logistic_tail(const double *e, const double *yc,
+                                                               const double *wc, double *ghc,
+                                                               size_t m)
+{
+    const gv_loss_v4d one = {1.0, 1.0, 1.0, 1.0};
+    const gv_loss_v4d floor4 = {GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN};
+    const gv_loss_v4d zero = {0.0, 0.0, 0.0, 0.0}, big = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
+    const gv_loss_v4l abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+    gv_loss_v4l ok = {-1, -1, -1, -1};
+    size_t j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const gv_loss_v4d ev = *(const gv_loss_v4d *)(e + j), yv = *(const gv_loss_v4d *)(yc + j);
+        const gv_loss_v4d p = one / (one + ev);
+        const gv_loss_v4d ph = p * (one - p);
+        const gv_loss_v4l above = ph > floor4;
+        gv_loss_v4d g = p - yv;
+        gv_loss_v4d h = (gv_loss_v4d)(((gv_loss_v4l)ph & above) | ((gv_loss_v4l)floor4 & ~above));
+        if (wc) {
+            const gv_loss_v4d wv = *(const gv_loss_v4d *)(wc + j);
+            g = wv * g;
+            h = wv * h;
+        }
+        const gv_loss_v4d ag = (gv_loss_v4d)((gv_loss_v4l)g & abs_mask);
+        ok &= (ag <= big) & (h >= zero) & (h <= big);
+        const gv_loss_v4d lo = __builtin_shuffle(g, h, (gv_loss_v4l){0, 4, 1, 5});
+        const gv_loss_v4d hi = __builtin_shuffle(g, h, (gv_loss_v4l){2, 6, 3, 7});
+        *(gv_loss_v4d *)(ghc + 2 * j) = lo;
+        *(gv_loss_v4d *)(ghc + 2 * j + 4) = hi;
+    }
+    int bc = !(ok[0] & ok[1] & ok[2] & ok[3]);
+    for (; j < m; j++) {
+        const double wi = wc ? wc[j] : 1.0;
+        const double p = 1.0 / (1.0 + e[j]);
+        const double ph = p * (1.0 - p);
+        const double gj = wi * (p - yc[j]);
+        const double hj = wi * (ph > GV_LOSS_HESS_MIN ? ph : GV_LOSS_HESS_MIN);
+        ghc[2 * j] = gj;
+        ghc[2 * j + 1] = hj;
+        bc |= gh_bad(gj, hj);
+    }
+    return bc;
+}
+LOSS_TARGET_CLONES
+static int logistic_rows(const double *y, const double *w, const double *F, double *Fu,
+                         const uint32_t *leaf, const double *val, double *gh, size_t lo, size_t hi)
+{
+    double e[LOGISTIC_CHUNK];
+    int bad = 0;
+    for (size_t c0 = lo; c0 < hi; c0 += LOGISTIC_CHUNK) {
+        const size_t m = hi - c0 < LOGISTIC_CHUNK ? hi - c0 : LOGISTIC_CHUNK;
+        for (size_t j = 0; j < m; j++) {
+            const size_t i = c0 + j;
+            const double Fi = leaf ? (Fu[i] = F[i] + val[leaf[i]]) : F[i];
+            e[j] = exp(-Fi);
+        }
+        const double *yc = y + c0;
+        double *ghc = gh + 2 * c0;
+        if (w)
+            bad |= logistic_tail(e, yc, w + c0, ghc, m);
+        else
+            bad |= logistic_tail(e, yc, NULL, ghc, m);
+    }
+    return bad;
+}
+
 /* Rows [lo, hi) of gv_loss_gradients; obj is a constant at each call (gv_loss_gradients), so
  * each objective gets its own loop (no switch per row).  Returns 1 if a pair is bad. */
 static inline __attribute__((always_inline)) int
@@ -93,6 +176,7 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
               double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
               const uint32_t *leaf, const double *val, double *gh)
 {
+    if (obj == GV_OBJ_LOGISTIC && gh) return logistic_rows(y, w, F, Fu, leaf, val, gh, lo, hi);
     int bad = 0;
     for (size_t i = lo; i < hi; i++) {
         double wi = w ? w[i] : 1.0, g, h;
