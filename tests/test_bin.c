@@ -312,6 +312,62 @@ static void test_sample_and_threads(void)
     grove_dataset_free(d);
 }
 
+/* The bulk 8-bit binning (bin.c's bin_values8: vector comparisons with AVX2) gives the bins of
+ * gv_bin_value for every value -- the cuts themselves, their float neighbours, signed zeros,
+ * infinities, NaN, tiny and huge values -- for features of 1 to 254 cuts (blocks of 16 partly
+ * filled, one block, none). */
+static void test_bulk_bins(void)
+{
+    uint64_t seed = 11;
+    const size_t n = 3000, F = 8;
+    const uint32_t n_cuts[8] = {0, 1, 2, 15, 16, 17, 200, 254};
+    grove_dataset *d = make_data(n, F, 0, 0);
+    gv_bin_mapper *m = calloc(F, sizeof *m);
+    CHECK(d && m);
+    if (!d || !m) return;
+    const float special[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, FLT_MIN, -FLT_MIN,
+                             FLT_MAX, -FLT_MAX, 1e-45f, -1e-45f};
+    for (size_t f = 0; f < F; f++) {
+        m[f].n_cuts = n_cuts[f];
+        m[f].n_bins = n_cuts[f] + 2;
+        m[f].cuts = n_cuts[f] ? malloc(n_cuts[f] * sizeof(float)) : NULL;
+        float c = -FLT_MAX;
+        for (uint32_t j = 0; j < n_cuts[f]; j++) {
+            /* increasing: -FLT_MAX, then steps of one float up to large ones */
+            m[f].cuts[j] = c;
+            c = j % 3 == 0 ? nextafterf(c < -1e30f ? -100.0f : c, INFINITY)
+                           : c + (float)(lcg(&seed) % 1000) / 64.0f + 0.5f;
+            if (j == n_cuts[f] / 2 && c < 0.0f) c = 0.0f;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = lcg(&seed) % 8;
+            float x;
+            if (r < 3 && n_cuts[f])
+                x = m[f].cuts[lcg(&seed) % n_cuts[f]];
+            else if (r == 3 && n_cuts[f])
+                x = nextafterf(m[f].cuts[lcg(&seed) % n_cuts[f]], lcg(&seed) & 1 ? INFINITY : -INFINITY);
+            else if (r == 4)
+                x = special[lcg(&seed) % (sizeof special / sizeof *special)];
+            else
+                x = (float)((double)(lcg(&seed) % 200000) - 100000.0) / 16.0f;
+            set(d, f, i, x);
+        }
+    }
+    gv_binned *b = NULL;
+    CHECK_OK(gv_binned_build(d, m, 2, &b));
+    int ok = b && !b->wide;
+    for (size_t f = 0; ok && f < F; f++)
+        for (size_t i = 0; i < n; i++) {
+            ok &= gv_bin_at(b, f, i) == gv_bin_value(&m[f], gv_value(d, f, i));
+            ok &= bin_contract_ok(&m[f], gv_value(d, f, i));
+        }
+    CHECK(ok);
+    gv_binned_free(b);
+    for (size_t f = 0; f < F; f++) free(m[f].cuts);
+    free(m);
+    grove_dataset_free(d);
+}
+
 static void test_wide(void)
 {
     uint64_t seed = 9;
@@ -475,6 +531,7 @@ int main(void)
     test_one_bin_per_value();
     test_quantiles();
     test_sample_and_threads();
+    test_bulk_bins();
     test_wide();
     test_small_integers();
     test_errors();

@@ -51,6 +51,53 @@ static inline uint32_t count_below(const float *cuts, uint32_t n, float x)
     return (uint32_t)(base - cuts) + (*base < x);
 }
 
+/* The 8-bit bins of the n values x[0..n) of a numeric column whose n_cuts cuts are at most
+ * 254 (8-bit bins): NaN bin 0, else 1 + count_below.  With AVX2, the cuts padded with +inf to
+ * 256 in 16 blocks of 16: s = the blocks whose last cut is < x (all their cuts are < x; the
+ * cuts of later blocks are >= block s's last, which is not), then the cuts < x of block s --
+ * 4 vector comparisons a value instead of 8 dependent steps of a search; the same counts. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+#include <immintrin.h>
+__attribute__((target("avx2,popcnt"))) static void bin_values8_avx2(const float *cuts,
+                                                                     uint32_t n_cuts,
+                                                                     const float *x, size_t n,
+                                                                     uint8_t *dst)
+{
+    float pad[256] __attribute__((aligned(32)));
+    float last[16] __attribute__((aligned(32)));
+    for (uint32_t j = 0; j < 256; j++) pad[j] = j < n_cuts ? cuts[j] : INFINITY;
+    for (uint32_t k = 0; k < 16; k++) last[k] = pad[16 * k + 15];
+    const __m256 l0 = _mm256_load_ps(last), l1 = _mm256_load_ps(last + 8);
+    const int blocks = n_cuts > 16;
+    for (size_t i = 0; i < n; i++) {
+        const float v = x[i];
+        const __m256 xv = _mm256_set1_ps(v);
+        unsigned s = 0;
+        if (blocks)
+            s = (unsigned)__builtin_popcount(
+                (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(l0, xv, _CMP_LT_OQ)) |
+                (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(l1, xv, _CMP_LT_OQ)) << 8);
+        const float *b = pad + 16 * s;
+        const unsigned c =
+            16 * s + (unsigned)__builtin_popcount(
+                         (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_load_ps(b), xv, _CMP_LT_OQ)) |
+                         (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_load_ps(b + 8), xv, _CMP_LT_OQ)) << 8);
+        dst[i] = v != v ? 0 : (uint8_t)(1 + c);
+    }
+}
+#endif
+
+static void bin_values8(const float *cuts, uint32_t n_cuts, const float *x, size_t n, uint8_t *dst)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+    if (n_cuts <= 254 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
+        bin_values8_avx2(cuts, n_cuts, x, n, dst);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++) dst[i] = isnan(x[i]) ? 0 : (uint8_t)(1 + count_below(cuts, n_cuts, x[i]));
+}
+
 uint32_t gv_bin_value(const gv_bin_mapper *m, float x)
 {
     if (isnan(x)) return 0;
@@ -640,9 +687,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
             uint8_t *dst = b->bins8 + f * n;
             for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)gv_bin_value(m, col[i]);
         } else if (!bin_small_integers(col, n, m, b->bins8 + f * n)) {
-            uint8_t *dst = b->bins8 + f * n;
-            for (size_t i = 0; i < n; i++)
-                dst[i] = isnan(col[i]) ? 0 : (uint8_t)(1 + count_below(m->cuts, m->n_cuts, col[i]));
+            bin_values8(m->cuts, m->n_cuts, col, n, b->bins8 + f * n);
         }
     }
     if (n >= GV_SPARSE_MIN_ROWS && n <= UINT32_MAX) {
