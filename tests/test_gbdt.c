@@ -383,6 +383,45 @@ static void test_threads(void)
     grove_dataset_free(d);
 }
 
+/* Depth-wise trees on 2 threads take a level's partitions, histograms, split scans and leaf
+ * splits together (tree.c level_batch, partition_level, leaves_batch; 1 thread takes the
+ * nodes one at a time, 3 threads the level's histograms and leaves together but not the
+ * partitions): the same models for 1, 2 and 3 threads, with nodes of several 32768-row blocks
+ * (300,000 rows: the smaller child's sums taken by the partition), with and without the train
+ * metric (without it the gradients go straight into the tree's position buffer). */
+static void test_level_threads(void)
+{
+    grove_dataset *d = synthetic(300000, 6, 4);
+    for (int metric = 0; metric < 2; metric++) {
+        grove_model *m[3] = {NULL, NULL, NULL};
+        char *log[3] = {NULL, NULL, NULL};
+        for (int t = 0; t < 3; t++) {
+            const char *thr[] = {"threads=1", "threads=2", "threads=3"};
+            const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=6", "learning_rate=0.3",
+                                metric ? "train_metric=true" : "train_metric=false", thr[t],
+                                NULL};
+            m[t] = train(d, NULL, kv);
+            CHECK_OK(grove_model_log_csv(m[t], &log[t]));
+        }
+        CHECK(info_number(m[0], "total_leaves") > 3 * 32);
+        char *bytes[3] = {NULL, NULL, NULL};
+        size_t len[3] = {0, 0, 0};
+        for (int t = 0; t < 3; t++) CHECK_OK(grove_model_to_buffer(m[t], &bytes[t], &len[t]));
+        for (int t = 1; t < 3; t++) {
+            CHECK(bytes[0] && bytes[t] && len[0] == len[t] &&
+                  memcmp(bytes[0], bytes[t], len[0]) == 0); /* the model files, byte for byte */
+            CHECK(same_predictions(m[0], m[t], d, 2));
+            if (log[0] && log[t]) CHECK_STR(log[0], log[t]);
+        }
+        for (int t = 0; t < 3; t++) grove_string_free(bytes[t]);
+        for (int t = 0; t < 3; t++) {
+            grove_model_free(m[t]);
+            grove_string_free(log[t]);
+        }
+    }
+    grove_dataset_free(d);
+}
+
 extern int gv_split_simd; /* learn/tree_int.h: 0 keeps the split search scalar */
 extern int gv_hist_nz;    /* learn/tree_int.h: 0 builds quantized histograms from dense rows */
 extern int gv_hist_pack;  /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
@@ -908,6 +947,7 @@ int main(void)
     test_round_trips();
     test_staged();
     test_threads();
+    test_level_threads();
     test_quantized_threads();
     test_softmax_roots();
     test_quantized_sparse();
