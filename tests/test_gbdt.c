@@ -11,6 +11,7 @@
  *  - save -> load -> predict is bit-identical (logistic, softmax, squared, absolute, huber,
  *    exponential, with validation log); a model file with an unknown field is rejected;
  *  - the same seed gives the same model for 1 and 2 threads (with row and column sampling);
+ *  - a tree's root totals summed inside its root histogram's build: the same models;
  *  - early stopping keeps the best validation round; objectives reduce their loss;
  *  - parameter errors name the parameter.
  */
@@ -419,6 +420,58 @@ static void test_level_threads(void)
             grove_string_free(log[t]);
         }
     }
+    grove_dataset_free(d);
+}
+
+extern int gv_tree_root_fuse; /* learn/tree_int.h: 0 sums the root's totals in a pass of their own */
+
+/* A tree's root totals and row list summed inside its root's histogram build (by the blocks
+ * of 32768 positions of the pass they replace: 100,000 rows, four blocks, the last partial),
+ * or in that pass: the same models to the bit, with bundled few-valued features, missing
+ * values, 1, 2 and 3 threads (the column blocks, one of which sums, differ). */
+static void test_root_fuse(void)
+{
+    const size_t n = 100000, F = 9;
+    float *X = malloc(n * F * sizeof *X);
+    double *y = malloc(n * sizeof *y);
+    uint64_t s = 99;
+    for (size_t i = 0; i < n; i++) {
+        double z = 0;
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            float x = (float)((double)(s >> 11) / 9007199254740992.0);
+            if (f >= 6) x = (float)((s >> 7) % (2 + f % 3)); /* bundled */
+            if (f % 3 == 1 && (s >> 3) % 41 == 0) x = NAN;
+            X[i * F + f] = x;
+            if (!isnan(x)) z += (f % 2 ? 0.5 : -0.4) * x;
+        }
+        y[i] = z + 0.3 * sin(3.0 * i) > 0.1 ? 1 : 0;
+    }
+    grove_dataset *d = array_set(X, y, n, F, "task=classification");
+    char *ref = NULL;
+    size_t ref_len = 0;
+    for (int t = 1; t <= 3; t++) {
+        char th[16];
+        snprintf(th, sizeof th, "threads=%d", t);
+        const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=6", "seed=3",
+                            "train_metric=false", th, NULL};
+        for (int fuse = 1; fuse >= 0; fuse--) {
+            gv_tree_root_fuse = fuse;
+            grove_model *m = train(d, NULL, kv);
+            gv_tree_root_fuse = 1;
+            char *bytes = NULL;
+            size_t len = 0;
+            CHECK_OK(grove_model_to_buffer(m, &bytes, &len));
+            if (!ref) {
+                ref = bytes, ref_len = len;
+            } else {
+                CHECK(bytes && ref && len == ref_len && memcmp(ref, bytes, len) == 0);
+                grove_string_free(bytes);
+            }
+            grove_model_free(m);
+        }
+    }
+    grove_string_free(ref);
     grove_dataset_free(d);
 }
 
@@ -948,6 +1001,7 @@ int main(void)
     test_staged();
     test_threads();
     test_level_threads();
+    test_root_fuse();
     test_quantized_threads();
     test_softmax_roots();
     test_quantized_sparse();

@@ -565,6 +565,26 @@ static int grad_rec32(const gv_engine *e)
     return e->hist_len / 3 * 32 <= REC32_MAX_BYTES;
 }
 
+/* The root's totals by positions' blocks and its row list (gv_engine.root_fuse) in a pass of
+ * their own: the builds whose loops do not take them. */
+static void root_fuse_plain(const gv_engine *e, size_t begin, size_t end)
+{
+    const double *ns = e->ns;
+    gv_row *idx = e->idx;
+    const size_t RB = e->root_fuse_rb;
+    for (size_t lo = begin, b = 0; lo < end; lo += RB, b++) {
+        const size_t hi = end - lo < RB ? end : lo + RB;
+        double G = 0, H = 0;
+        for (size_t i = lo; i < hi; i++) {
+            idx[i] = (gv_row)i;
+            G += ns[2 * i];
+            H += ns[2 * i + 1];
+        }
+        double *pt = e->root_fuse + 3 * b;
+        pt[0] = (double)(hi - lo), pt[1] = G, pt[2] = H;
+    }
+}
+
 GV_TARGET_CLONES
 static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                             size_t k0, size_t k1, double *h)
@@ -592,11 +612,16 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
      * counts (integers, exact in any order) are the binned matrix's root_count, so each row
      * adds only its (g, h). */
     const int root = begin == 0 && end == e->n && !in->rows && X->root_count;
+    /* the root's totals and row list too (gv_engine.root_fuse): the block of columns from 0,
+     * whose rows' (g, h) are read anyway; the root's loops take row i as i (idx may be being
+     * filled) */
+    const int fuse = root && e->root_fuse && k0 == 0;
+    if (fuse) *e->root_fused = 1;
     /* a row's (g, h) to block feature k's bin: with its count 1, or without (the root) */
 #define ADD_GRAD(k, b) GRAD_ADD(hp[k] + 3 * (size_t)(b), v)
 #define ADD_GH(k, b) (V2D_AT(hp[k] + 3 * (size_t)(b) + 1) += v)
-#define ROWS_GRAD_LOOP(AT, ADD)                                                                    \
-    ROWS_EACH(begin, end, ROW_INDEXED, AT, ADD, const gv_v2d v = GRAD_ROW(i))
+#define ROWS_GRAD_LOOP(ROW, AT, ADD)                                                               \
+    ROWS_EACH(begin, end, ROW, AT, ADD, const gv_v2d v = GRAD_ROW(i))
     if (r4) {
         /* column k's records at r4 + k * GRAD_STRIDE (every column has at most GRAD_STRIDE
          * bins, 8-bit): a row's additions then take constant displacements from one base */
@@ -612,15 +637,16 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 #define ADD_R4(j) (q[(j) * GRAD_STRIDE + row[AT_K(k + (j))]] += v)
 #define V4_OF_ROW const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0}; gv_v4d *q = r4
 #define V2_OF_ROW const gv_v2d v = {ns[2 * i], ns[2 * i + 1]}; gv_v2d *q = r2
-#define ROWS_GRAD4_LOOP(PFD, PFL, VQ)                                                              \
+#define ROWS_GRAD4_LOOP(ROW, PFD, PFL, VQ, EXTRA)                                                  \
     for (size_t i = begin; i < end; i++) {                                                         \
         if (i + (PFD) < end) {                                                                     \
-            const uint8_t *pf_ = base + ROW_INDEXED(i + (PFD)) * F;                                \
+            const uint8_t *pf_ = base + ROW(i + (PFD)) * F;                                        \
             __builtin_prefetch(pf_, 0, PFL);                                                       \
             __builtin_prefetch(pf_ + span, 0, PFL);                                                \
         }                                                                                          \
-        const uint8_t *row = base + ROW_INDEXED(i) * F;                                            \
+        const uint8_t *row = base + ROW(i) * F;                                                    \
         VQ;                                                                                        \
+        EXTRA;                                                                                     \
         size_t k = 0;                                                                              \
         for (; k < n8; k += 8, q += 8 * GRAD_STRIDE) {                                             \
             ADD_R4(0);                                                                             \
@@ -649,17 +675,42 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
          * time a (row, feature) update below the root: 2.72/2.87 -> 2.37/2.40 cycles at 32
          * rows, 2.37/2.32 at 48; prefetcht2 2.58/2.59; the L1 prefetch at 32 or 64 rows
          * 2.63-2.93) */
-        if (root && rb.contiguous) {
+        if (fuse && rb.contiguous) {
+            /* pos_init_sums's blocks: each position's (g, h) added to the block's sums (one
+             * 128-bit addition: the two lanes' doubles), stored as the block completes */
+            gv_row *fidx = e->idx;
+            double *fpart = e->root_fuse;
+            const size_t RB = e->root_fuse_rb;
+            size_t fleft = RB;
+            gv_v2d facc = {0.0, 0.0};
+#define FUSE_ROW                                                                                   \
+    do {                                                                                           \
+        facc += v;                                                                                 \
+        fidx[i] = (gv_row)i;                                                                       \
+        if (--fleft == 0) {                                                                        \
+            fpart[0] = (double)RB;                                                                 \
+            V2D_AT(fpart + 1) = facc;                                                              \
+            fpart += 3, fleft = RB, facc = (gv_v2d){0.0, 0.0};                                     \
+        }                                                                                          \
+    } while (0)
 #define AT_K AT_SAME
-            ROWS_GRAD4_LOOP(GRAD_PREFETCH, 3, V2_OF_ROW)
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, FUSE_ROW)
+#undef FUSE_ROW
+            if (fleft != RB) {
+                fpart[0] = (double)(RB - fleft);
+                V2D_AT(fpart + 1) = facc;
+            }
+        } else if (root && rb.contiguous) {
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, (void)0)
         } else if (rb.contiguous) {
-            ROWS_GRAD4_LOOP(GRAD_PREFETCH_FAR, 2, V4_OF_ROW)
+            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, (void)0)
 #undef AT_K
         } else if (root) {
 #define AT_K AT_LISTED
-            ROWS_GRAD4_LOOP(GRAD_PREFETCH, 3, V2_OF_ROW)
+            if (fuse) root_fuse_plain(e, begin, end);
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, (void)0)
         } else {
-            ROWS_GRAD4_LOOP(GRAD_PREFETCH_FAR, 2, V4_OF_ROW)
+            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, (void)0)
 #undef AT_K
         }
 #undef ROWS_GRAD4_LOOP
@@ -680,14 +731,15 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
             }
         }
     } else {
+        if (fuse) root_fuse_plain(e, begin, end);
         if (root && rb.contiguous)
-            ROWS_GRAD_LOOP(AT_SAME, ADD_GH)
+            ROWS_GRAD_LOOP(ROW_IDENTITY, AT_SAME, ADD_GH)
         else if (root)
-            ROWS_GRAD_LOOP(AT_LISTED, ADD_GH)
+            ROWS_GRAD_LOOP(ROW_IDENTITY, AT_LISTED, ADD_GH)
         else if (rb.contiguous)
-            ROWS_GRAD_LOOP(AT_SAME, ADD_GRAD)
+            ROWS_GRAD_LOOP(ROW_INDEXED, AT_SAME, ADD_GRAD)
         else
-            ROWS_GRAD_LOOP(AT_LISTED, ADD_GRAD)
+            ROWS_GRAD_LOOP(ROW_INDEXED, AT_LISTED, ADD_GRAD)
         for (size_t k = 0; k < nk; k++)
             if (rb.col[k] < 0) bundle_marg_dbl(e, (size_t)(-1 - rb.col[k]), hp[k], 3, h);
     }

@@ -2471,11 +2471,29 @@ static void grower_free(grower *gr)
     engine_free(&gr->e);
 }
 
+int gv_tree_root_fuse = 1;
+
+/* Whether the root's totals and row list may be made by its histogram's build (gv_engine.
+ * root_fuse): GRAD with every position's (g, h) in place (gh_in_ns) and idx to fill, the root
+ * built by build_rows_grad (hist_build's row-major doubles, the binned root counts) over every
+ * feature, as evaluate would build it (no touched bins, no subsets, one process). */
+static int root_fusable(const grower *gr)
+{
+    const gv_engine *e = &gr->e;
+    const gv_tree_config *cfg = e->cfg;
+    return gv_tree_root_fuse && e->ns_pos && !e->q_pos && !e->quant && e->in->gh_in_ns &&
+           gr->fill_idx && !gr->root_hist && cfg->stats == GV_STATS_GRAD && e->S == 3 &&
+           e->in->row_bins && !e->in->rows && e->n == e->X->n_rows && e->X->root_count &&
+           !e->X->csr_ptr && !cfg->dist && !gr->subset && gr->touched_rows == 0 &&
+           gr->n_all > 0 && gr->n_all <= 1024 * (size_t)64 && e->part;
+}
+
 static grove_status grow(grower *gr)
 {
     gv_engine *e = &gr->e;
     const gv_tree_config *cfg = e->cfg;
     grove_status st;
+    double *fh = NULL; /* the root's histogram built with its totals (root_fusable) */
     if ((st = ensure_nodes(gr, 1)) != GROVE_OK) return st;
     size_t root = new_node(gr, 0, 0, e->n);
     if (e->ns_pos) {
@@ -2490,6 +2508,26 @@ static grove_status grow(grower *gr)
         if (e->q_pos) {
             gv_hist_pos_init(e);
             sum_gathered(e, 0, e->n, gr->tot);
+        } else if (root_fusable(gr)) {
+            /* the root's histogram first, its build also summing the totals and filling idx
+             * (pos_init_sums's work, by its blocks: the same sums) in the block of columns
+             * with the fewest columns, instead of a pass of its own */
+            const size_t nbk = (e->n + ROW_BLOCK - 1) / ROW_BLOCK;
+            int fused = 0;
+            if (!(fh = gv_hist_acquire(e))) return gv_err_nomem("tree histograms");
+            memset(e->part, 0, nbk * 3 * sizeof *e->part);
+            e->root_fuse = e->part;
+            e->root_fuse_rb = ROW_BLOCK;
+            e->root_fused = &fused;
+            gv_hist_build(e, 0, e->n, gr->all_feats, gr->n_all, fh);
+            e->root_fuse = NULL;
+            e->root_fused = NULL;
+            assert(fused); /* (root_fusable: build_rows_grad's root, which reads no idx) */
+            if (fused)
+                add_parts(e->part, nbk, 3, gr->tot);
+            else
+                pos_init_sums(e, gr->tot, gr->fill_idx);
+            e->gathered_fmt = 0;
         } else {
             pos_init_sums(e, gr->tot, gr->fill_idx);
         }
@@ -2508,6 +2546,7 @@ static grove_status grow(grower *gr)
         rh = gr->root_hist;
         gr->root_hist = NULL;
     }
+    if (fh) rh = fh; /* (root_fusable: no root_hist given) */
     if ((st = evaluate(gr, root, rh, NULL, 0)) != GROVE_OK) return st;
     if (gr->g[root].split.feature >= 0 && (st = open_push(gr, root)) != GROVE_OK) return st;
 

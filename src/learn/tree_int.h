@@ -144,6 +144,13 @@ typedef struct gv_engine {
                                integers, so the same sums, as the repeated rows; tree.c);
                                else NULL */
     double *part;           /* [(n / ROW_BLOCK + 1) * S] per-block partial sums */
+    double *root_fuse;      /* the root's build (tree.c, grow): non-NULL (zeroed partial sums,
+                               root_fuse_rb rows a block), the build of the block of columns
+                               that starts at 0 also fills idx[i] = i and sums each block of
+                               positions' (count, g, h) from ns into it, as pos_init_sums does,
+                               and sets *root_fused (the root's builds read no idx) */
+    size_t root_fuse_rb;
+    int *root_fused;
     size_t *block_left;     /* [3 * (n / PART_BLOCK + 1 + nt)] per-block partition bookkeeping */
 
     /* Small nodes of a tree with per-node feature sampling (forests) on dense 8-bit bins:
@@ -281,6 +288,9 @@ static inline size_t gv_ns_stride(const gv_engine *e)
 /* 1 (the default): a GRAD tree (ns_pos) leaves the rows of a split whose children are leaves
  * (max_depth) in place; 0: it partitions them (the same trees; tests compare the two). */
 extern int gv_tree_leaf_in_place;
+/* 1 (the default): a GRAD tree's root totals (and row list) are summed inside its root's
+ * histogram build (gv_engine.root_fuse); 0: in a pass before it (the same sums; tests) */
+extern int gv_tree_root_fuse;
 
 /* ---- split.c ---- */
 /* 1 (the default): the split search may take its AVX2 ways where the CPU has AVX2; 0: the
