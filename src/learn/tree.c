@@ -441,6 +441,50 @@ static inline void gathered_block(const double *ns_all, size_t lo, size_t n, siz
     pt[0] += (double)len;
 }
 
+/* Two such blocks at once: positions [a, a + na) of ns_all into pa, [b, b + nb) into pb
+ * (zeroed), each added in position order as gathered_block adds it (the same sums), with two
+ * chains of dependent additions in flight instead of one (a (g, h) pair: one 128-bit addition,
+ * its two lanes' doubles). */
+typedef double gv_t2d __attribute__((vector_size(16), aligned(8), may_alias));
+static inline void gathered_two(const double *ns_all, size_t a, size_t na, double *pa, size_t b,
+                                size_t nb, double *pb)
+{
+    const gv_t2d *x = (const gv_t2d *)(const void *)(ns_all + 2 * a);
+    const gv_t2d *y = (const gv_t2d *)(const void *)(ns_all + 2 * b);
+    gv_t2d sa = {pa[1], pa[2]}, sb = {pb[1], pb[2]};
+    const size_t m = na < nb ? na : nb;
+    for (size_t i = 0; i < m; i++) {
+        sa += x[i];
+        sb += y[i];
+    }
+    for (size_t i = m; i < na; i++) sa += x[i];
+    for (size_t i = m; i < nb; i++) sb += y[i];
+    pa[1] = sa[0], pa[2] = sa[1], pa[0] += (double)na;
+    pb[1] = sb[0], pb[2] = sb[1], pb[0] += (double)nb;
+}
+
+/* Block b of sum_gathered's blocks over positions [lo, lo + n): its start and length */
+static inline size_t gathered_span(size_t lo, size_t n, size_t b, size_t *len)
+{
+    *len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
+    return lo + b * ROW_BLOCK;
+}
+
+/* Blocks b and b + 1 of sum_gathered's nb blocks over positions [lo, lo + n) (block b alone
+ * when it is the last) into part[3 b ..] (zeroed): gathered_block's sums, two at once. */
+static inline void gathered_pair(const double *ns_all, size_t lo, size_t n, size_t b, size_t nb,
+                                 double *part)
+{
+    size_t la, lb;
+    const size_t a = gathered_span(lo, n, b, &la);
+    if (b + 1 < nb) {
+        const size_t c = gathered_span(lo, n, b + 1, &lb);
+        gathered_two(ns_all, a, la, part + 3 * b, c, lb, part + 3 * (b + 1));
+    } else {
+        gathered_block(ns_all, lo, n, b, part);
+    }
+}
+
 /* GRAD node totals from the gathered statistics: t (zeroed) = the sum over positions
  * [lo, lo + n) of e->ns, by the blocks of sum_rows (the same numbers in the same order, so the
  * same sums as sum_rows over idx + lo). */
@@ -449,9 +493,9 @@ static void sum_gathered(const gv_engine *e, size_t lo, size_t n, double *t)
     size_t n_blocks;
     double *part = block_parts(e, n, 3, t, &n_blocks);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 1)
+#pragma omp parallel for num_threads(e->nt) schedule(static) if (e->nt > 1 && n_blocks > 2)
 #endif
-    for (size_t b = 0; b < n_blocks; b++) gathered_block(e->ns, lo, n, b, part);
+    for (size_t b2 = 0; b2 < (n_blocks + 1) / 2; b2++) gathered_pair(e->ns, lo, n, 2 * b2, n_blocks, part);
     add_parts(part, n_blocks, 3, t);
 }
 
@@ -978,12 +1022,13 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
 #define SMALL_SUM_BLOCKS                                                                           \
     if (sum_blocks) {                                                                              \
         _Pragma("omp barrier") _Pragma("omp for schedule(static) nowait")                          \
-        for (size_t b_ = 0; b_ < sum_blocks; b_++)                                                 \
-            gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);                             \
+        for (size_t b_ = 0; b_ < (sum_blocks + 1) / 2; b_++)                                       \
+            gathered_pair(e->ns_tmp, small_lo, small_n, 2 * b_, sum_blocks, e->part);              \
     }
 #else
 #define SMALL_SUM_BLOCKS                                                                           \
-    for (size_t b_ = 0; b_ < sum_blocks; b_++) gathered_block(e->ns_tmp, small_lo, small_n, b_, e->part);
+    for (size_t b_ = 0; b_ < (sum_blocks + 1) / 2; b_++)                                           \
+        gathered_pair(e->ns_tmp, small_lo, small_n, 2 * b_, sum_blocks, e->part);
 #endif
     if (hist_left_rows(e, hist, s, bits, &nl_known) && nl_known <= n) {
         /* ns_pos, the left rows known: no counting pass.  One thread: forward; two: the first
@@ -1825,9 +1870,10 @@ static int level_batchable(const grower *gr, size_t id)
 /* level_batch, 2 threads: the partitions of the m nodes ids[] (histograms ph[], each left
  * count known from it) in one parallel region instead of one per node: partition_binary's
  * moves (a node of 2 PART_BLOCK rows or more: the first half forward, the second backward;
- * a smaller one forward on one thread), then its smaller child's blocks' sums where it takes
- * them (over 1 ROW_BLOCK), added in order to w[], summed[], tot[6 m].  The same partitions
- * and sums.  0 (nothing done) where some node's left count is not known. */
+ * a smaller one forward on one thread), then every smaller child's blocks' sums (the largest
+ * blocks first: a child of one block summed here instead of on one thread after the region,
+ * sum_gathered's), added in order to w[], summed[], tot[6 m].  The same partitions and sums.
+ * 0 (nothing done) where some node's left count is not known. */
 static int partition_level(grower *gr, const size_t *ids, double *const *ph, size_t m,
                            size_t *w, int *summed, double *tot)
 {
@@ -1844,17 +1890,18 @@ static int partition_level(grower *gr, const size_t *ids, double *const *ph, siz
         w[j] = g->begin + nl;
         n_tasks += n < 2 * PART_BLOCK ? 1 : 2;
         const size_t small_n = nl <= n - nl ? nl : n - nl, nb = (small_n + ROW_BLOCK - 1) / ROW_BLOCK;
-        if (n >= 2 * PART_BLOCK && nb > 1) n_sums += nb;
+        n_sums += nb;
     }
-    size_t *task = gv_malloc_array(2 * n_tasks + 2 * n_sums + m + 1, sizeof *task);
+    size_t *task = gv_malloc_array(2 * n_tasks + 3 * n_sums + m + 1, sizeof *task);
     double *part = gv_malloc_array(3 * (n_sums + 1), sizeof *part);
     if (!task || !part) {
         gv_free(task);
         gv_free(part);
         return 0;
     }
-    /* tasks (rows, 2 j + half), largest first; sum tasks (j, block); node j's blocks at off[j] */
-    size_t *sum = task + 2 * n_tasks, *off = sum + 2 * n_sums, q = 0, r = 0;
+    /* tasks (rows, 2 j + half), largest first; sum tasks (rows, j, block), largest first;
+     * node j's blocks at off[j] */
+    size_t *sum = task + 2 * n_tasks, *off = sum + 3 * n_sums, q = 0, r = 0;
     for (size_t j = 0; j < m; j++) {
         const gnode *g = &gr->g[ids[j]];
         const size_t n = g->end - g->begin, nl = w[j] - g->begin;
@@ -1866,11 +1913,17 @@ static int partition_level(grower *gr, const size_t *ids, double *const *ph, siz
             task[2 * q] = n - n / 2, task[2 * q + 1] = 2 * j + 1, q++;
         }
         off[j] = r;
-        summed[j] = n >= 2 * PART_BLOCK && nb > 1;
-        for (size_t b = 0; summed[j] && b < nb; b++) sum[2 * (r + b)] = j, sum[2 * (r + b) + 1] = b;
-        if (summed[j]) r += nb;
+        summed[j] = nb > 0;
+        for (size_t b = 0; b < nb; b++) {
+            size_t *u = sum + 3 * (r + b);
+            u[0] = small_n - b * ROW_BLOCK < ROW_BLOCK ? small_n - b * ROW_BLOCK : ROW_BLOCK;
+            u[1] = j;
+            u[2] = b;
+        }
+        r += nb;
     }
     qsort(task, n_tasks, 2 * sizeof *task, cmp_rows_desc);
+    qsort(sum, n_sums, 3 * sizeof *sum, cmp_rows_desc); /* (any order: each block has its slot) */
     memset(part, 0, 3 * (n_sums + 1) * sizeof *part);
     at_depth(e, gr->t->nodes[ids[0]].depth);
 #ifdef _OPENMP
@@ -1889,16 +1942,27 @@ static int partition_level(grower *gr, const size_t *ids, double *const *ph, siz
             else
                 block_move_back(e, &g->split, NULL, mid, g->end, w[j], g->end);
         }
+        /* two blocks a task (the next largest: similar lengths), summed side by side */
 #ifdef _OPENMP
-#pragma omp for schedule(static) nowait
+#pragma omp for schedule(dynamic, 1) nowait
 #endif
-        for (size_t k = 0; k < n_sums; k++) {
-            const size_t j = sum[2 * k], b = sum[2 * k + 1];
-            const gnode *g = &gr->g[ids[j]];
-            const size_t n = g->end - g->begin, nl = w[j] - g->begin;
-            const int left_small = nl <= n - nl;
-            gathered_block(e->ns_tmp, left_small ? g->begin : w[j], left_small ? nl : n - nl, b,
-                           part + 3 * off[j]);
+        for (size_t k2 = 0; k2 < (n_sums + 1) / 2; k2++) {
+            size_t a[2], len[2];
+            double *dst[2];
+            const size_t nk = 2 * k2 + 1 < n_sums ? 2 : 1;
+            for (size_t u = 0; u < nk; u++) {
+                const size_t k = 2 * k2 + u, j = sum[3 * k + 1], b = sum[3 * k + 2];
+                const gnode *g = &gr->g[ids[j]];
+                const size_t n = g->end - g->begin, nl = w[j] - g->begin;
+                const int left_small = nl <= n - nl;
+                a[u] = gathered_span(left_small ? g->begin : w[j], left_small ? nl : n - nl, b,
+                                     &len[u]);
+                dst[u] = part + 3 * (off[j] + b);
+            }
+            if (nk == 2)
+                gathered_two(e->ns_tmp, a[0], len[0], dst[0], a[1], len[1], dst[1]);
+            else
+                gathered_two(e->ns_tmp, a[0], len[0], dst[0], a[0], 0, part + 3 * n_sums);
         }
     }
     /* small_sums_end: the blocks added in order to the zeroed totals of the smaller child */
