@@ -1253,6 +1253,35 @@ int gv_tree_leaf_in_place = 1;
     ((FAST) ? ((size_t)((uint32_t)(col[r] - 1u) < split) | (dl & (size_t)(col[r] == 0)))            \
             : (size_t)row_left(X, s, bits, f, (r)))
 
+/* A split into two leaves (first = l0, l0 + 1), the rows at positions [lo, hi): each row's leaf
+ * to leaf (if not NULL) and its side, 1 left, to side[position]; returns the left count.  What
+ * split_leaves_grad's chunks and leaves_grad_one run. */
+static inline __attribute__((always_inline)) size_t
+leaf_sides(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv_row *idx,
+           uint32_t *leaf, uint32_t l0, uint8_t *side, size_t lo, size_t hi)
+{
+    const size_t f = (size_t)s->feature;
+    const uint8_t *col = !bits && X->bins8 ? X->bins8 + f * X->n_rows : NULL;
+    const uint32_t split = s->bin;
+    const size_t dl = (size_t)s->default_left;
+    size_t nl = 0;
+#define LEAF_SIDES(FAST)                                                                           \
+    for (size_t i = lo; i < hi; i++) {                                                             \
+        const gv_row r = idx[i];                                                                   \
+        const size_t left = LEAF_SIDE(FAST, r);                                                    \
+        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
+        side[i] = (uint8_t)left;                                                                   \
+        nl += left;                                                                                \
+    }
+    if (col)
+        LEAF_SIDES(1)
+    else
+        LEAF_SIDES(0)
+#undef LEAF_SIDES
+    return nl;
+}
+#undef LEAF_SIDE
+
 /* GRAD with ns_pos, a binary split whose children (ids first, first + 1) are leaves: the rows
  * stay in the parent's range (the children own none of it; leaves_of_rows skips them), each
  * row's leaf is written to leaf_of_row, and the smaller child's totals are summed from ns at
@@ -1270,29 +1299,13 @@ static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits,
 {
     gv_engine *e = &gr->e;
     const gv_binned *X = e->X;
-    const size_t f = (size_t)s->feature, n = end - begin;
+    const size_t n = end - begin;
     const gv_row *idx = e->idx;
     const double *ns = e->ns;
     uint32_t *leaf = e->in->leaf_of_row;
-    const uint8_t *col = !bits && X->bins8 ? X->bins8 + f * X->n_rows : NULL;
-    const uint32_t split = s->bin;
-    const size_t dl = (size_t)s->default_left;
     const uint32_t l0 = (uint32_t)first;
     uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
-    size_t nl = 0;
-#define LEAVES_ONE(FAST)                                                                           \
-    for (size_t i = begin; i < end; i++) {                                                         \
-        const gv_row r = idx[i];                                                                   \
-        const size_t left = LEAF_SIDE(FAST, r);                                                    \
-        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
-        side[i] = (uint8_t)left;                                                                   \
-        nl += left;                                                                                \
-    }
-    if (col)
-        LEAVES_ONE(1)
-    else
-        LEAVES_ONE(0)
-#undef LEAVES_ONE
+    const size_t nl = leaf_sides(X, s, bits, idx, leaf, l0, side, begin, end);
     const size_t want = nl <= n - nl; /* the small side's LEAF_SIDE */
     double *t = gr->tot + (want ? first : first + 1) * 3;
     size_t len = 0;
@@ -1327,14 +1340,10 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
 {
     gv_engine *e = &gr->e;
     const gv_binned *X = e->X;
-    const size_t f = (size_t)s->feature, n = end - begin;
+    const size_t n = end - begin;
     const gv_row *idx = e->idx;
     const double *ns = e->ns;
     uint32_t *leaf = e->in->leaf_of_row;
-    const int fast = !bits && X->bins8 != NULL;
-    const uint8_t *col = fast ? X->bins8 + f * X->n_rows : NULL;
-    const uint32_t split = s->bin;
-    const size_t dl = (size_t)s->default_left;
     const uint32_t l0 = (uint32_t)first;
     /* each position's side, 1 left: a byte at the children's positions in the other buffers
      * (free: the children are leaves; the parent's own rows are read, tree_int.h) */
@@ -1359,20 +1368,7 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
         for (size_t c = 0; c < nc; c++) {
             const size_t lo = block_lo(begin, end, (n + nc - 1) / nc, c);
             const size_t hi = block_lo(begin, end, (n + nc - 1) / nc, c + 1);
-            size_t nl = 0;
-#define LEAVES_LOOP(FAST)                                                                          \
-    for (size_t i = lo; i < hi; i++) {                                                             \
-        const gv_row r = idx[i];                                                                   \
-        const size_t left = LEAF_SIDE(FAST, r);                                                    \
-        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
-        side[i] = (uint8_t)left;                                                                   \
-        nl += left;                                                                                \
-    }
-            if (fast)
-                LEAVES_LOOP(1)
-            else
-                LEAVES_LOOP(0)
-#undef LEAVES_LOOP
+            const size_t nl = leaf_sides(X, s, bits, idx, leaf, l0, side, lo, hi);
             cnt[c] = nl;
         }
 #ifdef _OPENMP
@@ -1442,7 +1438,6 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
     double *large = gr->tot + (left_small ? first + 1 : first) * 3;
     for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
 }
-#undef LEAF_SIDE
 
 /* The end of a split of node id into its k children first..: their values, the parent's split. */
 static void finish_split(grower *gr, size_t id, size_t first, size_t k, const gv_split *s,
