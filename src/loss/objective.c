@@ -101,6 +101,12 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
 enum { LOGISTIC_CHUNK = 256 };
 typedef double gv_loss_v4d __attribute__((vector_size(32), may_alias, aligned(8)));
 typedef long long gv_loss_v4l __attribute__((vector_size(32), may_alias, aligned(8)));
+/* lanes a, b, c, d of the concatenation of x and y (GCC's and clang's builtins) */
+#ifdef __clang__
+#define LOSS_SHUFFLE(x, y, a, b, c, d) __builtin_shufflevector(x, y, a, b, c, d)
+#else
+#define LOSS_SHUFFLE(x, y, a, b, c, d) __builtin_shuffle(x, y, (gv_loss_v4l){a, b, c, d})
+#endif
 /* rows j of a chunk: p = sigma (from e = exp(-F)), g = w (p - y), h = w max(p (1 - p), floor)
  * into ghc[2 j], ghc[2 j + 1]; returns 1 if a pair is bad (gh_bad).  Four rows a vector, the
  * rest one at a time: the same operations either way.  wc NULL: weight 1 (w g = g exactly). */
@@ -128,8 +134,8 @@ static inline __attribute__((always_inline)) int logistic_tail(const double *e, 
         }
         const gv_loss_v4d ag = (gv_loss_v4d)((gv_loss_v4l)g & abs_mask);
         ok &= (ag <= big) & (h >= zero) & (h <= big);
-        const gv_loss_v4d lo = __builtin_shuffle(g, h, (gv_loss_v4l){0, 4, 1, 5});
-        const gv_loss_v4d hi = __builtin_shuffle(g, h, (gv_loss_v4l){2, 6, 3, 7});
+        const gv_loss_v4d lo = LOSS_SHUFFLE(g, h, 0, 4, 1, 5);
+        const gv_loss_v4d hi = LOSS_SHUFFLE(g, h, 2, 6, 3, 7);
         *(gv_loss_v4d *)(ghc + 2 * j) = lo;
         *(gv_loss_v4d *)(ghc + 2 * j + 4) = hi;
     }
