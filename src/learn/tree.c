@@ -1282,6 +1282,25 @@ leaf_sides(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv
 }
 #undef LEAF_SIDE
 
+/* Position i's (g, h) from ns added to (*G, *H) where m is 1, +0.0 where m is 0: the bits
+ * masked, without a branch (sums from +0.0 are never -0.0, so they keep their bits).  What
+ * the leaf splits (leaves_grad_one, split_leaves_grad) sum the smaller side's rows with. */
+static inline __attribute__((always_inline)) void add_masked(const double *ns, size_t i,
+                                                             size_t m, double *G, double *H)
+{
+    const uint64_t mask = (uint64_t)0 - (uint64_t)m;
+    uint64_t gb, hb;
+    double gd, hd;
+    memcpy(&gb, ns + 2 * i, sizeof gb);
+    memcpy(&hb, ns + 2 * i + 1, sizeof hb);
+    gb &= mask;
+    hb &= mask;
+    memcpy(&gd, &gb, sizeof gd);
+    memcpy(&hd, &hb, sizeof hd);
+    *G += gd;
+    *H += hd;
+}
+
 /* GRAD with ns_pos, a binary split whose children (ids first, first + 1) are leaves: the rows
  * stay in the parent's range (the children own none of it; leaves_of_rows skips them), each
  * row's leaf is written to leaf_of_row, and the smaller child's totals are summed from ns at
@@ -1311,19 +1330,8 @@ static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits,
     size_t len = 0;
     double G = 0, H = 0;
     for (size_t i = begin; i < end; i++) {
-        /* the bits, masked: the other side's rows add +0.0 (split_leaves_grad) */
         const size_t m = side[i] == want;
-        const uint64_t mask = (uint64_t)0 - (uint64_t)m;
-        uint64_t gb, hb;
-        double gd, hd;
-        memcpy(&gb, ns + 2 * i, sizeof gb);
-        memcpy(&hb, ns + 2 * i + 1, sizeof hb);
-        gb &= mask;
-        hb &= mask;
-        memcpy(&gd, &gb, sizeof gd);
-        memcpy(&hd, &hb, sizeof hd);
-        G += gd;
-        H += hd;
+        add_masked(ns, i, m, &G, &H);
         len += m;
         if (len == ROW_BLOCK) {
             t[0] += (double)ROW_BLOCK, t[1] += G, t[2] += H;
@@ -1409,18 +1417,7 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
             double G = 0, H = 0;
             for (; j < j1; i++) {
                 const size_t m = side[i] == want;
-                /* the bits, masked: the other side's rows add +0.0, without a branch */
-                const uint64_t mask = (uint64_t)0 - (uint64_t)m;
-                uint64_t gb, hb;
-                double gd, hd;
-                memcpy(&gb, ns + 2 * i, sizeof gb);
-                memcpy(&hb, ns + 2 * i + 1, sizeof hb);
-                gb &= mask;
-                hb &= mask;
-                memcpy(&gd, &gb, sizeof gd);
-                memcpy(&hd, &hb, sizeof hd);
-                G += gd;
-                H += hd;
+                add_masked(ns, i, m, &G, &H);
                 j += m;
                 len += m;
                 if (len == RB) {
