@@ -424,27 +424,9 @@ static void sum_rows_gather(gv_engine *e, double *t)
     e->gathered_end = n;
 }
 
-/* Block b of sum_gathered's blocks over positions [lo, lo + n) of ns: its partial sums into
- * part[3 b ..] (zeroed) -- (count, g, h), g and h added in position order. */
-static inline void gathered_block(const double *ns_all, size_t lo, size_t n, size_t b, double *part)
-{
-    const size_t a = lo + b * ROW_BLOCK, len = n - b * ROW_BLOCK < ROW_BLOCK ? n - b * ROW_BLOCK : ROW_BLOCK;
-    const double *ns = ns_all + 2 * a;
-    double *pt = part + b * 3;
-    double G = pt[1], H = pt[2];
-    for (size_t i = 0; i < len; i++) {
-        G += ns[2 * i];
-        H += ns[2 * i + 1];
-    }
-    pt[1] = G;
-    pt[2] = H;
-    pt[0] += (double)len;
-}
-
-/* Two such blocks at once: positions [a, a + na) of ns_all into pa, [b, b + nb) into pb
- * (zeroed), each added in position order as gathered_block adds it (the same sums), with two
- * chains of dependent additions in flight instead of one (a (g, h) pair: one 128-bit addition,
- * its two lanes' doubles). */
+/* Blocks of positions of ns_all, two at once: [a, a + na) added to pa's (count, g, h), [b, b + nb)
+ * to pb's, g and h in position order, with two chains of dependent additions in flight instead
+ * of one (a (g, h) pair: one 128-bit addition, its two lanes' doubles); nb 0: one block. */
 typedef double gv_t2d __attribute__((vector_size(16), aligned(8), may_alias));
 static inline void gathered_two(const double *ns_all, size_t a, size_t na, double *pa, size_t b,
                                 size_t nb, double *pb)
@@ -471,7 +453,7 @@ static inline size_t gathered_span(size_t lo, size_t n, size_t b, size_t *len)
 }
 
 /* Blocks b and b + 1 of sum_gathered's nb blocks over positions [lo, lo + n) (block b alone
- * when it is the last) into part[3 b ..] (zeroed): gathered_block's sums, two at once. */
+ * when it is the last) into part[3 b ..] (zeroed), each summed in position order. */
 static inline void gathered_pair(const double *ns_all, size_t lo, size_t n, size_t b, size_t nb,
                                  double *part)
 {
@@ -481,7 +463,8 @@ static inline void gathered_pair(const double *ns_all, size_t lo, size_t n, size
         const size_t c = gathered_span(lo, n, b + 1, &lb);
         gathered_two(ns_all, a, la, part + 3 * b, c, lb, part + 3 * (b + 1));
     } else {
-        gathered_block(ns_all, lo, n, b, part);
+        double none[3] = {0.0, 0.0, 0.0};
+        gathered_two(ns_all, a, la, part + 3 * b, a, 0, none);
     }
 }
 
@@ -1301,14 +1284,6 @@ static inline __attribute__((always_inline)) void add_masked(const double *ns, s
     *H += hd;
 }
 
-/* GRAD with ns_pos, a binary split whose children (ids first, first + 1) are leaves: the rows
- * stay in the parent's range (the children own none of it; leaves_of_rows skips them), each
- * row's leaf is written to leaf_of_row, and the smaller child's totals are summed from ns at
- * the parent's positions, its rows taken in order, by the blocks of ROW_BLOCK of its rows that
- * sum_gathered would take after a partition (so the same bits); the larger child's are the
- * parent's minus those, as apply_split does.  Two passes over the positions, in parallel over equal chunks: the leaves and the
- * left count of each chunk, then the smaller side's blocks, each summed by the chunk where it
- * starts. */
 /* split_leaves_grad on one thread (its one chunk): the leaves and sides of the positions, then
  * the smaller side's blocks of ROW_BLOCK rows added to its zeroed totals as they complete (as
  * add_parts adds them, in order), the larger's the parent's minus those.  The same bits as any
@@ -1343,12 +1318,25 @@ static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits,
     for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
 }
 
+/* GRAD with ns_pos, a binary split whose children (ids first, first + 1) are leaves: the rows
+ * stay in the parent's range (the children own none of it; leaves_of_rows skips them), each
+ * row's leaf is written to leaf_of_row, and the smaller child's totals are summed from ns at
+ * the parent's positions, its rows taken in order, by the blocks of ROW_BLOCK of its rows that
+ * sum_gathered would take after a partition (so the same bits); the larger child's are the
+ * parent's minus those, as apply_split does.  Two passes over the positions, in parallel over equal chunks: the leaves and the
+ * left count of each chunk, then the smaller side's blocks, each summed by the chunk where it
+ * starts. */
 static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
                               size_t end, size_t first, size_t id)
 {
     gv_engine *e = &gr->e;
-    const gv_binned *X = e->X;
     const size_t n = end - begin;
+    if (e->nt < 2 || n < 2 * PART_BLOCK) { /* one chunk */
+        leaves_grad_one(gr, s, bits, begin, end, first, id);
+        return;
+    }
+    const size_t nc = (size_t)e->nt;
+    const gv_binned *X = e->X;
     const gv_row *idx = e->idx;
     const double *ns = e->ns;
     uint32_t *leaf = e->in->leaf_of_row;
@@ -1356,18 +1344,13 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
     /* each position's side, 1 left: a byte at the children's positions in the other buffers
      * (free: the children are leaves; the parent's own rows are read, tree_int.h) */
     uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
-    size_t nc = e->nt > 1 && n >= 2 * PART_BLOCK ? (size_t)e->nt : 1;
-    if (nc == 1) {
-        leaves_grad_one(gr, s, bits, begin, end, first, id);
-        return;
-    }
     size_t *cnt = e->block_left, *pre = cnt + nc; /* [nc] left rows, [nc + 1] small rows before */
     double *part = e->part;
     const size_t n_blocks_max = n / ROW_BLOCK + 1;
     size_t n_small = 0, left_small = 1;
     double *t = NULL;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(e->nt) if (nc > 1)
+#pragma omp parallel num_threads(e->nt)
 #endif
     {
 #ifdef _OPENMP
