@@ -49,6 +49,10 @@
 #   SHARED=1 bench/matrix/run.sh              # OMP_WAIT_POLICY=passive (a machine shared with other work)
 #   PEERS="xgboost" CELLS="gbdt-d6:1m" bench/matrix/run.sh
 #   MATRIX_OUT=bench/out/run2 bench/matrix/run.sh  # results elsewhere (two runs side by side)
+#   REPS=3 CELLS="gbdt-d6:1m" bench/matrix/run.sh   # each cell's tools REPS times, in turn (grove,
+#                                             # peers, grove, peers, ...): the table shows each
+#                                             # column's median, and each target's ratio per round
+#                                             # (grove and peer of the same round), median and range
 #   LIGHTGBM=/path/to/lightgbm bench/matrix/run.sh    # adds LightGBM's CLI to the gbdt cells (optional:
 #                                             # also found on PATH; without one the rows are left
 #                                             # out; README.md says how to build it outside the repo)
@@ -62,6 +66,7 @@ OUT=$(realpath -m "${MATRIX_OUT:-$DATA}")  # results, model, predictions of this
 PY=/usr/bin/python3
 T=${THREADS:-2}
 SMALL=${SMALL:-0}
+REPS=${REPS:-1}
 GVB=${GVB:-1}
 QUANT=${QUANT:-4}
 PEERS=${PEERS:-"xgboost sklearn ranger lightgbm"}
@@ -114,55 +119,58 @@ run_tool() {
   n_test=$(($(wc -l <"$OUT/pred.csv") - 1))
   local q; q=$("$PY" "$ROOT/bench/matrix/score.py" "$te" "$OUT/pred.csv")
   local kb=$((kb_train > kb_pred ? kb_train : kb_pred))
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$name" "$fit" \
     "$("$PY" -c "print('%.2f' % ($t_train + $t_pred))")" \
     "$("$PY" -c "print('%.2f' % ($u_train + $s_train + $u_pred + $s_pred))")" \
     "$("$PY" -c "print('%.0f' % ($n_test / max($t_pred, 0.01)))")" "$((kb / 1024))" "$q" \
-    "$(cut -d' ' -f1 /proc/loadavg)" "$("$PY" -c "print('%.2f' % ($u_train + $s_train))")" |
+    "$(cut -d' ' -f1 /proc/loadavg)" "$("$PY" -c "print('%.2f' % ($u_train + $s_train))")" "$rep" |
     tee -a "$OUT/results.tsv"
   rm -f "$OUT/model" "$OUT/model.ubj" "$OUT/model.gvb" "$OUT/pred.csv"
 }
 
 : >"$OUT/results.tsv"
-printf '# %s, %s, %s threads; SMALL=%s; grove %s%s%s; load %s at the start\n' \
+printf '# %s, %s, %s threads; SMALL=%s%s; grove %s%s%s; load %s at the start\n' \
   "$(date -u '+%Y-%m-%d %H:%M UTC')" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores" "$T" "$SMALL" \
+  "$([[ $REPS != 1 ]] && echo "; $REPS rounds a cell")" \
   "${GROVE_LABEL:-$(git -C "$ROOT" log -1 --format=%h)}" "${GROVE_BEFORE:+, grove-before ${BEFORE_LABEL:-$GROVE_BEFORE}}" \
   "$([[ $PEERS == *lightgbm* && -n $LIGHTGBM ]] && echo ", LightGBM CLI $LIGHTGBM")" \
   "$(cut -d' ' -f1 /proc/loadavg)" | tee "$OUT/header.txt"
-printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\ttrain_cpu_s\n'
+printf 'cell\ttool\ttrain_s\twhole_s\tcpu_s\tpred_rows/s\tpeak_MB\tquality\tload\ttrain_cpu_s\tround\n'
 for cell in $CELLS; do
   matrix_cell "$cell" || exit 1
-  run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
-    -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
-  if [[ $GVB == 1 ]]; then  # the same, the model saved and loaded in the binary encoding
-    run_tool grove-gvb "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model.gvb" "${g[@]}" --threads "$T" --seed 1 \
-      -- "$GROVE" predict "$OUT/model.gvb" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
-  fi
-  if [[ $QUANT != 0 && $wl == gbdt-* ]]; then  # the same with quantized gradients
-    run_tool "grove-q$QUANT" "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" \
-      --set quantized_bits="$QUANT" --threads "$T" --seed 1 \
+  for rep in $(seq "$REPS"); do
+    run_tool grove "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" --threads "$T" --seed 1 \
       -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
-  fi
-  if [[ -n ${GROVE_BEFORE:-} ]]; then
-    run_tool grove-before "$cell" "$tr" "$te" "$GROVE_BEFORE" train "$tr" -o "$OUT/model" "${g[@]}" \
-      --threads "$T" --seed 1 -- "$GROVE_BEFORE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
-  fi
-  for p in $peers; do
-    [[ " $PEERS " == *" $p "* ]] || continue
-    if [[ $p == ranger ]]; then
-      [[ $HAVE_RANGER == 1 ]] || continue
-      run_tool ranger "$cell" "$tr" "$te" Rscript "$ROOT/bench/matrix/ranger.R" train "$tr" "$OUT/model" "$n" "$T" \
-        -- Rscript "$ROOT/bench/matrix/ranger.R" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
-    elif [[ $p == lightgbm ]]; then
-      [[ -n $LIGHTGBM ]] || continue
-      run_tool lightgbm "$cell" "$tr" "$te" "$ROOT/bench/matrix/lightgbm.sh" train "$wl" "$tr" "$OUT/model" "$n" "$T" \
-        -- "$ROOT/bench/matrix/lightgbm.sh" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
-    else
-      m=$OUT/model; [[ $p == xgboost ]] && m=$OUT/model.ubj
-      run_tool "$p" "$cell" "$tr" "$te" env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" train "$p" "$wl" "$tr" "$m" "$n" "$T" \
-        -- env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" predict "$p" "$m" "$te" "$OUT/pred.csv" "$T"
+    if [[ $GVB == 1 ]]; then  # the same, the model saved and loaded in the binary encoding
+      run_tool grove-gvb "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model.gvb" "${g[@]}" --threads "$T" --seed 1 \
+        -- "$GROVE" predict "$OUT/model.gvb" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
     fi
+    if [[ $QUANT != 0 && $wl == gbdt-* ]]; then  # the same with quantized gradients
+      run_tool "grove-q$QUANT" "$cell" "$tr" "$te" "$GROVE" train "$tr" -o "$OUT/model" "${g[@]}" \
+        --set quantized_bits="$QUANT" --threads "$T" --seed 1 \
+        -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+    fi
+    if [[ -n ${GROVE_BEFORE:-} ]]; then
+      run_tool grove-before "$cell" "$tr" "$te" "$GROVE_BEFORE" train "$tr" -o "$OUT/model" "${g[@]}" \
+        --threads "$T" --seed 1 -- "$GROVE_BEFORE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$T"
+    fi
+    for p in $peers; do
+      [[ " $PEERS " == *" $p "* ]] || continue
+      if [[ $p == ranger ]]; then
+        [[ $HAVE_RANGER == 1 ]] || continue
+        run_tool ranger "$cell" "$tr" "$te" Rscript "$ROOT/bench/matrix/ranger.R" train "$tr" "$OUT/model" "$n" "$T" \
+          -- Rscript "$ROOT/bench/matrix/ranger.R" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
+      elif [[ $p == lightgbm ]]; then
+        [[ -n $LIGHTGBM ]] || continue
+        run_tool lightgbm "$cell" "$tr" "$te" "$ROOT/bench/matrix/lightgbm.sh" train "$wl" "$tr" "$OUT/model" "$n" "$T" \
+          -- "$ROOT/bench/matrix/lightgbm.sh" predict "$OUT/model" "$te" "$OUT/pred.csv" "$T"
+      else
+        m=$OUT/model; [[ $p == xgboost ]] && m=$OUT/model.ubj
+        run_tool "$p" "$cell" "$tr" "$te" env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" train "$p" "$wl" "$tr" "$m" "$n" "$T" \
+          -- env OMP_NUM_THREADS="$T" "$PY" "$ROOT/bench/matrix/peer.py" predict "$p" "$m" "$te" "$OUT/pred.csv" "$T"
+      fi
+    done
   done
 done
 "$PY" "$ROOT/bench/matrix/table.py" "$OUT/results.tsv" "$OUT/header.txt" | tee "$OUT/matrix.md"

@@ -11,20 +11,54 @@ rows together, grove first); say so when you publish such a table.
    ratios read before / now (> 1: faster now).
 2. Issue 13's targets, as the run shows them: grove's fit time over the peer's (the fit as each
    tool reports it, wall time) and the same over train-process CPU time, met or not.
+With several rounds a cell (run.sh's REPS), each (cell, tool) row of the tables is the median of
+its rounds, column by column, and each training target is also given round by round (grove's
+fit over the peer's of the same round): the median, the range, and in how many rounds it is met.
 """
+import statistics
 import sys
 
 def load(path):
     rows = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
-    return [r + [""] * (10 - len(r)) for r in rows]  # results without train_cpu_s (older runs)
+    # results without train_cpu_s or the round (older runs): round 1
+    return [r[:10] + [""] * (10 - len(r[:10])) + [r[10] if len(r) > 10 and r[10] else "1"]
+            for r in rows]
 
 
-rows = load(sys.argv[1])
+def medians(rows):
+    """One row per (cell, tool), in first-seen order: each numeric column's median."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r[0], r[1]), []).append(r)
+    out = []
+    for (cell, tool), rs in groups.items():
+        row = [cell, tool]
+        for k in range(2, 10):
+            try:
+                vals = sorted((float(r[k]), r[k]) for r in rs)
+            except ValueError:
+                row.append(rs[0][k])
+                continue
+            m = len(vals) // 2  # odd: the middle value as printed; even: the two middle ones' mean
+            row.append(vals[m][1] if len(vals) % 2 else
+                       "%.*f" % (max(len(v[1].partition(".")[2]) for v in vals[m - 1:m + 1]),
+                                 (vals[m - 1][0] + vals[m][0]) / 2))
+        out.append(row + [str(len(rs))])
+    return out
+
+
+by_round = {}  # (cell, tool) -> {round: row}
+for r in load(sys.argv[1]):
+    by_round.setdefault((r[0], r[1]), {})[r[10]] = r
+n_rounds = max((len(v) for v in by_round.values()), default=1)
+rows = medians(load(sys.argv[1]))
 header = open(sys.argv[2]).read().strip().lstrip("# ")
 print(f"Measured {header}.\n")
+if n_rounds > 1:
+    print(f"Each row: the median of its {n_rounds} rounds, column by column.\n")
 if len(sys.argv) > 4:  # the peers' rows of another run (e.g. grove and grove-before rerun alone)
     have = {(r[0], r[1]) for r in rows}
-    extra = [r for r in load(sys.argv[3]) if not r[1].startswith("grove")
+    extra = [r for r in medians(load(sys.argv[3])) if not r[1].startswith("grove")
              and (r[0], r[1]) not in have]
     order = {c: i for i, c in enumerate(dict.fromkeys(r[0] for r in rows))}
     rows = sorted(rows + extra, key=lambda r: order.get(r[0], len(order)))
@@ -45,7 +79,7 @@ def ratio(a, b):
 
 
 grove = {r[0]: r for r in rows if r[1] == "grove"}
-for cell, tool, train, whole, cpu, pred, mb, q, load, tcpu in rows:
+for cell, tool, train, whole, cpu, pred, mb, q, load, tcpu, _ in rows:
     extra = [""] * 7
     g = grove.get(cell)
     if g and tool != "grove":
@@ -136,12 +170,25 @@ for cell, p, what, target, kind, *tool in TARGETS:
                        (ok, ok_b)]
     else:
         verdict = "met" if ok else "**not met**"
+    per = ""
+    if kind == "le" and n_rounds > 1:  # round by round: grove's fit over the peer's of the same round
+        gr, orr = by_round.get((cell, tool[0] if tool else "grove"), {}), by_round.get((cell, p), {})
+        ra = sorted(float(gr[k][2]) / float(orr[k][2]) for k in gr if k in orr)
+        if ra:
+            per = (f"{statistics.median(ra):.2f} ({ra[0]:.2f}–{ra[-1]:.2f}); met in "
+                   f"{sum(x <= target for x in ra)} of {len(ra)}")
     lines.append(f"| {what} | {t} | {a:.2f} | " + ("%.2f" % b if b is not None else "") +
-                 f" | {verdict} |")
+                 (f" | {per}" if n_rounds > 1 else "") + f" | {verdict} |")
 if lines:
     print("\nIssue 13's targets in this run (fit time as each tool reports it; CPU: the train "
           "processes' CPU time, or for the whole-process target the CPU of both processes; "
           "prediction: rows/s of the whole predict process, and its CPU time as peer / grove):\n")
-    print("| target | wanted | this run | by CPU | |")
-    print("|---|---:|---:|---:|---|")
+    if n_rounds > 1:
+        print("(\"this run\" and \"by CPU\" set the medians of the rounds side by side; \"by round\": "
+              "the ratio within each round, its median, range, and the rounds that meet the target.)\n")
+        print("| target | wanted | this run | by CPU | by round | |")
+        print("|---|---:|---:|---:|---|---|")
+    else:
+        print("| target | wanted | this run | by CPU | |")
+        print("|---|---:|---:|---:|---|")
     print("\n".join(lines))
