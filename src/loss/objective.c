@@ -15,6 +15,7 @@
 #include "loss.h"
 
 #include "../core/params.h"
+#include "../core/vexp.h"
 
 #include <float.h>
 #include <math.h>
@@ -86,7 +87,7 @@ static inline double hess_floor(double h) { return h > GV_LOSS_HESS_MIN ? h : GV
 /* 1 unless gradient g or hessian h is one the tree engine refuses (not finite, h < 0). */
 static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(h >= 0 && h <= DBL_MAX); }
 
-/* Built for AVX2 (four rows a vector in logistic_rows' second loop) and for the baseline; the
+/* Built for AVX2 (four rows a vector in logistic_rows' exp and tail loops) and for the baseline; the
  * loader picks by the CPU.  Both compute the same doubles (IEEE operations, no contraction). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
 #define LOSS_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
@@ -95,9 +96,10 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
 #endif
 
 /* gradient_rows for the logistic objective with G = 1 and gh (interleaved), w NULL or not:
- * rows in chunks of LOGISTIC_CHUNK -- first each row's owed score update and exp(-F) (libm,
- * one row at a time), then the rest of sigma, g, h and the check for the chunk's rows side by
- * side (vectorized; the very operations of gradient_rows, so the same doubles). */
+ * rows in chunks of LOGISTIC_CHUNK -- first each row's owed score update, then e = exp(-F)
+ * for the chunk (core/vexp.h's gv_exp4_mid / gv_exp4, four rows a vector, the last few rows by
+ * gv_exp: the same doubles on every build), then the rest of sigma, g, h and the check for the chunk's rows side by side
+ * (vectorized; the very operations of gradient_rows, so the same doubles). */
 enum { LOGISTIC_CHUNK = 256 };
 typedef double gv_loss_v4d __attribute__((vector_size(32), may_alias, aligned(8)));
 typedef long long gv_loss_v4l __attribute__((vector_size(32), may_alias, aligned(8)));
@@ -156,15 +158,22 @@ LOSS_TARGET_CLONES
 static int logistic_rows(const double *y, const double *w, const double *F, double *Fu,
                          const uint32_t *leaf, const double *val, double *gh, size_t lo, size_t hi)
 {
-    double e[LOGISTIC_CHUNK];
+    double x[LOGISTIC_CHUNK], e[LOGISTIC_CHUNK];
     int bad = 0;
     for (size_t c0 = lo; c0 < hi; c0 += LOGISTIC_CHUNK) {
         const size_t m = hi - c0 < LOGISTIC_CHUNK ? hi - c0 : LOGISTIC_CHUNK;
-        for (size_t j = 0; j < m; j++) {
-            const size_t i = c0 + j;
-            const double Fi = leaf ? (Fu[i] = F[i] + val[leaf[i]]) : F[i];
-            e[j] = exp(-Fi);
-        }
+        if (leaf)
+            for (size_t j = 0; j < m; j++) x[j] = -(Fu[c0 + j] = F[c0 + j] + val[leaf[c0 + j]]);
+        else
+            for (size_t j = 0; j < m; j++) x[j] = -F[c0 + j];
+        /* e = exp(x): four rows a vector, by the faster form while |F| <= 708 (all rows of
+         * nearly every chunk); the last m % 4 rows one at a time */
+        const size_t m4 = m & ~(size_t)3;
+        gv_exp_v4l wide = {0, 0, 0, 0};
+        for (size_t j = 0; j < m4; j += 4) gv_exp4_mid(x + j, e + j, &wide);
+        if (wide[0] | wide[1] | wide[2] | wide[3])
+            for (size_t j = 0; j < m4; j += 4) gv_exp4(x + j, e + j);
+        for (size_t j = m4; j < m; j++) e[j] = gv_exp(x[j]);
         const double *yc = y + c0;
         double *ghc = gh + 2 * c0;
         if (w)
@@ -206,7 +215,7 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
             break;
         }
         case GV_OBJ_LOGISTIC: {
-            double p = gv_loss_sigmoid(Fi);
+            double p = 1.0 / (1.0 + gv_exp(-Fi)); /* (logistic_rows' p) */
             g = p - y[i];
             h = hess_floor(p * (1.0 - p));
             break;
