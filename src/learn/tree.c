@@ -127,6 +127,8 @@ typedef struct gnode {
     size_t begin, end; /* rows idx[begin, end) */
     double *hist;      /* kept histogram (counted in e.n_kept), or NULL */
     gv_split split;    /* best split found at evaluation (feature -1: none) */
+    size_t leaf_nl;    /* its children leaves: 1 + the rows split sends left, read off its
+                          histogram (note_leaf_nl); 0: not known */
 } gnode;
 
 typedef struct grower {
@@ -682,6 +684,25 @@ static void hist_sides(grower *gr, size_t id, const double *hist)
     gr->side_of = id;
 }
 
+static int hist_left_rows(const gv_engine *e, const double *h, const gv_split *s,
+                          const uint32_t *bits, size_t *out);
+
+/* A node whose children will be leaves, its split found from its full histogram hist: the
+ * split's left count read off hist (as partition_binary reads it) to leaf_nl, for
+ * leaves_batch's one pass. */
+static void note_leaf_nl(grower *gr, size_t id, const double *hist)
+{
+    const gv_engine *e = &gr->e;
+    gnode *g = &gr->g[id];
+    size_t nl;
+    g->leaf_nl = 0;
+    if (g->split.feature < 0 || gr->subset || e->X->csr_ptr || e->quant) return;
+    const uint32_t *bits = g->split.type == GV_NODE_CAT_SET ? e->cat_pool + g->split.cat_off
+                                                            : NULL;
+    if (hist_left_rows(e, hist, &g->split, bits, &nl) && nl <= g->end - g->begin)
+        g->leaf_nl = nl + 1;
+}
+
 static grove_status evaluate(grower *gr, size_t id, double *hist, const double *minus, int hold)
 {
     gv_engine *e = &gr->e;
@@ -736,6 +757,7 @@ static grove_status evaluate(grower *gr, size_t id, double *hist, const double *
     int depth = gr->t->nodes[id].depth;
     int children_may_split = e->cfg->max_depth == 0 || depth + 1 < e->cfg->max_depth;
     if (!children_may_split && !given && split.feature >= 0) hist_sides(gr, id, hist);
+    if (!children_may_split) note_leaf_nl(gr, id, hist);
     if (!gr->subset && !e->X->csr_ptr && split.feature >= 0 && children_may_split &&
         e->n_kept < e->max_kept) {
         g->hist = hist;
@@ -867,6 +889,14 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
     return nl;
 }
 
+/* lut[b]: the side of 8-bit bin b under the numeric split (bin, default_left), 1 left (as
+ * SIDE_LEFT). */
+static inline void side_lut(uint8_t *lut, uint32_t split, size_t dl)
+{
+    for (uint32_t b = 0; b < 256; b++)
+        lut[b] = (uint8_t)(((uint32_t)(b - 1u) < split) | (dl & (size_t)(b == 0)));
+}
+
 /* ns_pos: moves the rows of idx[lo, hi), with their (g, h) (and records), to their places in
  * the other buffers.  Forward (back = 0): the left ones from pl on, the right ones from pr on,
  * each in order; backward (back = 1, from the last row): the left ones ending before pl, the
@@ -898,13 +928,29 @@ move_rows(gv_engine *e, const gv_split *s, const uint32_t *bits, size_t lo, size
         if (Q) qt[p_] = qr[i_];                                                                    \
     } while (0)
     if (!bits && X->bins8) {
+        /* 8-bit bins: each bin's side from a table, and one count: a right row's place is
+         * c + i - pl (forward: pl before the row's increment; backward: after its decrement) */
         const uint8_t *col = X->bins8 + f * X->n_rows;
-        const uint32_t split = s->bin;
-        const size_t dl = (size_t)s->default_left;
+        uint8_t side[256];
+        side_lut(side, s->bin, (size_t)s->default_left);
+        const size_t c = pr + pl - (back ? hi : lo);
+#define MOVE_ROW8(Q)                                                                               \
+    do {                                                                                           \
+        const size_t i_ = back ? hi - 1 - k : lo + k;                                              \
+        const gv_row r = idx[i_];                                                                  \
+        const size_t left_ = side[col[r]];                                                         \
+        if (back) pl -= left_;                                                                     \
+        const size_t p_ = left_ ? pl : c + i_ - pl;                                                \
+        if (!back) pl += left_;                                                                    \
+        to[p_] = r;                                                                                \
+        nt[p_] = ns[i_];                                                                           \
+        if (Q) qt[p_] = qr[i_];                                                                    \
+    } while (0)
         if (e->q_pos)
-            for (size_t k = 0; k < n; k++) MOVE_ROW(SIDE_LEFT(col[r]), 1);
+            for (size_t k = 0; k < n; k++) MOVE_ROW8(1);
         else
-            for (size_t k = 0; k < n; k++) MOVE_ROW(SIDE_LEFT(col[r]), 0);
+            for (size_t k = 0; k < n; k++) MOVE_ROW8(0);
+#undef MOVE_ROW8
         return pl;
     }
     for (size_t k = 0; k < n; k++) MOVE_ROW((size_t)row_left(X, s, bits, f, r), e->q_pos);
@@ -1231,10 +1277,9 @@ static void split_in_place(grower *gr, const gv_split *s, const uint32_t *bits, 
  * totals and leaves; tests compare the two). */
 int gv_tree_leaf_in_place = 1;
 
-/* Which side of split s row r goes: 1 left.  FAST: numeric on 8-bit bins (col, split, dl). */
-#define LEAF_SIDE(FAST, r)                                                                         \
-    ((FAST) ? ((size_t)((uint32_t)(col[r] - 1u) < split) | (dl & (size_t)(col[r] == 0)))            \
-            : (size_t)row_left(X, s, bits, f, (r)))
+/* Which side of split s row r goes: 1 left.  FAST: numeric on 8-bit bins (col), from the
+ * split's table of the bins' sides (lut, side_lut). */
+#define LEAF_SIDE(FAST, r) ((FAST) ? (size_t)lut[col[r]] : (size_t)row_left(X, s, bits, f, (r)))
 
 /* A split into two leaves (first = l0, l0 + 1), the rows at positions [lo, hi): each row's leaf
  * to leaf (if not NULL) and its side, 1 left, to side[position]; returns the left count.  What
@@ -1245,8 +1290,8 @@ leaf_sides(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv
 {
     const size_t f = (size_t)s->feature;
     const uint8_t *col = !bits && X->bins8 ? X->bins8 + f * X->n_rows : NULL;
-    const uint32_t split = s->bin;
-    const size_t dl = (size_t)s->default_left;
+    uint8_t lut[256];
+    if (col) side_lut(lut, s->bin, (size_t)s->default_left);
     size_t nl = 0;
 #define LEAF_SIDES(FAST)                                                                           \
     for (size_t i = lo; i < hi; i++) {                                                             \
@@ -1263,7 +1308,6 @@ leaf_sides(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv
 #undef LEAF_SIDES
     return nl;
 }
-#undef LEAF_SIDE
 
 /* Position i's (g, h) from ns added to (*G, *H) where m is 1, +0.0 where m is 0: the bits
  * masked, without a branch (sums from +0.0 are never -0.0, so they keep their bits).  What
@@ -1284,12 +1328,50 @@ static inline __attribute__((always_inline)) void add_masked(const double *ns, s
     *H += hd;
 }
 
+/* leaf_sides with the left count known (from the node's histogram: `want`, the smaller side's
+ * LEAF_SIDE, the left on a tie), in one pass: each row's leaf to leaf (if not NULL), and the
+ * smaller side's rows summed in position order by blocks of ROW_BLOCK of them into t (zeroed),
+ * as leaves_grad_one's second pass sums them (the same bits).  Returns the left count. */
+static inline __attribute__((always_inline)) size_t
+leaf_sides_sum(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv_row *idx,
+               const double *ns, uint32_t *leaf, uint32_t l0, size_t want, double *t, size_t lo,
+               size_t hi)
+{
+    const size_t f = (size_t)s->feature;
+    const uint8_t *col = !bits && X->bins8 ? X->bins8 + f * X->n_rows : NULL;
+    uint8_t lut[256];
+    if (col) side_lut(lut, s->bin, (size_t)s->default_left);
+    size_t nl = 0, len = 0;
+    double G = 0, H = 0;
+#define LEAF_SIDES_SUM(FAST)                                                                       \
+    for (size_t i = lo; i < hi; i++) {                                                             \
+        const gv_row r = idx[i];                                                                   \
+        const size_t left = LEAF_SIDE(FAST, r), m = left == want;                                  \
+        if (leaf) leaf[r] = l0 + (uint32_t)(1 - left);                                             \
+        nl += left;                                                                                \
+        add_masked(ns, i, m, &G, &H);                                                              \
+        len += m;                                                                                  \
+        if (len == ROW_BLOCK) {                                                                    \
+            t[0] += (double)ROW_BLOCK, t[1] += G, t[2] += H;                                       \
+            len = 0, G = 0, H = 0;                                                                 \
+        }                                                                                          \
+    }
+    if (col)
+        LEAF_SIDES_SUM(1)
+    else
+        LEAF_SIDES_SUM(0)
+#undef LEAF_SIDES_SUM
+    if (len) t[0] += (double)len, t[1] += G, t[2] += H;
+    return nl;
+}
+#undef LEAF_SIDE
+
 /* split_leaves_grad on one thread (its one chunk): the leaves and sides of the positions, then
  * the smaller side's blocks of ROW_BLOCK rows added to its zeroed totals as they complete (as
  * add_parts adds them, in order), the larger's the parent's minus those.  The same bits as any
  * number of chunks; what a level's leaf splits run, one node per thread (leaves_batch). */
 static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits, size_t begin,
-                            size_t end, size_t first, size_t id)
+                            size_t end, size_t first, size_t id, size_t nl_known)
 {
     gv_engine *e = &gr->e;
     const gv_binned *X = e->X;
@@ -1298,6 +1380,16 @@ static void leaves_grad_one(grower *gr, const gv_split *s, const uint32_t *bits,
     const double *ns = e->ns;
     uint32_t *leaf = e->in->leaf_of_row;
     const uint32_t l0 = (uint32_t)first;
+    if (nl_known <= n) { /* one pass */
+        const size_t want = nl_known <= n - nl_known;
+        double *t = gr->tot + (want ? first : first + 1) * 3;
+        const size_t got = leaf_sides_sum(X, s, bits, idx, ns, leaf, l0, want, t, begin, end);
+        assert(got == nl_known);
+        (void)got;
+        double *large = gr->tot + (want ? first + 1 : first) * 3;
+        for (size_t k = 0; k < 3; k++) large[k] = gr->tot[id * 3 + k] - t[k];
+        return;
+    }
     uint8_t *side = (uint8_t *)(void *)(e->tmp + begin) - begin;
     const size_t nl = leaf_sides(X, s, bits, idx, leaf, l0, side, begin, end);
     const size_t want = nl <= n - nl; /* the small side's LEAF_SIDE */
@@ -1332,7 +1424,7 @@ static void split_leaves_grad(grower *gr, const gv_split *s, const uint32_t *bit
     gv_engine *e = &gr->e;
     const size_t n = end - begin;
     if (e->nt < 2 || n < 2 * PART_BLOCK) { /* one chunk */
-        leaves_grad_one(gr, s, bits, begin, end, first, id);
+        leaves_grad_one(gr, s, bits, begin, end, first, id, SIZE_MAX);
         return;
     }
     const size_t nc = (size_t)e->nt;
@@ -1650,7 +1742,7 @@ static grove_status leaves_batch(grower *gr, const size_t *ids, size_t m)
     gv_tree *t = gr->t;
     grove_status st = ensure_nodes(gr, 2 * m);
     if (st != GROVE_OK) return st;
-    size_t *order = gv_malloc_array(2 * m, sizeof *order);
+    size_t *order = gv_malloc_array(3 * m, sizeof *order), *nl = order + 2 * m;
     if (!order) return gv_err_nomem("tree level");
     const size_t first0 = t->n_nodes;
     const int depth = t->nodes[ids[0]].depth + 1;
@@ -1660,6 +1752,7 @@ static grove_status leaves_batch(grower *gr, const size_t *ids, size_t m)
     for (size_t j = 0; j < m; j++) {
         gnode *g = &gr->g[ids[j]];
         assert(t->nodes[ids[j]].depth + 1 == depth);
+        nl[j] = g->leaf_nl ? g->leaf_nl - 1 : SIZE_MAX; /* known: one pass */
         if (g->hist) {
             e->n_kept--;
             gv_hist_release(e, g->hist);
@@ -1692,7 +1785,7 @@ static grove_status leaves_batch(grower *gr, const size_t *ids, size_t m)
         const size_t j = order[2 * q + 1], id = ids[j];
         const gv_split *s = &gr->g[id].split;
         leaves_grad_one(gr, s, s->type == GV_NODE_CAT_SET ? e->cat_pool + s->cat_off : NULL,
-                        gr->g[id].begin, gr->g[id].end, first0 + 2 * j, id);
+                        gr->g[id].begin, gr->g[id].end, first0 + 2 * j, id, nl[j]);
     }
     gv_free(order);
     for (size_t j = 0; j < m; j++) {
@@ -2082,6 +2175,7 @@ static grove_status level_batch(grower *gr, const size_t *ids, size_t m)
             double *h = w == 0 ? hc[j] : ph[j];
             gnode *g = &gr->g[id];
             g->split = res[c];
+            if (!may_split) note_leaf_nl(gr, id, h);
             if (res[c].feature >= 0 && may_split && e->n_kept < e->max_kept) {
                 g->hist = h;
                 e->n_kept++;
