@@ -12,10 +12,12 @@
  * Values: GV_EXP_TEST_N (default 12M) spread as 6/12 uniform over [-745.13, 709.78] (the whole
  * finite, non-zero range), 5/12 uniform over [-40, 40] (where gbdt's scores live), 1/12
  * log-uniform tiny |x| in [2^-60, 1]; then the special values.  A hash of all the results,
- * checked against the one every build gave, catches a build whose doubles differ.
+ * checked against the one every build gave, catches a build whose doubles differ.  Last, the
+ * logistic gradients of loss/objective.c by its fused pass and by its general one, bit for bit.
  */
 #include "check.h"
 #include "core/vexp.h"
+#include "loss/loss.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -131,6 +133,47 @@ static void check_special(double x, double want)
 #endif
 }
 
+/* gbdt's logistic gradients: the fused pass (gh: logistic_rows, gv_exp4_mid / gv_exp4 four
+ * rows a vector) and the general one (grad, hess: gv_exp a row) give the same doubles, the
+ * owed score update included, also with scores past +-708 in some chunks (the redo by
+ * gv_exp4), +-inf, NaN and rows past the last multiple of 4. */
+static void check_logistic_paths(void)
+{
+    enum { N = 1031, L = 7 };
+    double *F1 = malloc(N * sizeof *F1), *F2 = malloc(N * sizeof *F2), *y = malloc(N * sizeof *y);
+    double *w = malloc(N * sizeof *w), *gh = malloc(2 * N * sizeof *gh);
+    double *g = malloc(N * sizeof *g), *h = malloc(N * sizeof *h);
+    uint32_t *leaf = malloc(N * sizeof *leaf);
+    const double val[L] = {0.25, -0.5, 3.0, -710.0, 1e-3, 0.0, -2.0};
+    CHECK(F1 && F2 && y && w && gh && g && h && leaf);
+    if (!(F1 && F2 && y && w && gh && g && h && leaf)) goto done;
+    for (int pass = 0; pass < 4; pass++) { /* leaf or not, weights or not */
+        for (size_t i = 0; i < N; i++) {
+            double f = uniform(-30.0, 30.0);
+            if (i >= 512 && i < 768 && i % 17 == 0) f = (i & 1 ? 1.0 : -1.0) * uniform(700.0, 1e308);
+            if (i == 600) f = INFINITY;
+            if (i == 601) f = -INFINITY;
+            if (i == 1030) f = NAN;
+            if (i == 1029) f = -800.0;
+            F1[i] = F2[i] = f;
+            y[i] = (double)(next_u64() & 1);
+            w[i] = uniform(0.5, 2.0);
+            leaf[i] = (uint32_t)(next_u64() % L);
+        }
+        const double *wp = pass & 1 ? w : NULL;
+        const uint32_t *lp = pass & 2 ? leaf : NULL;
+        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F1, N, 1, 1.0, 1, NULL, NULL, lp, lp ? val : NULL, gh);
+        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F2, N, 1, 1.0, 1, g, h, lp, lp ? val : NULL, NULL);
+        size_t diff = 0;
+        for (size_t i = 0; i < N; i++)
+            diff += memcmp(&F1[i], &F2[i], 8) != 0 || memcmp(&gh[2 * i], &g[i], 8) != 0 ||
+                    memcmp(&gh[2 * i + 1], &h[i], 8) != 0;
+        CHECK_EQ_INT(diff, 0);
+    }
+done:
+    free(F1), free(F2), free(y), free(w), free(gh), free(g), free(h), free(leaf);
+}
+
 int main(void)
 {
 #ifdef HAVE_AVX2_BUILD
@@ -203,5 +246,6 @@ int main(void)
         const double y = gv_exp(k * 0.6931471805599453);
         CHECK(fabs(y / ldexp(1.0, k) - 1.0) < 1e-13);
     }
+    check_logistic_paths();
     TEST_MAIN_END();
 }

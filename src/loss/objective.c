@@ -162,18 +162,33 @@ static int logistic_rows(const double *y, const double *w, const double *F, doub
     int bad = 0;
     for (size_t c0 = lo; c0 < hi; c0 += LOGISTIC_CHUNK) {
         const size_t m = hi - c0 < LOGISTIC_CHUNK ? hi - c0 : LOGISTIC_CHUNK;
-        if (leaf)
-            for (size_t j = 0; j < m; j++) x[j] = -(Fu[c0 + j] = F[c0 + j] + val[leaf[c0 + j]]);
-        else
-            for (size_t j = 0; j < m; j++) x[j] = -F[c0 + j];
-        /* e = exp(x): four rows a vector, by the faster form while |F| <= 708 (all rows of
+        /* x = -F after the owed update (Fu is F: each row read before it is written), and
+         * e = exp(x): four rows a vector, by the faster form while |F| <= 708 (all rows of
          * nearly every chunk); the last m % 4 rows one at a time */
         const size_t m4 = m & ~(size_t)3;
         gv_exp_v4l wide = {0, 0, 0, 0};
-        for (size_t j = 0; j < m4; j += 4) gv_exp4_mid(x + j, e + j, &wide);
+        if (leaf)
+            for (size_t j = 0; j < m4; j += 4) {
+                const size_t i = c0 + j;
+                const gv_exp_v4d v = {val[leaf[i]], val[leaf[i + 1]], val[leaf[i + 2]],
+                                      val[leaf[i + 3]]};
+                const gv_exp_v4d f = *(const gv_exp_v4d *)(F + i) + v;
+                *(gv_exp_v4d *)(Fu + i) = f;
+                *(gv_exp_v4d *)(x + j) = -f;
+                gv_exp4_mid(x + j, e + j, &wide);
+            }
+        else
+            for (size_t j = 0; j < m4; j += 4) {
+                *(gv_exp_v4d *)(x + j) = -*(const gv_exp_v4d *)(F + c0 + j);
+                gv_exp4_mid(x + j, e + j, &wide);
+            }
         if (wide[0] | wide[1] | wide[2] | wide[3])
             for (size_t j = 0; j < m4; j += 4) gv_exp4(x + j, e + j);
-        for (size_t j = m4; j < m; j++) e[j] = gv_exp(x[j]);
+        for (size_t j = m4; j < m; j++) {
+            const size_t i = c0 + j;
+            x[j] = -(leaf ? (Fu[i] = F[i] + val[leaf[i]]) : F[i]);
+            e[j] = gv_exp(x[j]);
+        }
         const double *yc = y + c0;
         double *ghc = gh + 2 * c0;
         if (w)
