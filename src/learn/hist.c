@@ -603,8 +603,9 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
                                                                  : NULL;
     /* without r4, the bundles' histograms in the thread's scratch (gv_hist_build reserved it) */
     double *bsc = r4 || feats ? NULL : (double *)(void *)grad4_records(e, rb.n_bins);
+    /* (with r4 a bundle's records are in r4: its hp is unused, NULL) */
     for (size_t k = 0, o = 0; k < nk; k++) {
-        hp[k] = rb.col[k] >= 0 ? h + e->hist_off[rb.col[k]] : bsc + 3 * o;
+        hp[k] = rb.col[k] >= 0 ? h + e->hist_off[rb.col[k]] : bsc ? bsc + 3 * o : NULL;
         o += rb.nb[k];
         if (!r4) memset(hp[k], 0, (size_t)rb.nb[k] * 3 * sizeof(double));
     }
