@@ -635,7 +635,17 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         for (size_t k = 0; k < nk; k++)
             memset((double *)(void *)r4 + k * GRAD_STRIDE * rs, 0, (size_t)rb.nb[k] * rs * sizeof(double));
         const size_t n8 = nk & ~(size_t)7;
-#define ADD_R4(j) (q[(j) * GRAD_STRIDE + row[AT_K(k + (j))]] += v)
+/* an addition to column k + j's record of the row's bin: the bin's byte offset kept opaque (an
+ * empty asm) so that GCC takes the column's offset as an address displacement (movzbl, shl,
+ * lea disp(q, o), add, store) instead of adding it to the bin before the shift (an add more an
+ * update); the same additions.  Measured on 1M x 28, depth 6, 2 threads, thread CPU time an
+ * update: root 0.570 -> 0.535 ns, below the root 0.922 -> 0.886 ns (three pairs) */
+#define ADD_R4(j)                                                                                  \
+    do {                                                                                           \
+        size_t o_ = (size_t)row[AT_K(k + (j))] * sizeof *q;                                        \
+        __asm__("" : "+r"(o_));                                                                    \
+        *(__typeof__(q))(void *)((char *)(void *)q + (j) * GRAD_STRIDE * sizeof *q + o_) += v;     \
+    } while (0)
 #define V4_OF_ROW const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0}; gv_v4d *q = r4
 #define V2_OF_ROW const gv_v2d v = {ns[2 * i], ns[2 * i + 1]}; gv_v2d *q = r2
 #define ROWS_GRAD4_LOOP(ROW, PFD, PFL, VQ, EXTRA)                                                  \
