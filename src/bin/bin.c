@@ -267,14 +267,19 @@ static int small_int_range(const float *v, size_t n, int32_t *base, size_t *rang
 {
     float lo = v[0], hi = v[0];
     int ok = 1;
-    for (size_t i = 0; i < n; i++) {
-        /* 0 in place of a value beyond int32 (converting it is undefined): then c != x */
-        float x = v[i], c = x >= -1e9f && x <= 1e9f ? x : 0.0f;
-        ok &= (c == x) & ((float)(int32_t)c == x);
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
+    /* in chunks of 256 values, stopping at the first that fails (a float column: its first;
+     * ok only falls and hi - lo only grows, so the answer is the whole column's) */
+    for (size_t i0 = 0; i0 < n; i0 += 256) {
+        const size_t i1 = n - i0 > 256 ? i0 + 256 : n;
+        for (size_t i = i0; i < i1; i++) {
+            /* 0 in place of a value beyond int32 (converting it is undefined): then c != x */
+            float x = v[i], c = x >= -1e9f && x <= 1e9f ? x : 0.0f;
+            ok &= (c == x) & ((float)(int32_t)c == x);
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+        }
+        if (!ok || hi - lo >= (float)SMALL_RANGE) return 0;
     }
-    if (!ok || hi - lo >= (float)SMALL_RANGE) return 0;
     *base = (int32_t)lo;
     *range = (size_t)((int32_t)hi - *base) + 1;
     return 1;
