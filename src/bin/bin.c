@@ -598,7 +598,7 @@ static grove_status build_csr(const grove_dataset *d, gv_binned *b)
 
 /* The sparse row list of feature f when its most frequent bin holds at least half of the rows
  * (bin.h); leaves the feature dense when it does not or memory is short. */
-static void find_sparse(gv_binned *b, size_t f)
+static void find_sparse(gv_binned *b, size_t f, const uint32_t *counted)
 {
     size_t n = b->n_rows, nb = b->mappers[f].n_bins;
     size_t *count = gv_calloc(nb, sizeof *count);
@@ -606,7 +606,10 @@ static void find_sparse(gv_binned *b, size_t f)
         b->mode_bin[f] = UINT32_MAX; /* marks root_count[f] as not filled */
         return;
     }
-    for (size_t i = 0; i < n; i++) count[gv_bin_at(b, f, i)]++;
+    if (counted) /* by the binning pass (8-bit bins) */
+        for (size_t k = 0; k < nb; k++) count[k] = counted[k];
+    else
+        for (size_t i = 0; i < n; i++) count[gv_bin_at(b, f, i)]++;
     if (b->root_count)
         for (size_t k = 0; k < nb; k++) b->root_count[b->root_count_off[f] + k] = (double)count[k];
     size_t mode = 0;
@@ -640,6 +643,23 @@ static int bin_small_integers(const float *col, size_t n, const gv_bin_mapper *m
     for (size_t i = 0; i < n; i++) dst[i] = lut[(int32_t)col[i] - base];
     return 1;
 }
+
+/* Adds the rows of each 8-bit bin of dst[0..n) into c[0..4)[bin] (four tables, so that a run
+ * of one bin does not wait on its own last addition; counts are exact in any order). */
+static void count_bins8(const uint8_t *dst, size_t n, uint32_t (*c)[256])
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        c[0][dst[i]]++;
+        c[1][dst[i + 1]]++;
+        c[2][dst[i + 2]]++;
+        c[3][dst[i + 3]]++;
+    }
+    for (; i < n; i++) c[0][dst[i]]++;
+}
+
+/* Rows a chunk of the binning pass: binned, then counted while in L1 */
+#define BIN_CHUNK 8192
 
 grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mappers,
                              int n_threads, gv_binned **out)
@@ -679,23 +699,39 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
         return gv_err_nomem("binned matrix");
     }
     (void)nt;
+    /* with 8-bit bins and the sparse lists to find, each feature's rows per bin counted by the
+     * binning pass (find_sparse's counts; without memory, find_sparse counts them) */
+    const int sparse_pass = n >= GV_SPARSE_MIN_ROWS && n <= UINT32_MAX;
+    uint32_t *counted = sparse_pass && !b->wide ? gv_calloc(F ? F : 1, 256 * sizeof *counted) : NULL;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && cells > 65536)
 #endif
     for (size_t f = 0; f < F; f++) {
         const float *col = d->values + f * n;
         const gv_bin_mapper *m = &mappers[f];
+        uint8_t *dst8 = b->bins8 ? b->bins8 + f * n : NULL;
+        uint32_t c4[4][256], (*cnt)[256] = counted ? c4 : NULL;
+        if (cnt) memset(c4, 0, sizeof c4);
         if (b->wide) {
             uint16_t *dst = b->bins16 + f * n;
             for (size_t i = 0; i < n; i++) dst[i] = (uint16_t)gv_bin_value(m, col[i]);
         } else if (m->is_categorical) {
-            uint8_t *dst = b->bins8 + f * n;
-            for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)gv_bin_value(m, col[i]);
-        } else if (!bin_small_integers(col, n, m, b->bins8 + f * n)) {
-            bin_values8(m->cuts, m->n_cuts, col, n, b->bins8 + f * n);
+            for (size_t i = 0; i < n; i++) dst8[i] = (uint8_t)gv_bin_value(m, col[i]);
+            if (cnt) count_bins8(dst8, n, cnt);
+        } else if (bin_small_integers(col, n, m, dst8)) {
+            if (cnt) count_bins8(dst8, n, cnt);
+        } else {
+            for (size_t i0 = 0; i0 < n; i0 += BIN_CHUNK) {
+                const size_t len = n - i0 < BIN_CHUNK ? n - i0 : BIN_CHUNK;
+                bin_values8(m->cuts, m->n_cuts, col + i0, len, dst8 + i0);
+                if (cnt) count_bins8(dst8 + i0, len, cnt);
+            }
         }
+        if (cnt)
+            for (size_t k = 0; k < 256; k++)
+                counted[f * 256 + k] = c4[0][k] + c4[1][k] + c4[2][k] + c4[3][k];
     }
-    if (n >= GV_SPARSE_MIN_ROWS && n <= UINT32_MAX) {
+    if (sparse_pass) {
         b->mode_bin = gv_calloc(F, sizeof *b->mode_bin);
         b->n_sparse = gv_calloc(F, sizeof *b->n_sparse);
         b->sparse_rows = gv_calloc(F, sizeof *b->sparse_rows);
@@ -716,7 +752,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1 && F > 1)
 #endif
-            for (size_t f = 0; f < F; f++) find_sparse(b, f);
+            for (size_t f = 0; f < F; f++) find_sparse(b, f, counted ? counted + f * 256 : NULL);
             int filled = 1;
             for (size_t f = 0; f < F; f++) {
                 any += b->sparse_rows[f] != NULL;
@@ -743,6 +779,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
             b->sparse_rows = NULL;
         }
     }
+    gv_free(counted);
     *out = b;
     return GROVE_OK;
 }
