@@ -156,13 +156,23 @@ static void sort_floats(float *a, float *tmp, size_t n)
         }
         return;
     }
+    /* the four bytes' counts in one pass (a byte's counts do not depend on the order) */
+    size_t count[4][257];
+    memset(count, 0, sizeof count);
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t k = float_key(a[i]);
+        count[0][(k & 0xffu) + 1]++;
+        count[1][((k >> 8) & 0xffu) + 1]++;
+        count[2][((k >> 16) & 0xffu) + 1]++;
+        count[3][(k >> 24) + 1]++;
+    }
     float *src = a, *dst = tmp;
-    for (int shift = 0; shift < 32; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++) count[((float_key(src[i]) >> shift) & 0xffu) + 1]++;
-        if (count[1] == n && shift > 0) continue; /* all keys share this byte: pass is a no-op */
-        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
-        for (size_t i = 0; i < n; i++) dst[count[(float_key(src[i]) >> shift) & 0xffu]++] = src[i];
+    for (int pass = 0; pass < 4; pass++) {
+        size_t *c = count[pass];
+        const int shift = 8 * pass;
+        if (c[1] == n && shift > 0) continue; /* all keys share this byte: pass is a no-op */
+        for (int b = 0; b < 256; b++) c[b + 1] += c[b];
+        for (size_t i = 0; i < n; i++) dst[c[(float_key(src[i]) >> shift) & 0xffu]++] = src[i];
         float *t = src;
         src = dst;
         dst = t;
