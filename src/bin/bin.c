@@ -936,6 +936,9 @@ grove_status gv_bundles_build(const gv_binned *b, gv_bundles **out)
 /* The rows of `b` row-major, C bytes each: with plan p its columns (a feature's bin or its
  * bundle's joint bin), without one every feature (C = n_features).  Tiles of 64 rows x all
  * columns: each column read is one cache line. */
+/* rows_major reads its columns ROWS_AHEAD rows (bytes) ahead of its tile: 28 column streams
+ * (1M x 28) outrun the hardware's prefetch, and the loads missed (68 % of its samples) */
+#define ROWS_AHEAD 512
 static grove_status rows_major(const gv_binned *b, const gv_bundles *p, int n_threads,
                                uint8_t **out)
 {
@@ -956,6 +959,7 @@ static grove_status rows_major(const gv_binned *b, const gv_bundles *p, int n_th
             const int32_t src = p ? p->col[c] : (int32_t)c;
             if (src >= 0) {
                 const uint8_t *colp = b->bins8 + (size_t)src * n;
+                if (hi + ROWS_AHEAD < n) __builtin_prefetch(colp + hi + ROWS_AHEAD);
                 for (size_t i = lo; i < hi; i++) r[i * C + c] = colp[i];
                 continue;
             }
@@ -964,6 +968,7 @@ static grove_status rows_major(const gv_binned *b, const gv_bundles *p, int n_th
             for (size_t k = p->member_off[bi]; k < p->member_off[bi + 1]; k++) {
                 const uint8_t *colp = b->bins8 + (size_t)p->members[k] * n;
                 const uint8_t *enc = p->enc + k * 256;
+                if (hi + ROWS_AHEAD < n) __builtin_prefetch(colp + hi + ROWS_AHEAD);
                 for (size_t i = lo; i < hi; i++) r[i * C + c] = (uint8_t)(r[i * C + c] + enc[colp[i]]);
             }
         }
