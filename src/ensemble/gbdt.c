@@ -919,7 +919,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
             return st;
     }
     if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
-    for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
+    if (G == 1) /* one score a row: a plain fill (not a memcpy call a row) */
+        for (size_t i = 0; i < n; i++) tr->F[i] = b->base[0];
+    else
+        for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
     for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
 
     size_t n_cand = tr->F_count;
