@@ -97,10 +97,21 @@ static void tdata_bin(tdata *t, int max_bins)
     CHECK_OK(gv_binned_build(t->d, t->m, 1, &t->b));
 }
 
+/* The gradients and hessians rounded to float, as gbdt gives them (tree.h: one process, the
+ * engine holds them as floats; the references here sum the same values in double). */
+static void gh_float(double *g, double *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        g[i] = (double)(float)g[i];
+        h[i] = (double)(float)h[i];
+    }
+}
+
 static gv_tree_input tinput(const tdata *t)
 {
     gv_tree_input in;
     memset(&in, 0, sizeof in);
+    if (t->g) gh_float(t->g, t->h, t->n);
     in.X = t->b;
     in.n_rows = t->n;
     in.weight = t->w;
@@ -1580,6 +1591,7 @@ static void test_root_hist(void)
                 g[c * n + i] = 0.01 * x0 * (double)(c + 1) - (x1 > 0 ? 0.5 : 0) + rnd_unit() - 0.5;
                 h[c * n + i] = c == 1 && i % 7 == 0 ? 0.0 : 0.05 + rnd_unit();
             }
+        gh_float(g, h, K * n);
         for (int variant = 0; variant < 8; variant++) {
             const int nt = variant & 1 ? 2 : 1;
             gv_tree_scratch ws;

@@ -4,7 +4,9 @@
  * Pipeline position: ensemble/.  Second-order boosting (Friedman 2001; Chen & Guestrin, KDD
  * 2016): the model is F(x) = base + sum_t eta f_t(x) (per class for softmax).  Every round, at
  * the current training scores F, each row gets the gradient g_i and hessian h_i of the loss
- * (times its sample weight), and one tree per output group is grown by the histogram engine
+ * (times its sample weight; computed in double, rounded once to float, as XGBoost's and
+ * LightGBM's are: the values every tree path sees), and one tree per output group is grown
+ * by the histogram engine
  * with GV_STATS_GRAD / GV_SPLIT_NEWTON:
  *     leaf value   w* = -T_a(G) / (H + lambda),     T_a(G) = sign(G) max(|G| - alpha, 0)
  *     split gain   1/2 [T_a(G_L)^2/(H_L+lambda) + T_a(G_R)^2/(H_R+lambda) - T_a(G)^2/(H+lambda)]
@@ -400,7 +402,7 @@ static void compute_gradients(trainer *tr)
 {
     /* one group on every row, exact, one process: the pairs straight into the tree's position
      * buffer (what its root would copy them to) */
-    double *gh = tr->G == 1 && tr->obj != GV_OBJ_SOFTMAX && !tr->qbits && !tr->dist &&
+    float *gh = tr->G == 1 && tr->obj != GV_OBJ_SOFTMAX && !tr->qbits && !tr->dist &&
                          tr->subsample >= 1
                      ? gv_tree_scratch_gh(&tr->scratch, tr->n)
                      : NULL;

@@ -103,8 +103,8 @@ void gv_hist_pos_init(gv_engine *e)
 #endif
     for (long i = 0; i < n; i++) {
         const gv_row r = idx[i];
-        ns[i].g = grad[r];
-        ns[i].h = hess[r];
+        ns[i].g = (float)grad[r];
+        ns[i].h = (float)hess[r];
         if (fmt) {
             const int32_t *q = e->in->qgh + 2 * (size_t)r;
             const unsigned sh = fmt == QF_WORD ? e->qsh_h : e->qpk_sh_h;
@@ -284,8 +284,18 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
  * zeroing, subtraction, the split scan -- a third longer); adding a row to a bin is a scalar
  * addition of 1 and one 128-bit addition of (g, h).  The vector type aliases the doubles. */
 typedef double gv_v2d __attribute__((vector_size(16), aligned(8), may_alias));
+typedef float gv_v2f __attribute__((vector_size(8), aligned(4), may_alias));
 #define V2D_AT(p) (*(gv_v2d *)(p))
-#define GRAD_ROW(i) ((gv_v2d){ns[2 * (i)], ns[2 * (i) + 1]})
+/* Position i's (g, h) as doubles: from gv_gh floats (f32, gv_ns_f32) or from doubles; f32 a
+ * constant in each caller (F32: each builder's own loops). */
+static inline __attribute__((always_inline)) gv_v2d ns_row(const double *ns, const int f32, size_t i)
+{
+    if (f32)
+        return __builtin_convertvector(*(const gv_v2f *)(const void *)((const float *)(const void *)ns + 2 * i),
+                                       gv_v2d);
+    return (gv_v2d){ns[2 * i], ns[2 * i + 1]};
+}
+#define GRAD_ROW(i) ns_row(ns, F32, (i))
 #define GRAD_ADD(hb, v)                                                                            \
     do {                                                                                           \
         double *hb_ = (hb);                                                                        \
@@ -311,8 +321,9 @@ typedef double gv_v2d __attribute__((vector_size(16), aligned(8), may_alias));
         for (; i < end; i++) GRAD_ADD(hf + 3 * (size_t)(COL)[ROW(i)], GRAD_ROW(i));                \
     }
 
-static void build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f,
-                                double *hf, double *sub)
+static inline __attribute__((always_inline)) void
+build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f, double *hf,
+                    double *sub, const int F32)
 {
     const gv_binned *X = e->X;
     const size_t S = 3, nb = (size_t)X->mappers[f].n_bins;
@@ -569,7 +580,7 @@ static int grad_rec32(const gv_engine *e)
  * their own: the builds whose loops do not take them. */
 static void root_fuse_plain(const gv_engine *e, size_t begin, size_t end)
 {
-    const double *ns = e->ns;
+    const gv_gh *ns = (const gv_gh *)(const void *)e->ns;
     gv_row *idx = e->idx;
     const size_t RB = e->root_fuse_rb;
     for (size_t lo = begin, b = 0; lo < end; lo += RB, b++) {
@@ -577,17 +588,17 @@ static void root_fuse_plain(const gv_engine *e, size_t begin, size_t end)
         double G = 0, H = 0;
         for (size_t i = lo; i < hi; i++) {
             idx[i] = (gv_row)i;
-            G += ns[2 * i];
-            H += ns[2 * i + 1];
+            G += ns[i].g;
+            H += ns[i].h;
         }
         double *pt = e->root_fuse + 3 * b;
         pt[0] = (double)(hi - lo), pt[1] = G, pt[2] = H;
     }
 }
 
-GV_TARGET_CLONES
-static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,
-                            size_t k0, size_t k1, double *h)
+static inline __attribute__((always_inline)) void
+build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *feats, size_t k0,
+                  size_t k1, double *h, const int F32)
 {
     const gv_binned *X = e->X;
     const gv_tree_input *in = e->in;
@@ -645,8 +656,11 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
         __asm__("" : "+r"(o_));                                                                    \
         *(__typeof__(q))(void *)((char *)(void *)q + (j) * GRAD_STRIDE * sizeof *q + o_) += v;     \
     } while (0)
-#define V4_OF_ROW() const gv_v4d v = {one, ns[2 * i], ns[2 * i + 1], 0.0}; gv_v4d *q = r4
-#define V2_OF_ROW() const gv_v2d v = {ns[2 * i], ns[2 * i + 1]}; gv_v2d *q = r2
+#define V4_OF_ROW()                                                                                \
+    const gv_v2d gh_ = GRAD_ROW(i);                                                                \
+    const gv_v4d v = {one, gh_[0], gh_[1], 0.0};                                                   \
+    gv_v4d *q = r4
+#define V2_OF_ROW() const gv_v2d v = GRAD_ROW(i); gv_v2d *q = r2
 #define NO_EXTRA() (void)0
 #define ROWS_GRAD4_LOOPN(NK, ROW, PFD, PFL, VQ, EXTRA)                                             \
     for (size_t i = begin; i < end; i++) {                                                         \
@@ -770,6 +784,16 @@ static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const 
 #undef ROWS_GRAD_LOOP
 #undef ADD_GH
 #undef ADD_GRAD
+}
+/* build_rows_grad_t for ns's (g, h) as they are (gv_ns_f32) */
+GV_TARGET_CLONES
+static void build_rows_grad(const gv_engine *e, size_t begin, size_t end, const int32_t *feats,
+                            size_t k0, size_t k1, double *h)
+{
+    if (gv_ns_f32(e))
+        build_rows_grad_t(e, begin, end, feats, k0, k1, h, 1);
+    else
+        build_rows_grad_t(e, begin, end, feats, k0, k1, h, 0);
 }
 
 /* Row-major CLASS statistics of all rows, two classes (the root of a boosting stump, with
@@ -1150,6 +1174,7 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
     const double *ns = e->ns;
     const int32_t *ncls = e->ncls;
     const int counted = e->rmul != NULL;
+    const int F32 = e->cfg->stats == GV_STATS_GRAD && gv_ns_f32(e); /* (HIST_LOOP_GRAD) */
     double *hf = h + e->hist_off[f];
     memset(hf, 0, (size_t)X->mappers[f].n_bins * S * sizeof *hf);
     if (e->cfg->stats == GV_STATS_CLASS && X->sparse_rows && X->sparse_rows[f] && begin == 0 &&
@@ -1163,7 +1188,10 @@ static void build_feature(const gv_engine *e, size_t begin, size_t end, size_t f
 #else
         int tid = 0;
 #endif
-        build_feature_grad4(e, begin, end, f, hf, e->scratch[tid].sub);
+        if (gv_ns_f32(e))
+            build_feature_grad4(e, begin, end, f, hf, e->scratch[tid].sub, 1);
+        else
+            build_feature_grad4(e, begin, end, f, hf, e->scratch[tid].sub, 0);
         return;
     }
     if (e->cfg->stats == GV_STATS_CLASS && end - begin >= CLASS2_MIN_ROWS) {
@@ -1341,8 +1369,14 @@ static inline void sparse_add(const gv_engine *e, size_t i, double *hb)
         hb[3] += ns[3 * i + 2];
         break;
     case GV_STATS_GRAD:
-        hb[1] += ns[2 * i];
-        hb[2] += ns[2 * i + 1];
+        if (gv_ns_f32(e)) {
+            const gv_gh *p_ = (const gv_gh *)(const void *)ns + i;
+            hb[1] += p_->g;
+            hb[2] += p_->h;
+        } else {
+            hb[1] += ns[2 * i];
+            hb[2] += ns[2 * i + 1];
+        }
         break;
     }
 }
@@ -1477,8 +1511,14 @@ static inline void touched_add(const gv_engine *e, size_t i, double *hb)
         break;
     case GV_STATS_GRAD:
         hb[0] += 1.0;
-        hb[1] += ns[2 * i];
-        hb[2] += ns[2 * i + 1];
+        if (gv_ns_f32(e)) {
+            const gv_gh *p_ = (const gv_gh *)(const void *)ns + i;
+            hb[1] += p_->g;
+            hb[2] += p_->h;
+        } else {
+            hb[1] += ns[2 * i];
+            hb[2] += ns[2 * i + 1];
+        }
         break;
     }
 }

@@ -85,7 +85,7 @@ void gv_tree_config_default(gv_tree_config *cfg, gv_stats_kind stats, int n_clas
     cfg->n_threads = 1;
 }
 
-double *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n)
+float *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n)
 {
     size_t m;
     if (!s || gv_mul_size(n, 2, &m) != 0) return NULL;
@@ -94,7 +94,7 @@ double *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n)
         s->ns = gv_malloc_huge_array(m, sizeof *s->ns);
         s->cap_ns = s->ns ? m : 0;
     }
-    return s->ns;
+    return (float *)(void *)s->ns;
 }
 
 void gv_tree_scratch_free(gv_tree_scratch *s)
@@ -426,23 +426,26 @@ static void sum_rows_gather(gv_engine *e, double *t)
     e->gathered_end = n;
 }
 
-/* Blocks of positions of ns_all, two at once: [a, a + na) added to pa's (count, g, h), [b, b + nb)
- * to pb's, g and h in position order, with two chains of dependent additions in flight instead
- * of one (a (g, h) pair: one 128-bit addition, its two lanes' doubles); nb 0: one block. */
+/* Blocks of positions of ns_all (gv_gh pairs), two at once: [a, a + na) added to pa's
+ * (count, g, h), [b, b + nb) to pb's, g and h in position order, with two chains of dependent
+ * additions in flight instead of one (a (g, h) pair widened to doubles: one 128-bit addition,
+ * its two lanes' doubles); nb 0: one block. */
 typedef double gv_t2d __attribute__((vector_size(16), aligned(8), may_alias));
+typedef float gv_t2f __attribute__((vector_size(8), aligned(4), may_alias));
+#define GH_T2D(p) __builtin_convertvector(*(const gv_t2f *)(const void *)(p), gv_t2d)
 static inline void gathered_two(const double *ns_all, size_t a, size_t na, double *pa, size_t b,
                                 size_t nb, double *pb)
 {
-    const gv_t2d *x = (const gv_t2d *)(const void *)(ns_all + 2 * a);
-    const gv_t2d *y = (const gv_t2d *)(const void *)(ns_all + 2 * b);
+    const gv_gh *x = (const gv_gh *)(const void *)ns_all + a;
+    const gv_gh *y = (const gv_gh *)(const void *)ns_all + b;
     gv_t2d sa = {pa[1], pa[2]}, sb = {pb[1], pb[2]};
     const size_t m = na < nb ? na : nb;
     for (size_t i = 0; i < m; i++) {
-        sa += x[i];
-        sb += y[i];
+        sa += GH_T2D(x + i);
+        sb += GH_T2D(y + i);
     }
-    for (size_t i = m; i < na; i++) sa += x[i];
-    for (size_t i = m; i < nb; i++) sb += y[i];
+    for (size_t i = m; i < na; i++) sa += GH_T2D(x + i);
+    for (size_t i = m; i < nb; i++) sb += GH_T2D(y + i);
     pa[1] = sa[0], pa[2] = sa[1], pa[0] += (double)na;
     pb[1] = sb[0], pb[2] = sb[1], pb[0] += (double)nb;
 }
@@ -494,7 +497,7 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
     const double *grad = e->in->grad, *hess = e->in->hess;
     const int gh_in = e->in->gh_in_ns && fill;
     gv_row *idx = e->idx;
-    double *ns = e->ns;
+    gv_gh *ns = (gv_gh *)(void *)e->ns;
     size_t n_blocks;
     double *part = block_parts(e, n, 3, t, &n_blocks);
 #ifdef _OPENMP
@@ -507,16 +510,16 @@ static void pos_init_sums(gv_engine *e, double *t, int fill)
         if (gh_in) { /* (g, h) already in place (gh_in_ns: fill): idx and the sums only */
             for (size_t i = lo; i < hi; i++) {
                 idx[i] = (gv_row)i;
-                G += ns[2 * i];
-                H += ns[2 * i + 1];
+                G += ns[i].g;
+                H += ns[i].h;
             }
         } else {
             for (size_t i = lo; i < hi; i++) {
                 const gv_row r = fill ? (gv_row)i : idx[i];
                 if (fill) idx[i] = r;
-                const double g = grad[r], h = hess[r];
-                ns[2 * i] = g;
-                ns[2 * i + 1] = h;
+                const float g = (float)grad[r], h = (float)hess[r];
+                ns[i].g = g;
+                ns[i].h = h;
                 G += g;
                 H += h;
             }
@@ -1148,32 +1151,33 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
             gv_row *dl = idx + dst_left[b], *dr = idx + dst_right[b];
             const gv_row *tl = tmp + lo, *tr = tmp + hi - 1; /* the right rows run backwards */
             if (gather && left_small) {
-                double *o = ns + 2 * dst_left[b];
+                gv_gh *o = (gv_gh *)(void *)ns + dst_left[b];
                 for (size_t j = 0; j < nl; j++) {
                     gv_row r = tl[j];
                     dl[j] = r;
-                    o[2 * j] = grad[r];
-                    o[2 * j + 1] = hess[r];
+                    o[j].g = (float)grad[r];
+                    o[j].h = (float)hess[r];
                 }
             } else {
                 memcpy(dl, tl, nl * sizeof *idx);
                 if (e->ns_pos)
-                    memcpy(ns + 2 * dst_left[b], e->ns_tmp + 2 * lo, nl * sizeof(gv_gh));
+                    memcpy((gv_gh *)(void *)ns + dst_left[b], (const gv_gh *)(const void *)e->ns_tmp + lo,
+                           nl * sizeof(gv_gh));
                 if (e->q_pos)
                     memcpy(e->qrec + dst_left[b], e->qrec_tmp + lo, nl * sizeof *e->qrec);
             }
             if (gather && !left_small) {
-                double *o = ns + 2 * dst_right[b];
+                gv_gh *o = (gv_gh *)(void *)ns + dst_right[b];
                 for (size_t j = 0; j < nr; j++) {
                     gv_row r = tr[-(ptrdiff_t)j];
                     dr[j] = r;
-                    o[2 * j] = grad[r];
-                    o[2 * j + 1] = hess[r];
+                    o[j].g = (float)grad[r];
+                    o[j].h = (float)hess[r];
                 }
             } else {
                 for (size_t j = 0; j < nr; j++) dr[j] = tr[-(ptrdiff_t)j];
                 if (e->ns_pos) {
-                    gv_gh *o = (gv_gh *)(void *)(ns + 2 * dst_right[b]);
+                    gv_gh *o = (gv_gh *)(void *)ns + dst_right[b];
                     const gv_gh *t = (const gv_gh *)(const void *)e->ns_tmp + hi - 1;
                     for (size_t j = 0; j < nr; j++) o[j] = t[-(ptrdiff_t)j];
                 }
@@ -1309,23 +1313,25 @@ leaf_sides(const gv_binned *X, const gv_split *s, const uint32_t *bits, const gv
     return nl;
 }
 
-/* Position i's (g, h) from ns added to (*G, *H) where m is 1, +0.0 where m is 0: the bits
- * masked, without a branch (sums from +0.0 are never -0.0, so they keep their bits).  What
- * the leaf splits (leaves_grad_one, split_leaves_grad) sum the smaller side's rows with. */
+/* Position i's (g, h) from ns (gv_gh pairs) added to (*G, *H) where m is 1, +0.0 where m is
+ * 0: the bits masked, without a branch (sums from +0.0 are never -0.0, so they keep their
+ * bits).  What the leaf splits (leaves_grad_one, split_leaves_grad) sum the smaller side's
+ * rows with. */
 static inline __attribute__((always_inline)) void add_masked(const double *ns, size_t i,
                                                              size_t m, double *G, double *H)
 {
-    const uint64_t mask = (uint64_t)0 - (uint64_t)m;
-    uint64_t gb, hb;
-    double gd, hd;
-    memcpy(&gb, ns + 2 * i, sizeof gb);
-    memcpy(&hb, ns + 2 * i + 1, sizeof hb);
+    const uint32_t mask = (uint32_t)0 - (uint32_t)m;
+    uint32_t gb, hb;
+    float gf, hf;
+    const gv_gh *p = (const gv_gh *)(const void *)ns + i;
+    memcpy(&gb, &p->g, sizeof gb);
+    memcpy(&hb, &p->h, sizeof hb);
     gb &= mask;
     hb &= mask;
-    memcpy(&gd, &gb, sizeof gd);
-    memcpy(&hd, &hb, sizeof hd);
-    *G += gd;
-    *H += hd;
+    memcpy(&gf, &gb, sizeof gf);
+    memcpy(&hf, &hb, sizeof hf);
+    *G += (double)gf;
+    *H += (double)hf;
 }
 
 /* leaf_sides with the left count known (from the node's histogram: `want`, the smaller side's

@@ -96,9 +96,9 @@ typedef struct gv_tree_scratch {
 } gv_tree_scratch;
 void gv_tree_scratch_free(gv_tree_scratch *s);
 /* The scratch's position buffer for a GRAD fit on n rows without a row list, grown to 2 n
- * doubles (contents not kept), for the caller to write every row's (g, h) at [2 r], [2 r + 1]
+ * floats (contents not kept), for the caller to write every row's (g, h) at [2 r], [2 r + 1]
  * before a fit with gv_tree_input.gh_in_ns; NULL when out of memory. */
-double *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n);
+float *gv_tree_scratch_gh(gv_tree_scratch *s, size_t n);
 
 /* Quantized gradient trees on sparse data (gv_row_nz_build, hist.c): every row's bins except
  * those in its feature's most frequent bin where that holds at least GV_NZ_MIN_MODE of the rows
@@ -147,8 +147,9 @@ typedef struct gv_tree_input {
     size_t n_rows;
     const double *weight;  /* [X->n_rows] or NULL (all 1); CLASS and REG */
     const double *y;       /* [X->n_rows]: class index (CLASS) or target (REG) */
-    const double *grad;    /* [X->n_rows] GRAD */
-    const double *hess;    /* [X->n_rows] GRAD */
+    const double *grad;    /* [X->n_rows] GRAD: float values (gbdt rounds them so; one process,
+                              the engine holds them as floats, tree_int.h's gv_gh) */
+    const double *hess;    /* [X->n_rows] GRAD, likewise */
     const uint8_t *row_bins; /* optional, 8-bit bins: X's bins row-major
                                 ([X->n_rows * X->n_features], gv_binned_row_major); GRAD
                                 histograms, and the small nodes of trees with a feature subset

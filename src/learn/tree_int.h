@@ -74,9 +74,11 @@ typedef struct gv_split_scratch {
     size_t grad4_cap;     /* records */
 } gv_split_scratch;
 
-/* A row's (g, h) as ns holds them (gv_engine.ns_pos): moved as one 16-byte unit. */
+/* A row's (g, h) as ns holds them in one process (gv_engine.ns_pos): floats, as gbdt's
+ * objectives round them (loss/objective.c), moved as one 8-byte unit; every sum of them is
+ * taken in double.  (Data-parallel trees gather doubles instead: their common grid, dist.h.) */
 typedef struct gv_gh {
-    double g, h;
+    float g, h;
 } gv_gh;
 
 /* The engine: one per gv_tree_fit call, owns all training scratch. */
@@ -111,14 +113,15 @@ typedef struct gv_engine {
      * positions, the gathered statistics of those rows while a histogram is built. */
     size_t n;               /* rows in the view */
     gv_row *idx, *tmp;      /* idx, tmp, ns, ncls: borrowed from in->scratch when given */
-    double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h */
+    double *ns;             /* [n * gv_ns_stride()]: CLASS w; REG w, wy, wyy; GRAD g, h (with
+                               ns_pos gv_gh floats, [n] of them: half the buffer) */
     int ns_pos;             /* GRAD, one process: ns holds the (g, h) of every position [0, n)
                                at all times -- gathered once for the root, then moved with the
                                rows by every partition (sequential reads of the parent's range
                                instead of gathers from grad[r], hess[r]), so no node gathers;
                                gathered_begin/end are then unused.  Quantized trees only with
                                q_pos. */
-    double *ns_tmp;         /* ns_pos: [2 n] the partition's staging of ns (as tmp of idx) */
+    double *ns_tmp;         /* ns_pos: [n] gv_gh, the partition's staging of ns (as tmp of idx) */
     int q_pos;              /* quantized, with 8-byte records (hist.c's QF_WORD, QF_CHUNK) and no
                                sparse rows: qrec holds every position's record, kept in
                                position order like ns (then ns_pos too: ns has the exact (g, h)
@@ -271,6 +274,10 @@ static inline void gv_qsub(const gv_engine *e, void *a, const void *b, size_t n_
         for (size_t k = 0; k < 4 * n_bins; k++) x[k] -= y[k];
     }
 }
+
+/* GRAD: 1 when ns holds gv_gh floats (one process: ns_pos, the only way a GRAD tree gathers
+ * there), 0 when doubles (data-parallel: gv_row_stats's gather of the common grid's values). */
+static inline int gv_ns_f32(const gv_engine *e) { return !e->cfg->dist; }
 
 /* Doubles per row in gv_engine.ns: CLASS the weight (the class is in ncls); REG w, wy, wyy;
  * GRAD g, h. */

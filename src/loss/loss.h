@@ -43,18 +43,19 @@ grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out);
 
 /* Gradients and hessians of objective obj at scores F for every row, into grad and hess
  * (group-major [G * n]); rows in parallel on n_threads (each row on its own: deterministic).
- * Returns 1 when every gradient is finite and every hessian finite and >= 0 (what the tree
- * engine requires; checked on the values as they are written), else 0. */
+ * Each g and h is computed in double and rounded once to float (the values every tree path
+ * sees; objective.c).  Returns 1 when every gradient is finite and every hessian finite and
+ * >= 0 (what the tree engine requires; checked on the values as they are written), else 0. */
 int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
                        size_t G, double huber_delta, int n_threads, double *grad, double *hess);
 /* gv_loss_gradients after the score update F[i] += val[leaf[i]] of every row, in the same pass
  * (each row: the update, then its gradient; the same numbers as the update's own pass followed
  * by gv_loss_gradients).  Fused for G = 1; otherwise column 0's update runs first, alone.
- * With gh (G = 1 only; ignored otherwise): the pairs go to gh[2 r], gh[2 r + 1] (interleaved,
- * gv_tree_scratch_gh's layout) instead of grad and hess (not written). */
+ * With gh (G = 1 only; ignored otherwise): the pairs go to gh[2 r], gh[2 r + 1] as floats
+ * (interleaved, gv_tree_scratch_gh's layout) instead of grad and hess (not written). */
 int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
                           size_t G, double huber_delta, int n_threads, double *grad, double *hess,
-                          const uint32_t *leaf, const double *val, double *gh);
+                          const uint32_t *leaf, const double *val, float *gh);
 
 /* A metric over scores. */
 typedef struct gv_metric_in {

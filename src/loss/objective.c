@@ -10,7 +10,9 @@
  *   logistic     l = log(1 + e^F) - y F          g = p - y, p = sigma(F)  h = max(p(1-p), 1e-16)
  *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
  *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
- * every g and h multiplied by the row's weight.
+ * every g and h multiplied by the row's weight, then rounded once to single precision (the
+ * value the trees see, as XGBoost's and LightGBM's float gradients: half the bytes a row moves
+ * in the tree engine; sums of them are still taken in double).
  */
 #include "loss.h"
 
@@ -87,6 +89,9 @@ static inline double hess_floor(double h) { return h > GV_LOSS_HESS_MIN ? h : GV
 /* 1 unless gradient g or hessian h is one the tree engine refuses (not finite, h < 0). */
 static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(h >= 0 && h <= DBL_MAX); }
 
+/* x rounded to the nearest float (to infinity past FLT_MAX: gh_bad then refuses it). */
+static inline double to_f32(double x) { return (double)(float)x; }
+
 /* Built for AVX2 (four rows a vector in logistic_rows' exp and tail loops) and for the baseline; the
  * loader picks by the CPU.  Both compute the same doubles (IEEE operations, no contraction). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
@@ -103,24 +108,27 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
 enum { LOGISTIC_CHUNK = 256 };
 typedef double gv_loss_v4d __attribute__((vector_size(32), may_alias, aligned(8)));
 typedef long long gv_loss_v4l __attribute__((vector_size(32), may_alias, aligned(8)));
+typedef float gv_loss_v4f __attribute__((vector_size(16), may_alias, aligned(4)));
+typedef int gv_loss_v4i __attribute__((vector_size(16), may_alias, aligned(4)));
 /* lanes a, b, c, d of the concatenation of x and y (GCC's and clang's builtins) */
 #ifdef __clang__
-#define LOSS_SHUFFLE(x, y, a, b, c, d) __builtin_shufflevector(x, y, a, b, c, d)
+#define LOSS_SHUFFLE_F(x, y, a, b, c, d) __builtin_shufflevector(x, y, a, b, c, d)
 #else
-#define LOSS_SHUFFLE(x, y, a, b, c, d) __builtin_shuffle(x, y, (gv_loss_v4l){a, b, c, d})
+#define LOSS_SHUFFLE_F(x, y, a, b, c, d) __builtin_shuffle(x, y, (gv_loss_v4i){a, b, c, d})
 #endif
-/* rows j of a chunk: p = sigma (from e = exp(-F)), g = w (p - y), h = w max(p (1 - p), floor)
- * into ghc[2 j], ghc[2 j + 1]; returns 1 if a pair is bad (gh_bad).  Four rows a vector, the
- * rest one at a time: the same operations either way.  wc NULL: weight 1 (w g = g exactly). */
+/* rows j of a chunk: p = sigma (from e = exp(-F)), g = w (p - y), h = w max(p (1 - p), floor),
+ * each rounded to float, into ghc[2 j], ghc[2 j + 1]; returns 1 if a pair is bad (gh_bad).
+ * Four rows a vector, the rest one at a time: the same operations either way.  wc NULL:
+ * weight 1 (w g = g exactly). */
 static inline __attribute__((always_inline)) int logistic_tail(const double *e, const double *yc,
-                                                               const double *wc, double *ghc,
+                                                               const double *wc, float *ghc,
                                                                size_t m)
 {
     const gv_loss_v4d one = {1.0, 1.0, 1.0, 1.0};
     const gv_loss_v4d floor4 = {GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN, GV_LOSS_HESS_MIN};
-    const gv_loss_v4d zero = {0.0, 0.0, 0.0, 0.0}, big = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
-    const gv_loss_v4l abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
-    gv_loss_v4l ok = {-1, -1, -1, -1};
+    const gv_loss_v4f zero = {0.0f, 0.0f, 0.0f, 0.0f}, big = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX};
+    const gv_loss_v4i abs_mask = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX};
+    gv_loss_v4i ok = {-1, -1, -1, -1};
     size_t j = 0;
     for (; j + 4 <= m; j += 4) {
         const gv_loss_v4d ev = *(const gv_loss_v4d *)(e + j), yv = *(const gv_loss_v4d *)(yc + j);
@@ -134,20 +142,21 @@ static inline __attribute__((always_inline)) int logistic_tail(const double *e, 
             g = wv * g;
             h = wv * h;
         }
-        const gv_loss_v4d ag = (gv_loss_v4d)((gv_loss_v4l)g & abs_mask);
-        ok &= (ag <= big) & (h >= zero) & (h <= big);
-        const gv_loss_v4d lo = LOSS_SHUFFLE(g, h, 0, 4, 1, 5);
-        const gv_loss_v4d hi = LOSS_SHUFFLE(g, h, 2, 6, 3, 7);
-        *(gv_loss_v4d *)(ghc + 2 * j) = lo;
-        *(gv_loss_v4d *)(ghc + 2 * j + 4) = hi;
+        const gv_loss_v4f gf = __builtin_convertvector(g, gv_loss_v4f);
+        const gv_loss_v4f hf = __builtin_convertvector(h, gv_loss_v4f);
+        /* (gh_bad of the floats: a float is finite where its double is) */
+        const gv_loss_v4f ag = (gv_loss_v4f)((gv_loss_v4i)gf & abs_mask);
+        ok &= (ag <= big) & (hf >= zero) & (hf <= big);
+        *(gv_loss_v4f *)(ghc + 2 * j) = LOSS_SHUFFLE_F(gf, hf, 0, 4, 1, 5);
+        *(gv_loss_v4f *)(ghc + 2 * j + 4) = LOSS_SHUFFLE_F(gf, hf, 2, 6, 3, 7);
     }
     int bc = !(ok[0] & ok[1] & ok[2] & ok[3]);
     for (; j < m; j++) {
         const double wi = wc ? wc[j] : 1.0;
         const double p = 1.0 / (1.0 + e[j]);
         const double ph = p * (1.0 - p);
-        const double gj = wi * (p - yc[j]);
-        const double hj = wi * (ph > GV_LOSS_HESS_MIN ? ph : GV_LOSS_HESS_MIN);
+        const float gj = (float)(wi * (p - yc[j]));
+        const float hj = (float)(wi * (ph > GV_LOSS_HESS_MIN ? ph : GV_LOSS_HESS_MIN));
         ghc[2 * j] = gj;
         ghc[2 * j + 1] = hj;
         bc |= gh_bad(gj, hj);
@@ -156,7 +165,7 @@ static inline __attribute__((always_inline)) int logistic_tail(const double *e, 
 }
 LOSS_TARGET_CLONES
 static int logistic_rows(const double *y, const double *w, const double *F, double *Fu,
-                         const uint32_t *leaf, const double *val, double *gh, size_t lo, size_t hi)
+                         const uint32_t *leaf, const double *val, float *gh, size_t lo, size_t hi)
 {
     double x[LOGISTIC_CHUNK], e[LOGISTIC_CHUNK];
     int bad = 0;
@@ -190,7 +199,7 @@ static int logistic_rows(const double *y, const double *w, const double *F, doub
             e[j] = gv_exp(x[j]);
         }
         const double *yc = y + c0;
-        double *ghc = gh + 2 * c0;
+        float *ghc = gh + 2 * c0;
         if (w)
             bad |= logistic_tail(e, yc, w + c0, ghc, m);
         else
@@ -204,7 +213,7 @@ static int logistic_rows(const double *y, const double *w, const double *F, doub
 static inline __attribute__((always_inline)) int
 gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
               double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
-              const uint32_t *leaf, const double *val, double *gh)
+              const uint32_t *leaf, const double *val, float *gh)
 {
     if (obj == GV_OBJ_LOGISTIC && gh) return logistic_rows(y, w, F, Fu, leaf, val, gh, lo, hi);
     int bad = 0;
@@ -249,7 +258,8 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
             for (size_t k = 0; k < G; k++) z += exp(f[k] - mx);
             for (size_t k = 0; k < G; k++) {
                 double p = exp(f[k] - mx) / z;
-                double gk = wi * (p - (k == (size_t)y[i])), hk = wi * hess_floor(2.0 * p * (1.0 - p));
+                const double gk = to_f32(wi * (p - (k == (size_t)y[i])));
+                const double hk = to_f32(wi * hess_floor(2.0 * p * (1.0 - p)));
                 grad[k * n + i] = gk;
                 hess[k * n + i] = hk;
                 bad |= gh_bad(gk, hk);
@@ -258,13 +268,13 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
         }
         }
         if (gh) { /* interleaved (G = 1) */
-            gh[2 * i] = wi * g;
-            gh[2 * i + 1] = wi * h;
+            gh[2 * i] = (float)(wi * g);
+            gh[2 * i + 1] = (float)(wi * h);
             bad |= gh_bad(gh[2 * i], gh[2 * i + 1]);
             continue;
         }
-        grad[i] = wi * g;
-        hess[i] = wi * h;
+        grad[i] = to_f32(wi * g);
+        hess[i] = to_f32(wi * h);
         bad |= gh_bad(grad[i], hess[i]);
     }
     return bad;
@@ -279,7 +289,7 @@ int gv_loss_gradients(int obj, const double *y, const double *w, const double *F
 
 int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
                           size_t G, double delta, int n_threads, double *grad, double *hess,
-                          const uint32_t *leaf, const double *val, double *gh)
+                          const uint32_t *leaf, const double *val, float *gh)
 {
     if (G != 1 || obj == GV_OBJ_SOFTMAX) gh = NULL; /* (documented: G = 1 only) */
     if (leaf && (G != 1 || obj == GV_OBJ_SOFTMAX)) { /* (not fused: column 0's update first) */
