@@ -646,15 +646,21 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
         for (size_t k = 0; k < nk; k++)
             memset((double *)(void *)r4 + k * GRAD_STRIDE * rs, 0, (size_t)rb.nb[k] * rs * sizeof(double));
 /* an addition to column k + j's record of the row's bin: the bin's byte offset kept opaque (an
- * empty asm) so that GCC takes the column's offset as an address displacement (movzbl, shl,
- * lea disp(q, o), add, store) instead of adding it to the bin before the shift (an add more an
- * update); the same additions.  Measured on 1M x 28, depth 6, 2 threads, thread CPU time an
- * update: root 0.570 -> 0.535 ns, below the root 0.922 -> 0.886 ns (three pairs) */
+ * empty asm) so that GCC takes the column's offset as an address displacement instead of adding
+ * it to the bin before the shift, and a second opaque copy of it for the store so that the load
+ * and the store each take disp(q, o) (movzbl, shl, add from memory, a register move the core
+ * eliminates, store) instead of one lea to (reg) for both; the same additions.  Measured on 1M x
+ * 28, depth 6, 2 threads, thread CPU time an update (three pairs each step): root 0.570 -> 0.535
+ * (displacement) -> 0.465 ns (two copies), below the root 0.922 -> 0.886 -> 0.792 ns (with the
+ * constant nk of ROWS_GRAD4_LOOP between) */
 #define ADD_R4(j)                                                                                  \
     do {                                                                                           \
-        size_t o_ = (size_t)row[AT_K(k + (j))] * sizeof *q;                                        \
+        size_t o_ = (size_t)row[AT_K(k + (j))] * sizeof *q, s_;                                    \
         __asm__("" : "+r"(o_));                                                                    \
-        *(__typeof__(q))(void *)((char *)(void *)q + (j) * GRAD_STRIDE * sizeof *q + o_) += v;     \
+        s_ = o_;                                                                                   \
+        __asm__("" : "+r"(s_));                                                                    \
+        *(__typeof__(q))(void *)((char *)(void *)q + (j) * GRAD_STRIDE * sizeof *q + s_) =         \
+            *(__typeof__(q))(void *)((char *)(void *)q + (j) * GRAD_STRIDE * sizeof *q + o_) + v;  \
     } while (0)
 #define V4_OF_ROW()                                                                                \
     const gv_v2d gh_ = GRAD_ROW(i);                                                                \
