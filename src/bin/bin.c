@@ -712,7 +712,8 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
     /* with 8-bit bins and the sparse lists to find, each feature's rows per bin counted by the
      * binning pass (find_sparse's counts; without memory, find_sparse counts them) */
     const int sparse_pass = n >= GV_SPARSE_MIN_ROWS && n <= UINT32_MAX;
-    uint32_t *counted = sparse_pass && !b->wide ? gv_calloc(F ? F : 1, 256 * sizeof *counted) : NULL;
+    uint32_t *counted =
+        sparse_pass && !b->wide ? gv_calloc(F ? F : 1, 256 * sizeof *counted) : NULL;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && cells > 65536)
 #endif
@@ -933,12 +934,13 @@ grove_status gv_bundles_build(const gv_binned *b, gv_bundles **out)
     return st;
 }
 
-/* The rows of `b` row-major, C bytes each: with plan p its columns (a feature's bin or its
- * bundle's joint bin), without one every feature (C = n_features).  Tiles of 64 rows x all
- * columns: each column read is one cache line. */
 /* rows_major reads its columns ROWS_AHEAD rows (bytes) ahead of its tile: 28 column streams
  * (1M x 28) outrun the hardware's prefetch, and the loads missed (68 % of its samples) */
 #define ROWS_AHEAD 512
+
+/* The rows of `b` row-major, C bytes each: with plan p its columns (a feature's bin or its
+ * bundle's joint bin), without one every feature (C = n_features).  Tiles of 64 rows x all
+ * columns: each column read is one cache line. */
 static grove_status rows_major(const gv_binned *b, const gv_bundles *p, int n_threads,
                                uint8_t **out)
 {

@@ -288,11 +288,13 @@ typedef float gv_v2f __attribute__((vector_size(8), aligned(4), may_alias));
 #define V2D_AT(p) (*(gv_v2d *)(p))
 /* Position i's (g, h) as doubles: from gv_gh floats (f32, gv_ns_f32) or from doubles; f32 a
  * constant in each caller (F32: each builder's own loops). */
-static inline __attribute__((always_inline)) gv_v2d ns_row(const double *ns, const int f32, size_t i)
+static inline __attribute__((always_inline)) gv_v2d ns_row(const double *ns, const int f32,
+                                                          size_t i)
 {
-    if (f32)
-        return __builtin_convertvector(*(const gv_v2f *)(const void *)((const float *)(const void *)ns + 2 * i),
-                                       gv_v2d);
+    if (f32) {
+        const gv_gh *p = (const gv_gh *)(const void *)ns + i;
+        return __builtin_convertvector(*(const gv_v2f *)(const void *)p, gv_v2d);
+    }
     return (gv_v2d){ns[2 * i], ns[2 * i + 1]};
 }
 #define GRAD_ROW(i) ns_row(ns, F32, (i))
@@ -1375,14 +1377,7 @@ static inline void sparse_add(const gv_engine *e, size_t i, double *hb)
         hb[3] += ns[3 * i + 2];
         break;
     case GV_STATS_GRAD:
-        if (gv_ns_f32(e)) {
-            const gv_gh *p_ = (const gv_gh *)(const void *)ns + i;
-            hb[1] += p_->g;
-            hb[2] += p_->h;
-        } else {
-            hb[1] += ns[2 * i];
-            hb[2] += ns[2 * i + 1];
-        }
+        V2D_AT(hb + 1) += ns_row(ns, gv_ns_f32(e), i); /* (g, h) as ns holds them */
         break;
     }
 }
@@ -1517,14 +1512,7 @@ static inline void touched_add(const gv_engine *e, size_t i, double *hb)
         break;
     case GV_STATS_GRAD:
         hb[0] += 1.0;
-        if (gv_ns_f32(e)) {
-            const gv_gh *p_ = (const gv_gh *)(const void *)ns + i;
-            hb[1] += p_->g;
-            hb[2] += p_->h;
-        } else {
-            hb[1] += ns[2 * i];
-            hb[2] += ns[2 * i + 1];
-        }
+        V2D_AT(hb + 1) += ns_row(ns, gv_ns_f32(e), i); /* (g, h) as ns holds them */
         break;
     }
 }

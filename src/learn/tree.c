@@ -1161,8 +1161,8 @@ static size_t partition_binary(gv_engine *e, const gv_split *s, const uint32_t *
             } else {
                 memcpy(dl, tl, nl * sizeof *idx);
                 if (e->ns_pos)
-                    memcpy((gv_gh *)(void *)ns + dst_left[b], (const gv_gh *)(const void *)e->ns_tmp + lo,
-                           nl * sizeof(gv_gh));
+                    memcpy((gv_gh *)(void *)ns + dst_left[b],
+                           (const gv_gh *)(const void *)e->ns_tmp + lo, nl * sizeof(gv_gh));
                 if (e->q_pos)
                     memcpy(e->qrec + dst_left[b], e->qrec_tmp + lo, nl * sizeof *e->qrec);
             }

@@ -92,8 +92,9 @@ static inline int gh_bad(double g, double h) { return !(fabs(g) <= DBL_MAX) | !(
 /* x rounded to the nearest float (to infinity past FLT_MAX: gh_bad then refuses it). */
 static inline double to_f32(double x) { return (double)(float)x; }
 
-/* Built for AVX2 (four rows a vector in logistic_rows' exp and tail loops) and for the baseline; the
- * loader picks by the CPU.  Both compute the same doubles (IEEE operations, no contraction). */
+/* Built for AVX2 (four rows a vector in logistic_rows' exp and tail loops) and for the
+ * baseline; the loader picks by the CPU.  Both compute the same doubles (IEEE operations, no
+ * contraction). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
 #define LOSS_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -103,8 +104,9 @@ static inline double to_f32(double x) { return (double)(float)x; }
 /* gradient_rows for the logistic objective with G = 1 and gh (interleaved), w NULL or not:
  * rows in chunks of LOGISTIC_CHUNK -- first each row's owed score update, then e = exp(-F)
  * for the chunk (core/vexp.h's gv_exp4_mid / gv_exp4, four rows a vector, the last few rows by
- * gv_exp: the same doubles on every build), then the rest of sigma, g, h and the check for the chunk's rows side by side
- * (vectorized; the very operations of gradient_rows, so the same doubles). */
+ * gv_exp: the same doubles on every build), then the rest of sigma, g, h and the check for the
+ * chunk's rows side by side (vectorized; the very operations of gradient_rows, so the same
+ * doubles). */
 enum { LOGISTIC_CHUNK = 256 };
 typedef double gv_loss_v4d __attribute__((vector_size(32), may_alias, aligned(8)));
 typedef long long gv_loss_v4l __attribute__((vector_size(32), may_alias, aligned(8)));
