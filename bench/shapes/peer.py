@@ -51,12 +51,12 @@ def main():
             p["max_cat_to_onehot"] = 1
         bst = xgb.train(p, xgb.DMatrix(X, label=y, nthread=t, enable_categorical=bool(cats)), n)
         print("%.3f" % (time.perf_counter() - t0))
-        bst.save_model(model)
+        bst.save_model(model + ".json")  # JSON: the legacy binary format has no categorical splits
     else:
         task, model, path, out, t = a[2], a[3], a[4], a[5], int(a[6])
         cats = [tuple(map(int, c.split(":"))) for c in a[7].split(",")] if len(a) > 7 and a[7] else []
         X, y = load(path, cats)
-        bst = xgb.Booster(model_file=model)
+        bst = xgb.Booster(model_file=model + ".json")
         bst.set_param({"nthread": t})
         P = bst.predict(xgb.DMatrix(X, nthread=t, enable_categorical=bool(cats)))
         if task == "reg":

@@ -61,7 +61,7 @@ run_tool() {
     "$(echo "$w1 + $w2" | bc)" $(((m1 > m2 ? m1 : m2) / 1024)) \
     "$("$PY" "$ROOT/bench/shapes/score.py" "$task" "$te" "$OUT/pred.csv")" \
     "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/results.tsv"
-  rm -f "$OUT/model" "$OUT/pred.csv"
+  rm -f "$OUT/model" "$OUT/model.json" "$OUT/pred.csv"
 }
 
 printf '# %s, %s, %s cores; grove %s; ROUNDS=%s REPS=%s SMALL=%s%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
