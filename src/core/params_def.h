@@ -133,6 +133,14 @@
     "gbdt: minimum loss reduction of a split (XGBoost's min_split_loss); splits whose children are leaves and whose loss reduction is below gamma are pruned bottom-up") \
   X(MIN_CHILD_WEIGHT, "min_child_weight", FLOAT, "1", 0, 1e300, "", \
     "gbdt: minimum sum of hessians in a child") \
+  X(CAT_SMOOTH, "cat_smooth", FLOAT, "10", 0, 1e300, "", \
+    "gbdt, categorical partitions: categories are ordered by G/(H+cat_smooth), and only those with at least cat_smooth rows in the node are placed on the left") \
+  X(MAX_CAT_THRESHOLD, "max_cat_threshold", INT, "32", 1, 1073741824, "", \
+    "gbdt, categorical partitions: at most this many categories on the side that is tried from either end of the order") \
+  X(MIN_DATA_PER_GROUP, "min_data_per_group", INT, "100", 1, 1073741824, "", \
+    "gbdt, categorical partitions: a cut of the order is tried only after at least this many more rows since the last one tried") \
+  X(CAT_L2, "cat_l2", FLOAT, "10", 0, 1e300, "", \
+    "gbdt, categorical partitions: extra L2 added to lambda in the children's gain (the parent keeps lambda), so a partition must gain more than a numeric split") \
   X(SUBSAMPLE, "subsample", FLOAT, "1", 1e-9, 1, "", \
     "gbdt: fraction of the training rows drawn (without replacement, each row independently) for every tree") \
   X(COLSAMPLE_BYTREE, "colsample_bytree", FLOAT, "1", 1e-9, 1, "", \

@@ -822,6 +822,10 @@ static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cf
         cfg->max_depth = cfg->max_leaves > 0 ? 0 : 6;
     cfg->min_samples_leaf = (size_t)gv_param_int(p, GV_P_MIN_SAMPLES_LEAF);
     cfg->multiway_categorical = 0;
+    cfg->cat_smooth = gv_param_double(p, GV_P_CAT_SMOOTH);
+    cfg->cat_l2 = gv_param_double(p, GV_P_CAT_L2);
+    cfg->max_cat_threshold = (size_t)gv_param_int(p, GV_P_MAX_CAT_THRESHOLD);
+    cfg->min_data_per_group = (size_t)gv_param_int(p, GV_P_MIN_DATA_PER_GROUP);
     cfg->n_threads = n_threads > 0 ? n_threads : 1;
 }
 
