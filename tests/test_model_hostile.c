@@ -1,0 +1,186 @@
+/*
+ * test_model_hostile.c -- model files and inputs built to break the reader or the trainer, each
+ * one a regression test of a crash or a silent wrong answer once found from outside.
+ *
+ * Files are edited as JSON with the checksum recomputed the way the writer computes it
+ * (model_json.c), so that the reader's checks, not the checksum, meet them.  Checked:
+ * parameter keys deeper or longer than GROVE_PARAM_MAX_NESTING / GROVE_PARAM_KEY_MAX are
+ * refused without recursion (a 100,000-level key once overflowed the stack), and every key
+ * within the bounds survives save -> load in both formats (a 60-level key once loaded and
+ * then saved as a file its own reader refused).
+ */
+#include "check.h"
+
+#include "model/model.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CANONICAL (JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17))
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, 512, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* The model file at `path`, parsed (a new reference). */
+static json_t *load_doc(const char *path)
+{
+    json_error_t e;
+    json_t *doc = json_load_file(path, 0, &e);
+    if (!doc) fprintf(stderr, "%s: %s\n", path, e.text);
+    return doc;
+}
+
+/* Writes doc to path with its "crc32" recomputed. */
+static void save_doc(json_t *doc, const char *path)
+{
+    json_object_del(doc, "crc32");
+    char *canon = json_dumps(doc, CANONICAL);
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08lx", crc32(0L, (const Bytef *)canon, (uInt)strlen(canon)));
+    free(canon);
+    json_object_set_new(doc, "crc32", json_string(hex));
+    CHECK(json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+                                        JSON_REAL_PRECISION(17)) == 0);
+}
+
+/* A small model trained on the examples' data (`algo`, extra "key=value" settings), saved. */
+static void train_to(const char *algo, const char *extra, const char *path)
+{
+    grove_params *p = NULL;
+    grove_dataset *d = NULL;
+    grove_model *m = NULL;
+    char kv[256];
+    CHECK_OK(grove_params_create(&p));
+    snprintf(kv, sizeof kv, "algo=%s", algo);
+    CHECK_OK(grove_params_set_pair(p, kv));
+    CHECK_OK(grove_params_set(p, "rounds", "5"));
+    if (extra) CHECK_OK(grove_params_set_pair(p, extra));
+    CHECK_OK(grove_dataset_load("examples/data/house_votes84_train.csv", p, NULL, &d));
+    CHECK_OK(grove_train(d, NULL, p, &m));
+    CHECK_OK(grove_model_save(m, path));
+    grove_model_free(m);
+    grove_dataset_free(d);
+    grove_params_free(p);
+}
+
+/* "base." n times, then `name` (new, free with free()). */
+static char *nested_key(size_t n, const char *name)
+{
+    char *k = malloc(n * 5 + strlen(name) + 1);
+    for (size_t i = 0; i < n; i++) memcpy(k + 5 * i, "base.", 5);
+    strcpy(k + 5 * n, name);
+    return k;
+}
+
+/* Loading `path` fails with GROVE_ERR_MODEL and a message holding `want`. */
+static void expect_refused(const char *path, const char *want)
+{
+    grove_model *m = NULL;
+    CHECK_STATUS(grove_model_load(path, &m), GROVE_ERR_MODEL);
+    CHECK(m == NULL);
+    CHECK_CONTAINS(grove_last_error(), want);
+    grove_model_free(m);
+}
+
+/* The params of a saved model with `key` added; is the file refused, naming `want`? */
+static void check_key_refused(const char *good, const char *key, const char *want)
+{
+    json_t *doc = load_doc(good);
+    json_object_set_new(json_object_get(doc, "params"), key, json_string("3"));
+    const char *bad = tmp_path("deep.json");
+    save_doc(doc, bad);
+    json_decref(doc);
+    expect_refused(bad, want);
+}
+
+static void test_param_keys(void)
+{
+    /* the bounds, set directly: refused with the key and the limit, nothing changed */
+    grove_params *p = NULL;
+    CHECK_OK(grove_params_create(&p));
+    char *k = nested_key(GROVE_PARAM_MAX_NESTING + 1, "max_depth");
+    CHECK_STATUS(grove_params_set(p, k, "3"), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "levels of 'base.', at most 8");
+    free(k);
+    k = nested_key(100000, "max_depth");
+    CHECK_STATUS(grove_params_set(p, k, "3"), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "longer than 127 bytes");
+    free(k);
+    char buf[32];
+    CHECK_OK(grove_params_get(p, "base.max_depth", buf, sizeof buf));
+    CHECK_STR(buf, "0");
+    k = nested_key(GROVE_PARAM_MAX_NESTING, "max_depth");
+    CHECK_OK(grove_params_set(p, k, "4"));
+    CHECK_OK(grove_params_get(p, k, buf, sizeof buf));
+    CHECK_STR(buf, "4");
+    /* a bad value at depth names every level, and creates none */
+    grove_params *q = NULL;
+    CHECK_OK(grove_params_create(&q));
+    CHECK_STATUS(grove_params_set(q, "base.base.max_depth", "x"), GROVE_ERR_PARAM);
+    CHECK_CONTAINS(grove_last_error(), "base: base: max_depth");
+    grove_params_free(q);
+    free(k);
+    grove_params_free(p);
+
+    /* model files: the 100,000-level key of a 524 KB file, a 60-level and a 9-level one */
+    const char *good = tmp_path("good.json");
+    train_to("adaboost", "base=tree", good);
+    k = nested_key(100000, "max_depth");
+    check_key_refused(good, k, "longer than 127 bytes");
+    free(k);
+    k = nested_key(60, "max_depth");
+    check_key_refused(good, k, "longer than 127 bytes");
+    free(k);
+    k = nested_key(GROVE_PARAM_MAX_NESTING + 1, "seed");
+    check_key_refused(good, k, "at most 8");
+    free(k);
+
+    /* within the bounds: what is written reads back, text and binary, and keeps the key */
+    k = nested_key(GROVE_PARAM_MAX_NESTING, "max_depth");
+    json_t *doc = load_doc(good);
+    json_object_set_new(json_object_get(doc, "params"), k, json_string("3"));
+    const char *deep = tmp_path("deep8.json");
+    save_doc(doc, deep);
+    json_decref(doc);
+    grove_model *m = NULL, *back = NULL;
+    CHECK_OK(grove_model_load(deep, &m));
+    const char *outs[] = {tmp_path("again.json"), tmp_path("again.gvb")};
+    for (int i = 0; i < 2 && m; i++) {
+        CHECK_OK(grove_model_save(m, outs[i]));
+        CHECK_OK(grove_model_load(outs[i], &back));
+        grove_model_free(back);
+        back = NULL;
+    }
+    grove_model_free(m);
+    doc = load_doc(outs[0]);
+    const json_t *v = json_object_get(json_object_get(doc, "params"), k);
+    CHECK(json_is_string(v) && !strcmp(json_string_value(v), "3"));
+    json_decref(doc);
+    free(k);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_param_keys();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
+    TEST_MAIN_END();
+}
