@@ -7,16 +7,23 @@
  * parameter keys deeper or longer than GROVE_PARAM_MAX_NESTING / GROVE_PARAM_KEY_MAX are
  * refused without recursion (a 100,000-level key once overflowed the stack), and every key
  * within the bounds survives save -> load in both formats (a 60-level key once loaded and
- * then saved as a file its own reader refused).
+ * then saved as a file its own reader refused); models read from a FIFO, text, gzip and
+ * binary (once a hang, or "empty file" from a pipe); a file rewritten in place while it is
+ * loaded, over and over, gives a model or an error and never a signal (mapped files once died
+ * of SIGBUS).
  */
 #include "check.h"
 
 #include "model/model.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -171,6 +178,127 @@ static void test_param_keys(void)
     free(k);
 }
 
+/* The bytes of a file (new, free with free()). */
+static unsigned char *read_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    *len = 0;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b = malloc((size_t)n + 1);
+    *len = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
+
+/* Writes b[0..len) to path in small pieces (a FIFO's reader sees several reads). */
+static void write_slowly(const char *path, const unsigned char *b, size_t len)
+{
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) _exit(1);
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < 4096 ? len - done : 4096;
+        ssize_t w = write(fd, b + done, n);
+        if (w <= 0) _exit(1);
+        done += (size_t)w;
+    }
+    close(fd);
+    _exit(0);
+}
+
+static void test_fifo(void)
+{
+    const char *saved[] = {tmp_path("f.json"), tmp_path("f.json.gz"), tmp_path("f.gvb")};
+    train_to("forest", NULL, saved[0]);
+    grove_model *ref = NULL;
+    CHECK_OK(grove_model_load(saved[0], &ref));
+    CHECK_OK(grove_model_save(ref, saved[1]));
+    CHECK_OK(grove_model_save(ref, saved[2]));
+    const char *fifo = tmp_path("fifo");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    for (int i = 0; i < 3; i++) {
+        size_t len;
+        unsigned char *b = read_bytes(saved[i], &len);
+        pid_t pid = fork();
+        if (pid == 0) write_slowly(fifo, b, len);
+        grove_model *m = NULL;
+        CHECK_OK(grove_model_load(fifo, &m));
+        CHECK(m && grove_model_n_outputs(m) == grove_model_n_outputs(ref));
+        grove_model_free(m);
+        int ws = 0;
+        waitpid(pid, &ws, 0);
+        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+        free(b);
+    }
+    grove_model_free(ref);
+}
+
+/* A child rewrites the file in place (truncate, then write: what cp and cat > do) with two
+ * models of different sizes in turn, while this process loads it again and again. */
+static void test_rewritten_underneath(void)
+{
+    const char *a = tmp_path("ra.json"), *b = tmp_path("rb.json");
+    train_to("forest", NULL, a);
+    train_to("adaboost", NULL, b);
+    const char *exts[] = {"json", "gvb"};
+    for (int e = 0; e < 2; e++) {
+        char pa[600], pb[600], target[600];
+        snprintf(pa, sizeof pa, "%s/x.%s", tmpdir, exts[e]);
+        snprintf(pb, sizeof pb, "%s/y.%s", tmpdir, exts[e]);
+        snprintf(target, sizeof target, "%s/live.%s", tmpdir, exts[e]);
+        grove_model *m = NULL;
+        CHECK_OK(grove_model_load(a, &m));
+        CHECK_OK(grove_model_save(m, pa));
+        grove_model_free(m);
+        CHECK_OK(grove_model_load(b, &m));
+        CHECK_OK(grove_model_save(m, pb));
+        grove_model_free(m);
+        size_t la, lb;
+        unsigned char *ba = read_bytes(pa, &la), *bb = read_bytes(pb, &lb);
+        FILE *f0 = fopen(target, "wb");
+        fwrite(ba, 1, la, f0);
+        fclose(f0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (int k = 0;; k++) {
+                int fd = open(target, O_WRONLY | O_TRUNC);
+                if (fd < 0) _exit(1);
+                const unsigned char *src = k % 2 ? ba : bb;
+                size_t len = k % 2 ? la : lb;
+                for (size_t done = 0; done < len;) {
+                    size_t n = len - done < 1024 ? len - done : 1024;
+                    ssize_t w = write(fd, src + done, n);
+                    if (w <= 0) _exit(1);
+                    done += (size_t)w;
+                }
+                close(fd);
+                nanosleep(&(struct timespec){0, 500000}, NULL); /* complete files too, at times */
+            }
+        }
+        int ok = 0, refused = 0, other = 0;
+        for (int i = 0; i < 300; i++) {
+            grove_model *x = NULL;
+            grove_status st = grove_model_load(target, &x);
+            if (st == GROVE_OK)
+                ok++;
+            else if (st == GROVE_ERR_MODEL)
+                refused++;
+            else
+                other++;
+            grove_model_free(x);
+        }
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        printf("rewritten .%s: %d loaded, %d refused, %d other\n", exts[e], ok, refused, other);
+        CHECK_EQ_INT(ok + refused, 300);
+        free(ba);
+        free(bb);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
@@ -179,6 +307,8 @@ int main(void)
         return 1;
     }
     test_param_keys();
+    test_fifo();
+    test_rewritten_underneath();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
