@@ -24,4 +24,14 @@ mkfifo "$TMP/fifo"
 cat "$TMP/m.gvb" >"$TMP/fifo" &
 expect_exit 0 timeout 20 "$GROVE" info "$TMP/fifo"
 wait
+# a full disk: /dev/full fails every write with ENOSPC
+if [[ -w /dev/full ]]; then
+  for cmd in "predict $TMP/m.json $DATA/house_votes84_test.csv" "report $TMP/m.json" \
+             "train $DATA/house_votes84_train.csv -q" "convert $TMP/m.json"; do
+    read -ra argv <<<"$cmd"
+    if [[ ${argv[0]} == convert ]]; then argv+=(/dev/full); else argv+=(-o /dev/full); fi
+    expect_exit 2 "$GROVE" "${argv[@]}"
+    expect_in "$TMP/err" "/dev/full: cannot write: No space left on device"
+  done
+fi
 finish

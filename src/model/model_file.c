@@ -83,7 +83,7 @@ static grove_status write_text(const grove_model *model, grove_output *out)
     if (gz_path(path)) {
         if (fflush(f) != 0) return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path,
                                           errno_text(errno, msg, sizeof msg));
-        int fd2 = dup(fileno(f));
+        int fd2 = dup(gv_output_fd(out));
         if (fd2 < 0 || !(sink.gz = gzdopen(fd2, "wb1"))) {
             int e = errno;
             if (fd2 >= 0) close(fd2);
