@@ -10,7 +10,7 @@
  * then saved as a file its own reader refused); models read from a FIFO, text, gzip and
  * binary (once a hang, or "empty file" from a pipe); a file rewritten in place while it is
  * loaded, over and over, gives a model or an error and never a signal (mapped files once died
- * of SIGBUS).
+ * of SIGBUS); a binary string with a NUL byte inside ("demo\0rat": once cut short silently).
  */
 #include "check.h"
 
@@ -299,6 +299,37 @@ static void test_rewritten_underneath(void)
     }
 }
 
+/* A .gvb file whose class name "democrat" holds a NUL byte, its CRC recomputed: refused. */
+static void test_bin_nul(void)
+{
+    const char *json = tmp_path("n.json"), *gvb = tmp_path("n.gvb");
+    train_to("tree", NULL, json);
+    grove_model *m = NULL;
+    CHECK_OK(grove_model_load(json, &m));
+    CHECK_OK(grove_model_save(m, gvb));
+    grove_model_free(m);
+    size_t len;
+    unsigned char *b = read_bytes(gvb, &len);
+    unsigned char *at = NULL;
+    for (size_t i = 24; b && i + 8 <= len; i++)
+        if (!memcmp(b + i, "democrat", 8)) at = b + i;
+    CHECK(at != NULL);
+    if (!at) {
+        free(b);
+        return;
+    }
+    at[4] = 0;
+    /* trailer: u64 payload length, u32 CRC-32 of the payload, "GVBE" */
+    size_t n = len - 24 - 16;
+    uint32_t crc = (uint32_t)crc32(0L, b + 24, (uInt)n);
+    for (int k = 0; k < 4; k++) b[len - 8 + k] = (unsigned char)(crc >> (8 * k));
+    FILE *f = fopen(gvb, "wb");
+    fwrite(b, 1, len, f);
+    fclose(f);
+    free(b);
+    expect_refused(gvb, "a string holds a NUL byte");
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
@@ -309,6 +340,7 @@ int main(void)
     test_param_keys();
     test_fifo();
     test_rewritten_underneath();
+    test_bin_nul();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);

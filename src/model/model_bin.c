@@ -297,6 +297,9 @@ static grove_status decode(reader *r, int depth, json_t **out)
          * text holds a NUL byte) is borrowed where it lies, for core/json.c to check when the
          * model reader reads it; any other string must be UTF-8 */
         int packed = n >= 8 && s[0] == 0x01 && s[7] == 0;
+        /* a NUL would cut the string wherever it is read as C text ("lab\0el" -> "lab"); the
+         * text format refuses "\u0000" the same way */
+        if (!packed && memchr(s, 0, (size_t)n)) return bad(r, "a string holds a NUL byte");
         json_t *v = packed ? gv_packed_borrow(s, (size_t)n) : json_stringn(s, (size_t)n);
         if (!v) return packed ? gv_err_nomem("a binary model") : bad(r, "a string that is not UTF-8");
         r->p += n;
