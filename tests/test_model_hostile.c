@@ -330,6 +330,72 @@ static void test_bin_nul(void)
     expect_refused(gvb, "a string holds a NUL byte");
 }
 
+/* Every probability of the model at `path` on the examples' test rows is finite, in [0, 1],
+ * and each row's sum to 1. */
+static void check_finite_predictions(const char *path, const char *test)
+{
+    grove_model *m = NULL;
+    CHECK_OK(grove_model_load(path, &m));
+    if (!m) return;
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_load(test, NULL, grove_model_schema(m), &d));
+    size_t n = grove_dataset_n_rows(d), k = grove_model_n_outputs(m);
+    double *p = malloc(n * k * sizeof *p);
+    CHECK_OK(grove_model_predict(m, d, 1, p, n * k));
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double sum = 0;
+        for (size_t c = 0; c < k; c++) {
+            double v = p[i * k + c];
+            if (!(v >= 0 && v <= 1)) bad++;
+            sum += v;
+        }
+        if (!(fabs(sum - 1) < 1e-9)) bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    free(p);
+    grove_dataset_free(d);
+    grove_model_free(m);
+}
+
+/* Every number of the array at doc's "model"."alpha" set to v. */
+static void set_alphas(const char *from, const char *to, double v)
+{
+    json_t *doc = load_doc(from);
+    json_t *alpha = json_object_get(json_object_get(doc, "model"), "alpha");
+    CHECK(json_is_array(alpha));
+    for (size_t t = 0; t < json_array_size(alpha); t++) json_array_set_new(alpha, t, json_real(v));
+    save_doc(doc, to);
+    json_decref(doc);
+}
+
+static void test_extreme_weights(void)
+{
+    const char *variants[] = {"adaboost", "samme", "adaboost.m1"};
+    const char *data[] = {"house_votes84", "iris", "iris"};
+    for (int i = 0; i < 3; i++) {
+        char train[256], test[256], kv[64];
+        snprintf(train, sizeof train, "examples/data/%s_train.csv", data[i]);
+        snprintf(test, sizeof test, "examples/data/%s_test.csv", data[i]);
+        const char *path = tmp_path("w.json"), *big = tmp_path("big.json");
+        grove_params *p = NULL;
+        grove_dataset *d = NULL;
+        grove_model *m = NULL;
+        CHECK_OK(grove_params_create(&p));
+        snprintf(kv, sizeof kv, "algo=%s", variants[i]);
+        CHECK_OK(grove_params_set_pair(p, kv));
+        CHECK_OK(grove_params_set(p, "rounds", "5"));
+        CHECK_OK(grove_dataset_load(train, p, NULL, &d));
+        CHECK_OK(grove_train(d, NULL, p, &m));
+        CHECK_OK(grove_model_save(m, path));
+        grove_model_free(m);
+        grove_dataset_free(d);
+        grove_params_free(p);
+        set_alphas(path, big, 1e308);
+        check_finite_predictions(big, test);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
@@ -341,6 +407,7 @@ int main(void)
     test_fifo();
     test_rewritten_underneath();
     test_bin_nul();
+    test_extreme_weights();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
