@@ -396,6 +396,49 @@ static void test_extreme_weights(void)
     }
 }
 
+static void test_overflowing_sums(void)
+{
+    const char *csv = tmp_path("big.csv"), *wcsv = tmp_path("bigw.csv");
+    FILE *f = fopen(csv, "w");
+    fputs("y,x\n1,0\n1e308,1\n-1e308,2\n3,3\n4,4\n", f);
+    fclose(f);
+    f = fopen(wcsv, "w");
+    fputs("y,w,x\na,1e308,0\nb,1e308,1\na,1,2\nb,1,3\n", f);
+    fclose(f);
+    const char *algos[] = {"tree", "stump", "forest", "extra-trees", "bagging", "adaboost.r2",
+                           "gbdt", "linear", "mlp"};
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        grove_params *p = NULL;
+        grove_dataset *d = NULL;
+        grove_model *m = NULL;
+        CHECK_OK(grove_params_create(&p));
+        CHECK_OK(grove_params_set(p, "task", "regression"));
+        CHECK_OK(grove_params_set(p, "rounds", "3"));
+        if (grove_params_set(p, "algo", algos[a]) != GROVE_OK) { /* not in this build */
+            grove_params_free(p);
+            continue;
+        }
+        CHECK_OK(grove_dataset_load(csv, p, NULL, &d));
+        CHECK_STATUS(grove_train(d, NULL, p, &m), GROVE_ERR_DATA);
+        CHECK_CONTAINS(grove_last_error(), "row 1: label 1e+308: the sum of the weighted squared "
+                                           "labels");
+        CHECK(m == NULL);
+        grove_dataset_free(d);
+        grove_params_free(p);
+    }
+    grove_params *p = NULL;
+    grove_dataset *d = NULL;
+    grove_model *m = NULL;
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "weight", "w"));
+    CHECK_OK(grove_params_set(p, "algo", "adaboost"));
+    CHECK_OK(grove_dataset_load(wcsv, p, NULL, &d));
+    CHECK_STATUS(grove_train(d, NULL, p, &m), GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "row 1: weight 1e+308: the sum of the weights");
+    grove_dataset_free(d);
+    grove_params_free(p);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
@@ -408,6 +451,7 @@ int main(void)
     test_rewritten_underneath();
     test_bin_nul();
     test_extreme_weights();
+    test_overflowing_sums();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
