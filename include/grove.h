@@ -144,9 +144,17 @@ grove_status grove_params_copy(const grove_params *params, grove_params **out);
 
 void grove_params_free(grove_params *params);
 
-/* Sets `key` to `value`.  GROVE_ERR_PARAM when the key is unknown ("unknown parameter 'x'")
- * or the value is not allowed ("max_depth: must be an integer in [0, 1000], got 'abc'");
- * the parameters are unchanged then. */
+/* The longest parameter key, in bytes ("base.base.max_depth" is 19), and the most "base."
+ * prefixes one key may have (the base learner of an ensemble of ensembles ... of learners).
+ * grove_params_set refuses longer or deeper keys, and so does every model reader, so what
+ * grove writes it reads back. */
+#define GROVE_PARAM_KEY_MAX 127
+#define GROVE_PARAM_MAX_NESTING 8
+
+/* Sets `key` to `value`.  GROVE_ERR_PARAM when the key is unknown ("unknown parameter 'x'"),
+ * longer than GROVE_PARAM_KEY_MAX bytes or with more than GROVE_PARAM_MAX_NESTING "base."
+ * prefixes, or the value is not allowed ("max_depth: must be an integer in [0, 1000], got
+ * 'abc'"); the parameters are unchanged then. */
 grove_status grove_params_set(grove_params *params, const char *key, const char *value);
 
 /* Parses "key=value" and calls grove_params_set. */

@@ -163,7 +163,11 @@ double gv_dist_grid(const double *v, size_t n)
     /* e_max: max|v| < 2^e_max; k: total n < 2^k; q = 2^(e_max + k - 52) */
     int64_t a[2] = {INT32_MIN, (int64_t)n};
     for (size_t i = 0; i < n; i++) {
-        if (v[i] == 0 || !isfinite(v[i])) continue;
+        if (!isfinite(v[i])) {
+            a[0] = INT32_MAX; /* no grid: every rank learns it from the same max */
+            continue;
+        }
+        if (v[i] == 0) continue;
         int e;
         frexp(v[i], &e);
         if (e > a[0]) a[0] = e;
@@ -172,6 +176,7 @@ double gv_dist_grid(const double *v, size_t n)
     gv_dist_max_i64(a, 1);
     gv_dist_sum_i64(&total, 1);
     if (a[0] == INT32_MIN) return 1.0;
+    if (a[0] == INT32_MAX) return INFINITY;
     int k = 0;
     while (k < 62 && ((int64_t)1 << k) <= total) k++;
     return ldexp(1.0, (int)a[0] + k - 52);
@@ -179,6 +184,7 @@ double gv_dist_grid(const double *v, size_t n)
 
 void gv_dist_snap(double *v, size_t n, double q)
 {
+    if (!isfinite(q)) return; /* values that are not finite have no grid: left as they are */
     for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
 }
 
@@ -186,9 +192,12 @@ double gv_dist_sum_exact(const double *v, size_t n)
 {
     double q = gv_dist_grid(v, n);
     int64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
+    /* a value that is not finite (on any rank: q is then inf on all) has no integer: converting
+     * inf to int64 is undefined.  The sum is then NaN on every rank (the same collectives run). */
+    if (isfinite(q))
+        for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
     gv_dist_sum_i64(&s, 1);
-    return (double)s * q;
+    return isfinite(q) ? (double)s * q : NAN;
 }
 
 grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_out)

@@ -51,7 +51,9 @@ void gv_dist_allgather(const void *in, void *out, size_t n);
  * (1 when every v_i is 0).  Values rounded to multiples of q (gv_dist_snap: v = rint(v / q) q,
  * an error of at most q/2 ~ max|v| N 2^-53 each) have sums that are exact doubles in any order
  * and grouping, so totals do not depend on how the rows are split over ranks or threads.
- * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n). */
+ * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n).  A value that is not
+ * finite on any rank makes the grid inf on every rank, gv_dist_snap leave v as it is and
+ * gv_dist_sum_exact NaN (never an inf converted to an integer). */
 double gv_dist_grid(const double *v, size_t n);
 void gv_dist_snap(double *v, size_t n, double q);
 double gv_dist_sum_exact(const double *v, size_t n);

@@ -57,6 +57,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 #include "../dist/dist.h"
 #include "../loss/loss.h"
 
@@ -143,18 +144,13 @@ static void scores_to_outputs(const gv_gbdt *b, double *out)
     case GV_OBJ_LOGISTIC:
     case GV_OBJ_EXPONENTIAL: {
         double f = out[1] * (b->objective == GV_OBJ_EXPONENTIAL ? 2.0 : 1.0);
-        double p = gv_loss_sigmoid(f);
+        double p = f == f ? gv_loss_sigmoid(f) : 0.5; /* NaN: inf - inf, no side favoured */
         out[0] = 1.0 - p;
         out[1] = p;
         break;
     }
     case GV_OBJ_SOFTMAX: {
-        size_t K = (size_t)b->n_classes;
-        double mx = -INFINITY, z = 0;
-        for (size_t k = 0; k < K; k++)
-            if (out[k] > mx) mx = out[k];
-        for (size_t k = 0; k < K; k++) z += out[k] = exp(out[k] - mx);
-        for (size_t k = 0; k < K; k++) out[k] /= z;
+        gv_softmax_scaled(out, (size_t)b->n_classes, 1.0, out);
         break;
     }
     default: break;
