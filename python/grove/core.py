@@ -1,7 +1,10 @@
 """Thin owners of libgrove's handles: Params, Dataset (from numpy or pandas) and Model.
 
 Every handle is freed by its owner's __del__; nothing here keeps a pointer into memory Python
-might free (the library copies arrays it reads).
+might free (the library copies arrays it reads), and no raw handle travels without a reference
+to its owner: a dataset that follows a model's schema is given the Model, not the schema's
+pointer, so a fit in another thread that drops the estimator's model cannot free the schema
+while the dataset is built from it.
 """
 import ctypes
 import json
@@ -67,13 +70,19 @@ def _issparse(X):
 
 class Dataset:
     """A grove_dataset built from a 2-D array or a scipy.sparse CSR matrix (canonical: sorted
-    indices, no duplicates; kept sparse in grove when at most 1/8 of the cells are stored).  `labels` (float64) are class values / indices
-    or targets; `weights` sample weights; `schema` a model's schema handle (borrowed) or None;
+    indices, no duplicates; kept sparse in grove when at most 1/8 of the cells are stored).
+    `labels` (float64) are class values / indices or targets; `weights` sample weights; `like`
+    None (infer the schema) or a Model or Dataset whose schema the new dataset follows (it is
+    referenced while the dataset lives; grove copies the schema);
     `categories` maps a feature index to its list of category names (values are codes);
     `feature_names` names the features; `class_names`/`label_name` rename the classes."""
 
-    def __init__(self, X, labels=None, weights=None, params=None, schema=None, categories=None,
+    def __init__(self, X, labels=None, weights=None, params=None, like=None, categories=None,
                  feature_names=None, class_names=None, label_name=None):
+        if like is not None and not isinstance(like, (Model, Dataset)):
+            raise TypeError("like: expected a grove Model or Dataset, found %r" % (like,))
+        self._like = like     # keeps the schema's owner alive while this object lives
+        schema = like.schema if like is not None else None
         n, p = X.shape
         if labels is not None:
             labels = np.ascontiguousarray(labels, dtype=np.float64)
@@ -118,6 +127,11 @@ class Dataset:
                 check(lib.grove_dataset_set_classes(
                     h, arr, len(class_names) if class_names is not None else 0,
                     label_name.encode() if label_name is not None else None))
+
+    @property
+    def schema(self):
+        """The dataset's schema handle, borrowed: valid while this Dataset is referenced."""
+        return lib.grove_dataset_schema(self.handle)
 
     def __del__(self):
         if getattr(self, "handle", None):
@@ -164,6 +178,7 @@ class Model:
 
     @property
     def schema(self):
+        """The model's schema handle, borrowed: valid while this Model is referenced."""
         return lib.grove_model_schema(self.handle)
 
     @property

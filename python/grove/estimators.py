@@ -131,10 +131,16 @@ class _GroveBase(BaseEstimator):
             A.sum_duplicates()
         return A, {}, None
 
-    def _dataset(self, X):
+    def _fitted(self):
+        """The model as it is now.  Every method reads self._model once through this and keeps
+        the reference for the whole call: a fit in another thread replaces self._model, and the
+        old model lives on (and is freed) only when the last such reference goes."""
         check_is_fitted(self, "_model")
+        return self._model
+
+    def _dataset(self, X, model):
         A, _, _ = self._prepare_X(X, reset=False)
-        return Dataset(A, schema=self._model.schema)
+        return Dataset(A, like=model)
 
     # ---- fit ----
     def _fit(self, X, y, sample_weight, task, eval_set=None):
@@ -176,16 +182,16 @@ class _GroveBase(BaseEstimator):
         if eval_set:
             Xv, yv = eval_set[-1]
             Av, _, _ = self._prepare_X(Xv, reset=False)
-            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params,
-                            schema=lib.grove_dataset_schema(data.handle))
+            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data)
         try:
-            self._model = Model.train(data, params, valid)
+            model = Model.train(data, params, valid)
         except ValueError as e:
             raise self._train_error(e, A) from None
-        self.n_features_in_ = A.shape[1]
-        if task == "classification" and self._model.n_classes() != len(self.classes_):
+        if task == "classification" and model.n_classes() != len(self.classes_):
             raise ValueError("grove: %d classes in the model, %d in y"
-                             % (self._model.n_classes(), len(self.classes_)))
+                             % (model.n_classes(), len(self.classes_)))
+        self._model = model
+        self.n_features_in_ = A.shape[1]
         self._after_fit(A, labels, w)
         return self
 
@@ -202,7 +208,7 @@ class _GroveBase(BaseEstimator):
         if not np.all(self.classes_[idx] == yv):
             raise ValueError("eval_set: a label not among the training classes %r"
                              % list(self.classes_))
-        s = lib.grove_dataset_schema(data.handle)
+        s = data.schema
         names = [lib.grove_schema_class_name(s, i).decode() for i in range(len(self.classes_))]
         try:
             values = np.array([float(n) for n in names])
@@ -230,8 +236,7 @@ class _GroveBase(BaseEstimator):
     # ---- the model ----
     def save_model(self, path):
         """Writes the model in grove's file format (the CLI's `grove predict` reads it)."""
-        check_is_fitted(self, "_model")
-        self._model.save(path)
+        self._fitted().save(path)
 
     def load_model(self, path):
         """Reads a model file written by `grove train` or save_model; returns self."""
@@ -251,15 +256,14 @@ class _GroveBase(BaseEstimator):
 
     def model_bytes(self):
         """The model's file bytes (what save_model writes)."""
-        check_is_fitted(self, "_model")
-        return self._model.to_bytes()
+        return self._fitted().to_bytes()
 
     @property
     def feature_importances_(self):
         """Impurity importances (normalized, scikit-learn's definition) of tree models."""
-        check_is_fitted(self, "_model")
+        m = self._fitted()
         try:
-            return self._model.importance("impurity")
+            return m.importance("impurity")
         except ValueError as e:
             raise AttributeError(str(e))
 
@@ -275,12 +279,12 @@ class _Classifier(ClassifierMixin, _GroveBase):
         return self._fit(X, y, sample_weight, "classification")
 
     def predict_proba(self, X):
-        d = self._dataset(X)
-        return self._model.predict(d, self._threads())
+        m = self._fitted()
+        return m.predict(self._dataset(X, m), self._threads())
 
     def predict(self, X):
-        d = self._dataset(X)
-        idx = self._model.predict_label(d, self._threads()).astype(np.intp)
+        m = self._fitted()
+        idx = m.predict_label(self._dataset(X, m), self._threads()).astype(np.intp)
         return self.classes_[idx]
 
     def predict_log_proba(self, X):
@@ -293,8 +297,8 @@ class _Regressor(RegressorMixin, _GroveBase):
         return self._fit(X, y, sample_weight, "regression")
 
     def predict(self, X):
-        d = self._dataset(X)
-        return self._model.predict(d, self._threads()).ravel()
+        m = self._fitted()
+        return m.predict(self._dataset(X, m), self._threads()).ravel()
 
 
 # ---- theory: staged predictions, the per-round log, margins ----
@@ -307,16 +311,15 @@ class _RoundsMixin:
         """The per-round training log as a dict of numpy arrays: boosting t, epsilon, gamma,
         alpha, Z, train_error, prod_Z, bound (and valid_error); bagging the OOB curve; gbdt the
         evaluation metric per round."""
-        check_is_fitted(self, "_model")
-        return self._model.log()
+        return self._fitted().log()
 
 
 class _StagedMixin(_RoundsMixin):
     def _stages(self, X):
-        d = self._dataset(X)
-        T = self._model.n_rounds
-        for t in range(1, T + 1):
-            yield self._model.predict(d, self._threads(), rounds=t)
+        m = self._fitted()
+        d = self._dataset(X, m)
+        for t in range(1, m.n_rounds + 1):
+            yield m.predict(d, self._threads(), rounds=t)
 
     def staged_predict_proba(self, X):
         """Class probabilities after 1, 2, ..., T rounds."""
@@ -337,12 +340,12 @@ class _StagedMixin(_RoundsMixin):
 
     def margins(self, X, y):
         """Normalized voting margins y f(x) / sum |alpha| in [-1, 1] of labelled rows."""
-        check_is_fitted(self, "_model")
+        m = self._fitted()
         A, _, _ = self._prepare_X(X, reset=False)
-        d0 = Dataset(A, schema=self._model.schema)
+        d0 = Dataset(A, like=m)
         labels = self._valid_labels(d0, y, "classification")
-        d = Dataset(A, labels, schema=self._model.schema)
-        return self._model.margins(d, self._threads())
+        d = Dataset(A, labels, like=m)
+        return m.margins(d, self._threads())
 
 
 def _base_params(base, default):
@@ -725,7 +728,7 @@ class _BaggingBase(_RoundsMixin):
     def _after_fit(self, A, labels, w):
         if not getattr(self, "oob_score", False):
             return
-        err, n = self._model.oob()
+        err, n = self._fitted().oob()
         if isinstance(self, ClassifierMixin):
             self.oob_score_ = 1.0 - err
         else:
@@ -1021,6 +1024,5 @@ def bias_variance(estimator, X, y, X_test=None, y_test=None, replicates=20):
     test = None
     if X_test is not None:
         At, _, _ = est._prepare_X(X_test, reset=False)
-        test = Dataset(At, est._valid_labels(train, y_test, task), None, params,
-                       schema=lib.grove_dataset_schema(train.handle))
+        test = Dataset(At, est._valid_labels(train, y_test, task), None, params, like=train)
     return _biasvar(train, test, params, replicates)

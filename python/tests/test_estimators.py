@@ -1,0 +1,70 @@
+"""The estimators as scikit-learn users drive them: several threads on one estimator,
+importances for feature selection, interrupting and watching a fit, early stopping's best
+round, infinities and unseen categories, wide sparse matrices."""
+import os
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import grove as g
+
+SRC = os.environ.get("GROVE_SRC", os.path.join(os.path.dirname(__file__), "..", ".."))
+DATA = os.path.join(SRC, "examples", "data")
+
+
+def load(name, part):
+    df = pd.read_csv(os.path.join(DATA, "%s_%s.csv" % (name, part)), float_precision="round_trip")
+    return df.drop(columns="label"), df["label"]
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    Xtr, ytr = load("breast_cancer", "train")
+    Xte, yte = load("breast_cancer", "test")
+    return Xtr.values, ytr.values, Xte.values, yte.values
+
+
+def test_predict_on_six_threads_while_another_refits(cancer):
+    # predict must keep the model it reads alive: a refit in another thread replaces (and
+    # frees) the estimator's previous model while predictions still read its schema
+    Xtr, ytr, Xte, _ = cancer
+    est = g.RandomForestClassifier(n_estimators=3, max_depth=3, n_jobs=1, random_state=0)
+    est.fit(Xtr, ytr)
+    iterations = int(os.environ.get("GROVE_RACE_ITERATIONS", "200"))
+    stop = threading.Event()
+    errors, refits = [], [0]
+
+    def refit():
+        seed = 1
+        while not stop.is_set():
+            try:
+                est.set_params(random_state=seed).fit(Xtr, ytr)
+            except Exception as e:  # pragma: no cover - the failure being tested
+                errors.append(e)
+                return
+            seed += 1
+            refits[0] += 1
+
+    def predict():
+        try:
+            for _ in range(iterations):
+                p = est.predict_proba(Xte)
+                assert p.shape == (len(Xte), 2)
+                assert np.allclose(p.sum(axis=1), 1.0)
+                assert set(np.unique(est.predict(Xte))) <= set(est.classes_)
+        except Exception as e:  # pragma: no cover - the failure being tested
+            errors.append(e)
+
+    fitter = threading.Thread(target=refit)
+    fitter.start()
+    workers = [threading.Thread(target=predict) for _ in range(6)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    stop.set()
+    fitter.join()
+    assert not errors, errors[:3]
+    assert refits[0] > 0
