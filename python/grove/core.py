@@ -109,7 +109,10 @@ class Dataset:
         self.handle = h
         self.n_rows = n
         if schema is None:
-            for f in range(p):
+            # only the features named or categorical: never a Python loop over every column of
+            # a wide sparse matrix (up to 2^32 - 1 of them)
+            features = range(p) if feature_names is not None else sorted(categories or {})
+            for f in features:
                 name = feature_names[f] if feature_names is not None else None
                 cats = categories.get(f) if categories else None
                 if name is None and cats is None:
