@@ -468,7 +468,9 @@ grove_status grove_model_report(const grove_model *model, const grove_dataset *d
  *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted
  *                     impurity decrease) per feature normalized to 1, averaged over the trees,
  *                     normalized to sum 1 (scikit-learn's feature_importances_).  Tree, bagging
- *                     of trees, forest and extra-trees models.  `data` must be NULL.
+ *                     of trees, forest and extra-trees models; the AdaBoost family of tree
+ *                     members weights each round's by its |alpha| (sum_t |alpha_t| I_t /
+ *                     sum_t |alpha_t|, scikit-learn's AdaBoost).  `data` must be NULL.
  *  "oob_permutation"  stored at training time (oob_importance=true): the mean over trees of
  *                     the increase of the tree's error on its out-of-bag rows when the
  *                     feature's values are permuted among them (Breiman 2001).  `data` NULL.

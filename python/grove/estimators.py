@@ -10,6 +10,7 @@ DecisionTreeClassifier(max_depth=3))` becomes grove's base=tree, base.max_depth=
 random_state None means seed 0 (grove is deterministic: the same data and seed give the same
 model bytes as `grove train --seed`); n_jobs None or -1 uses every core.
 """
+import json
 import numbers
 
 import numpy as np
@@ -258,14 +259,24 @@ class _GroveBase(BaseEstimator):
         """The model's file bytes (what save_model writes)."""
         return self._fitted().to_bytes()
 
+    _IMPORTANCE = "impurity"  # the kind feature_importances_ reads (grove_model_importance)
+
     @property
     def feature_importances_(self):
-        """Impurity importances (normalized, scikit-learn's definition) of tree models."""
+        """One importance per feature, normalized to sum 1 (all 0 when nothing splits): impurity
+        importances of trees and forests (scikit-learn's definition), weighted by |alpha| for
+        the AdaBoost family; gbdt's mean gain per split (XGBoost's default); |coef| on the
+        standardized features for linear models.  AttributeError when the model has none."""
         m = self._fitted()
         try:
-            return m.importance("impurity")
+            v = self._importances(m)
         except ValueError as e:
-            raise AttributeError(str(e))
+            raise AttributeError(str(e)) from None
+        total = v.sum()
+        return v / total if total > 0 else v
+
+    def _importances(self, m):
+        return m.importance(self._IMPORTANCE)
 
     def _more_tags(self):
         return {"allow_nan": self._ALLOW_NAN, "_xfail_checks": self._xfail_checks()}
@@ -428,7 +439,24 @@ class DecisionTreeRegressor(_Regressor):
         self.n_jobs = n_jobs
 
 
-class PerceptronClassifier(_Classifier):
+class _Linear:
+    """Linear models: importances are the coefficients' sizes on the standardized features
+    (the model's own units), summed over the classes' rows."""
+
+    def _importances(self, m):
+        lin = json.loads(m.to_bytes())["model"]
+        coef = np.abs(np.asarray(lin["coef"], dtype=np.float64))
+        p = len(lin["mean"])
+        full = coef.reshape(-1, p).sum(axis=0)
+        width = m.n_columns()
+        if width == p:
+            return full
+        out = np.zeros(width)
+        out[m.feature_columns()] = full
+        return out
+
+
+class PerceptronClassifier(_Linear, _Classifier):
     """Rosenblatt's perceptron (variant classic | averaged | pocket) on standardized features;
     predict_proba is the one-hot vote."""
     _ALGO = "perceptron"
@@ -442,7 +470,7 @@ class PerceptronClassifier(_Classifier):
         self.n_jobs = n_jobs
 
 
-class LogisticRegression(_Classifier):
+class LogisticRegression(_Linear, _Classifier):
     """L2-regularized logistic regression (binary or multinomial, L-BFGS), scikit-learn's C."""
     _ALGO = "logistic"
     _PARAMS = {"C": "logistic.C", "max_iter": "logistic.max_iter", "tol": "logistic.tol"}
@@ -638,6 +666,7 @@ class ConfidenceBoostClassifier(_StagedMixin, _Classifier):
 
 class _GBDT(_RoundsMixin):
     _ALGO = "gbdt"
+    _IMPORTANCE = "gain"
     _PARAMS = {"n_estimators": "rounds", "learning_rate": "learning_rate",
                "max_depth": "max_depth", "max_leaves": "max_leaves", "grow_policy": "growth",
                "min_child_weight": "min_child_weight", "gamma": "gamma",

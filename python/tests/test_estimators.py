@@ -89,3 +89,36 @@ def test_csr_as_wide_as_the_limit():
     assert est.n_features_in_ == width
     assert est._model.n_columns() == width
     assert list(est._model.feature_columns()) == [0, 5, width - 1]
+
+
+def test_feature_importances_of_boosting_and_linear_models(cancer):
+    import json
+    from sklearn.feature_selection import SelectFromModel
+    Xtr, ytr, _, _ = cancer
+    p = Xtr.shape[1]
+    # AdaBoost of stumps: each round's importances are one-hot on its feature, weighted by alpha
+    ada = g.AdaBoostClassifier(n_estimators=12).fit(Xtr, ytr)
+    doc = json.loads(ada.model_bytes())["model"]
+    want = np.zeros(p)
+    for a, member in zip(doc["alpha"], doc["members"]):
+        want[int(member["feature"].split()[0])] += abs(a)
+    np.testing.assert_allclose(ada.feature_importances_, want / want.sum(), rtol=1e-12)
+    # gbdt: XGBoost's default, the mean gain per split, normalized
+    gb = g.GradientBoostingClassifier(n_estimators=10, max_depth=3).fit(Xtr, ytr)
+    gain = gb._model.importance("gain")
+    np.testing.assert_allclose(gb.feature_importances_, gain / gain.sum(), rtol=1e-12)
+    # linear models: |coef| on the standardized features, summed over the classes' rows
+    for lin in (g.LogisticRegression(), g.PerceptronClassifier()):
+        lin.fit(Xtr, ytr)
+        coef = np.abs(np.asarray(json.loads(lin.model_bytes())["model"]["coef"])).reshape(-1, p)
+        np.testing.assert_allclose(lin.feature_importances_, coef.sum(0) / coef.sum(), rtol=1e-12)
+    y01 = (ytr == ytr[0]).astype(np.float64)
+    for est in (g.AdaBoostRegressor(n_estimators=5), g.GradientBoostingRegressor(n_estimators=5),
+                ada, gb, g.LogisticRegression()):
+        fi = est.fit(Xtr, y01).feature_importances_
+        assert fi.shape == (p,) and abs(fi.sum() - 1) < 1e-9 and np.all(fi >= 0)
+        kept = SelectFromModel(est, prefit=True).transform(Xtr)
+        assert 0 < kept.shape[1] < p
+    # a model without a natural importance has no attribute (hasattr is False)
+    assert not hasattr(g.AdaBoostClassifier(base=g.LogisticRegression(), n_estimators=3)
+                       .fit(Xtr, ytr), "feature_importances_")
