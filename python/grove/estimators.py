@@ -12,6 +12,7 @@ model bytes as `grove train --seed`); n_jobs None or -1 uses every core.
 """
 import json
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -92,6 +93,7 @@ class _GroveBase(BaseEstimator):
             cats_fit = {} if reset else getattr(self, "_categories", {})
             cols = []
             cats = {}
+            unseen = []   # (column, count, first value): categories the fit never saw
             for j, name in enumerate(X.columns):
                 col = X.iloc[:, j]
                 is_cat = (isinstance(col.dtype, _pd.CategoricalDtype) or col.dtype == object
@@ -105,20 +107,31 @@ class _GroveBase(BaseEstimator):
                 if (j in cats) if reset else (j in cats_fit):
                     names = cats[j] if reset else cats_fit[j]
                     index = {n: i for i, n in enumerate(names)}
-                    codes = np.array([np.nan if (v is None or (isinstance(v, float) and np.isnan(v)))
-                                      else index.get(str(v), np.nan) for v in col.astype(object)],
-                                     dtype=np.float64)
+                    values = col.astype(object)
+                    missing = np.array([v is None or (isinstance(v, float) and np.isnan(v))
+                                        for v in values], dtype=bool)
+                    codes = np.array([np.nan if m else index.get(str(v), np.nan)
+                                      for v, m in zip(values, missing)], dtype=np.float64)
+                    new = np.isnan(codes) & ~missing
+                    if new.any():
+                        unseen.append((name, int(new.sum()), values[np.argmax(new)]))
                     cols.append(codes)
                 else:
                     cols.append(np.asarray(col, dtype=np.float64))
             if reset:
                 self._categories = cats
+            if unseen:
+                n = sum(u[1] for u in unseen)
+                warnings.warn("%d value%s of unseen categories treated as missing (first: column "
+                              "'%s': %r)" % (n, "" if n == 1 else "s", unseen[0][0],
+                                             unseen[0][2]), UserWarning, stacklevel=3)
             if not cols:
                 raise ValueError("0 feature(s) (shape=(%d, 0)) while a minimum of 1 is required."
                                  % X.shape[0])
             A = np.column_stack(cols) if len(cols) > 1 else cols[0].reshape(-1, 1)
-            A = check_array(A, dtype=[np.float64, np.float32],
-                            force_all_finite="allow-nan" if self._ALLOW_NAN else True)
+            A = self._infinities_missing(check_array(
+                A, dtype=[np.float64, np.float32],
+                force_all_finite=False if self._ALLOW_NAN else True))
             self._check_n_features(A, reset=reset)
             names = [str(c) for c in X.columns]
             return A, cats, names
@@ -126,11 +139,25 @@ class _GroveBase(BaseEstimator):
             self._categories = {}
         A = self._validate_data(X, reset=reset, accept_sparse="csr",
                                 dtype=[np.float64, np.float32],
-                                force_all_finite="allow-nan" if self._ALLOW_NAN else True)
+                                force_all_finite=False if self._ALLOW_NAN else True)
         if hasattr(A, "has_canonical_format") and not A.has_canonical_format:
             A = A.copy()          # sorted indices, duplicates summed; the caller's is untouched
             A.sum_duplicates()
-        return A, {}, None
+        return self._infinities_missing(A), {}, None
+
+    @staticmethod
+    def _infinities_missing(A):
+        """+-inf are missing values, as the CLI reads "inf" in a file (learners that take
+        missing values only; the others refuse infinities in check_array).  A copy when there
+        are any: the caller's array is untouched."""
+        vals = A.data if hasattr(A, "nnz") else A
+        inf = np.isinf(vals)
+        if not inf.any():
+            return A
+        A = A.copy()
+        vals = A.data if hasattr(A, "nnz") else A
+        vals[inf] = np.nan
+        return A
 
     def _fitted(self):
         """The model as it is now.  Every method reads self._model once through this and keeps
@@ -176,6 +203,9 @@ class _GroveBase(BaseEstimator):
                 and len(np.unique(idx[w > 0])) < 2):
             raise ValueError("sample_weight leaves 1 class with positive weight; %s needs at "
                              "least two classes" % type(self).__name__)
+        if getattr(self, "early_stopping_rounds", None) and not eval_set:
+            raise ValueError("early_stopping_rounds=%r needs validation data: fit(X, y, "
+                             "eval_set=[(X_valid, y_valid)])" % (self.early_stopping_rounds,))
         params = self._params(task)
         data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
                        class_names=class_names, label_name=label_name)
@@ -316,6 +346,30 @@ class _Regressor(RegressorMixin, _GroveBase):
 
 class _RoundsMixin:
     """Models trained in rounds (the AdaBoost family, gbdt, bagging): the per-round log."""
+
+    @property
+    def best_iteration(self):
+        """After early stopping (early_stopping_rounds with an eval_set), the 0-based round the
+        model ends with: the best on the last eval_set, XGBoost's name.  AttributeError
+        otherwise."""
+        self._valid_column()
+        return self._fitted().n_rounds - 1
+
+    @property
+    def best_score(self):
+        """The last eval_set's metric at best_iteration (XGBoost's name)."""
+        col = self._valid_column()
+        return float(col[self.best_iteration])
+
+    def _valid_column(self):
+        m = self._fitted()
+        if getattr(self, "early_stopping_rounds", None):
+            log = m.log()
+            for k, v in log.items():
+                if k.startswith("valid"):
+                    return v
+        raise AttributeError("best_iteration and best_score exist after early stopping: fit "
+                             "with early_stopping_rounds and eval_set=[(X_valid, y_valid)]")
 
     @property
     def log_(self):

@@ -122,3 +122,61 @@ def test_feature_importances_of_boosting_and_linear_models(cancer):
     # a model without a natural importance has no attribute (hasattr is False)
     assert not hasattr(g.AdaBoostClassifier(base=g.LogisticRegression(), n_estimators=3)
                        .fit(Xtr, ytr), "feature_importances_")
+
+
+def test_best_iteration_and_score_after_early_stopping(cancer):
+    Xtr, ytr, Xte, yte = cancer
+    gb = g.GradientBoostingClassifier(n_estimators=300, learning_rate=0.5, early_stopping_rounds=5)
+    gb.fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    loss = gb.log_["valid_logloss"]
+    assert gb.best_iteration == int(np.argmin(loss)) == gb._model.n_rounds - 1
+    assert gb.best_score == loss.min()
+    assert len(loss) > gb.best_iteration + 1          # it did run past the best round
+    ada = g.AdaBoostClassifier(n_estimators=100, early_stopping_rounds=3)
+    ada.fit(Xtr, ytr, eval_set=[(Xte, yte)])
+    assert ada.best_score == ada.log_["valid_error"][ada.best_iteration]
+    # without early stopping there is no best round
+    assert not hasattr(g.GradientBoostingClassifier(n_estimators=3).fit(Xtr, ytr), "best_iteration")
+    # the error names the Python argument, not the CLI's option
+    with pytest.raises(ValueError, match=r"eval_set") as e:
+        g.GradientBoostingClassifier(early_stopping_rounds=5).fit(Xtr, ytr)
+    assert "--valid" not in str(e.value)
+    with pytest.raises(ValueError, match=r"eval_set"):
+        g.AdaBoostClassifier(early_stopping_rounds=5).fit(Xtr, ytr)
+
+
+def test_infinities_are_missing_like_the_cli(cancer):
+    import scipy.sparse as sp
+    Xtr, ytr, Xte, _ = cancer
+    Xinf, Xnan = Xtr.copy(), Xtr.copy()
+    Xinf[::7, 3] = np.inf
+    Xinf[1::7, 5] = -np.inf
+    Xnan[::7, 3] = np.nan
+    Xnan[1::7, 5] = np.nan
+    for est in (g.GradientBoostingClassifier(n_estimators=5), g.DecisionTreeClassifier()):
+        a = est.fit(Xinf, ytr).model_bytes()
+        assert np.isinf(Xinf).sum() > 0                # the caller's array is untouched
+        assert a == est.fit(Xnan, ytr).model_bytes()
+        np.testing.assert_array_equal(est.predict_proba(Xinf), est.predict_proba(Xnan))
+    m = g.DecisionTreeClassifier().fit(sp.csr_matrix(Xinf), ytr)
+    np.testing.assert_array_equal(m.predict(sp.csr_matrix(Xinf)), m.predict(Xnan))
+    # learners without missing values refuse infinities as they refuse NaN
+    with pytest.raises(ValueError, match="infinity"):
+        g.LogisticRegression().fit(Xinf, ytr)
+
+
+def test_unseen_pandas_categories_warn():
+    X = pd.DataFrame({"colour": pd.Series(["red", "blue", "red", "green"] * 10),
+                      "x": np.arange(40.0)})
+    y = np.arange(40) % 2
+    m = g.DecisionTreeClassifier().fit(X, y)
+    Xn = X.copy()
+    Xn.loc[[0, 3], "colour"] = "purple"
+    with pytest.warns(UserWarning, match=r"2 values of unseen categories treated as missing "
+                                         r"\(first: column 'colour': 'purple'\)"):
+        p = m.predict(Xn)
+    assert len(p) == len(Xn)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.predict(X)                                   # known categories: no warning
