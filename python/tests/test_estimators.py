@@ -180,3 +180,40 @@ def test_unseen_pandas_categories_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.predict(X)                                   # known categories: no warning
+
+
+def test_readme_install_works_on_an_externally_managed_python(tmp_path):
+    # python/README.md's commands, as written, on a copy of the package (GROVE_LIB bundles the
+    # library under test instead of building one)
+    import re
+    import shutil
+    import subprocess
+    import sys
+    readme = open(os.path.join(SRC, "python", "README.md")).read()
+    block = readme.split("```sh\n", 1)[1].split("```", 1)[0]
+    cmds = [line.split("  #")[0].strip() for line in block.splitlines()
+            if re.match(r"\S*python3? -m (venv|pip) ", line)]
+    assert any("venv --system-site-packages" in c for c in cmds), cmds
+    assert any("pip install --no-index --no-build-isolation ./python" in c for c in cmds), cmds
+    assert "--break-system-packages" in readme and "externally-managed-environment" in readme
+    try:
+        import venv  # noqa: F401
+        import ensurepip  # noqa: F401
+    except ImportError:
+        pytest.skip("python3-venv is not installed")
+    lib = os.environ.get("GROVE_LIB") or os.path.join(SRC, "build", "libgrove.so")
+    shutil.copytree(os.path.join(SRC, "python"), tmp_path / "python",
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    shutil.copytree(os.path.join(SRC, "include"), tmp_path / "include")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), GROVE_LIB=lib, PIP_NO_INPUT="1")
+    env.pop("PYTHONPATH", None)
+    for c in cmds:
+        c = c.replace("/usr/bin/python3", sys.executable)
+        subprocess.run(c, shell=True, cwd=tmp_path, env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    out = subprocess.run([str(home / "grove-env" / "bin" / "python"), "-c",
+                          "import grove, sklearn; print(grove.__file__)"],
+                         cwd=str(home), env=env, check=True, capture_output=True, text=True)
+    assert out.stdout.startswith(str(home / "grove-env"))
