@@ -8,10 +8,12 @@ while the dataset is built from it.
 """
 import ctypes
 import json
+import sys
+import threading
 
 import numpy as np
 
-from ._lib import lib, check, take_string, GroveError
+from ._lib import lib, check, take_string, GroveError, PROGRESS_FN, ROUND_FN
 
 _vp = ctypes.c_void_p
 _DP = ctypes.POINTER(ctypes.c_double)
@@ -149,11 +151,62 @@ class Model:
         self.handle = handle
 
     @classmethod
-    def train(cls, data, params, valid=None):
-        h = _vp()
-        check(lib.grove_train(data.handle, valid.handle if valid else None, params.handle,
-                              ctypes.byref(h)))
-        return cls(h)
+    def train(cls, data, params, valid=None, verbose=0):
+        """Trains in a worker thread while the calling thread waits in short joins, so that
+        Ctrl-C (KeyboardInterrupt, Jupyter's interrupt) reaches Python at once: the library is
+        then asked to cancel through its progress callback, which it polls every round, tree
+        or run, and the interrupt is re-raised once the worker has stopped (within a round).
+        verbose=N prints every N-th round's metrics (and the last) as XGBoost does:
+        "[t]\ttrain-METRIC:v\tvalidation_0-METRIC:v" (t from 0)."""
+        cancel = threading.Event()
+        every = int(verbose) if verbose is not True else 1
+
+        def progress(ctx, stage, done, total):
+            return 1 if cancel.is_set() else 0
+
+        def round_done(ctx, t, total, metric, train, valid):
+            if every > 0 and ((t - 1) % every == 0 or t == total):
+                m = metric.decode()
+                parts = ["[%d]" % (t - 1)]
+                if train == train:
+                    parts.append("train-%s:%.5f" % (m, train))
+                if valid == valid:
+                    parts.append("validation_0-%s:%.5f" % (m, valid))
+                if len(parts) == 1:   # nothing measured this round (no eval_set)
+                    parts.append("round %d of %d" % (t, total))
+                print("\t".join(parts), file=sys.stdout, flush=True)
+            return 1 if cancel.is_set() else 0
+
+        pfn, rfn = PROGRESS_FN(progress), ROUND_FN(round_done)  # alive until train returns
+        check(lib.grove_params_set_progress(params.handle, pfn, None))
+        check(lib.grove_params_set_round_callback(params.handle, rfn, None))
+        out = {}
+
+        def work():
+            h = _vp()
+            try:
+                check(lib.grove_train(data.handle, valid.handle if valid else None,
+                                      params.handle, ctypes.byref(h)))
+                out["model"] = cls(h)
+            except BaseException as e:  # re-raised in the caller's thread
+                out["error"] = e
+
+        worker = threading.Thread(target=work, name="grove-train", daemon=True)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.05)
+        except BaseException:
+            cancel.set()          # KeyboardInterrupt (or any signal's exception): stop it
+            worker.join()
+            out.pop("model", None)
+            raise
+        finally:
+            lib.grove_params_set_progress(params.handle, PROGRESS_FN(), None)
+            lib.grove_params_set_round_callback(params.handle, ROUND_FN(), None)
+        if "error" in out:
+            raise out["error"]
+        return out["model"]
 
     @classmethod
     def load(cls, path):

@@ -171,7 +171,7 @@ class _GroveBase(BaseEstimator):
         return Dataset(A, like=model)
 
     # ---- fit ----
-    def _fit(self, X, y, sample_weight, task, eval_set=None):
+    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0):
         if y is None:
             self._validate_data(X, y)  # raises: requires y
         A, cats, names = self._prepare_X(X, reset=True)
@@ -215,9 +215,13 @@ class _GroveBase(BaseEstimator):
             Av, _, _ = self._prepare_X(Xv, reset=False)
             valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data)
         try:
-            model = Model.train(data, params, valid)
+            model = Model.train(data, params, valid, verbose)
         except ValueError as e:
             raise self._train_error(e, A) from None
+        except KeyboardInterrupt:
+            # an interrupted fit leaves the estimator unfitted, not holding an older model
+            self.__dict__.pop("_model", None)
+            raise
         if task == "classification" and model.n_classes() != len(self.classes_):
             raise ValueError("grove: %d classes in the model, %d in y"
                              % (model.n_classes(), len(self.classes_)))
@@ -615,8 +619,9 @@ class AdaBoostClassifier(_StagedMixin, _Classifier):
     def _extra_params(self, out):
         out.update(_base_params(self.base, None))
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "classification", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, verbose)
 
     def decision_function(self, X):
         """Two classes: the vote sum_t alpha_t h_t(x) / sum_t alpha_t in [-1, 1] (positive
@@ -784,8 +789,9 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "classification", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, verbose)
 
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
@@ -801,8 +807,9 @@ class GradientBoostingRegressor(_GBDT, _Regressor):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "regression", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "regression", eval_set, verbose)
 
 
 # ---- bagging family ----

@@ -1181,6 +1181,13 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
                     gv_component_predict_all(&b->members[t], valid, k, in->n_threads, tr.hv);
                 }
                 b->log_valid[t] = combined_error(&tr, t, valid, tr.hv, tr.Fv, tr.r2_vpred, NULL);
+            }
+            if (gv_progress_round(in->params, t + 1, tr.rounds, "error", b->log_train[t],
+                                  valid ? b->log_valid[t] : NAN)) {
+                st = gv_err(GROVE_ERR_ARG, "cancelled");
+                goto fail;
+            }
+            if (valid) {
                 if (b->log_valid[t] < best_valid) {
                     best_valid = b->log_valid[t];
                     best_t = t;
