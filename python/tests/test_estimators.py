@@ -277,3 +277,35 @@ def test_verbose_prints_each_round_live(cancer, capsys):
     assert all(l.split("\t")[1].startswith("train-error:") for l in lines)
     est.fit(Xtr, ytr)                                  # quiet by default
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("make", [lambda: g.RandomForestClassifier(),
+                                  lambda: g.RandomForestClassifier(max_samples=0.5),
+                                  lambda: g.ExtraTreesClassifier(),
+                                  lambda: g.RandomForestRegressor()])
+def test_rows_of_weight_zero_take_no_part_in_the_draws(cancer, make):
+    # rows of weight 0 interleaved among the others (their order kept): the same model as
+    # without them, at scikit-learn's default size (before, they shifted every bootstrap draw).
+    # The features take few distinct values and the extra rows reuse them, so that the bins,
+    # which every row's value shapes, are the same with and without the extra rows.
+    Xtr, ytr, Xte, _ = cancer
+    scale = Xtr.std(axis=0) / 4
+    Xtr, Xte = np.round(Xtr / scale), np.round(Xte / scale)
+    if isinstance(make(), g.RandomForestRegressor):
+        ytr = (ytr == ytr[0]).astype(np.float64)
+    rng = np.random.default_rng(3)
+    n_extra = 120
+    X2 = np.empty((len(Xtr) + n_extra, Xtr.shape[1]))
+    extra = np.sort(rng.choice(len(X2), n_extra, replace=False))
+    keep = np.setdiff1d(np.arange(len(X2)), extra)
+    X2[keep] = Xtr
+    X2[extra] = Xtr[rng.integers(0, len(Xtr), size=(n_extra, Xtr.shape[1])),
+                    np.arange(Xtr.shape[1])]
+    y2 = np.empty(len(X2), dtype=ytr.dtype)
+    y2[keep], y2[extra] = ytr, ytr[rng.integers(0, len(ytr), n_extra)]
+    w2 = np.ones(len(X2))
+    w2[extra] = 0
+    a, b = make().fit(Xtr, ytr), make().fit(X2, y2, sample_weight=w2)
+    pa = a.predict_proba(Xte) if hasattr(a, "predict_proba") else a.predict(Xte)
+    pb = b.predict_proba(Xte) if hasattr(b, "predict_proba") else b.predict(Xte)
+    np.testing.assert_array_equal(pa, pb)
