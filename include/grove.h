@@ -189,6 +189,17 @@ grove_status grove_params_unused(const grove_params *params, char **out);
 typedef int (*grove_progress_fn)(void *ctx, const char *stage, size_t done, size_t total);
 grove_status grove_params_set_progress(grove_params *params, grove_progress_fn fn, void *ctx);
 
+/* Per-round metrics for live displays (XGBoost's verbose): called from the training thread after
+ * each logged round of gbdt and of the AdaBoost family with the round (1-based), the rounds asked
+ * for, the metric's name ("logloss", "rmse", "auc", ...; "error" for boosting: its combined
+ * model's error) and its value on the training rows and on the validation data, each NaN when
+ * the fit does not compute it (gbdt computes the training value only with train_metric=true or
+ * without validation data; early stopping reads the validation value).  Return non-zero to
+ * cancel as grove_progress_fn.  `ctx` is borrowed.  Pass NULL to remove.  Since 0.1. */
+typedef int (*grove_round_fn)(void *ctx, size_t round, size_t total, const char *metric,
+                              double train, double valid);
+grove_status grove_params_set_round_callback(grove_params *params, grove_round_fn fn, void *ctx);
+
 /* ---------------------------------------------------------------------------------------------
  * Datasets.
  *
@@ -476,7 +487,9 @@ grove_status grove_model_report(const grove_model *model, const grove_dataset *d
  *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted
  *                     impurity decrease) per feature normalized to 1, averaged over the trees,
  *                     normalized to sum 1 (scikit-learn's feature_importances_).  Tree, bagging
- *                     of trees, forest and extra-trees models.  `data` must be NULL.
+ *                     of trees, forest and extra-trees models; the AdaBoost family of tree
+ *                     members weights each round's by its |alpha| (sum_t |alpha_t| I_t /
+ *                     sum_t |alpha_t|, scikit-learn's AdaBoost).  `data` must be NULL.
  *  "oob_permutation"  stored at training time (oob_importance=true): the mean over trees of
  *                     the increase of the tree's error on its out-of-bag rows when the
  *                     feature's values are permuted among them (Breiman 2001).  `data` NULL.

@@ -51,6 +51,10 @@ _decl("grove_params_create", _status, ctypes.POINTER(_vp))
 _decl("grove_params_free", None, _vp)
 _decl("grove_params_set", _status, _vp, _cp, _cp)
 _decl("grove_params_get", _status, _vp, _cp, ctypes.c_char_p, _sz)
+PROGRESS_FN = ctypes.CFUNCTYPE(_int, _vp, _cp, _sz, _sz)
+ROUND_FN = ctypes.CFUNCTYPE(_int, _vp, _sz, _sz, _cp, ctypes.c_double, ctypes.c_double)
+_decl("grove_params_set_progress", _status, _vp, PROGRESS_FN, _vp)
+_decl("grove_params_set_round_callback", _status, _vp, ROUND_FN, _vp)
 _decl("grove_dataset_from_strided", _status, _vp, _int, _sz, _sz, _sz, _sz, _dp, _dp, _dp, _vp,
       _vp, ctypes.POINTER(_vp))
 _decl("grove_dataset_from_csr", _status, _vp, _int, _vp, _vp, _sz, _sz, _dp, _dp, _vp, _vp,

@@ -45,6 +45,8 @@ struct grove_params {
     unsigned char is_set[GV_P_COUNT];
     grove_progress_fn progress;
     void *progress_ctx;
+    grove_round_fn round_fn;
+    void *round_ctx;
     grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
     struct tracker *track; /* NULL unless grove_params_track: shared with every copy */
 };
@@ -467,6 +469,22 @@ int gv_progress(const grove_params *p, const char *stage, size_t done, size_t to
 {
     if (!p || !p->progress) return 0;
     return p->progress(p->progress_ctx, stage, done, total);
+}
+
+grove_status grove_params_set_round_callback(grove_params *p, grove_round_fn fn, void *ctx)
+{
+    gv_err_clear();
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_set_round_callback: params is NULL");
+    p->round_fn = fn;
+    p->round_ctx = ctx;
+    return GROVE_OK;
+}
+
+int gv_progress_round(const grove_params *p, size_t round, size_t total, const char *metric,
+                      double train, double valid)
+{
+    if (!p || !p->round_fn) return 0;
+    return p->round_fn(p->round_ctx, round, total, metric, train, valid);
 }
 
 const grove_params *gv_params_base(const grove_params *p) { return p ? p->base : NULL; }

@@ -50,8 +50,9 @@ struct grove_schema {
     size_t n_columns;
 };
 
-/* The largest source width of a schema with feature_ids (ids are below 2^31 - 1). */
-#define GV_MAX_COLUMNS ((size_t)INT32_MAX)
+/* The largest source width of a schema with feature_ids: ids are uint32 below it.  An array or
+ * CSR matrix may be this wide (docs/limits.md); a LIBSVM index stops at 2^31 - 1. */
+#define GV_MAX_COLUMNS ((size_t)UINT32_MAX)
 
 /* The width of the source the schema reads: n_columns with feature_ids, else n_features. */
 static inline size_t gv_schema_width(const grove_schema *s)

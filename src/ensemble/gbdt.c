@@ -1170,6 +1170,12 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         if ((st = gv_dist_round(t + 1)) != GROVE_OK || (st = fit_round(&tr, t)) != GROVE_OK ||
             (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
+        if (gv_progress_round(p, t + 1, rounds, gv_metric_names[tr.b->metric],
+                              tr.b->log_train ? tr.b->log_train[t] : NAN,
+                              tr.valid ? tr.b->log_valid[t] : NAN)) {
+            st = gv_err(GROVE_ERR_ARG, "cancelled");
+            goto fail;
+        }
         if (stop) break;
     }
     flush_scores(&tr); /* (before keep_best_rounds frees the trees it reads) */
