@@ -11,7 +11,7 @@ enum { OPT_JSON, OPT_THREADS };
 static const cli_option eval_options[] = {
     {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about DATA", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command eval_command = {
     "eval",

@@ -43,7 +43,7 @@ static const cli_option train_options[] = {
     {CLI_STRICT, "--strict", NULL, NULL,
      "a parameter the algorithm does not use is an error (default: a\n"
      "warning, with a hint such as 'did you mean base.max_depth?')", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no progress and no summary", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress, notes or summary (warnings are still printed)", NULL},
     {0}};
 const cli_command cli_train_command = {
     "train",
@@ -178,7 +178,7 @@ int cmd_train(int argc, char **argv)
     }
     double t2 = cli_now();
     cli_progress_done();
-    if ((rc = cli_check_unused(params, "train", quiet)) != EXIT_OK) goto done;
+    if ((rc = cli_check_unused(params, "train")) != EXIT_OK) goto done;
     /* the log first: a model without rounds and --log is a usage error, and writes nothing */
     char *log = NULL;
     if (log_path && (st = grove_model_log_csv(model, &log)) != GROVE_OK) {
