@@ -21,4 +21,12 @@ grep -q "note:" "$TMP/err" && fail "-q printed a note: $(cat "$TMP/err")"
 expect_exit 0 "$GROVE" train "$TMP/nolabel.csv" -o "$TMP/n.model"
 expect_in "$TMP/err" "note: $TMP/nolabel.csv: no column is named 'label'"
 
+# ---- MODEL and DATA swapped: named, not a JSON syntax error
+for cmd in eval predict importance; do
+  expect_exit 2 "$GROVE" $cmd "$iris" "$TMP/n.model"
+  expect_in "$TMP/err" "$iris: is not a grove model file (it starts with \"label,sepal_length_cm"
+done
+expect_exit 2 "$GROVE" info "$iris"
+expect_in "$TMP/err" "is not a grove model file"
+
 finish

@@ -529,10 +529,25 @@ grove_status grove_model_load(const char *path, grove_model **out)
     /* a binary model (model_bin.c) is known by its first bytes, whatever its name */
     FILE *peek = fopen(path, "rb");
     if (peek) {
-        char magic[8];
-        int is_bin = fread(magic, 1, 8, peek) == 8 && memcmp(magic, "GROVEBIN", 8) == 0;
+        char head[64];
+        size_t got = fread(head, 1, sizeof head, peek);
         fclose(peek);
-        if (is_bin) return gv_model_bin_load(path, out);
+        if (got >= 8 && memcmp(head, "GROVEBIN", 8) == 0) return gv_model_bin_load(path, out);
+        /* a model is JSON text (an object), GROVEBIN or gzip: anything else -- a data file
+         * given as MODEL, say -- is named as such, not as a JSON syntax error */
+        size_t i = 0;
+        while (i < got && strchr(" \t\r\n", head[i])) i++;
+        int is_gzip = got >= 2 && (unsigned char)head[0] == 0x1f && (unsigned char)head[1] == 0x8b;
+        if (got > 0 && !is_gzip && (i == got || head[i] != '{')) {
+            size_t n = i;
+            while (n < got && n - i < 40 && head[n] != '\n' && head[n] != '\r' &&
+                   (unsigned char)head[n] >= 0x20 && (unsigned char)head[n] < 0x7f)
+                n++;
+            return gv_err(GROVE_ERR_MODEL,
+                          "%s: is not a grove model file (it starts with \"%.*s\"; a model is "
+                          "JSON text or GROVEBIN binary, as grove train writes it)",
+                          path, (int)(n - i), head + i);
+        }
     }
     unsigned long failed = gv_alloc_failures();
     json_error_t jerr;
