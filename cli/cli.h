@@ -121,7 +121,10 @@ int cli_check_unused(const grove_params *params, const char *command);
 int cli_load_for_model(const char *path, const grove_model *model, const grove_params *params,
                        int quiet, grove_dataset **out);
 
-/* Loads a dataset, printing its warnings (if any) to stderr, and its notes unless quiet. */
+/* Loads a dataset, printing its warnings (if any) to stderr, and its notes unless quiet.
+ * `quiet` is 0, 1 or flags: CLI_LOAD_QUIET (no notes), CLI_LOAD_LABELS_OWN (no note that the
+ * label column is ignored: the caller says what it does about it). */
+enum { CLI_LOAD_QUIET = 1, CLI_LOAD_LABELS_OWN = 2 };
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
              int quiet, grove_dataset **out);
 /* This rank's rows of DATA in a data-parallel run (grove_dataset_load_shard); cli_load when

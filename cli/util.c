@@ -197,6 +197,9 @@ int cli_check_unused(const grove_params *p, const char *command)
     return EXIT_OK;
 }
 
+/* the loader's notice that a label column was ignored (src/data/csv.c) */
+#define LABEL_IGNORED "' is ignored: "
+
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema, int quiet,
              grove_dataset **out)
 {
@@ -208,7 +211,9 @@ int cli_load(const char *path, const grove_params *params, const grove_schema *s
         const char *end = strchr(line, '\n');
         int len = end ? (int)(end - line) : (int)strlen(line);
         if (!strncmp(line, "note: ", 6)) {
-            if (!quiet) fprintf(stderr, "grove: %.*s\n", len, line);
+            int own = (quiet & CLI_LOAD_LABELS_OWN) && memmem(line, (size_t)len, LABEL_IGNORED,
+                                                               strlen(LABEL_IGNORED));
+            if (!(quiet & CLI_LOAD_QUIET) && !own) fprintf(stderr, "grove: %.*s\n", len, line);
         } else
             fprintf(stderr, "grove: warning: %.*s\n", len, line);
         line = end ? end + 1 : line + len;

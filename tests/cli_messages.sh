@@ -29,4 +29,29 @@ done
 expect_exit 2 "$GROVE" info "$iris"
 expect_in "$TMP/err" "is not a grove model file"
 
+# ---- eval: rows without a usable label are skipped, with one warning that counts them
+expect_exit 0 "$GROVE" train "$iris" -o "$TMP/ir.model" -q
+{ head -1 "$DATA/iris_test.csv"; sed -n '2,11p' "$DATA/iris_test.csv"; } >"$TMP/ten.csv"
+awk -F, 'BEGIN{OFS=","} NR==3{$1="?"} NR==6{$1="NA"} NR==8{$1="unknown_class"} {print}' "$TMP/ten.csv" >"$TMP/bad3.csv"
+expect_exit 0 "$GROVE" eval "$TMP/ir.model" "$TMP/bad3.csv"
+expect_in "$TMP/err" "warning: $TMP/bad3.csv: skipped 3 of 10 rows, without a usable label (first: line 3: \"?\"); evaluated on the other 7"
+[[ $(wc -l <"$TMP/err") -eq 1 ]] || fail "eval said more than one line: $(cat "$TMP/err")"
+expect_in "$TMP/out" "n         7"
+# the same 7 rows alone give the same metrics
+awk 'NR!=3 && NR!=6 && NR!=8' "$TMP/ten.csv" >"$TMP/good7.csv"
+"$GROVE" eval "$TMP/ir.model" "$TMP/good7.csv" | sed 1d >"$TMP/m7"
+sed 1d "$TMP/out" | cmp -s - "$TMP/m7" || fail "skipping rows changed the metrics of the others"
+# no label column at all is still refused
+cut -d, -f2- "$TMP/ten.csv" >"$TMP/nol.csv"
+expect_exit 2 "$GROVE" eval "$TMP/ir.model" "$TMP/nol.csv"
+expect_in "$TMP/err" "no label column 'label' to evaluate against"
+# ---- output lost on a full disk is an error, for every command that prints a result
+if [[ -w /dev/full ]]; then
+  for cmd in "eval $TMP/ir.model $TMP/ten.csv" "info $TMP/ir.model" "importance $TMP/ir.model"; do
+    checks=$((checks + 1))
+    $GROVE $cmd >/dev/full 2>"$TMP/err" && fail "$cmd >/dev/full exited 0"
+    expect_in "$TMP/err" "standard output: cannot write: No space left on device"
+  done
+fi
+
 finish
