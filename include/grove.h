@@ -454,6 +454,8 @@ void grove_string_free(char *s);
  * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, stacking, perceptron and
  * logistic regression export, nested in any way; GROVE_ERR_ARG naming the component that does
  * not (mlp, also inside an ensemble).
+ * `lang` "h" gives the matching header instead: the same comment, PREFIX_N_FEATURES,
+ * PREFIX_N_OUTPUTS and the four prototypes (for C and C++ callers).
  * Thread-safe.  Since 0.1. */
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);
