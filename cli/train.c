@@ -158,6 +158,23 @@ int cmd_train(int argc, char **argv)
     if (valid_path &&
         (rc = cli_load(valid_path, params, grove_dataset_schema(data), quiet, &valid)) != EXIT_OK)
         goto done;
+    /* integer labels: the task was chosen from them (task auto); say which, and how to change it */
+    char task[32] = "auto";
+    grove_params_get(params, "task", task, sizeof task);
+    const grove_schema *ls = grove_dataset_schema(data);
+    if (!quiet && !strcmp(task, "auto") && grove_schema_task(ls) == GROVE_CLASSIFICATION) {
+        size_t k = grove_schema_n_classes(ls), c = 0;
+        for (; c < k; c++) {
+            const char *name = grove_schema_class_name(ls, c);
+            char *end;
+            (void)strtol(name, &end, 10);
+            if (!*name || *end) break;
+        }
+        if (k > 0 && c == k)
+            fprintf(stderr, "grove: note: the label '%s' holds %zu distinct integers: trained as "
+                    "classification with %zu classes (--set task=regression to predict a number)\n",
+                    grove_schema_label_name(ls), k, k);
+    }
     double t1 = cli_now();
     /* the summary's training metrics: from the outputs training had at hand (gbdt), else
      * from predicting the rows after the save */

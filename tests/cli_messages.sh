@@ -21,6 +21,14 @@ grep -q "note:" "$TMP/err" && fail "-q printed a note: $(cat "$TMP/err")"
 expect_exit 0 "$GROVE" train "$TMP/nolabel.csv" -o "$TMP/n.model"
 expect_in "$TMP/err" "note: $TMP/nolabel.csv: no column is named 'label'"
 
+# ---- integer labels: the chosen task is named, with the way to change it (a note: -q hides it)
+expect_exit 0 "$GROVE" train "$DATA/boston_housing_train.csv" --label rad -o "$TMP/rad.model"
+expect_in "$TMP/err" "note: the label 'rad' holds 9 distinct integers: trained as classification with 9 classes (--set task=regression to predict a number)"
+expect_exit 0 "$GROVE" train "$DATA/boston_housing_train.csv" --label rad -o "$TMP/rad.model" --set task=classification
+grep -q "distinct integers" "$TMP/err" && fail "a chosen task still got the note"
+expect_exit 0 "$GROVE" train "$DATA/boston_housing_train.csv" --label rad -o "$TMP/rad.model" -q
+grep -q "distinct integers" "$TMP/err" && fail "-q printed the note"
+
 # ---- MODEL and DATA swapped: named, not a JSON syntax error
 for cmd in eval predict importance; do
   expect_exit 2 "$GROVE" $cmd "$iris" "$TMP/n.model"
