@@ -17,7 +17,7 @@ static const cli_option importance_options[] = {
     {OPT_SEED, "--seed", NULL, "N", "the permutations' seed (default 0)", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
     {OPT_CSV, "--csv", NULL, NULL, "CSV instead of the table", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no warnings about DATA", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command importance_command = {
     "importance",

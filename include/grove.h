@@ -302,6 +302,15 @@ grove_status grove_dataset_set_classes(grove_dataset *data, const char *const *n
 grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
                                   grove_dataset **out);
 
+/* The rows of `data` that have a usable label, with their labels, as a new dataset (same
+ * schema; free with grove_dataset_free), and in *n_skipped (may be NULL) how many rows had none.
+ * For a CSV file read for a model (a schema given) whose label column was ignored because some
+ * values were missing, unknown classes or text for a regression target: grove_dataset_warning
+ * says so and grove_dataset_has_labels is 0, yet those rows can still be evaluated.  A dataset
+ * with labels gives all its rows; one without a label column: GROVE_ERR_DATA.  Since 0.1. */
+grove_status grove_dataset_labelled_rows(const grove_dataset *data, grove_dataset **out,
+                                         size_t *n_skipped);
+
 void grove_dataset_free(grove_dataset *data);
 
 size_t grove_dataset_n_rows(const grove_dataset *data);
@@ -464,6 +473,8 @@ void grove_string_free(char *s);
  * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, stacking, perceptron and
  * logistic regression export, nested in any way; GROVE_ERR_ARG naming the component that does
  * not (mlp, also inside an ensemble).
+ * `lang` "h" gives the matching header instead: the same comment, PREFIX_N_FEATURES,
+ * PREFIX_N_OUTPUTS and the four prototypes (for C and C++ callers).
  * Thread-safe.  Since 0.1. */
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);

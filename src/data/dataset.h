@@ -96,6 +96,10 @@ struct grove_dataset {
     float *sp_val;            /* [sp_col[n_features]] */
     float sp_default;
     double *labels;           /* [n_rows] or NULL when the data has no label column; owned */
+    double *partial_labels;   /* [n_rows]: the labels of a file read for a model whose label
+                                 column was ignored (labels NULL) because some rows had none
+                                 usable; NaN on those rows (grove_dataset_labelled_rows); else
+                                 NULL; owned */
     double *weights;          /* [n_rows] or NULL (all 1); owned */
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */

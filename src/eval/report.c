@@ -641,8 +641,11 @@ static void importance_section(rep *r)
     } kinds[] = {
         {"impurity", "Mean decrease in impurity: per tree the split gains per feature, "
                      "normalized, averaged over the trees."},
-        {"gain", "Total gain of the splits on each feature."},
-        {"cover", "Training rows (or hessian weight) the feature's splits covered."},
+        {"gain", "Mean gain per split: the loss reduction of the splits on each feature, "
+                 "averaged over those splits (XGBoost's gain)."},
+        {"cover", "Mean cover per split: the hessian sum (training rows, for squared loss) "
+                  "the feature's splits covered, averaged over those splits (XGBoost's "
+                  "cover)."},
         {"oob_permutation", "Increase of each tree's out-of-bag error when the feature is "
                             "permuted (Breiman 2001), averaged over the trees."},
     };

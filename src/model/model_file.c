@@ -521,6 +521,25 @@ grove_status grove_model_load(const char *path, grove_model **out)
         if (st != GROVE_OK) return st;
         file = text;
     }
+    {
+        /* a model is JSON text (an object), GROVEBIN or gzip: anything else -- a data file
+         * given as MODEL, say -- is named as such, not as a JSON syntax error */
+        const char *h = file.data ? file.data : "";
+        size_t got = file.len < 64 ? file.len : 64, i = 0;
+        while (i < got && strchr(" \t\r\n", h[i])) i++;
+        if (got > 0 && (i == got || h[i] != '{')) {
+            size_t n = i;
+            while (n < got && n - i < 40 && h[n] != '\n' && h[n] != '\r' &&
+                   (unsigned char)h[n] >= 0x20 && (unsigned char)h[n] < 0x7f)
+                n++;
+            st = gv_err(GROVE_ERR_MODEL,
+                        "%s: is not a grove model file (it starts with \"%.*s\"; a model is "
+                        "JSON text or GROVEBIN binary, as grove train writes it)",
+                        path, (int)(n - i), h + i);
+            gv_buf_free(&file);
+            return st;
+        }
+    }
     unsigned long failed = gv_alloc_failures();
     json_error_t jerr;
     json_t *doc = NULL;
