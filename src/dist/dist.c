@@ -444,6 +444,7 @@ grove_status gv_dist_round(size_t round)
     if (hook && sscanf(hook, "%lu:%lu:%7s", &r, &t, how) >= 2 && r == (unsigned long)g_rank &&
         t == (unsigned long)round) {
         if (!strcmp(how, "kill")) raise(SIGKILL);
+        if (!strcmp(how, "stop")) raise(SIGSTOP); /* until SIGCONT: the others wait (timeout) */
         st = gv_err(GROVE_ERR_DATA, "round %zu: failure injected by GROVE_DIST_FAIL=%s (a test hook)",
                     round, hook);
     }
