@@ -87,7 +87,9 @@ grove_status gv_dist_agree(grove_status st);
  * the ranks agree (collective in a data-parallel run): GROVE_OK, or every rank returns the
  * lowest failing rank's status.  Test hook (docs/distributed.md): the environment variable
  * GROVE_DIST_FAIL=R:T makes rank R fail at round T with GROVE_ERR_DATA ("round T: failure
- * injected ..."), GROVE_DIST_FAIL=R:T:kill makes it die there by SIGKILL. */
+ * injected ..."), GROVE_DIST_FAIL=R:T:kill makes it die there by SIGKILL, GROVE_DIST_FAIL=R:T:stop
+ * stops it there by SIGSTOP (the others then wait in the next collective: GROVE_DIST_TIMEOUT,
+ * dist_module.h). */
 grove_status gv_dist_round(size_t round);
 
 /* Bytes this rank has sent through the collectives (see the header), and a reset. */
