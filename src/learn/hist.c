@@ -30,7 +30,7 @@ enum { QF_WORD = 8, QF_CHUNK = 1, QF_WIDE = 16 };
 static int quant_format(const gv_engine *e)
 {
     if (e->quant == 8) return QF_WORD;
-    return e->qpk && gv_hist_pack && e->in->row_bins ? QF_CHUNK : QF_WIDE;
+    return e->plan.pack ? QF_CHUNK : QF_WIDE;
 }
 
 /* Quantized: row r's integer record at position i of ns, where its doubles (g, h) would be. */
@@ -561,22 +561,10 @@ static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
 #endif
 }
 
-/* The 32-byte records are taken where the whole histogram in them, records * 32 bytes, fits
- * REC32_MAX_BYTES (half a core's L2): on 1M x 28 (7,168 records, 229 KB; depth 6, 1 thread)
- * build_rows_grad took 3-13 % less CPU (6.32 -> 6.10 s in one measurement, 1.75 -> 1.52 ns a
- * row and feature below the root in another); on fashion-MNIST (784 features, 6 MB) 40 % more
- * (runs of rows in one bin of its mostly-zero pixels chain each 256-bit read-modify-write on the
- * previous one's store, and the records leave L2).  gv_hist_rec32 = 0 or 1 forces either way
- * (tests). */
-#define REC32_MAX_BYTES ((size_t)512 << 10)
 /* build_rows_grad's records of block column k start at record k * GRAD_STRIDE */
 enum { GRAD_STRIDE = 256 };
-int gv_hist_rec32 = -1;
-static int grad_rec32(const gv_engine *e)
-{
-    if (gv_hist_rec32 >= 0) return gv_hist_rec32;
-    return e->hist_len / 3 * 32 <= REC32_MAX_BYTES;
-}
+/* the 32-byte records or the 24-byte ones (plan.c's rule, gv_plan.rec32) */
+static int grad_rec32(const gv_engine *e) { return e->plan.rec32; }
 
 /* The root's totals by positions' blocks and its row list (gv_engine.root_fuse) in a pass of
  * their own: the builds whose loops do not take them. */
@@ -975,9 +963,6 @@ static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_
 #undef AT_LISTED
 #undef AT_SAME
 
-int gv_hist_nz = 1;
-int gv_hist_pack = 1;
-
 /* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only
  * (each the record's index from the group's first feature: the histogram lays features out one
  * after another, tree.c); then each sparse feature's frequent bin (not added, 0) gets the node's
@@ -1150,18 +1135,12 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
     return nb;
 }
 
-/* Row-major GRAD histograms of every feature read the bundled rows where given
- * (gv_tree_input.bundles): 2 (the default) quantized ones and the doubles', 1 quantized ones
- * only, 0 never (the same histograms: integers exactly, doubles to the last bits; tests
- * compare). */
-int gv_hist_bundles = 2;
-
 /* Whether gv_hist_build reads the bundled rows: bundles given, feats every feature (0 .. F - 1
  * in order), and each thread's scratch holds the bundles' histograms (rows_block). */
 static int bundled(const gv_engine *e, const int32_t *feats, size_t n_feats)
 {
     const gv_bundles *p = e->in->bundles;
-    if (gv_hist_bundles < (e->quant ? 1 : 2) || !p || !e->in->row_bund ||
+    if (!e->plan.bundles ||
         n_feats != e->X->n_features ||
         p->n_features != n_feats || p->n_cols > 1024 * (size_t)GRAD_BLOCK_MAX)
         return 0;
@@ -1249,7 +1228,7 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
 static void hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                        size_t n_feats, double *h)
 {
-    const int use_nz = e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
+    const int use_nz = e->plan.row_nz && n_feats == e->X->n_features &&
                        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0;
     /* quantized: the records to sum (the sparse rows take the tree's own) */
     const int fmt = !e->quant ? 0 : use_nz ? (e->quant == 8 ? QF_WORD : QF_WIDE) : quant_format(e);
@@ -1654,10 +1633,9 @@ size_t gv_hist_len_grad(const gv_binned *X)
     return len;
 }
 
-int gv_hist_roots = 1;
 int gv_hist_roots_ok(const gv_binned *X, const uint8_t *row_bins, size_t K)
 {
-    return gv_hist_roots && X && row_bins && X->bins8 && !X->wide && !X->csr_ptr && X->root_count && K >= 1 &&
+    return gv_plan_forced()->shared_roots != 0 && X && row_bins && X->bins8 && !X->wide && !X->csr_ptr && X->root_count && K >= 1 &&
            K <= 64 && X->n_rows > 0 && X->n_features > 0 &&
            X->n_features <= 1024 * (size_t)GRAD_BLOCK_MAX;
 }

@@ -1276,11 +1276,6 @@ static void split_in_place(grower *gr, const gv_split *s, const uint32_t *bits, 
 #undef ROW_ADD
 #undef IN_PLACE_LOOP
 
-/* 1 (the default): a GRAD tree's split whose children are leaves (max_depth) leaves the rows
- * where they are (split_leaves_grad); 0: it partitions them as any other split (the same
- * totals and leaves; tests compare the two). */
-int gv_tree_leaf_in_place = 1;
-
 /* Which side of split s row r goes: 1 left.  FAST: numeric on 8-bit bins (col), from the
  * split's table of the bins' sides (lut, side_lut). */
 #define LEAF_SIDE(FAST, r) ((FAST) ? (size_t)lut[col[r]] : (size_t)row_left(X, s, bits, f, (r)))
@@ -1576,7 +1571,7 @@ static grove_status apply_split(grower *gr, size_t id, size_t k, const double *h
     const int in_place = leaves && e->cfg->stats != GV_STATS_GRAD && !e->ns_pos;
     uint32_t cat_begin = 0;
 
-    if (s.type != GV_NODE_CAT_MULTI && leaves && e->ns_pos && gv_tree_leaf_in_place) {
+    if (s.type != GV_NODE_CAT_MULTI && leaves && e->ns_pos && e->plan.leaf_in_place) {
         /* GRAD: the same, the (g, h) read where they are */
         const uint32_t *bits = s.type == GV_NODE_CAT_SET ? e->cat_pool + s.cat_off : NULL;
         split_leaves_grad(gr, &s, bits, begin, end, first, id);
@@ -1725,7 +1720,7 @@ static int leaf_batchable(const grower *gr, size_t id)
     const gv_engine *e = &gr->e;
     const gv_tree_config *cfg = e->cfg;
     return !cfg->best_first && cfg->max_leaves == 0 && cfg->max_depth > 0 && e->ns_pos &&
-           gv_tree_leaf_in_place && gr->g[id].split.type != GV_NODE_CAT_MULTI &&
+           e->plan.leaf_in_place && gr->g[id].split.type != GV_NODE_CAT_MULTI &&
            gr->t->nodes[id].depth + 1 >= cfg->max_depth;
 }
 
@@ -2610,8 +2605,6 @@ static void grower_free(grower *gr)
     engine_free(&gr->e);
 }
 
-int gv_tree_root_fuse = 1;
-
 /* Whether the root's totals and row list may be made by its histogram's build (gv_engine.
  * root_fuse): GRAD with every position's (g, h) in place (gh_in_ns) and idx to fill, the root
  * built by build_rows_grad (hist_build's row-major doubles, the binned root counts) over every
@@ -2620,7 +2613,7 @@ static int root_fusable(const grower *gr)
 {
     const gv_engine *e = &gr->e;
     const gv_tree_config *cfg = e->cfg;
-    return gv_tree_root_fuse && e->ns_pos && !e->q_pos && !e->quant && e->in->gh_in_ns &&
+    return e->plan.root_fuse && e->ns_pos && !e->q_pos && !e->quant && e->in->gh_in_ns &&
            gr->fill_idx && !gr->root_hist && cfg->stats == GV_STATS_GRAD && e->S == 3 &&
            e->in->row_bins && !e->in->rows && e->n == e->X->n_rows && e->X->root_count &&
            !e->X->csr_ptr && !cfg->dist && !gr->subset && gr->touched_rows == 0 &&
@@ -3023,6 +3016,7 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
             break;
         }
     }
+    gv_plan_choose(e); /* (the records and quantization are known) */
     if (in->qgh && cfg->stats == GV_STATS_GRAD && !cfg->dist && e->ns_tmp) {
         /* quantized gradients: (g, h) in position order when the histograms are of doubles,
          * and with their records too when those are 8 bytes (an optimization only: without
