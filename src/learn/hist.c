@@ -643,9 +643,9 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
  * 28, depth 6, 2 threads, thread CPU time an update (three pairs each step): root 0.570 -> 0.535
  * (displacement) -> 0.465 ns (two copies), below the root 0.922 -> 0.886 -> 0.792 ns (with the
  * constant nk of ROWS_GRAD4_LOOP between) */
-#define ADD_R4(j)                                                                                  \
+#define ADD_R4(AT, j)                                                                              \
     do {                                                                                           \
-        size_t o_ = (size_t)row[AT_K(k + (j))] * sizeof *q, s_;                                    \
+        size_t o_ = (size_t)row[AT(k + (j))] * sizeof *q, s_;                                      \
         __asm__("" : "+r"(o_));                                                                    \
         s_ = o_;                                                                                   \
         __asm__("" : "+r"(s_));                                                                    \
@@ -658,7 +658,19 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
     gv_v4d *q = r4
 #define V2_OF_ROW() const gv_v2d v = GRAD_ROW(i); gv_v2d *q = r2
 #define NO_EXTRA() (void)0
-#define ROWS_GRAD4_LOOPN(NK, ROW, PFD, PFL, VQ, EXTRA)                                             \
+/* the fused root's extra work a row (gv_engine.root_fuse): its (g, h) to the block's sums facc,
+ * its position to the row list, the block's record stored as the block completes */
+#define FUSE_ROW()                                                                                 \
+    do {                                                                                           \
+        facc += v;                                                                                 \
+        fidx[i] = (gv_row)i;                                                                       \
+        if (--fleft == 0) {                                                                        \
+            fpart[0] = (double)RB;                                                                 \
+            V2D_AT(fpart + 1) = facc;                                                              \
+            fpart += 3, fleft = RB, facc = (gv_v2d){0.0, 0.0};                                     \
+        }                                                                                          \
+    } while (0)
+#define ROWS_GRAD4_LOOPN(NK, ROW, AT, PFD, PFL, VQ, EXTRA)                                         \
     for (size_t i = begin; i < end; i++) {                                                         \
         if (i + (PFD) < end) {                                                                     \
             const uint8_t *pf_ = base + ROW(i + (PFD)) * F;                                        \
@@ -670,35 +682,53 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
         EXTRA();                                                                                   \
         size_t k = 0;                                                                              \
         for (; k + 8 <= (NK); k += 8, q += 8 * GRAD_STRIDE) {                                      \
-            ADD_R4(0);                                                                             \
-            ADD_R4(1);                                                                             \
-            ADD_R4(2);                                                                             \
-            ADD_R4(3);                                                                             \
-            ADD_R4(4);                                                                             \
-            ADD_R4(5);                                                                             \
-            ADD_R4(6);                                                                             \
-            ADD_R4(7);                                                                             \
+            ADD_R4(AT, 0);                                                                         \
+            ADD_R4(AT, 1);                                                                         \
+            ADD_R4(AT, 2);                                                                         \
+            ADD_R4(AT, 3);                                                                         \
+            ADD_R4(AT, 4);                                                                         \
+            ADD_R4(AT, 5);                                                                         \
+            ADD_R4(AT, 6);                                                                         \
+            ADD_R4(AT, 7);                                                                         \
         }                                                                                          \
         switch ((NK) & 7) {                                                                        \
-        case 7: ADD_R4(6); /* fall through */                                                      \
-        case 6: ADD_R4(5); /* fall through */                                                      \
-        case 5: ADD_R4(4); /* fall through */                                                      \
-        case 4: ADD_R4(3); /* fall through */                                                      \
-        case 3: ADD_R4(2); /* fall through */                                                      \
-        case 2: ADD_R4(1); /* fall through */                                                      \
-        case 1: ADD_R4(0); /* fall through */                                                      \
+        case 7: ADD_R4(AT, 6); /* fall through */                                                  \
+        case 6: ADD_R4(AT, 5); /* fall through */                                                  \
+        case 5: ADD_R4(AT, 4); /* fall through */                                                  \
+        case 4: ADD_R4(AT, 3); /* fall through */                                                  \
+        case 3: ADD_R4(AT, 2); /* fall through */                                                  \
+        case 2: ADD_R4(AT, 1); /* fall through */                                                  \
+        case 1: ADD_R4(AT, 0); /* fall through */                                                  \
         default: break;                                                                            \
         }                                                                                          \
     }
-/* the loop with the block's column count nk a constant for the counts that 1M x 28's blocks
- * take (no loop over the columns, no switch on the remainder: fewer instructions a row) */
-#define ROWS_GRAD4_LOOP(ROW, PFD, PFL, VQ, EXTRA)                                                  \
+/* The loop with the block's column count nk a constant, for every nk up to GRAD4_CONST_NK (no
+ * loop over the columns and no switch on the remainder: fewer instructions a row, and the
+ * additions of a row in one straight run); wider blocks take the same loop with nk a variable.
+ * A row's updates are its columns, so a constant column count saves a fixed few instructions a
+ * row: the most where blocks are narrow (few columns, or many threads sharing them). */
+#define GRAD4_CONST_NK 16
+#define GRAD4_NK_CASE(N, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+    case N: ROWS_GRAD4_LOOPN(N, ROW, AT, PFD, PFL, VQ, EXTRA) break;
+#define ROWS_GRAD4_LOOP(ROW, AT, PFD, PFL, VQ, EXTRA)                                              \
     switch (nk) {                                                                                  \
-    case 7: ROWS_GRAD4_LOOPN(7, ROW, PFD, PFL, VQ, EXTRA) break;                                   \
-    case 8: ROWS_GRAD4_LOOPN(8, ROW, PFD, PFL, VQ, EXTRA) break;                                   \
-    case 11: ROWS_GRAD4_LOOPN(11, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
-    case 12: ROWS_GRAD4_LOOPN(12, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
-    default: ROWS_GRAD4_LOOPN(nk, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
+        GRAD4_NK_CASE(1, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(2, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(3, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(4, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(5, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(6, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(7, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(8, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(9, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(10, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(11, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(12, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(13, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(14, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(15, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(16, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+    default: ROWS_GRAD4_LOOPN(nk, ROW, AT, PFD, PFL, VQ, EXTRA) break;                             \
     }
         /* below the root, a node's rows lie apart (a cache line or two each): fetched
          * GRAD_PREFETCH_FAR rows ahead into L2 (prefetcht1), which leaves the L1 misses that
@@ -714,38 +744,25 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
             const size_t RB = e->root_fuse_rb;
             size_t fleft = RB;
             gv_v2d facc = {0.0, 0.0};
-#define FUSE_ROW()                                                                                 \
-    do {                                                                                           \
-        facc += v;                                                                                 \
-        fidx[i] = (gv_row)i;                                                                       \
-        if (--fleft == 0) {                                                                        \
-            fpart[0] = (double)RB;                                                                 \
-            V2D_AT(fpart + 1) = facc;                                                              \
-            fpart += 3, fleft = RB, facc = (gv_v2d){0.0, 0.0};                                     \
-        }                                                                                          \
-    } while (0)
-#define AT_K AT_SAME
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, FUSE_ROW)
-#undef FUSE_ROW
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_SAME, GRAD_PREFETCH, 3, V2_OF_ROW, FUSE_ROW)
             if (fleft != RB) {
                 fpart[0] = (double)(RB - fleft);
                 V2D_AT(fpart + 1) = facc;
             }
         } else if (root && rb.contiguous) {
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_SAME, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
         } else if (rb.contiguous) {
-            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
-#undef AT_K
+            ROWS_GRAD4_LOOP(ROW_INDEXED, AT_SAME, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
         } else if (root) {
-#define AT_K AT_LISTED
             if (fuse) root_fuse_plain(e, begin, end);
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_LISTED, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
         } else {
-            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
-#undef AT_K
+            ROWS_GRAD4_LOOP(ROW_INDEXED, AT_LISTED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
         }
 #undef ROWS_GRAD4_LOOP
+#undef GRAD4_NK_CASE
 #undef ROWS_GRAD4_LOOPN
+#undef FUSE_ROW
 #undef V4_OF_ROW
 #undef V2_OF_ROW
 #undef NO_EXTRA
