@@ -19,6 +19,9 @@
  *    be modified while another thread reads it.
  *  - The library never prints, never exits and never aborts because of input, parameters, files
  *    or memory; it does no setlocale() and reads and writes numbers in the C locale only.
+ *  - Symbols: libgrove is built with hidden visibility, and every declaration of this header is
+ *    GROVE_API (exported), by the visibility pragma around them: the shared library exports these
+ *    grove_* functions and nothing else (tests/cli_exports.sh checks).
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -29,6 +32,13 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GROVE_API __attribute__((visibility("default")))
+#pragma GCC visibility push(default)
+#else
+#define GROVE_API
 #endif
 
 #define GROVE_VERSION_MAJOR 0
@@ -655,6 +665,10 @@ void grove_boxes_free(int *boxes);
  * stages passed (-1 when the window is too flat to normalize, as the detector skips it). */
 grove_status grove_cascade_classify(const grove_cascade *cascade, const grove_image *image,
                                     int *accepted, int *stages_passed);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -914,7 +914,8 @@ static int first_fail_after(first_fail *ff, size_t t)
 static void first_fail_note(first_fail *ff, size_t t, grove_status st)
 {
     if (st == GROVE_OK) return;
-#pragma omp critical(bagging_first_fail)
+    /* unnamed: a named critical's lock is a common symbol the shared library would export */
+#pragma omp critical
     if (t < ff->t) {
         snprintf(ff->msg, sizeof ff->msg, "%s", grove_last_error());
         ff->st = st;

@@ -29,8 +29,6 @@
 #include <omp.h>
 #endif
 
-int gv_split_simd = 1;
-
 /* Bin records (bins x statistics) from which a node's scan is split over the threads by
  * feature (each feature's best split is the same whoever scans it).  A gbdt node of 1M x 28
  * (about 5000 bins, 15000 records) scans for ~10 us: on one thread, since a parallel region
@@ -548,7 +546,7 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     double lc = 0, lg = 0, lh = 0;
     size_t n = 0;
 #ifdef GV_SPLIT_AVX2
-    if (gv_split_simd && __builtin_cpu_supports("avx2")) {
+    if (e->plan.split_simd) {
         n = dbl_prefix_avx2(hf, nb, C, Gs, H, bin);
         if (n == 0) return;
         newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
@@ -688,7 +686,7 @@ static void scan_numeric_newton_q(const gv_engine *e, size_t f, void *q, const v
     int64_t m[3], lc = 0, lg = 0, lh = 0;
     size_t n = 0;
 #ifdef GV_SPLIT_AVX2
-    if (e->quant == 8 && gv_split_simd && __builtin_cpu_supports("avx2")) {
+    if (e->quant == 8 && e->plan.split_simd) {
         n = q8_prefix_avx2(q, mq, nb, e->qsh_h, e->qsh_g, dg, dh, C, Gs, H, bin);
         gv_qrec(e, q, 0, m);
         if (n == 0) return;
