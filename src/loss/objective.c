@@ -1,6 +1,7 @@
 /*
- * objective.c -- the objectives of gradient boosting (loss.h): their names, the choice of one
- * for a task, and their gradients and hessians with respect to the raw scores.
+ * objective.c -- the objectives of gradient boosting (loss.h): the table (gv_objective: task,
+ * default metric, initial score, link and inverse link, leaf refit, the C export's link), the
+ * choice of one for a task, and their gradients and hessians with respect to the raw scores.
  *
  * Pipeline position: loss/ (core only).  The tree learner sees gradients, never a loss.
  *   squared      l = (F - y)^2 / 2               g = F - y                h = 1
@@ -17,36 +18,144 @@
 #include "loss.h"
 
 #include "../core/params.h"
+#include "../core/mathx.h"
 #include "../core/vexp.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 const char *const gv_objective_names[GV_OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
                                                       "logistic", "softmax", "exponential"};
 const char *const gv_metric_names[GV_MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
                                                    "auc",   "mlogloss", "merror", "exploss"};
 
+/* The objectives (indexed by GV_OBJ_*; entry 0, "auto", is resolved before use).  The
+ * gradients are gradient_rows' cases below. */
+static const gv_objective objectives[GV_OBJ_COUNT] = {
+    {GV_OBJ_AUTO, "auto", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY, 1.0,
+     GV_LEAF_NEWTON, 0.5},
+    {GV_OBJ_SQUARED, "squared", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY,
+     1.0, GV_LEAF_NEWTON, 0.5},
+    /* LAD TreeBoost (Friedman 2001): leaves refit to the median of the residuals */
+    {GV_OBJ_ABSOLUTE, "absolute", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, 0.5},
+    {GV_OBJ_HUBER, "huber", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE, GV_LINK_IDENTITY, 1.0,
+     GV_LEAF_NEWTON, 0.5},
+    {GV_OBJ_LOGISTIC, "logistic", GV_FIT_BINARY, GV_MET_LOGLOSS, GV_BASE_MEAN, GV_LINK_LOGIT, 1.0,
+     GV_LEAF_NEWTON, 0.5},
+    {GV_OBJ_SOFTMAX, "softmax", GV_FIT_MULTICLASS, GV_MET_MLOGLOSS, GV_BASE_LOG_PRIORS,
+     GV_LINK_SOFTMAX, 1.0, GV_LEAF_NEWTON, 0.5},
+    /* F is half the log-odds: P(y = 1) = sigma(2 F); leaves by AdaBoost's line search */
+    {GV_OBJ_EXPONENTIAL, "exponential", GV_FIT_BINARY, GV_MET_EXPLOSS, GV_BASE_MEAN,
+     GV_LINK_LOGIT, 2.0, GV_LEAF_ADABOOST, 0.5},
+};
+
+const gv_objective *gv_objective_get(int id)
+{
+    return id > GV_OBJ_AUTO && id < GV_OBJ_COUNT ? &objectives[id] : NULL;
+}
+
+const gv_objective *gv_objective_find(const char *name)
+{
+    for (int i = 1; i < GV_OBJ_COUNT; i++)
+        if (!strcmp(objectives[i].name, name)) return &objectives[i];
+    return NULL;
+}
+
+size_t gv_objective_groups(const gv_objective *o, int K)
+{
+    return o->task == GV_FIT_MULTICLASS ? (size_t)K : 1;
+}
+
+int gv_objective_fits(const gv_objective *o, int K)
+{
+    switch (o->task) {
+    case GV_FIT_REGRESSION: return K == 0;
+    case GV_FIT_BINARY: return K == 2;
+    default: return K >= 2;
+    }
+}
+
+void gv_objective_outputs(const gv_objective *o, size_t K, double *out)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: {
+        const double p = gv_loss_sigmoid(out[1] * o->scale);
+        out[0] = 1.0 - p;
+        out[1] = p;
+        break;
+    }
+    case GV_LINK_SOFTMAX: gv_softmax_scaled(out, K, 1.0, out); break;
+    default: break;
+    }
+}
+
+double gv_objective_score_of(const gv_objective *o, double v)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: return log(v / (1 - v)) * (1.0 / o->scale);
+    default: return v;
+    }
+}
+
+double gv_objective_score_of_mean(const gv_objective *o, double mean)
+{
+    if (o->link == GV_LINK_LOGIT) mean = fmin(fmax(mean, 1e-6), 1 - 1e-6);
+    return gv_objective_score_of(o, mean);
+}
+
+grove_status gv_objective_check_base(const gv_objective *o, double v)
+{
+    if (o->link == GV_LINK_LOGIT && !(v > 0 && v < 1))
+        return gv_err(GROVE_ERR_PARAM,
+                      "base_score: must be a probability in (0, 1) for objective %s, got %g",
+                      o->name, v);
+    return GROVE_OK;
+}
+
+int gv_objective_c_outputs(const gv_objective *o, size_t G, gv_buf *b)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: {
+        char lit[40];
+        snprintf(lit, sizeof lit, "%.17g", o->scale);
+        if (!strpbrk(lit, ".en")) strcat(lit, ".0"); /* a double literal */
+        return gv_buf_printf(b, "    double f = s[0] * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n"
+                                "    out[0] = 1.0 - p;\n    out[1] = p;\n", lit);
+    }
+    case GV_LINK_SOFTMAX:
+        return gv_buf_printf(b, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n"
+                                "    softmax_scaled(out, %zu, 1.0, out);\n", G, G);
+    default: return gv_buf_printf(b, "    out[0] = s[0];\n");
+    }
+}
+
 /* Resolves objective "auto" and checks it against the task. */
-grove_status gv_objective_resolve(const grove_params *p, int K, int *out)
+grove_status gv_objective_resolve(const grove_params *p, int K, int *out, gv_loss_params *lp)
 {
     int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
     if (obj == GV_OBJ_AUTO) obj = K == 0 ? GV_OBJ_SQUARED : (K == 2 ? GV_OBJ_LOGISTIC : GV_OBJ_SOFTMAX);
-    int regression = obj == GV_OBJ_SQUARED || obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER;
-    if (regression && K != 0)
+    const gv_objective *o = &objectives[obj];
+    if (o->task == GV_FIT_REGRESSION && K != 0)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for regression; this is a classification task (use "
                       "logistic, softmax or exponential, or --set task=regression)",
-                      gv_objective_names[obj]);
-    if (!regression && K == 0)
+                      o->name);
+    if (o->task != GV_FIT_REGRESSION && K == 0)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for classification; this is a regression task (use "
                       "squared, absolute or huber)",
-                      gv_objective_names[obj]);
-    if ((obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) && K != 2)
+                      o->name);
+    if (o->task == GV_FIT_BINARY && K != 2)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for two classes, this task has %d (use softmax)",
-                      gv_objective_names[obj], K);
+                      o->name, K);
+    if (lp) {
+        memset(lp, 0, sizeof *lp);
+        lp->huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
+    }
     *out = obj;
     return GROVE_OK;
 }
@@ -55,16 +164,7 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out)
 grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
 {
     int m = (int)gv_param_int(p, GV_P_EVAL_METRIC);
-    if (m == GV_MET_AUTO) {
-        switch (obj) {
-        case GV_OBJ_SQUARED: m = GV_MET_RMSE; break;
-        case GV_OBJ_ABSOLUTE:
-        case GV_OBJ_HUBER: m = GV_MET_MAE; break;
-        case GV_OBJ_LOGISTIC: m = GV_MET_LOGLOSS; break;
-        case GV_OBJ_EXPONENTIAL: m = GV_MET_EXPLOSS; break;
-        default: m = GV_MET_MLOGLOSS; break;
-        }
-    }
+    if (m == GV_MET_AUTO) m = objectives[obj].metric;
     int ok;
     switch (m) {
     case GV_MET_RMSE:
@@ -72,7 +172,7 @@ grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
     case GV_MET_LOGLOSS:
     case GV_MET_ERROR:
     case GV_MET_AUC:
-    case GV_MET_EXPLOSS: ok = K == 2 && obj != GV_OBJ_SOFTMAX; break;
+    case GV_MET_EXPLOSS: ok = K == 2 && objectives[obj].task == GV_FIT_BINARY; break;
     default: ok = K >= 2; break; /* mlogloss, merror */
     }
     if (!ok)
@@ -214,7 +314,7 @@ static int logistic_rows(const double *y, const double *w, const double *F, doub
  * each objective gets its own loop (no switch per row).  Returns 1 if a pair is bad. */
 static inline __attribute__((always_inline)) int
 gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
-              double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
+              const gv_loss_params *lp, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
               const uint32_t *leaf, const double *val, float *gh)
 {
     if (obj == GV_OBJ_LOGISTIC && gh) return logistic_rows(y, w, F, Fu, leaf, val, gh, lo, hi);
@@ -236,6 +336,7 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
         }
         case GV_OBJ_HUBER: {
             double r = Fi - y[i];
+            const double delta = lp->huber_delta;
             g = r > delta ? delta : (r < -delta ? -delta : r);
             h = 1.0;
             break;
@@ -283,15 +384,16 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
 }
 
 int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
-                      size_t G, double delta, int n_threads, double *grad, double *hess)
+                      size_t G, const gv_loss_params *lp, int n_threads, double *grad,
+                      double *hess)
 {
-    return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, delta, n_threads, grad,
+    return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, lp, n_threads, grad,
                                  hess, NULL, NULL, NULL);
 }
 
 int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
-                          size_t G, double delta, int n_threads, double *grad, double *hess,
-                          const uint32_t *leaf, const double *val, float *gh)
+                          size_t G, const gv_loss_params *lp, int n_threads, double *grad,
+                          double *hess, const uint32_t *leaf, const double *val, float *gh)
 {
     if (G != 1 || obj == GV_OBJ_SOFTMAX) gh = NULL; /* (documented: G = 1 only) */
     if (leaf && (G != 1 || obj == GV_OBJ_SOFTMAX)) { /* (not fused: column 0's update first) */
@@ -314,7 +416,7 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
         /* one loop per objective (a constant in each), w NULL a constant for the logistic's
          * unweighted loop; FU, LF, VL: the fused score update (F, leaf, val) or none */
 #define ROWS(OBJ, W, FU, LF, VL, GH)                                                               \
-    gradient_rows(OBJ, y, W, F, n, G, delta, grad, hess, lo, hi, FU, LF, VL, GH)
+    gradient_rows(OBJ, y, W, F, n, G, lp, grad, hess, lo, hi, FU, LF, VL, GH)
 #define BY_OBJECTIVE(FU, LF, VL, GH)                                                               \
     switch (obj) {                                                                                 \
     case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, w, FU, LF, VL, GH); break;                    \
