@@ -151,6 +151,7 @@ struct gv_objective;
 typedef struct gv_gbdt_view {
     const char *objective;       /* resolved: "squared", ..., "exponential" */
     const struct gv_objective *obj; /* its table entry (loss/loss.h): link, export, metric */
+    double tweedie_power, quantile_alpha; /* the metric's parameters (tweedie, quantile) */
     const char *metric;          /* the log's metric name */
     int n_classes;               /* K >= 2, or 0 for regression */
     size_t n_groups;             /* trees per round (K for softmax, else 1) */

@@ -66,6 +66,8 @@
 typedef struct gv_gbdt {
     int objective;          /* GV_OBJ_* (never GV_OBJ_AUTO) */
     const gv_objective *o;  /* its table entry (loss.h) */
+    double tweedie_power;   /* tweedie: rho (its metric; the model file keeps it) */
+    double quantile_alpha;  /* quantile: the quantile (likewise) */
     int n_classes;          /* K >= 2, or 0 for regression */
     size_t n_groups;        /* trees per round: K (softmax) or 1 */
     size_t n_rounds;        /* rounds kept */
@@ -336,6 +338,8 @@ typedef struct trainer {
     uint64_t seed;
     double subsample, col_tree;
     gv_tree_config cfg;         /* the trees' configuration (feature mask: mask) */
+    const gv_gbdt *init;        /* continued training: the saved model (borrowed), or NULL */
+    size_t t0;                  /* its rounds: the first round this run fits */
     /* early stopping: the best validation value so far and its round */
     size_t best_t;
     double best_valid;
@@ -766,6 +770,105 @@ static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cf
     cfg->n_threads = n_threads > 0 ? n_threads : 1;
 }
 
+/* A deep copy of tree t into *out (continued training). */
+static grove_status tree_copy(const gv_tree *t, gv_tree **out)
+{
+    gv_tree *c = gv_calloc(1, sizeof *c);
+    if (!c) return gv_err_nomem("a tree copy");
+    *c = *t;
+    c->nodes = gv_malloc_array(t->n_nodes ? t->n_nodes : 1, sizeof *c->nodes);
+    c->values = gv_malloc_array(t->n_nodes ? t->n_nodes : 1, (size_t)t->n_outputs * sizeof *c->values);
+    c->cat_data = gv_malloc_array(t->n_cat_data ? t->n_cat_data : 1, sizeof *c->cat_data);
+    if (!c->nodes || !c->values || !c->cat_data) {
+        gv_free(c->nodes);
+        gv_free(c->values);
+        gv_free(c->cat_data);
+        gv_free(c);
+        return gv_err_nomem("a tree copy");
+    }
+    memcpy(c->nodes, t->nodes, t->n_nodes * sizeof *c->nodes);
+    memcpy(c->values, t->values, t->n_nodes * (size_t)t->n_outputs * sizeof *c->values);
+    if (t->n_cat_data) memcpy(c->cat_data, t->cat_data, t->n_cat_data * sizeof *c->cat_data);
+    *out = c;
+    return GROVE_OK;
+}
+
+/* Continued training: a copied tree's numeric splits renumbered to the run's bins (the bin
+ * whose upper cut is the split's threshold).  A threshold that is not a cut of the run's bins
+ * (the saved model was trained on other data) is an error naming it: the model could not say
+ * which bins its splits separate. */
+static grove_status rebin_tree(gv_tree *t, const gv_binned *X, size_t k)
+{
+    for (size_t j = 0; j < t->n_nodes; j++) {
+        gv_tree_node *nd = &t->nodes[j];
+        if (nd->type != GV_NODE_NUM) continue;
+        const gv_bin_mapper *m = &X->mappers[nd->feature];
+        size_t lo = 0, hi = m->is_categorical ? 0 : m->n_cuts; /* the first cut >= threshold */
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (m->cuts[mid] < nd->threshold) lo = mid + 1;
+            else hi = mid;
+        }
+        if (m->is_categorical || lo == m->n_cuts || m->cuts[lo] != nd->threshold)
+            return gv_err(GROVE_ERR_DATA,
+                          "init model: trees[%zu]: node %zu splits feature %d at %.9g, which is "
+                          "not a cut point of this data's bins (continued training needs the "
+                          "bins of the data the model was trained on)",
+                          k, j, (int)nd->feature, (double)nd->threshold);
+        nd->bin_split = (uint32_t)lo + 1;
+    }
+    return GROVE_OK;
+}
+
+/* Continued training: the new model starts as the saved one -- its initial scores, its t0
+ * rounds of trees (copies, their splits on the run's bins) and their log entries (NaN where
+ * the saved model logged nothing the new one logs). */
+static grove_status init_rounds(trainer *tr)
+{
+    const gv_gbdt *ob = tr->init;
+    gv_gbdt *b = tr->b;
+    const size_t G = tr->G, t0 = tr->t0;
+    memcpy(b->base, ob->base, G * sizeof *b->base);
+    for (size_t k = 0; k < t0 * G; k++) {
+        grove_status st = tree_copy(ob->trees[k], &b->trees[k]);
+        b->n_rounds = (k + G) / G; /* (what is owned, for the failure path) */
+        if (st == GROVE_OK) st = rebin_tree(b->trees[k], tr->in->binned, k);
+        if (st != GROVE_OK) return st;
+    }
+    for (size_t t = 0; t < t0; t++) {
+        if (b->log_train) b->log_train[t] = ob->log_train ? ob->log_train[t] : NAN;
+        if (b->log_valid) b->log_valid[t] = ob->log_valid ? ob->log_valid[t] : NAN;
+        if (b->log_eps) b->log_eps[t] = ob->log_eps ? ob->log_eps[t] : NAN;
+        if (b->log_alpha) b->log_alpha[t] = ob->log_alpha ? ob->log_alpha[t] : NAN;
+    }
+    b->n_rounds = t0;
+    b->n_log = t0;
+    return GROVE_OK;
+}
+
+/* Continued training: F (and Fv) from base to the saved model's scores, its trees added in
+ * round order -- the very sums a run that fitted those rounds itself has made (training rows
+ * by the binned walk, the leaves the grower assigns; validation rows by the raw walk), so
+ * training on continues as that run would. */
+static void init_scores(trainer *tr)
+{
+    const gv_gbdt *b = tr->b;
+    const gv_binned *X = tr->in->binned;
+    const size_t G = tr->G;
+    const long N = (long)tr->n, NV = (long)tr->nv;
+    for (size_t t = 0; t < tr->t0; t++)
+        for (size_t g = 0; g < G; g++) {
+            const gv_tree *tree = b->trees[t * G + g];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+            for (long i = 0; i < N; i++)
+                tr->F[(size_t)i * G + g] += tree->values[gv_tree_leaf_binned(tree, X, (size_t)i)];
+            for (long i = 0; i < NV; i++)
+                tr->Fv[(size_t)i * G + g] += tree->values[gv_tree_leaf(tree, tr->valid, (size_t)i)];
+        }
+}
+
 /* Init: the run's settings, the training state and the initial scores F = Fv = base.  On
  * failure tr holds what was allocated (trainer_free, and gbdt_free(tr->b)). */
 static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
@@ -783,11 +886,28 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         return gv_err(GROVE_ERR_DATA, "%s: the validation data has no labels", valid->source);
     grove_status st = gv_objective_resolve(p, K, &tr->obj, &tr->lp);
     if (st != GROVE_OK) return st;
+    if (in->init) { /* continued training: the saved model's objective (and its parameters) */
+        if (in->init->vt != &gv_gbdt_component)
+            return gv_err(GROVE_ERR_PARAM, "init model: a gbdt model is needed, this one is a %s",
+                          in->init->vt->kind);
+        const gv_gbdt *ob = tr->init = in->init->impl;
+        if (ob->n_classes != K)
+            return gv_err(GROVE_ERR_DATA, "init model: it has %d classes, the data %d",
+                          ob->n_classes, K);
+        if (gv_param_is_set(p, GV_P_OBJECTIVE) && tr->obj != ob->objective)
+            return gv_err(GROVE_ERR_PARAM, "objective: the init model's is %s, got %s "
+                          "(continued training keeps the objective)",
+                          gv_objective_names[ob->objective], gv_objective_names[tr->obj]);
+        tr->obj = ob->objective;
+        if (!gv_param_is_set(p, GV_P_TWEEDIE_VARIANCE_POWER)) tr->lp.tweedie_power = ob->tweedie_power;
+        if (!gv_param_is_set(p, GV_P_QUANTILE_ALPHA)) tr->lp.quantile_alpha = ob->quantile_alpha;
+        tr->t0 = ob->n_rounds;
+    }
     tr->o = gv_objective_get(tr->obj);
-    tr->quantile = tr->o->quantile;
+    tr->quantile = gv_objective_quantile(tr->o, &tr->lp);
     int metric = GV_MET_AUTO;
     if ((st = gv_metric_resolve(p, tr->obj, K, &metric)) != GROVE_OK) return st;
-    tr->rounds = (size_t)gv_param_int(p, GV_P_ROUNDS);
+    tr->rounds = tr->t0 + (size_t)gv_param_int(p, GV_P_ROUNDS); /* (t0: the saved rounds) */
     tr->seed = (uint64_t)gv_param_int(p, GV_P_SEED);
     tr->subsample = gv_param_double(p, GV_P_SUBSAMPLE);
     tr->col_tree = gv_param_double(p, GV_P_COLSAMPLE_BYTREE);
@@ -804,6 +924,11 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->dist = tr->cfg.dist = gv_dist_active();
     tr->n_total = tr->n;
     if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);
+    st = gv_objective_check_labels(tr->o, tr->y, tr->n, in->data->source, tr->row0);
+    if (st == GROVE_OK && valid)
+        st = gv_objective_check_labels(tr->o, valid->labels, valid->n_rows, valid->source, 0);
+    if (tr->dist) st = gv_dist_agree(st);
+    if (st != GROVE_OK) return st;
     if (tr->dist) {
         /* what the data-parallel path does not reduce (yet): say so rather than differ */
         if (in->binned->csr_ptr)
@@ -818,6 +943,8 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     gv_gbdt *b = tr->b;
     b->metric = metric;
     b->learning_rate = tr->eta;
+    b->tweedie_power = tr->lp.tweedie_power;
+    b->quantile_alpha = tr->lp.quantile_alpha;
     tr->G = b->n_groups;
     const size_t n = tr->n, nv = tr->nv, G = tr->G;
     const int sub = tr->subsample < 1, col = tr->col_tree < 1;
@@ -863,12 +990,17 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
             (st = gv_bundles_row_major(in->binned, tr->bundles, tr->nt, &tr->row_bund)) != GROVE_OK)
             return st;
     }
-    if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
+    if (tr->init) {
+        if ((st = init_rounds(tr)) != GROVE_OK) return st;
+    } else if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) {
+        return st;
+    }
     if (G == 1) /* one score a row: a plain fill (not a memcpy call a row) */
         for (size_t i = 0; i < n; i++) tr->F[i] = b->base[0];
     else
         for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
     for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
+    if (tr->init) init_scores(tr);
 
     size_t n_cand = tr->F_count;
     if (col) {
@@ -1036,16 +1168,19 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     const int metric = b->metric;
     grove_status st;
     *stop = 0;
-    gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric};
+    gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric,
+                       tr->lp.tweedie_power, tr->lp.quantile_alpha};
     if (b->log_train &&
         (st = tr->dist ? gv_metric_value_dist(&mi, &b->log_train[t])
                        : gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
         return st;
     if (!tr->valid) return GROVE_OK;
-    gv_metric_in mv = {tr->Fv, tr->valid->labels, tr->valid->weights, tr->nv, tr->G, tr->obj, metric};
+    gv_metric_in mv = {tr->Fv,   tr->valid->labels, tr->valid->weights,      tr->nv,
+                       tr->G,    tr->obj,           metric,                  tr->lp.tweedie_power,
+                       tr->lp.quantile_alpha};
     if ((st = gv_metric_value(&mv, tr->nt, tr->part, &b->log_valid[t])) != GROVE_OK) return st;
     double v = b->log_valid[t];
-    if (t == 0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {
+    if (t == tr->t0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {
         tr->best_valid = v;
         tr->best_t = t;
     }
@@ -1104,8 +1239,8 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
     grove_status st = trainer_init(&tr, in);
     if (st != GROVE_OK) goto fail;
     const size_t rounds = tr.rounds;
-    for (size_t t = 0; t < rounds; t++) {
-        if (gv_progress(p, "round", t, rounds)) {
+    for (size_t t = tr.t0; t < rounds; t++) {
+        if (gv_progress(p, "round", t - tr.t0, rounds - tr.t0)) {
             st = gv_err(GROVE_ERR_ARG, "cancelled");
             goto fail;
         }
@@ -1121,7 +1256,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
     /* the scores F are the model's on the training rows when every fitted round was kept (and
      * they are this process's rows) */
     const int pred = in->pred && !tr.dist && tr.b->n_rounds == fitted;
-    gv_progress(p, "round", rounds, rounds);
+    gv_progress(p, "round", rounds - tr.t0, rounds - tr.t0);
     out->vt = &gv_gbdt_component;
     out->impl = tr.b;
     /* the outputs after the training buffers are gone: they add nothing to the peak memory */
@@ -1228,6 +1363,11 @@ static json_t *gbdt_to_json(const void *impl)
         bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
         bad |= json_object_set_new(o, "learning_rate", json_real(b->learning_rate)) != 0;
         bad |= json_object_set_new(o, "base", gv_json_real_array(b->base, b->n_groups)) != 0;
+        /* the objective's parameters that its metric needs (only where it has them) */
+        if (b->objective == GV_OBJ_TWEEDIE)
+            bad |= json_object_set_new(o, "tweedie_variance_power", json_real(b->tweedie_power)) != 0;
+        if (b->objective == GV_OBJ_QUANTILE)
+            bad |= json_object_set_new(o, "quantile_alpha", json_real(b->quantile_alpha)) != 0;
         bad |= json_object_set_new(o, "metric", json_string(gv_metric_names[b->metric])) != 0;
         bad |= json_object_set_new(o, "trees", trees) != 0;
         trees = NULL;
@@ -1256,8 +1396,9 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema);
 static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
-    static const char *const known[] = {"kind", "objective", "n_classes", "learning_rate", "base",
-                                        "metric", "trees", "log", "stop"};
+    static const char *const known[] = {"kind",  "objective", "n_classes", "learning_rate",
+                                        "base",  "metric",    "trees",     "log",
+                                        "stop",  "tweedie_variance_power", "quantile_alpha"};
     if (gv_json_check_fields(obj, known, GV_COUNT(known), "a gbdt model") != GROVE_OK)
         return GROVE_ERR_MODEL;
     const char *oname, *mname, *stop;
@@ -1310,6 +1451,19 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
     b->metric = metric;
     b->learning_rate = eta;
     b->n_log = n_log;
+    b->tweedie_power = 1.5;
+    b->quantile_alpha = 0.5;
+    if ((objective == GV_OBJ_TWEEDIE &&
+         (st = gv_json_get_double(obj, "tweedie_variance_power", &b->tweedie_power)) != GROVE_OK) ||
+        (objective == GV_OBJ_QUANTILE &&
+         (st = gv_json_get_double(obj, "quantile_alpha", &b->quantile_alpha)) != GROVE_OK))
+        goto fail;
+    if (!(b->tweedie_power > 1 && b->tweedie_power < 2) ||
+        !(b->quantile_alpha > 0 && b->quantile_alpha < 1)) {
+        st = gv_err(GROVE_ERR_MODEL, "tweedie_variance_power must be in (1, 2) and quantile_alpha "
+                    "in (0, 1), got %g and %g", b->tweedie_power, b->quantile_alpha);
+        goto fail;
+    }
     gv_free(b->stop);
     b->stop = gv_strdup(stop);
     if (!b->stop) {
@@ -1445,6 +1599,8 @@ int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)
     const gv_gbdt *b = c->impl;
     v->objective = gv_objective_names[b->objective];
     v->obj = b->o;
+    v->tweedie_power = b->tweedie_power;
+    v->quantile_alpha = b->quantile_alpha;
     v->metric = gv_metric_names[b->metric];
     v->n_classes = b->n_classes;
     v->n_groups = b->n_groups;

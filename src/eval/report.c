@@ -362,7 +362,8 @@ static double gbdt_metric(const gv_gbdt_view *v, const grove_dataset *d, const d
 {
     int met = 0;
     while (met < GV_MET_COUNT - 1 && strcmp(gv_metric_names[met], v->metric)) met++;
-    gv_metric_in m = {F, d->labels, NULL, d->n_rows, v->n_groups, v->obj->id, met};
+    gv_metric_in m = {F,   d->labels,        NULL, d->n_rows, v->n_groups, v->obj->id,
+                      met, v->tweedie_power, v->quantile_alpha};
     double out = NAN;
     if (gv_metric_value(&m, 1, part, &out) != GROVE_OK) return NAN;
     return out;

@@ -11,6 +11,12 @@
  *   logistic     l = log(1 + e^F) - y F          g = p - y, p = sigma(F)  h = max(p(1-p), 1e-16)
  *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
  *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
+ *   poisson      l = e^F - y F                   g = e^F - y              h = e^{F + max_delta_step}
+ *   tweedie      l = -y e^{(1-r)F}/(1-r) + e^{(2-r)F}/(2-r)   (r = tweedie_variance_power)
+ *                g = e^{(2-r)F} - y e^{(1-r)F}   h = (2-r) e^{(2-r)F} - (1-r) y e^{(1-r)F}
+ *   gamma        l = y e^{-F} + F                g = 1 - y e^{-F}         h = y e^{-F}
+ *   quantile     l = a (y-F)+ + (1-a) (F-y)+     g = [F >= y] - a         h = 1 (leaves refit to
+ *                                                                          weighted a-quantiles)
  * every g and h multiplied by the row's weight, then rounded once to single precision (the
  * value the trees see, as XGBoost's and LightGBM's float gradients: half the bytes a row moves
  * in the tree engine; sums of them are still taken in double).
@@ -26,30 +32,44 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const gv_objective_names[GV_OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
-                                                      "logistic", "softmax", "exponential"};
-const char *const gv_metric_names[GV_MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
-                                                   "auc",   "mlogloss", "merror", "exploss"};
+const char *const gv_objective_names[GV_OBJ_COUNT] = {
+    "auto",        "squared", "absolute", "huber", "logistic", "softmax",
+    "exponential", "poisson", "tweedie",  "gamma", "quantile"};
+const char *const gv_metric_names[GV_MET_COUNT] = {
+    "auto",    "rmse",            "mae",             "logloss",        "error",   "auc",
+    "mlogloss", "merror",         "exploss",         "poisson-nloglik", "tweedie-nloglik",
+    "gamma-deviance", "quantile"};
 
 /* The objectives (indexed by GV_OBJ_*; entry 0, "auto", is resolved before use).  The
  * gradients are gradient_rows' cases below. */
 static const gv_objective objectives[GV_OBJ_COUNT] = {
     {GV_OBJ_AUTO, "auto", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY, 1.0,
-     GV_LEAF_NEWTON, 0.5},
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
     {GV_OBJ_SQUARED, "squared", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY,
-     1.0, GV_LEAF_NEWTON, 0.5},
+     1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
     /* LAD TreeBoost (Friedman 2001): leaves refit to the median of the residuals */
     {GV_OBJ_ABSOLUTE, "absolute", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE,
-     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, 0.5},
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, 0.5, GV_LABELS_ANY},
     {GV_OBJ_HUBER, "huber", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE, GV_LINK_IDENTITY, 1.0,
-     GV_LEAF_NEWTON, 0.5},
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
     {GV_OBJ_LOGISTIC, "logistic", GV_FIT_BINARY, GV_MET_LOGLOSS, GV_BASE_MEAN, GV_LINK_LOGIT, 1.0,
-     GV_LEAF_NEWTON, 0.5},
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
     {GV_OBJ_SOFTMAX, "softmax", GV_FIT_MULTICLASS, GV_MET_MLOGLOSS, GV_BASE_LOG_PRIORS,
-     GV_LINK_SOFTMAX, 1.0, GV_LEAF_NEWTON, 0.5},
+     GV_LINK_SOFTMAX, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
     /* F is half the log-odds: P(y = 1) = sigma(2 F); leaves by AdaBoost's line search */
     {GV_OBJ_EXPONENTIAL, "exponential", GV_FIT_BINARY, GV_MET_EXPLOSS, GV_BASE_MEAN,
-     GV_LINK_LOGIT, 2.0, GV_LEAF_ADABOOST, 0.5},
+     GV_LINK_LOGIT, 2.0, GV_LEAF_ADABOOST, 0.5, GV_LABELS_ANY},
+    /* log link: F = log E[y] (Poisson, Tweedie, gamma deviance; XGBoost's count:poisson,
+     * reg:tweedie, reg:gamma) */
+    {GV_OBJ_POISSON, "poisson", GV_FIT_REGRESSION, GV_MET_POISSON_NLOGLIK, GV_BASE_MEAN,
+     GV_LINK_LOG, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
+    {GV_OBJ_TWEEDIE, "tweedie", GV_FIT_REGRESSION, GV_MET_TWEEDIE_NLOGLIK, GV_BASE_MEAN,
+     GV_LINK_LOG, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
+    {GV_OBJ_GAMMA, "gamma", GV_FIT_REGRESSION, GV_MET_GAMMA_DEVIANCE, GV_BASE_MEAN, GV_LINK_LOG,
+     1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_POSITIVE},
+    /* pinball loss; leaves refit to the quantile of their residuals (LightGBM's quantile) */
+    {GV_OBJ_QUANTILE, "quantile", GV_FIT_REGRESSION, GV_MET_QUANTILE, GV_BASE_QUANTILE,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, -1, GV_LABELS_ANY},
 };
 
 const gv_objective *gv_objective_get(int id)
@@ -62,6 +82,25 @@ const gv_objective *gv_objective_find(const char *name)
     for (int i = 1; i < GV_OBJ_COUNT; i++)
         if (!strcmp(objectives[i].name, name)) return &objectives[i];
     return NULL;
+}
+
+double gv_objective_quantile(const gv_objective *o, const gv_loss_params *lp)
+{
+    return o->quantile >= 0 ? o->quantile : lp->quantile_alpha;
+}
+
+grove_status gv_objective_check_labels(const gv_objective *o, const double *y, size_t n,
+                                       const char *source, size_t row0)
+{
+    if (o->labels == GV_LABELS_ANY) return GROVE_OK;
+    const int positive = o->labels == GV_LABELS_POSITIVE;
+    for (size_t i = 0; i < n; i++)
+        if (positive ? !(y[i] > 0) : !(y[i] >= 0))
+            return gv_err(GROVE_ERR_DATA,
+                          "%s: row %zu: objective %s needs labels %s, got %g",
+                          source ? source : "the data", row0 + i + 1, o->name,
+                          positive ? "> 0" : ">= 0", y[i]);
+    return GROVE_OK;
 }
 
 size_t gv_objective_groups(const gv_objective *o, int K)
@@ -88,6 +127,7 @@ void gv_objective_outputs(const gv_objective *o, size_t K, double *out)
         break;
     }
     case GV_LINK_SOFTMAX: gv_softmax_scaled(out, K, 1.0, out); break;
+    case GV_LINK_LOG: out[0] = exp(out[0]); break;
     default: break;
     }
 }
@@ -96,6 +136,7 @@ double gv_objective_score_of(const gv_objective *o, double v)
 {
     switch (o->link) {
     case GV_LINK_LOGIT: return log(v / (1 - v)) * (1.0 / o->scale);
+    case GV_LINK_LOG: return log(v);
     default: return v;
     }
 }
@@ -103,6 +144,7 @@ double gv_objective_score_of(const gv_objective *o, double v)
 double gv_objective_score_of_mean(const gv_objective *o, double mean)
 {
     if (o->link == GV_LINK_LOGIT) mean = fmin(fmax(mean, 1e-6), 1 - 1e-6);
+    if (o->link == GV_LINK_LOG) mean = fmax(mean, 1e-15);
     return gv_objective_score_of(o, mean);
 }
 
@@ -112,6 +154,10 @@ grove_status gv_objective_check_base(const gv_objective *o, double v)
         return gv_err(GROVE_ERR_PARAM,
                       "base_score: must be a probability in (0, 1) for objective %s, got %g",
                       o->name, v);
+    if (o->link == GV_LINK_LOG && !(v > 0))
+        return gv_err(GROVE_ERR_PARAM,
+                      "base_score: must be > 0 for objective %s (a mean, whose log is the "
+                      "initial score), got %g", o->name, v);
     return GROVE_OK;
 }
 
@@ -128,6 +174,7 @@ int gv_objective_c_outputs(const gv_objective *o, size_t G, gv_buf *b)
     case GV_LINK_SOFTMAX:
         return gv_buf_printf(b, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n"
                                 "    softmax_scaled(out, %zu, 1.0, out);\n", G, G);
+    case GV_LINK_LOG: return gv_buf_printf(b, "    out[0] = exp(s[0]);\n");
     default: return gv_buf_printf(b, "    out[0] = s[0];\n");
     }
 }
@@ -146,7 +193,7 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out, gv_los
     if (o->task != GV_FIT_REGRESSION && K == 0)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for classification; this is a regression task (use "
-                      "squared, absolute or huber)",
+                      "squared, absolute, huber, poisson, tweedie, gamma or quantile)",
                       o->name);
     if (o->task == GV_FIT_BINARY && K != 2)
         return gv_err(GROVE_ERR_PARAM,
@@ -155,6 +202,9 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out, gv_los
     if (lp) {
         memset(lp, 0, sizeof *lp);
         lp->huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
+        lp->quantile_alpha = gv_param_double(p, GV_P_QUANTILE_ALPHA);
+        lp->tweedie_power = gv_param_double(p, GV_P_TWEEDIE_VARIANCE_POWER);
+        lp->poisson_max_delta_step = gv_param_double(p, GV_P_POISSON_MAX_DELTA_STEP);
     }
     *out = obj;
     return GROVE_OK;
@@ -168,7 +218,12 @@ grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
     int ok;
     switch (m) {
     case GV_MET_RMSE:
-    case GV_MET_MAE: ok = K == 0; break;
+    case GV_MET_MAE:
+    case GV_MET_QUANTILE: ok = K == 0; break;
+    /* the log-likelihoods of a mean: on the scores of a log link */
+    case GV_MET_POISSON_NLOGLIK:
+    case GV_MET_TWEEDIE_NLOGLIK:
+    case GV_MET_GAMMA_DEVIANCE: ok = objectives[obj].link == GV_LINK_LOG; break;
     case GV_MET_LOGLOSS:
     case GV_MET_ERROR:
     case GV_MET_AUC:
@@ -353,6 +408,29 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
             h = e;
             break;
         }
+        case GV_OBJ_POISSON:
+            g = exp(Fi) - y[i];
+            h = exp(Fi + lp->poisson_max_delta_step);
+            break;
+        case GV_OBJ_TWEEDIE: {
+            const double rho = lp->tweedie_power;
+            const double a = y[i] * exp((1 - rho) * Fi), c = exp((2 - rho) * Fi);
+            g = c - a;
+            h = (2 - rho) * c - (1 - rho) * a;
+            break;
+        }
+        case GV_OBJ_GAMMA: {
+            const double a = y[i] * exp(-Fi);
+            g = 1.0 - a;
+            h = a;
+            break;
+        }
+        case GV_OBJ_QUANTILE: {
+            const double q = lp->quantile_alpha;
+            g = Fi >= y[i] ? 1.0 - q : -q;
+            h = 1.0;
+            break;
+        }
         default: { /* GV_OBJ_SOFTMAX */
             const double *f = F + i * G;
             double mx = -INFINITY, z = 0;
@@ -427,6 +505,10 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
                  : ROWS(GV_OBJ_LOGISTIC, NULL, FU, LF, VL, GH);                                    \
         break;                                                                                     \
     case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL, w, FU, LF, VL, GH); break;            \
+    case GV_OBJ_POISSON: bad |= ROWS(GV_OBJ_POISSON, w, FU, LF, VL, GH); break;                    \
+    case GV_OBJ_TWEEDIE: bad |= ROWS(GV_OBJ_TWEEDIE, w, FU, LF, VL, GH); break;                    \
+    case GV_OBJ_GAMMA: bad |= ROWS(GV_OBJ_GAMMA, w, FU, LF, VL, GH); break;                        \
+    case GV_OBJ_QUANTILE: bad |= ROWS(GV_OBJ_QUANTILE, w, FU, LF, VL, GH); break;                  \
     default: bad |= ROWS(GV_OBJ_SOFTMAX, w, FU, LF, VL, GH); break;                                \
     }
         if (leaf && gh)
