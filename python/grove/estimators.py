@@ -795,7 +795,8 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
 
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
-    """Gradient boosting regression (objective squared | absolute | huber), XGBoost's names."""
+    """Gradient boosting regression (objective squared | absolute | huber | poisson | tweedie |
+    gamma | quantile), XGBoost's names."""
 
     def __init__(self, n_estimators=100, learning_rate=None, max_depth=6, max_leaves=None,
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,

@@ -61,5 +61,9 @@ typedef struct gv_wv {
 /* Weighted median (Drucker 1997): sorts a[0..n) by value (n >= 1) and returns the smallest
  * value y_(j) whose cumulative weight reaches half the total. */
 double gv_weighted_median(gv_wv *a, size_t n);
+/* The weighted (lower) q-quantile, q in [0, 1]: sorts a[0..n) by value (n >= 1) and returns the
+ * smallest value y_(j) whose cumulative weight reaches q times the total (the weights summed
+ * in sorted order).  q = 1/2 is gv_weighted_median. */
+double gv_weighted_quantile(gv_wv *a, size_t n, double q);
 
 #endif /* GV_MATHX_H */

@@ -349,6 +349,12 @@ static double key_value(int64_t k)
 void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
                           double *med)
 {
+    gv_dist_quantile_exact(v, cw, off, K, 0.5, med);
+}
+
+void gv_dist_quantile_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                            double q, double *med)
+{
     if (K == 0) return;
     /* per group: lo, hi (keys), W; then the counts of a round */
     int64_t *a = gv_malloc_array(K, 4 * sizeof *a);
@@ -390,7 +396,7 @@ void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off,
         for (size_t k = 0; k < K; k++) {
             if (lo[k] >= hi[k]) continue;
             int64_t mid = (lo[k] >> 1) + (hi[k] >> 1) + (lo[k] & hi[k] & 1);
-            if (c[k] >= W[k] - c[k]) hi[k] = mid; /* 2 W(<= mid) >= W */
+            if ((double)c[k] >= q * (double)W[k]) hi[k] = mid; /* W(<= mid) >= q W */
             else lo[k] = mid + 1;
         }
     }

@@ -74,6 +74,11 @@ grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_
  * each a binary search per group on every rank; the integer sums make it exact. */
 void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
                           double *med);
+/* The same for the weighted q-quantile, q in [0, 1]: the smallest x with W(<= x) >= q W (the
+ * integer sums compared as doubles, exactly as one process compares its running weight with
+ * q times the total); q = 1/2 is gv_dist_median_exact. */
+void gv_dist_quantile_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                            double q, double *med);
 
 /* This rank's first row in the global order (the rows of lower ranks) and the total rows. */
 void gv_dist_offsets(size_t n_local, size_t *first, size_t *total);

@@ -360,10 +360,10 @@ static int cmp_scored_desc(const void *a, const void *b)
 static double gbdt_metric(const gv_gbdt_view *v, const grove_dataset *d, const double *F,
                           double *part)
 {
-    int obj = 0, met = 0;
-    while (obj < GV_OBJ_COUNT - 1 && strcmp(gv_objective_names[obj], v->objective)) obj++;
+    int met = 0;
     while (met < GV_MET_COUNT - 1 && strcmp(gv_metric_names[met], v->metric)) met++;
-    gv_metric_in m = {F, d->labels, NULL, d->n_rows, v->n_groups, obj, met};
+    gv_metric_in m = {F,   d->labels,        NULL, d->n_rows, v->n_groups, v->obj->id,
+                      met, v->tweedie_power, v->quantile_alpha};
     double out = NAN;
     if (gv_metric_value(&m, 1, part, &out) != GROVE_OK) return NAN;
     return out;

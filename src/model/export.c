@@ -35,6 +35,7 @@
 #include "../data/dataset.h"
 #include "../ensemble/ensemble.h"
 #include "../learn/linear.h"
+#include "../loss/loss.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -419,16 +420,8 @@ static grove_status emit_gbdt(gen *g, const gv_gbdt_view *v, size_t *id)
     /* the scores F_g -> the outputs (gbdt.c's scores_to_outputs) */
     out(b, g, "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
         me);
-    if (!strcmp(v->objective, "logistic") || !strcmp(v->objective, "exponential")) {
-        out(b, g, "    double f = s[0] * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n",
-            !strcmp(v->objective, "exponential") ? "2.0" : "1.0");
-        out(b, g, "    out[0] = 1.0 - p;\n    out[1] = p;\n}\n");
-    } else if (!strcmp(v->objective, "softmax")) {
-        out(b, g, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n", G);
-        out(b, g, "    softmax_scaled(out, %zu, 1.0, out);\n}\n", G);
-    } else {
-        out(b, g, "    out[0] = s[0];\n}\n");
-    }
+    if (gv_objective_c_outputs(v->obj, G, b) != 0) g->nomem = 1;
+    out(b, g, "}\n");
     snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees", v->objective, R, G);
     *id = open_function(g, what);
     /* F_g = base_g + the trees of group g in round order (gbdt.c) */
