@@ -492,7 +492,9 @@ grove_status grove_model_export(const grove_model *model, const char *lang, cons
  * metric per round and the early-stopping round; for filter/confidence boosting their
  * recursion tree / runs; feature importances.  `data` (may be NULL; labelled, loaded with the
  * model's schema) adds the evaluation (metrics, confusion matrix, ROC, calibration, or
- * predicted against true) and the curves on it; `valid` (may be NULL) adds curves on it;
+ * predicted against true) and the curves on it, and for models with contributions
+ * (grove_model_predict_contrib) the mean |contribution| of each feature over its first 10,000
+ * rows; `valid` (may be NULL) adds curves on it;
  * `biasvar_json` (may be NULL) is the output of grove_biasvar, drawn as a stacked bar
  * (GROVE_ERR_PARSE when it is not one).  Thread-safe; `n_threads` 0 = all cores.  Since 0.1. */
 grove_status grove_model_report(const grove_model *model, const grove_dataset *data,

@@ -58,8 +58,16 @@ awk -F, 'NR > 1 {
   }
 } END { exit bad }' "$TMP/f.csv" >"$TMP/bad" || fail "forest: contributions do not sum to the probabilities: $(head -3 "$TMP/bad")"
 
-# ---- refusals ----
+# ---- grove report --data: the mean |contribution| chart, one bar per feature (at most 20) ----
+expect_exit 0 "$GROVE" report "$TMP/g" --data "$TMP/test.csv" -o "$TMP/r.html" -q
+expect_in "$TMP/r.html" 'id="importance-contributions"'
+expect_in "$TMP/r.html" "Mean |contribution|"
+# a model without contributions: the report has no such chart (and is no error)
 expect_exit 0 "$GROVE" train "$train" -o "$TMP/lr" --algo logistic -q
+expect_exit 0 "$GROVE" report "$TMP/lr" --data "$test" -o "$TMP/r2.html" -q
+grep -q 'importance-contributions' "$TMP/r2.html" && fail "a logistic model's report has contributions"
+
+# ---- refusals ----
 expect_exit 1 "$GROVE" predict "$TMP/lr" "$test" --contrib
 expect_in "$TMP/err" "contributions need a model whose score is a sum over trees"
 expect_exit 1 "$GROVE" predict "$TMP/g" "$TMP/test.csv" --contrib --rounds 3
