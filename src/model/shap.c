@@ -378,33 +378,38 @@ typedef struct sh_walk {
     size_t F1;
     int cond;         /* 0: plain; 1: feature cond_f present; -1: absent */
     int32_t cond_f;
+    const double *inv; /* [path length + 2]: inv[k] = 1 / k */
 } sh_walk;
 
-static void path_extend(sh_path *p, int d, double z, double o, int32_t f)
+/* inv[k] = 1 / k for the path lengths of a walk (the recurrences below multiply by these
+ * instead of dividing: a division's latency is on each loop's dependency chain). */
+static void path_extend(sh_path *p, int d, double z, double o, int32_t f, const double *inv)
 {
     p[d].f = f;
     p[d].z = z;
     p[d].o = o;
     p[d].w = d == 0 ? 1.0 : 0.0;
-    const double inv = 1.0 / (double)(d + 1);
+    const double r = inv[d + 1];
     for (int i = d - 1; i >= 0; i--) {
-        p[i + 1].w += o * p[i].w * (double)(i + 1) * inv;
-        p[i].w = z * p[i].w * (double)(d - i) * inv;
+        p[i + 1].w += o * p[i].w * (double)(i + 1) * r;
+        p[i].w = z * p[i].w * (double)(d - i) * r;
     }
 }
 
-static void path_unwind(sh_path *p, int d, int k)
+static void path_unwind(sh_path *p, int d, int k, const double *inv)
 {
-    const double o = p[k].o, z = p[k].z;
+    const double o = p[k].o, z = p[k].z, r = inv[d + 1];
     double next = p[d].w;
-    for (int i = d - 1; i >= 0; i--) {
-        if (o != 0) {
+    if (o != 0) {
+        const double io = (double)(d + 1) / o;
+        for (int i = d - 1; i >= 0; i--) {
             const double tmp = p[i].w;
-            p[i].w = next * (double)(d + 1) / ((double)(i + 1) * o);
-            next = tmp - p[i].w * z * (double)(d - i) / (double)(d + 1);
-        } else {
-            p[i].w = p[i].w * (double)(d + 1) / (z * (double)(d - i));
+            p[i].w = next * io * inv[i + 1];
+            next = tmp - p[i].w * z * (double)(d - i) * r;
         }
+    } else {
+        const double iz = (double)(d + 1) / z;
+        for (int i = d - 1; i >= 0; i--) p[i].w = p[i].w * iz * inv[d - i];
     }
     for (int i = k; i < d; i++) {
         p[i].f = p[i + 1].f;
@@ -414,18 +419,20 @@ static void path_unwind(sh_path *p, int d, int k)
 }
 
 /* The total permutation weight of the path with element k unwound. */
-static double path_unwound_sum(const sh_path *p, int d, int k)
+static double path_unwound_sum(const sh_path *p, int d, int k, const double *inv)
 {
     const double o = p[k].o, z = p[k].z;
     double next = p[d].w, total = 0;
-    for (int i = d - 1; i >= 0; i--) {
-        if (o != 0) {
-            const double tmp = next * (double)(d + 1) / ((double)(i + 1) * o);
+    if (o != 0) {
+        const double io = (double)(d + 1) / o, zr = z * inv[d + 1];
+        for (int i = d - 1; i >= 0; i--) {
+            const double tmp = next * io * inv[i + 1];
             total += tmp;
-            next = p[i].w - tmp * z * ((double)(d - i) / (double)(d + 1));
-        } else if (z != 0) {
-            total += p[i].w / z / ((double)(d - i) / (double)(d + 1));
+            next = p[i].w - tmp * zr * (double)(d - i);
         }
+    } else if (z != 0) {
+        const double iz = (double)(d + 1) / z;
+        for (int i = d - 1; i >= 0; i--) total += p[i].w * iz * inv[d - i];
     }
     return total;
 }
@@ -441,14 +448,14 @@ static void walk(const sh_walk *c, size_t node, int d, sh_path *parent, double p
     const gv_tree *t = st->t;
     sh_path *p = parent + d + 1;
     memcpy(p, parent, (size_t)(d + 1) * sizeof *p);
-    if (c->cond == 0 || c->cond_f != pf) path_extend(p, d, pz, po, pf);
+    if (c->cond == 0 || c->cond_f != pf) path_extend(p, d, pz, po, pf, c->inv);
     const gv_tree_node *n = &t->nodes[node];
     if (n->type == GV_NODE_LEAF) {
         const size_t V = st->n_val;
         const double *v = st->val + node * V;
         double *phi = c->phi + (V == 1 ? st->group * c->F1 : 0);
         for (int i = 1; i <= d; i++) {
-            const double s = path_unwound_sum(p, d, i) * (p[i].o - p[i].z) * cf;
+            const double s = path_unwound_sum(p, d, i, c->inv) * (p[i].o - p[i].z) * cf;
             double *ph = phi + p[i].f;
             for (size_t g = 0; g < V; g++) ph[g * c->F1] += s * v[g];
         }
@@ -463,7 +470,7 @@ static void walk(const sh_walk *c, size_t node, int d, sh_path *parent, double p
     if (k <= d) {
         iz = p[k].z;
         io = p[k].o;
-        path_unwind(p, d, k);
+        path_unwind(p, d, k, c->inv);
         d--;
     }
     double hot_cf = cf, cold_cf = cf;
@@ -490,12 +497,13 @@ static size_t path_len(int D, size_t F)
 }
 
 /* phi[G (F + 1)] of one row (x gathered). */
-static void row_contrib(const gv_shap *s, const float *x, sh_path *path, double *phi)
+static void row_contrib(const gv_shap *s, const float *x, sh_path *path, const double *inv,
+                        double *phi)
 {
     const size_t F1 = s->F + 1;
     memset(phi, 0, s->G * F1 * sizeof *phi);
     for (size_t g = 0; g < s->G; g++) phi[g * F1 + s->F] = s->bias[g];
-    sh_walk c = {.x = x, .phi = phi, .F1 = F1};
+    sh_walk c = {.x = x, .phi = phi, .F1 = F1, .inv = inv};
     for (size_t k = 0; k < s->n_trees; k++) {
         const sh_tree *st = &s->trees[k];
         double *b = phi + (st->n_val == 1 ? st->group * F1 : 0) + s->F;
@@ -507,12 +515,13 @@ static void row_contrib(const gv_shap *s, const float *x, sh_path *path, double 
 
 /* The interaction matrices out[G (F + 1) (F + 1)] of one row; phi[G (F + 1)] its contributions,
  * on and off scratch of G (F + 1) doubles each. */
-static void row_interactions(const gv_shap *s, const float *x, sh_path *path, const double *phi,
-                             double *on, double *off, double *out)
+static void row_interactions(const gv_shap *s, const float *x, sh_path *path,
+                             const double *inv, const double *phi, double *on, double *off,
+                             double *out)
 {
     const size_t F = s->F, F1 = F + 1, G = s->G;
     memset(out, 0, G * F1 * F1 * sizeof *out);
-    sh_walk c = {.x = x, .F1 = F1};
+    sh_walk c = {.x = x, .F1 = F1, .inv = inv};
     for (size_t k = 0; k < s->n_trees; k++) {
         const sh_tree *st = &s->trees[k];
         const size_t g0 = st->n_val == 1 ? st->group : 0, ng = st->n_val;
@@ -564,8 +573,12 @@ grove_status gv_shap_rows(const gv_shap *s, const grove_dataset *d, int interact
     {
         float *x = gv_malloc_array(s->F ? s->F : 1, sizeof *x);
         sh_path *path = gv_malloc_array(plen, sizeof *path);
+        const size_t n_inv = (size_t)s->depth + 3;
+        double *inv = gv_malloc_array(n_inv, sizeof *inv);
+        if (inv)
+            for (size_t k = 1; k < n_inv; k++) inv[k] = 1.0 / (double)k;
         double *tmp = interactions ? gv_malloc_array(3 * G, F1 * sizeof *tmp) : NULL;
-        int ok = x && path && (!interactions || tmp);
+        int ok = x && path && inv && (!interactions || tmp);
         if (!ok) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -581,12 +594,13 @@ grove_status gv_shap_rows(const gv_shap *s, const grove_dataset *d, int interact
                 x[s->used[u]] = gv_value(d, (size_t)s->used[u], (size_t)i);
             double *o = out + (size_t)i * per;
             if (!interactions) {
-                row_contrib(s, x, path, o);
+                row_contrib(s, x, path, inv, o);
                 continue;
             }
-            row_contrib(s, x, path, tmp);
-            row_interactions(s, x, path, tmp, tmp + G * F1, tmp + 2 * G * F1, o);
+            row_contrib(s, x, path, inv, tmp);
+            row_interactions(s, x, path, inv, tmp, tmp + G * F1, tmp + 2 * G * F1, o);
         }
+        gv_free(inv);
         gv_free(tmp);
         gv_free(path);
         gv_free(x);
