@@ -12,7 +12,8 @@ enum { OPT_DATA, OPT_VALID, OPT_BIASVAR, OPT_OUTPUT, OPT_THREADS };
 static const cli_option report_options[] = {
     {OPT_DATA, "--data", NULL, "FILE",
      "labelled data (read with the model's schema): the error curves on it,\n"
-     "the margins, permutation importances, and the evaluation: metrics,\n"
+     "the margins, permutation importances, the mean |contribution| of\n"
+     "each feature (tree ensembles, TreeSHAP), and the evaluation: metrics,\n"
      "confusion matrix, ROC (two classes), calibration, or predicted vs true", NULL},
     {OPT_VALID, "--valid", NULL, "FILE", "labelled data for a second curve (bagging, gbdt)", NULL},
     {OPT_BIASVAR, "--biasvar", NULL, "FILE",

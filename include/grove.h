@@ -401,6 +401,42 @@ grove_status grove_model_predict(const grove_model *model, const grove_dataset *
 grove_status grove_model_predict_label(const grove_model *model, const grove_dataset *data,
                                        int n_threads, double *out, size_t out_len);
 
+/* Per-feature contributions (SHAP values; path-dependent TreeSHAP, Lundberg et al. 2018,
+ * Algorithm 2) of the model's score on every row of `data` (the model's schema).  The score of a
+ * row is a sum over trees, in G groups (grove_model_contrib_groups):
+ *   gbdt          the margin before the link, one group per tree of a round (G = 1 for
+ *                 regression and two classes, where P(class 1) = sigmoid(score), or
+ *                 sigmoid(2 score) for objective exponential; G = K for softmax, whose
+ *                 probabilities are softmax(scores)) -- XGBoost's output_margin;
+ *   tree, id3, stump, bagging / forest / extra-trees of trees  the prediction itself: G = K
+ *                 class probabilities (vote fractions for a hard vote) or G = 1 value;
+ *   adaboost, adaboost.m1, samme, samme.r, adaboost.m2 of trees  the K class scores
+ *                 sum_t alpha_t h_t(x) whose scaled softmax is the probabilities.
+ * Other models (adaboost.r2, filter- and confidence-boosting, stacking, voting, linear models,
+ * networks) have no contributions: GROVE_ERR_ARG naming these kinds.
+ * Layout (XGBoost's pred_contribs): out[(i * G + g) * (F + 1) + j], F the model's features,
+ * j = F the bias (the expected score under the training covers); for every row and group the
+ * F + 1 values sum to the score (grove_model_predict_margin) up to rounding.  With
+ * `interactions` non-zero, SHAP interaction values (Lundberg et al. 2020; XGBoost's
+ * pred_interactions): out[((i * G + g) * (F + 1) + j) * (F + 1) + k], symmetric, row j summing
+ * to contribution j, the bias row and column 0 except [F][F] = the bias.  Covers are the
+ * training weights the trees store (sum of sample weights, of hessians for gbdt).  out_len
+ * must be at least n_rows x G x (F + 1) (squared with interactions).  Thread-safe; `n_threads`
+ * 0 = all cores; the same values for any thread count.  Since 0.1. */
+grove_status grove_model_predict_contrib(const grove_model *model, const grove_dataset *data,
+                                         int interactions, int n_threads, double *out,
+                                         size_t out_len);
+
+/* The number of score groups G of grove_model_predict_contrib (GROVE_ERR_ARG, *n_groups = 0,
+ * for a model without contributions).  Since 0.1. */
+grove_status grove_model_contrib_groups(const grove_model *model, size_t *n_groups);
+
+/* The scores that the contributions add up to (see grove_model_predict_contrib), G per row,
+ * into out[n_rows * G]: each the group's bias plus its trees' leaf values in model order.
+ * GROVE_ERR_ARG for a model without contributions.  Thread-safe.  Since 0.1. */
+grove_status grove_model_predict_margin(const grove_model *model, const grove_dataset *data,
+                                        int n_threads, double *out, size_t out_len);
+
 /* Models with rounds: the number of rounds kept (AdaBoost family: members; gbdt: boosting
  * rounds, after early stopping; bagging, forest, extra-trees: members); 0 for other models. */
 size_t grove_model_n_rounds(const grove_model *model);
@@ -496,7 +532,9 @@ grove_status grove_model_export(const grove_model *model, const char *lang, cons
  * metric per round and the early-stopping round; for filter/confidence boosting their
  * recursion tree / runs; feature importances.  `data` (may be NULL; labelled, loaded with the
  * model's schema) adds the evaluation (metrics, confusion matrix, ROC, calibration, or
- * predicted against true) and the curves on it; `valid` (may be NULL) adds curves on it;
+ * predicted against true) and the curves on it, and for models with contributions
+ * (grove_model_predict_contrib) the mean |contribution| of each feature over its first 10,000
+ * rows; `valid` (may be NULL) adds curves on it;
  * `biasvar_json` (may be NULL) is the output of grove_biasvar, drawn as a stacked bar
  * (GROVE_ERR_PARSE when it is not one).  Thread-safe; `n_threads` 0 = all cores.  Since 0.1. */
 grove_status grove_model_report(const grove_model *model, const grove_dataset *data,

@@ -275,6 +275,32 @@ class Model:
                                                  ptr, out.size))
         return out
 
+    def contrib_groups(self):
+        """Score groups of predict_contrib (gbdt: 1, or K for softmax; trees, forests and the
+        AdaBoost family: K classes, or 1 for regression); ValueError for other models."""
+        g = ctypes.c_size_t()
+        check(lib.grove_model_contrib_groups(self.handle, ctypes.byref(g)))
+        return g.value
+
+    def predict_contrib(self, data, interactions=False, n_threads=0):
+        """SHAP values of the model's score (grove_model_predict_contrib): a new float64 array
+        (n_rows, G, F + 1), bias last, or with `interactions` (n_rows, G, F + 1, F + 1); F the
+        model's features."""
+        G = self.contrib_groups()
+        F1 = lib.grove_schema_n_features(self.schema) + 1
+        shape = (data.n_rows, G, F1, F1) if interactions else (data.n_rows, G, F1)
+        out = np.empty(shape, dtype=np.float64)
+        check(lib.grove_model_predict_contrib(self.handle, data.handle, 1 if interactions else 0,
+                                              n_threads, out.ctypes.data_as(_DP), out.size))
+        return out
+
+    def predict_margin(self, data, n_threads=0):
+        """The scores the contributions add up to: a new float64 array (n_rows, G)."""
+        out = np.empty((data.n_rows, self.contrib_groups()), dtype=np.float64)
+        check(lib.grove_model_predict_margin(self.handle, data.handle, n_threads,
+                                             out.ctypes.data_as(_DP), out.size))
+        return out
+
     def predict_label(self, data, n_threads=0):
         out = np.empty(data.n_rows, dtype=np.float64)
         check(lib.grove_model_predict_label(self.handle, data.handle, n_threads,

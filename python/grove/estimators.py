@@ -312,6 +312,37 @@ class _GroveBase(BaseEstimator):
     def _importances(self, m):
         return m.importance(self._IMPORTANCE)
 
+    # ---- contributions ----
+    def shap_values(self, X, interactions=False):
+        """Per-feature contributions (path-dependent TreeSHAP) of the model's score, shaped as
+        XGBoost's Booster.predict(pred_contribs=True): (n_samples, n_features + 1), the bias
+        last, for one score group (regression, gbdt with two classes: its margin before the
+        sigmoid), (n_samples, n_groups, n_features + 1) for several (softmax gbdt: per class;
+        trees and forests: the probability of each class; the AdaBoost family: each class's
+        score).  Each row of a group sums to the score (output_margin).  With `interactions`,
+        XGBoost's pred_interactions: (n_samples, [n_groups,] n_features + 1, n_features + 1).
+        Models that are not sums of trees raise ValueError."""
+        m = self._fitted()  # one reference for the whole call: a concurrent fit cannot free it
+        phi = m.predict_contrib(self._dataset(X, m), interactions, self._threads())
+        s = m.schema
+        F = lib.grove_schema_n_features(s)
+        W = self.n_features_in_
+        if W != F:  # compact features: each model feature at its column, the others 0
+            cols = [lib.grove_schema_feature_column(s, f) for f in range(F)] + [W]
+            shape = phi.shape[:2] + ((W + 1, W + 1) if interactions else (W + 1,))
+            full = np.zeros(shape, dtype=np.float64)
+            if interactions:
+                full[:, :, np.ix_(cols, cols)[0], np.ix_(cols, cols)[1]] = phi
+            else:
+                full[:, :, cols] = phi
+            phi = full
+        return phi[:, 0] if phi.shape[1] == 1 else phi
+
+    def _predict_contrib(self, X, pred_contribs, pred_interactions):
+        if pred_contribs and pred_interactions:
+            raise ValueError("pred_contribs and pred_interactions: choose one")
+        return self.shap_values(X, interactions=bool(pred_interactions))
+
     def _more_tags(self):
         return {"allow_nan": self._ALLOW_NAN, "_xfail_checks": self._xfail_checks()}
 
@@ -327,7 +358,11 @@ class _Classifier(ClassifierMixin, _GroveBase):
         m = self._fitted()
         return m.predict(self._dataset(X, m), self._threads())
 
-    def predict(self, X):
+    def predict(self, X, pred_contribs=False, pred_interactions=False):
+        """Predicted classes; with pred_contribs or pred_interactions the contributions
+        instead (shap_values)."""
+        if pred_contribs or pred_interactions:
+            return self._predict_contrib(X, pred_contribs, pred_interactions)
         m = self._fitted()
         idx = m.predict_label(self._dataset(X, m), self._threads()).astype(np.intp)
         return self.classes_[idx]
@@ -341,7 +376,11 @@ class _Regressor(RegressorMixin, _GroveBase):
     def fit(self, X, y, sample_weight=None):
         return self._fit(X, y, sample_weight, "regression")
 
-    def predict(self, X):
+    def predict(self, X, pred_contribs=False, pred_interactions=False):
+        """Predicted values; with pred_contribs or pred_interactions the contributions
+        instead (shap_values)."""
+        if pred_contribs or pred_interactions:
+            return self._predict_contrib(X, pred_contribs, pred_interactions)
         m = self._fitted()
         return m.predict(self._dataset(X, m), self._threads()).ravel()
 

@@ -183,6 +183,11 @@ static void add_member_score(const gv_boost *b, size_t t, const double *h, doubl
     }
 }
 
+void gv_boost_member_score(const gv_component *c, size_t t, const double *h, double *s)
+{
+    add_member_score(c->impl, t, h, s);
+}
+
 static double alpha_sum(const gv_boost *b, size_t rounds)
 {
     double z = 0;

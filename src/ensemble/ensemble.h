@@ -135,6 +135,11 @@ typedef struct gv_boost_view {
     const double *log_eps, *log_z, *log_train, *log_valid; /* [T]; log_valid may be NULL */
 } gv_boost_view;
 int gv_boost_view_of(const gv_component *c, gv_boost_view *v);
+/* Adds member t's share of the class scores s[K] for its output h[K] (its class probabilities,
+ * or adaboost.m2's plausibilities), exactly as the boost component's prediction does: alpha_t
+ * at the argmax (adaboost, m1, samme), alpha_t h (m2), alpha_t (K - 1)(ln p - mean ln p)
+ * (samme.r).  c must be a boost component other than adaboost.r2, t < its members. */
+void gv_boost_member_score(const gv_component *c, size_t t, const double *h, double *s);
 
 typedef struct gv_bagging_view {
     const char *mode;            /* "bagging", "forest", "extra-trees" */

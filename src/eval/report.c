@@ -18,7 +18,8 @@
  *                error p has error at most g(p));
  *   confidence   the k runs' errors on the selection sample, the chosen one, and epsilon;
  *   importances  every kind the model has (impurity, OOB permutation, and the others that
- *                grove_model_importance knows), and permutation importances on DATA;
+ *                grove_model_importance knows), permutation importances on DATA, and for
+ *                tree ensembles the mean |contribution| (TreeSHAP) of each feature on DATA;
  *   evaluation   with labelled DATA: metrics, confusion matrix, ROC curve (two classes),
  *                calibration; regression: predicted against true;
  *   bias-variance a `grove biasvar --json` result as a stacked bar.
@@ -634,6 +635,50 @@ done:
     gv_free(v);
 }
 
+/* Rows of DATA whose contributions the report averages (the first ones). */
+#define CONTRIB_ROWS 10000
+
+/* imp[F] = the mean over the first rows of DATA of sum_g |phi_g,f| (grove_model_predict_contrib);
+ * 0 when the model has no contributions (or memory is short: then r->nomem). */
+static int contrib_importance(rep *r, double *imp)
+{
+    const size_t F = r->m->schema->n_features, F1 = F + 1;
+    size_t G = 0;
+    if (grove_model_contrib_groups(r->m, &G) != GROVE_OK || r->data->n_rows == 0) return 0;
+    grove_dataset *sub = NULL;
+    const grove_dataset *d = r->data;
+    size_t n = d->n_rows;
+    if (n > CONTRIB_ROWS) {
+        size_t *rows = gv_malloc_array(CONTRIB_ROWS, sizeof *rows);
+        if (!rows) {
+            r->nomem = 1;
+            return 0;
+        }
+        for (size_t i = 0; i < CONTRIB_ROWS; i++) rows[i] = i;
+        grove_status st = grove_dataset_subset(d, rows, CONTRIB_ROWS, &sub);
+        gv_free(rows);
+        if (st != GROVE_OK) {
+            r->nomem = st == GROVE_ERR_NOMEM;
+            return 0;
+        }
+        d = sub;
+        n = CONTRIB_ROWS;
+    }
+    double *phi = gv_malloc_array(n * G, F1 * sizeof *phi);
+    int ok = phi && grove_model_predict_contrib(r->m, d, 0, r->n_threads, phi, n * G * F1) ==
+                        GROVE_OK;
+    if (!phi) r->nomem = 1;
+    if (ok) {
+        for (size_t f = 0; f < F; f++) imp[f] = 0;
+        for (size_t i = 0; i < n * G; i++)
+            for (size_t f = 0; f < F; f++) imp[f] += fabs(phi[i * F1 + f]);
+        for (size_t f = 0; f < F; f++) imp[f] /= (double)n;
+    }
+    gv_free(phi);
+    grove_dataset_free(sub);
+    return ok;
+}
+
 static void importance_section(rep *r)
 {
     static const struct {
@@ -672,6 +717,17 @@ static void importance_section(rep *r)
                                      "column is permuted."
                                    : "Increase of the mean squared error on DATA when the "
                                      "feature's column is permuted.");
+    }
+    if (r->data && contrib_importance(r, imp)) {
+        if (!opened) put(r, "<section id=\"importance\">\n<h2>Feature importances</h2>\n");
+        opened = 1;
+        char note[512];
+        snprintf(note, sizeof note,
+                 "Mean |contribution| of each feature to the model's score over %zu rows of "
+                 "DATA (path-dependent TreeSHAP, Lundberg et al. 2018; summed over the score's "
+                 "groups): `grove predict --contrib` gives them row by row.",
+                 r->data->n_rows < CONTRIB_ROWS ? r->data->n_rows : (size_t)CONTRIB_ROWS);
+        importance_chart(r, "contributions", imp, note);
     }
     gv_err_clear(); /* kinds the model does not have are skipped, not errors */
     if (opened) put(r, "</section>\n");

@@ -237,6 +237,9 @@ void gv_tree_free(gv_tree *t);
 
 /* The leaf index reached by row i of raw dataset d (same feature layout as the training data). */
 size_t gv_tree_leaf(const gv_tree *t, const grove_dataset *d, size_t i);
+/* The child that split node `node` of t sends raw value x of its feature to (NaN: missing),
+ * as gv_tree_leaf's walk does. */
+size_t gv_tree_child(const gv_tree *t, size_t node, float x);
 /* The leaf index reached by row i of binned matrix b. */
 size_t gv_tree_leaf_binned(const gv_tree *t, const gv_binned *b, size_t i);
 /* The leaf of tree t reached by binned row i, except that feature f is read from row j

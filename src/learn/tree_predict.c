@@ -43,23 +43,30 @@ static size_t cat_child(const gv_tree *t, const gv_tree_node *n, int64_t c)
     return child == UINT32_MAX ? (size_t)n->right : (size_t)child;
 }
 
+/* The child of split node n for raw value x of its feature. */
+static inline size_t raw_child(const gv_tree *t, const gv_tree_node *n, float x)
+{
+    if (n->type == GV_NODE_NUM) {
+        if (isnan(x)) return (size_t)(n->default_left ? n->left : n->right);
+        return (size_t)(x <= n->threshold ? n->left : n->right);
+    }
+    uint32_t limit = n->type == GV_NODE_CAT_SET ? UINT32_MAX : n->cat_len;
+    return cat_child(t, n, raw_code(x, limit));
+}
+
 size_t gv_tree_leaf(const gv_tree *t, const grove_dataset *d, size_t i)
 {
     size_t k = 0;
     for (;;) {
         const gv_tree_node *n = &t->nodes[k];
         if (n->type == GV_NODE_LEAF) return k;
-        float x = gv_value(d, (size_t)n->feature, i);
-        if (n->type == GV_NODE_NUM) {
-            if (isnan(x))
-                k = (size_t)(n->default_left ? n->left : n->right);
-            else
-                k = (size_t)(x <= n->threshold ? n->left : n->right);
-        } else {
-            uint32_t limit = n->type == GV_NODE_CAT_SET ? UINT32_MAX : n->cat_len;
-            k = cat_child(t, n, raw_code(x, limit));
-        }
+        k = raw_child(t, n, gv_value(d, (size_t)n->feature, i));
     }
+}
+
+size_t gv_tree_child(const gv_tree *t, size_t node, float x)
+{
+    return raw_child(t, &t->nodes[node], x);
 }
 
 size_t gv_tree_leaf_binned(const gv_tree *t, const gv_binned *b, size_t i)

@@ -59,4 +59,18 @@ enum { GV_EXPORT_AUTO = 0, GV_EXPORT_CODE = 1, GV_EXPORT_TABLE = 2 };
 grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, int header,
                                gv_buf *text);
 
+/* Contributions (shap.c): the model's score as a sum over trees, prepared for TreeSHAP.
+ * gv_shap_build: GROVE_ERR_ARG naming the kinds that have contributions when the model is not
+ * one of them; the model is borrowed and must outlive the result (free with gv_shap_free).
+ * gv_shap_groups: the score groups G.  gv_shap_rows: every row of d (the model's features)
+ * into out: G (F + 1) contributions a row (bias last), or with `interactions` G (F + 1)^2
+ * interaction values; GROVE_ERR_NOMEM.  gv_shap_margin: the scores s_g into out[n_rows G]. */
+typedef struct gv_shap gv_shap;
+grove_status gv_shap_build(const grove_model *m, gv_shap **out);
+void gv_shap_free(gv_shap *s);
+size_t gv_shap_groups(const gv_shap *s);
+grove_status gv_shap_rows(const gv_shap *s, const grove_dataset *d, int interactions,
+                          int n_threads, double *out);
+void gv_shap_margin(const gv_shap *s, const grove_dataset *d, int n_threads, double *out);
+
 #endif /* GV_MODEL_H */
