@@ -361,7 +361,9 @@ static grove_status emit(emitter *e, int64_t k, unsigned depth, int64_t *out)
             return gv_err(GROVE_ERR_MODEL, "%s: tree %zu: node %lld: a numeric split on "
                           "categorical feature '%s'", c->source, e->tree, (long long)k,
                           c->names[sn->feature]);
-        float tf = sn->cmp == CMP_LT ? float_below(sn->thr) : float_at_most(sn->thr);
+        /* XGBoost's condition is a float: its JSON text is the shortest decimal that reads
+         * back to it, so it is rounded to float first */
+        float tf = sn->cmp == CMP_LT ? float_below((double)(float)sn->thr) : float_at_most(sn->thr);
         if (sn->missing == MISS_ZERO) return emit_zero(e, sn, tf, value, depth, out);
         int dl = sn->missing == MISS_NONE ? (0.0f <= tf) : sn->default_left;
         return emit_num(e, sn->feature, tf, dl, sn->left, sn->right, sn, value, depth, out);
@@ -872,10 +874,13 @@ static grove_status xgb_tree(conv *c, const json_t *tj, const char *path, size_t
         double cond, g, h;
         if ((st = jint_at(c, L, k, path, "left_children", -1, (int64_t)n - 1, &l)) != GROVE_OK ||
             (st = jint_at(c, R, k, path, "right_children", -1, (int64_t)n - 1, &r)) != GROVE_OK ||
-            (st = jnum_at(c, C, k, path, "split_conditions", &cond)) != GROVE_OK ||
             (st = jnum_at(c, G, k, path, "loss_changes", &g)) != GROVE_OK ||
             (st = jnum_at(c, H, k, path, "sum_hessian", &h)) != GROVE_OK ||
             (T && (st = jint_at(c, T, k, path, "split_type", 0, 1, &ty)) != GROVE_OK))
+            return st;
+        /* a categorical split's condition is NaN (null here), and not read */
+        if ((l == -1 || ty == 0) &&
+            (st = jnum_at(c, C, k, path, "split_conditions", &cond)) != GROVE_OK)
             return st;
         sn->gain = g;
         sn->weight = h;
@@ -974,7 +979,10 @@ static grove_status from_xgboost(conv *c, const json_t *doc)
                       "or a count in [2, 65536], got %.17g", c->source, nc);
     const char *on = json_string_value(oname);
     int K = 0;
-    if (!strcmp(on, "binary:logistic") || !strcmp(on, "binary:logitraw")) {
+    if (!strcmp(on, "binary:logitraw")) {
+        c->objective = GV_OBJ_LOGISTIC; /* its base_score is a margin already */
+        K = 2;
+    } else if (!strcmp(on, "binary:logistic")) {
         c->objective = GV_OBJ_LOGISTIC;
         K = 2;
         if (!(base_score > 0 && base_score < 1))
@@ -1662,6 +1670,45 @@ static grove_status from_sklearn(conv *c, const json_t *doc)
  * Entry points
  * ------------------------------------------------------------------------------------------ */
 
+/* XGBoost writes NaN (a categorical split's condition) and infinities as bare words, which
+ * JSON does not have: a copy of the text with each such word outside strings as null (so a
+ * number read there is refused by name).  NULL when out of memory. */
+static char *json_nan_to_null(const char *t, size_t len, size_t *out_len)
+{
+    static const char *const words[] = {"-Infinity", "Infinity", "-NaN", "NaN", "-inf", "inf",
+                                        "-nan", "nan"};
+    /* each word becomes at most a third longer ("NaN" -> "null") */
+    char *o = gv_malloc(len + len / 3 + 2);
+    if (!o) return NULL;
+    size_t n = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < len;) {
+        char ch = t[i];
+        if (in_str) {
+            o[n++] = t[i++];
+            if (ch == '\\' && i < len) o[n++] = t[i++];
+            else if (ch == '"') in_str = 0;
+            continue;
+        }
+        size_t w = 0;
+        for (size_t k = 0; k < GV_COUNT(words) && !w; k++) {
+            size_t wl = strlen(words[k]);
+            if (wl <= len - i && !memcmp(t + i, words[k], wl)) w = wl;
+        }
+        if (w) {
+            memcpy(o + n, "null", 4);
+            n += 4;
+            i += w;
+        } else {
+            in_str = ch == '"';
+            o[n++] = t[i++];
+        }
+    }
+    o[n] = '\0';
+    *out_len = n;
+    return o;
+}
+
 static grove_status convert_text(const char *from, const char *text, size_t len,
                                  const char *source, grove_model **out)
 {
@@ -1672,7 +1719,11 @@ static grove_status convert_text(const char *from, const char *text, size_t len,
         st = from_lightgbm(&c, text, len);
     } else {
         json_error_t je;
-        json_t *doc = len ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+        size_t clen = 0;
+        char *clean = len ? json_nan_to_null(text, len, &clen) : NULL;
+        if (len && !clean) return gv_err_nomem(source);
+        json_t *doc = len ? json_loadb(clean, clen, JSON_REJECT_DUPLICATES, &je) : NULL;
+        gv_free(clean);
         if (!doc) {
             st = len == 0 ? gv_err(GROVE_ERR_MODEL, "%s: empty file", source)
                  : gv_json_load_nomem(&je) ? gv_err(GROVE_ERR_NOMEM, "%s: out of memory while parsing", source)
