@@ -100,10 +100,28 @@ def _tree_dump(tree, proba, scale=1.0):
             "gain": [float(v) for v in gain]}
 
 
+def _hist_tree_dump(predictor):
+    nd = predictor.nodes
+    if np.any(nd["is_categorical"][nd["is_leaf"] == 0]):
+        raise ValueError("from_sklearn: HistGradientBoosting's categorical splits are not "
+                         "converted")
+    leaf = nd["is_leaf"] != 0
+    left = np.where(leaf, -1, nd["left"]).astype(int)
+    right = np.where(leaf, -1, nd["right"]).astype(int)
+    return {"left": left.tolist(), "right": right.tolist(),
+            "feature": np.where(leaf, 0, nd["feature_idx"]).astype(int).tolist(),
+            "threshold": np.where(leaf, 0.0, nd["num_threshold"]).astype(float).tolist(),
+            "default_left": np.where(leaf, 1, nd["missing_go_to_left"]).astype(int).tolist(),
+            "value": nd["value"].astype(float).tolist(),
+            "weight": nd["count"].astype(float).tolist(),
+            "count": nd["count"].astype(float).tolist(),
+            "gain": np.where(leaf | ~np.isfinite(nd["gain"]), 0.0, nd["gain"]).astype(float).tolist()}
+
+
 def from_sklearn(estimator):
-    """A fitted scikit-learn DecisionTree*, RandomForest*, ExtraTrees* or GradientBoosting*
-    (single output) as a grove model; predictions equal scikit-learn's on float32 inputs (up to
-    the order of floating-point sums)."""
+    """A fitted scikit-learn DecisionTree*, RandomForest*, ExtraTrees*, GradientBoosting* or
+    HistGradientBoosting* (single output, numeric splits) as a grove model; predictions equal
+    scikit-learn's on float32 inputs (up to the order of floating-point sums)."""
     est = estimator
     name = type(est).__name__
     if not type(est).__module__.startswith("sklearn."):
@@ -121,6 +139,17 @@ def from_sklearn(estimator):
     elif name.startswith(("RandomForest", "ExtraTrees")):
         doc.update(kind="extra-trees" if name.startswith("ExtraTrees") else "forest",
                    trees=[_tree_dump(t, is_clf) for t in est.estimators_])
+    elif name.startswith("HistGradientBoosting"):
+        if is_clf and getattr(est, "loss", "log_loss") not in ("log_loss", "auto",
+                                                               "binary_crossentropy",
+                                                               "categorical_crossentropy"):
+            raise ValueError(f"from_sklearn: loss={est.loss!r} has no grove counterpart")
+        if not is_clf and getattr(est, "loss", "") in ("poisson", "gamma"):
+            raise ValueError(f"from_sklearn: loss={est.loss!r} has no grove counterpart")
+        base = np.asarray(est._baseline_prediction, dtype=np.float64).ravel()
+        trees = [_hist_tree_dump(p) for stage in est._predictors for p in stage]
+        obj = "squared" if not is_clf else ("logistic" if K == 2 else "softmax")
+        doc.update(kind="gbdt", objective=obj, base=[float(b) for b in base], trees=trees)
     elif name.startswith("GradientBoosting"):
         loss = getattr(est, "loss", "")
         if is_clf and loss == "exponential":
@@ -135,7 +164,8 @@ def from_sklearn(estimator):
         doc.update(kind="gbdt", objective=obj, base=[float(b) for b in base], trees=trees)
     else:
         raise ValueError(f"from_sklearn: {name} is not a supported tree ensemble "
-                         "(DecisionTree*, RandomForest*, ExtraTrees*, GradientBoosting*)")
+                         "(DecisionTree*, RandomForest*, ExtraTrees*, GradientBoosting*, "
+                         "HistGradientBoosting*)")
     data = json.dumps(doc).encode()
     return ConvertedModel(_convert("sklearn", data), est.classes_ if is_clf else None)
 

@@ -9,6 +9,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import (ExtraTreesClassifier, ExtraTreesRegressor,
                               GradientBoostingClassifier, GradientBoostingRegressor,
+                              HistGradientBoostingClassifier, HistGradientBoostingRegressor,
                               RandomForestClassifier, RandomForestRegressor)
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -29,6 +30,7 @@ CLASSIFIERS = [
     RandomForestClassifier(n_estimators=15, max_depth=8, random_state=0),
     ExtraTreesClassifier(n_estimators=15, random_state=0),
     GradientBoostingClassifier(n_estimators=20, max_depth=3, random_state=0),
+    HistGradientBoostingClassifier(max_iter=20, random_state=0),
 ]
 REGRESSORS = [
     DecisionTreeRegressor(max_depth=7, random_state=0),
@@ -36,6 +38,7 @@ REGRESSORS = [
     ExtraTreesRegressor(n_estimators=10, max_depth=9, random_state=0),
     GradientBoostingRegressor(n_estimators=30, max_depth=3, random_state=0),
     GradientBoostingRegressor(n_estimators=10, loss="huber", random_state=0),
+    HistGradientBoostingRegressor(max_iter=25, random_state=0),
 ]
 
 
@@ -59,6 +62,13 @@ def test_sklearn_regressors(est):
     m = grove.from_sklearn(est)
     got, want = m.predict(Xr), est.predict(Xr)
     assert np.max(np.abs(got - want) / np.maximum(1, np.abs(want))) <= 1e-9
+
+
+def test_sklearn_hist_missing():
+    X = Xc.copy()
+    X[np.random.default_rng(3).random(X.shape) < 0.15] = np.nan
+    est = HistGradientBoostingClassifier(max_iter=15, random_state=0).fit(X, yc)
+    assert np.abs(grove.from_sklearn(est).predict_proba(X) - est.predict_proba(X)).max() <= 1e-9
 
 
 def test_sklearn_single_tree_exact():

@@ -1630,6 +1630,9 @@ static grove_status from_sklearn(conv *c, const json_t *doc)
                      *N = W ? jarray(c, tj, "count", nn, path, &st) : NULL,
                      *G = N ? jarray(c, tj, "gain", nn, path, &st) : NULL;
         if (!G) return st;
+        /* optional: where NaN goes (HistGradientBoosting); left when absent */
+        const json_t *DL = json_object_get(tj, "default_left");
+        if (DL && !(DL = jarray(c, tj, "default_left", nn, path, &st))) return st;
         src_tree *s = &c->trees[t];
         s->group = c->kind == CV_GBDT ? t % c->n_groups : 0;
         if ((st = tree_alloc(s, nn, c->n_out, 0)) != GROVE_OK) return st;
@@ -1661,6 +1664,11 @@ static grove_status from_sklearn(conv *c, const json_t *doc)
             sn->cmp = CMP_LE;
             sn->missing = MISS_NAN;
             sn->default_left = 1;
+            if (DL) {
+                int64_t dl;
+                if ((st = jint_at(c, DL, i, path, "default_left", 0, 1, &dl)) != GROVE_OK) return st;
+                sn->default_left = (int)dl;
+            }
         }
     }
     return GROVE_OK;
