@@ -62,6 +62,10 @@ typedef struct src_tree {
 
 enum { CV_GBDT, CV_BAGGING, CV_TREE };
 
+/* The most features a converted model may declare: a few bytes of input cannot make the
+ * converter allocate gigabytes of feature names. */
+#define CV_MAX_FEATURES 4194304
+
 typedef struct conv {
     const char *source;
     size_t n_features;
@@ -169,7 +173,6 @@ typedef struct emitter {
     size_t n, cap;
     uint32_t *cat_data;
     size_t n_cat_data, cap_cat;
-    unsigned char *seen;   /* [s->n_nodes]: reached once already */
 } emitter;
 
 static int64_t new_node(emitter *e, const gv_tree_node *proto, const double *value)
@@ -971,9 +974,9 @@ static grove_status from_xgboost(conv *c, const json_t *doc)
             return gv_err(GROVE_ERR_MODEL, "%s: $.learner.learner_model_param.num_target: %.17g "
                           "targets; grove models have one", c->source, v);
     }
-    if (!(nf >= 1 && nf <= 1e8 && nf == floor(nf)))
+    if (!(nf >= 1 && nf <= CV_MAX_FEATURES && nf == floor(nf)))
         return gv_err(GROVE_ERR_MODEL, "%s: $.learner.learner_model_param.num_feature: must be "
-                      "a count in [1, 1e8], got %.17g", c->source, nf);
+                      "a count in [1, %d], got %.17g", c->source, CV_MAX_FEATURES, nf);
     if (!(nc >= 0 && nc <= 65536 && nc == floor(nc) && nc != 1))
         return gv_err(GROVE_ERR_MODEL, "%s: $.learner.learner_model_param.num_class: must be 0 "
                       "or a count in [2, 65536], got %.17g", c->source, nc);
@@ -1069,6 +1072,11 @@ static grove_status from_xgboost(conv *c, const json_t *doc)
             if (++count[g] > rounds) rounds = count[g];
         }
     }
+    /* padding at most doubles the trees (an honest file has as many trees in every group) */
+    if (st == GROVE_OK && rounds * c->n_groups > 2 * n)
+        st = gv_err(GROVE_ERR_MODEL, "%s: %s.tree_info: %zu trees over %zu output groups, %zu "
+                    "in one of them; the groups must hold about as many trees each", c->source,
+                    mpath, n, c->n_groups, rounds);
     if (st == GROVE_OK && (st = conv_trees(c, rounds * c->n_groups)) == GROVE_OK) {
         for (size_t g = 0; g < c->n_groups; g++) count[g] = 0;
         for (size_t t = 0; t < n && st == GROVE_OK; t++) {
@@ -1153,6 +1161,19 @@ static grove_status lgb_numbers(const conv *c, const lgb_block *b, const char *k
     return GROVE_OK;
 }
 
+/* Whether line `key` is long enough to hold n entries (each a character and a space), checked
+ * before arrays of n are allocated; GROVE_ERR_MODEL naming the line otherwise. */
+static grove_status lgb_room(const conv *c, const lgb_block *b, const char *key, size_t n,
+                             size_t tree)
+{
+    const lgb_line *l = lgb_find(b, key);
+    if (!l) return gv_err(GROVE_ERR_MODEL, "%s: Tree=%zu: %s: missing", c->source, tree, key);
+    if (n > 0 && l->val_len + 1 < 2 * n)
+        return gv_err(GROVE_ERR_MODEL, "%s:%zu: %s: expected %zu entries, the line is too short",
+                      c->source, l->line, key, n);
+    return GROVE_OK;
+}
+
 static grove_status lgb_int(const conv *c, const lgb_block *b, const char *key, size_t tree,
                             int64_t lo, int64_t hi, int64_t *out)
 {
@@ -1195,6 +1216,9 @@ static grove_status lgb_tree(conv *c, const lgb_block *b, size_t tree, double sc
         return gv_err(GROVE_ERR_MODEL, "%s:%zu: is_linear: linear trees have no grove "
                       "counterpart", c->source, lin->line);
     size_t L = (size_t)nl, I = L - 1; /* leaves, internal nodes */
+    if ((st = lgb_room(c, b, "leaf_value", L, tree)) != GROVE_OK ||
+        (ncat > 0 && (st = lgb_room(c, b, "cat_boundaries", (size_t)ncat + 1, tree)) != GROVE_OK))
+        return st;
     src_tree *s = &c->trees[tree];
     double *tmp = gv_malloc_array(2 * L + 2, sizeof *tmp);
     int64_t *iv = gv_malloc_array(2 * L + 2, sizeof *iv);
@@ -1227,6 +1251,7 @@ static grove_status lgb_tree(conv *c, const lgb_block *b, size_t tree, double sc
                 goto done;
             }
         n_ct = (size_t)cb[ncat];
+        if ((st = lgb_room(c, b, "cat_threshold", n_ct, tree)) != GROVE_OK) goto done;
         if (!(ct = gv_malloc_array(n_ct ? n_ct : 1, sizeof *ct))) {
             st = gv_err_nomem("a tree");
             goto done;
@@ -1426,7 +1451,7 @@ static grove_status from_lightgbm(conv *c, const char *text, size_t len)
     int64_t ncls, ntpi, mfi;
     if ((st = lgb_int(c, &head, "num_class", 0, 1, 65536, &ncls)) != GROVE_OK ||
         (st = lgb_int(c, &head, "num_tree_per_iteration", 0, 1, 65536, &ntpi)) != GROVE_OK ||
-        (st = lgb_int(c, &head, "max_feature_idx", 0, 0, 100000000, &mfi)) != GROVE_OK) {
+        (st = lgb_int(c, &head, "max_feature_idx", 0, 0, CV_MAX_FEATURES - 1, &mfi)) != GROVE_OK) {
         gv_err_prefix("header");
         goto done;
     }
@@ -1566,9 +1591,9 @@ static grove_status from_sklearn(conv *c, const json_t *doc)
                  *trees = nc ? jget(c, doc, "trees", JSON_ARRAY, "$", &st) : NULL;
     if (!trees) return st;
     json_int_t n_features = json_integer_value(nf), K = json_integer_value(nc);
-    if (n_features < 1 || n_features > 100000000)
-        return gv_err(GROVE_ERR_MODEL, "%s: $.n_features: must be in [1, 1e8], got %lld",
-                      c->source, (long long)n_features);
+    if (n_features < 1 || n_features > CV_MAX_FEATURES)
+        return gv_err(GROVE_ERR_MODEL, "%s: $.n_features: must be in [1, %d], got %lld",
+                      c->source, CV_MAX_FEATURES, (long long)n_features);
     if (K < 0 || K == 1 || K > 65536)
         return gv_err(GROVE_ERR_MODEL, "%s: $.n_classes: must be 0 or in [2, 65536], got %lld",
                       c->source, (long long)K);
