@@ -18,7 +18,7 @@ static const struct {
     {"eval", cmd_eval, "evaluate a model on a labelled file"},
     {"cv", cmd_cv, "k-fold cross-validation of an algorithm on a file"},
     {"info", cmd_info, "describe a model file"},
-    {"convert", cmd_convert, "a model file as JSON text or binary (.gvb), either way"},
+    {"convert", cmd_convert, "a model file as JSON or binary (.gvb); XGBoost, LightGBM models"},
     {"margins", cmd_margins, "normalized margins of a voting ensemble and their distribution"},
     {"help", cmd_help, "a command's options; parameters, algorithms, file formats"},
     {"importance", cmd_importance,

@@ -501,6 +501,23 @@ grove_status grove_model_to_buffer(const grove_model *model, char **out, size_t 
  * grove_model_free().  Thread-safe.  Since 0.1. */
 grove_status grove_model_from_buffer(const char *data, size_t len, grove_model **out);
 
+/* A model trained by another library, as a grove model.  `from` names the input's format:
+ * "xgboost" (XGBoost's JSON model, Booster.save_model("m.json"): gbtree or dart; objectives
+ * binary:logistic, binary:logitraw, multi:softprob, multi:softmax, reg:squarederror,
+ * reg:absoluteerror, reg:pseudohubererror; numeric and categorical splits), "lightgbm" (LightGBM's
+ * text model: binary, multiclass, regression, regression_l1, huber; numeric splits with every
+ * missing-value type, categorical splits) or "sklearn" (the tree dump grove.from_sklearn writes;
+ * docs/convert.md).  The result predicts as the original does on float inputs, and saves, exports
+ * and reports like any grove model (features without names are called f0, f1, ...; a categorical
+ * feature's categories are "0", "1", ...).  Every malformed input is GROVE_ERR_MODEL naming the
+ * file (or "<buffer>") and the JSON path or line of the bad value; an unknown `from` is
+ * GROVE_ERR_ARG.  New model in *out (NULL on failure), free with grove_model_free().
+ * Thread-safe.  Since 0.1. */
+grove_status grove_model_convert(const char *from, const char *path, grove_model **out);
+/* The same from data[0..len) (borrowed). */
+grove_status grove_model_convert_buffer(const char *from, const char *data, size_t len,
+                                        grove_model **out);
+
 /* A JSON description of the model (algorithm, parameters, schema, size, training summary) as a
  * new NUL-terminated string; free with grove_string_free(). */
 grove_status grove_model_info_json(const grove_model *model, char **out);
