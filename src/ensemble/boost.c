@@ -1190,8 +1190,11 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         }
         gv_component c = {0};
         double *plaus = NULL;
+        /* every rank grows at the same rounds (64, 128, ...): agreed only then, so the rounds
+         * in between cost no collective */
+        int grows = t + 1 > tr.b->cap || (tr.r2_tmp && t + 1 > tr.r2_cap);
         st = boost_grow(tr.b, &tr.r2_pred, &tr.r2_vpred, &tr.r2_tmp, &tr.r2_cap, n, nv, t + 1);
-        if (tr.dist) st = gv_dist_agree(st);
+        if (tr.dist && grows) st = gv_dist_agree(st);
         if (st != GROVE_OK) goto fail;
         if ((st = gv_dist_round(t + 1)) != GROVE_OK) goto fail;
         tr.pred_ready = tr.eps_ready = tr.train_logged = 0;
