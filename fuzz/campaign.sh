@@ -19,8 +19,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   # the scratch directory is the working directory: targets write their temporary files there
   scratch=$(mktemp -d)
+  dict=(); [[ -f "$src/$t.dict" ]] && dict=(-dict="$src/$t.dict") # fuzz/model.dict for fuzz_model
   (cd "$scratch" && nice -n "${NICE:-19}" /usr/bin/time -f '%U %S' -o "$work/cpu-$t.txt" "$build/fuzz_$t" -max_total_time="$secs" -timeout=20 \
-     -rss_limit_mb=3072 -artifact_prefix="$findings/" -close_fd_mask=3 -print_final_stats=1 \
+     "${dict[@]}" -rss_limit_mb=3072 -artifact_prefix="$findings/" -close_fd_mask=3 -print_final_stats=1 \
      "$corpus" "$src/corpus/$t") > "$log" 2>&1
   rm -rf "$scratch"
   inited=$(grep -m1 'INITED' "$log")

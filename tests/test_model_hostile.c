@@ -439,6 +439,36 @@ static void test_overflowing_sums(void)
     grove_params_free(p);
 }
 
+static int stop_after_3(void *ctx, const char *stage, size_t done, size_t total)
+{
+    (void)ctx;
+    (void)total;
+    return !strcmp(stage, "round") && done >= 3;
+}
+
+/* rounds = 1e8, a valid value: the AdaBoost family allocates as rounds run, so training starts
+ * (here cancelled after three rounds) instead of failing at once for the memory of 1e8. */
+static void test_many_rounds(void)
+{
+    const char *algos[] = {"adaboost", "adaboost.r2"};
+    const char *data[] = {"examples/data/house_votes84_train.csv",
+                          "examples/data/boston_housing_train.csv"};
+    for (int a = 0; a < 2; a++) {
+        grove_params *p = NULL;
+        grove_dataset *d = NULL;
+        grove_model *m = NULL;
+        CHECK_OK(grove_params_create(&p));
+        CHECK_OK(grove_params_set(p, "algo", algos[a]));
+        CHECK_OK(grove_params_set(p, "rounds", "100000000"));
+        CHECK_OK(grove_params_set_progress(p, stop_after_3, NULL));
+        CHECK_OK(grove_dataset_load(data[a], p, NULL, &d));
+        CHECK_STATUS(grove_train(d, NULL, p, &m), GROVE_ERR_ARG);
+        CHECK_CONTAINS(grove_last_error(), "cancelled");
+        grove_dataset_free(d);
+        grove_params_free(p);
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/grove-test-hostile-XXXXXX");
@@ -452,6 +482,7 @@ int main(void)
     test_bin_nul();
     test_extreme_weights();
     test_overflowing_sums();
+    test_many_rounds();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);

@@ -332,3 +332,19 @@ def test_cascade_detect_like_opencv_and_train(tmp_path):
     raw_ours = t.detect(grey, min_neighbors=0)
     raw_cv = cvt.detectMultiScale(grey, scaleFactor=1.1, minNeighbors=0)
     assert len(raw_ours) == len(raw_cv)
+
+
+def test_deep_nesting_refused_cleanly(cancer):
+    """Parameter keys are bounded (8 levels of base.): a 60-deep nest of AdaBoost is refused by
+    fit with a message naming the limit, and a 3-deep one pickles and loads back."""
+    Xtr, ytr, Xte, _ = cancer
+    est = g.AdaBoostClassifier(n_estimators=2)
+    for _ in range(60):
+        est = g.AdaBoostClassifier(base=est, n_estimators=2)
+    with pytest.raises(ValueError, match="longer than 127 bytes|at most 8"):
+        est.fit(Xtr, ytr)
+    est = g.AdaBoostClassifier(base=g.BaggingClassifier(base=g.DecisionTreeClassifier(max_depth=2),
+                                                         n_estimators=2), n_estimators=2)
+    est.fit(Xtr, ytr)
+    other = pickle.loads(pickle.dumps(est))
+    assert other.model_bytes() == est.model_bytes()

@@ -357,9 +357,10 @@ typedef struct trainer {
     double *hv;              /* [nv * k] member outputs on the validation rows */
     double *mw;              /* adaboost.m2: [n * k] mislabel weights w_{i,y} */
     double *q;               /* adaboost.m2: [n * k] q(i, y) = w_{i,y} / W_i, the members' input */
-    double *r2_pred;         /* adaboost.r2: [rounds * n] member predictions on training rows */
-    double *r2_vpred;        /* adaboost.r2: [rounds * nv] on validation rows */
-    gv_wv *r2_tmp;              /* [rounds] */
+    double *r2_pred;         /* adaboost.r2: [r2_cap * n] member predictions on training rows */
+    double *r2_vpred;        /* adaboost.r2: [r2_cap * nv] on validation rows */
+    gv_wv *r2_tmp;              /* [r2_cap] */
+    size_t r2_cap;           /* rounds the r2 arrays hold (grown as rounds run: boost_grow) */
     double *c;               /* [n] per-row terms of a sum (rows_sum) */
     uint8_t *row_bins;       /* two classes, tree members, reweighting, one process: the binned
                                 rows row-major for their histograms (gv_binned_row_major), or NULL */
@@ -597,6 +598,52 @@ static void add_member(gv_boost *b, gv_component *c, double *plaus, double alpha
     b->alpha[t] = alpha;
     b->log_eps[t] = eps;
     b->log_z[t] = z;
+}
+
+/* ptr (an array of cap_old entries, or NULL: not used) grown to cap entries, the new ones
+ * zero; returns from the caller with an out-of-memory status on failure. */
+#define GROW_ZEROED(ptr, cap_old, cap)                                                             \
+    do {                                                                                           \
+        if (ptr) {                                                                                 \
+            void *q_ = gv_realloc_array(ptr, cap, sizeof *(ptr));                                  \
+            if (!q_) return gv_err_nomem("boosting rounds");                                       \
+            ptr = q_;                                                                              \
+            memset(ptr + (cap_old), 0, ((cap) - (cap_old)) * sizeof *(ptr));                       \
+        }                                                                                          \
+    } while (0)
+
+/* Room for `need` rounds in the model's per-round arrays and adaboost.r2's, doubled as rounds
+ * run: `rounds` (up to 1e8) is a bound, not an allocation made before the first round. */
+static grove_status boost_grow(gv_boost *b, double **r2_pred, double **r2_vpred, gv_wv **r2_tmp,
+                               size_t *r2_cap, size_t n, size_t nv, size_t need)
+{
+    if (need > b->cap) {
+        size_t cap = b->cap * 2 > need ? b->cap * 2 : need, old = b->cap;
+        GROW_ZEROED(b->members, old, cap);
+        GROW_ZEROED(b->alpha, old, cap);
+        GROW_ZEROED(b->log_eps, old, cap);
+        GROW_ZEROED(b->log_z, old, cap);
+        GROW_ZEROED(b->log_train, old, cap);
+        GROW_ZEROED(b->log_valid, old, cap);
+        GROW_ZEROED(b->plaus, old, cap);
+        b->cap = cap;
+    }
+    if (*r2_tmp && need > *r2_cap) {
+        size_t cap = *r2_cap * 2 > need ? *r2_cap * 2 : need;
+        void *p = gv_realloc_array(*r2_pred, cap, n * sizeof **r2_pred);
+        if (!p) return gv_err_nomem("boosting rounds");
+        *r2_pred = p;
+        if (*r2_vpred) {
+            p = gv_realloc_array(*r2_vpred, cap, (nv ? nv : 1) * sizeof **r2_vpred);
+            if (!p) return gv_err_nomem("boosting rounds");
+            *r2_vpred = p;
+        }
+        p = gv_realloc_array(*r2_tmp, cap, sizeof **r2_tmp);
+        if (!p) return gv_err_nomem("boosting rounds");
+        *r2_tmp = p;
+        *r2_cap = cap;
+    }
+    return GROVE_OK;
 }
 
 /* Updates the running scores with member t and returns the classification error (or RMSE for
@@ -1076,7 +1123,9 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     const size_t nv = valid ? valid->n_rows : 0, k = tr.k;
     size_t patience = (size_t)gv_param_int(in->params, GV_P_EARLY_STOPPING_ROUNDS);
 
-    tr.b = boost_new(variant, K, tr.rounds, valid != NULL);
+    /* the per-round arrays start small and grow as rounds run (boost_grow) */
+    const size_t first_cap = tr.rounds < 64 ? tr.rounds : 64;
+    tr.b = boost_new(variant, K, first_cap, valid != NULL);
     tr.D = gv_malloc_array(n, sizeof *tr.D);
     tr.D1 = gv_malloc_array(n, sizeof *tr.D1);
     tr.w_round = gv_malloc_array(n, sizeof *tr.w_round);
@@ -1086,9 +1135,10 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.c = gv_malloc_array(n ? n : 1, sizeof *tr.c);
     tr.hv = valid ? gv_malloc_array(nv ? nv : 1, k * sizeof *tr.hv) : NULL;
     if (variant == BV_R2) {
-        tr.r2_pred = gv_malloc_array(tr.rounds, n * sizeof *tr.r2_pred);
-        tr.r2_vpred = valid ? gv_malloc_array(tr.rounds, (nv ? nv : 1) * sizeof(double)) : NULL;
-        tr.r2_tmp = gv_malloc_array(tr.rounds, sizeof *tr.r2_tmp);
+        tr.r2_cap = first_cap;
+        tr.r2_pred = gv_malloc_array(first_cap, n * sizeof *tr.r2_pred);
+        tr.r2_vpred = valid ? gv_malloc_array(first_cap, (nv ? nv : 1) * sizeof(double)) : NULL;
+        tr.r2_tmp = gv_malloc_array(first_cap, sizeof *tr.r2_tmp);
     } else {
         tr.F = gv_calloc(n * k, sizeof *tr.F);
         tr.Fv = valid ? gv_calloc((nv ? nv : 1) * k, sizeof *tr.Fv) : NULL;
@@ -1145,6 +1195,12 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         }
         gv_component c = {0};
         double *plaus = NULL;
+        /* every rank grows at the same rounds (64, 128, ...): agreed only then, so the rounds
+         * in between cost no collective */
+        int grows = t + 1 > tr.b->cap || (tr.r2_tmp && t + 1 > tr.r2_cap);
+        st = boost_grow(tr.b, &tr.r2_pred, &tr.r2_vpred, &tr.r2_tmp, &tr.r2_cap, n, nv, t + 1);
+        if (tr.dist && grows) st = gv_dist_agree(st);
+        if (st != GROVE_OK) goto fail;
         if ((st = gv_dist_round(t + 1)) != GROVE_OK) goto fail;
         tr.pred_ready = tr.eps_ready = tr.train_logged = 0;
         st = fit_round(&tr, t, &c);
