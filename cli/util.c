@@ -81,6 +81,51 @@ static int matches(const cli_option *o, const char *arg)
            (o->arg && !strncmp(arg, o->name, n) && arg[n] == '=');
 }
 
+/* " (did you mean --max-depth?)" for an unknown option: the nearest option of the command
+ * (grove_suggest), else, for a command with --set, a parameter of that name or last word
+ * (--depth -> --set max_depth=VALUE); "" when none. */
+static void option_hint(const cli_command *cmd, const char *arg, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    const char *names[256];
+    size_t n = 0, len = strcspn(arg, "=");
+    int has_set = 0;
+    for (const cli_option *o = cmd->options; !is_end(o) && n < 256; o++) {
+        if (!o->name) continue;
+        names[n++] = o->name;
+        has_set |= o->id == CLI_SET;
+    }
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), arg);
+    const char *near = grove_suggest(word, names, n);
+    if (near) {
+        snprintf(buf, size, " (did you mean %s?)", near);
+        return;
+    }
+    if (!has_set) return;
+    /* a parameter: the word without dashes, '-' read as '_' */
+    const char *w = word;
+    while (*w == '-') w++;
+    char key[128];
+    size_t k = 0;
+    for (; w[k] && k + 1 < sizeof key; k++) key[k] = w[k] == '-' ? '_' : w[k];
+    key[k] = '\0';
+    if (!k) return;
+    const char *pnames[512];
+    size_t np = grove_params_count() < 512 ? grove_params_count() : 512;
+    const char *exact = NULL, *suffix = NULL;
+    for (size_t i = 0; i < np; i++) {
+        grove_params_describe(i, &pnames[i], NULL, NULL, NULL, NULL);
+        size_t pl = strlen(pnames[i]);
+        if (!strcmp(pnames[i], key)) exact = pnames[i];
+        else if (!suffix && pl > k && !strcmp(pnames[i] + pl - k, key) &&
+                 strchr("_.", pnames[i][pl - k - 1]))
+            suffix = pnames[i];
+    }
+    const char *p = exact ? exact : suffix ? suffix : grove_suggest(key, pnames, np);
+    if (p) snprintf(buf, size, " (did you mean --set %s=%s?)", p, len < strlen(arg) ? arg + len + 1 : "VALUE");
+}
+
 int cli_next(cli_args *a)
 {
     for (;;) {
@@ -96,7 +141,9 @@ int cli_next(cli_args *a)
         const cli_option *o = a->cmd->options;
         while (!is_end(o) && (!o->name || !matches(o, arg))) o++;
         if (is_end(o)) {
-            cli_error("%s: unknown option '%s'", a->cmd->name, arg);
+            char hint[160];
+            option_hint(a->cmd, arg, hint, sizeof hint);
+            cli_error("%s: unknown option '%s'%s", a->cmd->name, arg, hint);
             cli_help(stderr, a->cmd);
             a->rc = EXIT_USAGE;
             return CLI_EXIT;

@@ -542,6 +542,14 @@ void grove_string_free(char *s);
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);
 
+/* "Did you mean": the entry of candidates[0..n) closest to `word` by edit distance (insertions,
+ * deletions, substitutions, adjacent transpositions), within one edit per three characters of
+ * word (1 to 3), or NULL when none is that close.  Ties go to the first; an exact match is not
+ * a suggestion; NULL entries are skipped.  The library's own messages (unknown parameters,
+ * unknown label or weight columns) use it; so does the CLI for options.  The result is borrowed
+ * from candidates.  Thread-safe.  Since 0.1. */
+const char *grove_suggest(const char *word, const char *const *candidates, size_t n);
+
 /* A report of the model as one self-contained HTML page (XHTML with inline SVG charts; no
  * script, nothing fetched, printable), as a new string (free with grove_string_free): the
  * model's summary; for boosting the training error against prod Z_t and exp(-2 sum gamma^2),

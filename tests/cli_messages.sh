@@ -29,6 +29,25 @@ grep -q "distinct integers" "$TMP/err" && fail "a chosen task still got the note
 expect_exit 0 "$GROVE" train "$DATA/boston_housing_train.csv" --label rad -o "$TMP/rad.model" -q
 grep -q "distinct integers" "$TMP/err" && fail "-q printed the note"
 
+# ---- typos get a "did you mean" (one suggestion function: grove_suggest)
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --set max_dept=3
+expect_in "$TMP/err" "unknown parameter 'max_dept' (did you mean max_depth?)"
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --algo adaboost --set base.max_dept=3
+expect_in "$TMP/err" "unknown parameter 'max_dept' (did you mean max_depth?)"
+expect_exit 2 "$GROVE" train "$iris" -o "$TMP/x" --label lable
+expect_in "$TMP/err" "found \"lable\" (the header has 5 columns; did you mean 'label'?)"
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --tread 2
+expect_in "$TMP/err" "unknown option '--tread' (did you mean --threads?)"
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --depth 3
+expect_in "$TMP/err" "unknown option '--depth' (did you mean --set max_depth=VALUE?)"
+expect_exit 1 "$GROVE" cv "$iris" --learning-rate=0.1
+expect_in "$TMP/err" "unknown option '--learning-rate=0.1' (did you mean --set learning_rate=0.1?)"
+expect_exit 1 "$GROVE" predict "$TMP/ir.model" "$iris" --probba
+expect_in "$TMP/err" "unknown option '--probba' (did you mean --proba?)"
+# a word far from every name gets no guess
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --set zzzzzz=1
+grep -q "did you mean" "$TMP/err" && fail "a far word got a guess: $(cat "$TMP/err")"
+
 # ---- MODEL and DATA swapped: named, not a JSON syntax error
 for cmd in eval predict importance; do
   expect_exit 2 "$GROVE" $cmd "$iris" "$TMP/n.model"

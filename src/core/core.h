@@ -92,6 +92,11 @@ void gv_rng_shuffle(gv_rng *rng, size_t *a, size_t n);
 
 /* ---- text (text.c) ----
  * Locale-independent number formatting and parsing. */
+/* "Did you mean": the candidate closest to word[0..len) by edit distance (insertions,
+ * deletions, substitutions, adjacent transpositions), within one edit per three characters (1
+ * to 3), or NULL; ties go to the first.  An exact match is not a suggestion.  Borrowed from
+ * candidates (NULL entries skipped).  grove_suggest is the public face. */
+const char *gv_suggest(const char *word, size_t len, const char *const *candidates, size_t n);
 /* ---- dtoa.c: shortest round-trip text of a double (Schubfach) ----
  * The shortest text that strtod() reads back to exactly `x` ("0.1", "1e-300", "150", "nan",
  * "inf"), NUL-terminated, at most 24 characters; buf must hold at least 25 bytes (callers use

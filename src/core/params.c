@@ -302,8 +302,14 @@ grove_status grove_params_set(grove_params *p, const char *key, const char *valu
         key = name;
     }
     int id = find_param(key);
-    if (id < 0)
+    if (id < 0) {
+        const char *names[GV_P_COUNT];
+        for (int i = 0; i < GV_P_COUNT; i++) names[i] = defs[i].name;
+        const char *near = gv_suggest(key, strlen(key), names, GV_P_COUNT);
+        if (near)
+            return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (did you mean %s?)", key, near);
         return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)", key);
+    }
     int64_t iv;
     double dv;
     grove_status st = parse_value(id, value, &iv, &dv);

@@ -427,10 +427,12 @@ static grove_status no_column(const csv_ctx *c, const char *param, const char *s
 {
     char found[96];
     gv_excerpt(spec, len, found, sizeof found);
+    const char *near = gv_suggest(spec, len, (const char *const *)c->names, c->n_cols);
     return gv_err(GROVE_ERR_DATA,
                   "%s:%zu: parameter %s: expected a column name or 0-based index, found %s "
-                  "(the header has %zu columns)",
-                  c->path, gv_line_of(c->text, c->header_start), param, found, c->n_cols);
+                  "(the header has %zu columns%s%s%s)",
+                  c->path, gv_line_of(c->text, c->header_start), param, found, c->n_cols,
+                  near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
 /* Sets role `role` on every column listed in parameter `id` (comma-separated) that is still a
