@@ -1,12 +1,16 @@
 # lib_mpi.sh -- helpers for the data-parallel shell tests (label mpi; sourced, not a test itself).
 # GROVE_MPIRUN: the launcher with its options (from ctest); without mpirun the test is skipped.
 # run_case NAME DATA ARGS...: `grove train DATA ARGS` in one process and under mpirun with 1, 2,
-# 3 and 4 ranks (NPS overrides the list); the ranks' model files must be byte-identical, and
+# 3 and 4 ranks (NPS overrides the list; GROVE_MPI_NPS, from ctest, the default: 1 2 3 in the
+# sanitizer builds, where 4 ranks time-sharing 2 cores cost the most and the release suite has
+# checked 4 already); the ranks' model files must be byte-identical, and
 # the 1-rank model must be the one-process model up to the exact-sum grid of dist.h (same_model:
 # the same tree shapes, split features and thresholds, every number within 1e-9 relative) with
 # predictions within 1e-9 (TOL overrides 1e-9 for both; GAIN_TOL, for the splits' stored gains
 # only, defaults to TOL; SKIP: keys not compared, comma-separated).
 source "$(dirname "$0")/lib_cli.sh"
+RANKS=${GROVE_MPI_NPS:-1 2 3 4}
+LAST_NP=${RANKS##* }
 read -ra MPIRUN <<<"${GROVE_MPIRUN:-mpirun --oversubscribe --allow-run-as-root}"
 command -v "${MPIRUN[0]}" >/dev/null || { echo "$(basename "$0"): no mpirun: skipped"; exit 0; }
 
@@ -51,10 +55,10 @@ PY
 run_case() { # NAME DATA ARGS...
   local name=$1 data=$2; shift 2
   expect_exit 0 "$GROVE" train "$data" -q -j 1 "$@" -o "$TMP/$name.plain" || return
-  for np in ${NPS:-1 2 3 4}; do
+  for np in ${NPS:-$RANKS}; do
     expect_exit 0 "${MPIRUN[@]}" -np $np "$GROVE" train "$data" -q -j 1 "$@" -o "$TMP/$name.$np" || return
   done
-  for np in ${NPS:-1 2 3 4}; do
+  for np in ${NPS:-$RANKS}; do
     [[ $np == 1 ]] && continue
     checks=$((checks + 1))
     cmp -s "$TMP/$name.1" "$TMP/$name.$np" || fail "$name: $np ranks wrote another model than 1 rank"

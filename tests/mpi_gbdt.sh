@@ -44,7 +44,7 @@ run_case train_auc "$D/breast_cancer_train.csv" -a gbdt -r 30 --set train_metric
   --set learning_rate=0.5
 run_case train_mlogloss "$D/iris_train.csv" -a gbdt -r 20 --set train_metric=true \
   --valid "$D/iris_test.csv" --set early_stopping_rounds=2
-for np in 1 2 3 4; do
+for np in $RANKS; do
   expect_exit 0 "${MPIRUN[@]}" -np $np "$GROVE" train "$D/boston_housing_train.csv" -q -j 1 -a gbdt \
     -r 10 --set objective=huber --valid "$D/boston_housing_test.csv" --log "$TMP/log.$np" \
     -o "$TMP/logged.$np" || break
