@@ -6,8 +6,9 @@
  *
  * Build and run from the repository root (not part of the ctest suite):
  *   gcc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fopenmp -Iinclude -Isrc \
- *       src/core/[a-z]*.c src/data/dataset.c src/bin/bin.c src/learn/tree.c src/learn/hist.c \
- *       src/learn/split.c bench/tree/bench_tree.c -ljansson -lz -lm -o bench_tree
+ *       src/core/[a-z]*.c src/data/dataset.c src/bin/bin.c src/learn/tree.c src/learn/tree_grow.c \
+ *       src/learn/tree_level.c src/learn/tree_partition.c src/learn/tree_sums.c src/learn/hist*.c \
+ *       src/learn/split.c src/learn/plan.c bench/tree/bench_tree.c -ljansson -lz -lm -o bench_tree
  *   ./bench_tree [n_rows=1000000] [n_features=28] [max_depth=6] [reps=5] [threads=1,2]
  *   (stats: GRAD by default; set BENCH_STATS=class or reg for the other kinds, and
  *   BENCH_MAX_FEATURES=k for k candidate features drawn per node, as in forests)

@@ -214,16 +214,23 @@ static inline void at_depth(gv_engine *e, int d)
     e->qrec_tmp = e->qbuf[!a];
 }
 
-/* Evaluates node id: finds its best split.  Takes over `hist` (the node's complete histogram,
- * or NULL to build it; with `minus`, the node's histogram is hist - minus, subtracted during
- * the scan) and keeps it in the node or returns it to the pool -- except with `hold`, where a
- * given hist that the node does not keep stays with the caller (g->hist != hist tells). */
-/* Whether the rows of bin b go left by split s (NUM or CAT_SET; bin 0: missing). */
+/* The bin-side rule of a numeric split, written once: the rows of bin b go left iff
+ *     b <= split  (b >= 1)    or    b = 0 (missing) and default_left (dl = 1),
+ * without a branch (the side is unpredictable): b - 1 < split for b >= 1, and b = 0 wraps to the
+ * largest value, so goes by dl.  1 left, 0 right.  Every partition, leaf pass and side table
+ * (tree_partition.c's side_lut) takes its sides from this. */
+static inline size_t gv_num_left(uint32_t b, uint32_t split, size_t dl)
+{
+    return (size_t)((uint32_t)(b - 1u) < split) | (dl & (size_t)(b == 0));
+}
+
+/* Whether the rows of bin b go left by split s (NUM by gv_num_left; CAT_SET by bit b - 1 of its
+ * set bits, bin 0 (missing) by default_left). */
 static inline int bin_left(const gv_split *s, const uint32_t *bits, uint32_t b)
 {
+    if (!bits) return (int)gv_num_left(b, s->bin, (size_t)s->default_left);
     if (b == 0) return s->default_left;
-    if (bits) return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
-    return b <= s->bin;
+    return (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
 }
 
 /* ---- tree_sums.c ---- */

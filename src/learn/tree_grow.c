@@ -180,6 +180,10 @@ void gv_grow_note_leaf_nl(grower *gr, size_t id, const double *hist)
         g->leaf_nl = nl + 1;
 }
 
+/* Evaluates node id: finds its best split.  Takes over `hist` (the node's complete histogram,
+ * or NULL to build it; with `minus`, the node's histogram is hist - minus, subtracted during
+ * the scan) and keeps it in the node or returns it to the pool -- except with `hold`, where a
+ * given hist that the node does not keep stays with the caller (g->hist != hist tells). */
 grove_status gv_grow_evaluate(grower *gr, size_t id, double *hist, const double *minus, int hold)
 {
     gv_engine *e = &gr->e;

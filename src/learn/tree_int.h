@@ -1,6 +1,8 @@
 /*
- * tree_int.h -- private to the tree engine (tree.c grows, hist.c builds histograms, split.c
- * searches splits).  Nothing outside these three files includes it.
+ * tree_int.h -- private to the tree engine: the engine's state (gv_engine) and what its rooms
+ * share -- tree*.c grow (grow_int.h), hist*.c build histograms (hist_int.h), split.c searches
+ * splits, plan.c chooses the code paths.  Outside the engine only ensemble/gbdt.c (which still
+ * prepares engine layouts itself) and the tests include it.
  *
  * Histogram layout: a node's histogram is one array of hist_len doubles; feature f occupies
  * hist_off[f] .. hist_off[f] + n_bins(f) * S, bin b of f at hist_off[f] + b * S, and a bin

@@ -2,9 +2,10 @@
  * tree_partition.c -- moving a node's rows to its children.
  *
  * Pipeline position: learn/, the tree engine (grow_int.h).
- * A split sends row r left iff its bin b = bin(r, f) satisfies the split's rule (bin_left in
- * grow_int.h: numeric b != 0 and b <= split, or b == 0 (missing) and default_left; categorical
- * by the set's bit); on 8-bit bins a 256-entry table of that rule (side_lut) decides each row.
+ * A split sends row r left iff its bin b = bin(r, f) satisfies the split's rule, written once
+ * in grow_int.h (gv_num_left: numeric b != 0 and b <= split, or b == 0 (missing) and
+ * default_left; bin_left: categorical by the set's bit); on 8-bit bins a 256-entry table of
+ * that rule (side_lut) decides each row where a table is cheaper than the comparison.
  * Partitions are stable (every node's rows stay in view order) and run by fixed blocks of rows:
  * each block counts its left rows, a prefix over the blocks gives every block its places, and
  * the blocks move in parallel -- the same partition for any number of threads.  A split whose
@@ -85,13 +86,12 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
          * row of that side overwrites, or, once that side is complete, on the slot where the two
          * sides meet, which holds this same row by the end. */
         const uint8_t *col = X->bins8 + f * X->n_rows;
-        uint32_t split = s->bin;
-        int dl = s->default_left;
+        const uint32_t split = s->bin;
+        const size_t dl = (size_t)s->default_left;
 #define SPLIT_LOOP(GH, Q)                                                                          \
     for (size_t i = lo; i < hi; i++) {                                                             \
         gv_row r = idx[i];                                                                         \
-        uint32_t b = col[r];                                                                       \
-        size_t left = b == 0 ? (size_t)dl : (size_t)(b <= split);                                  \
+        size_t left = gv_num_left(col[r], split, dl);                                              \
         tmp[lo + nl] = r;                                                                          \
         tmp[hi - 1 - nr] = r;                                                                      \
         if (GH) nt[lo + nl] = nt[hi - 1 - nr] = ns[i];                                             \
@@ -118,10 +118,6 @@ static size_t block_split(const gv_engine *e, const gv_split *s, const uint32_t 
     return nl;
 }
 
-/* Numeric split on bin b without a branch (the side is unpredictable): b <= split is
- * b - 1 < split for b >= 1, and b = 0 (missing) wraps to the largest value, so goes by dl. */
-#define SIDE_LEFT(b) ((size_t)((uint32_t)((b) - 1u) < split) | (dl & (size_t)((b) == 0)))
-
 /* ns_pos: the left rows of idx[lo, hi). */
 static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t *bits,
                           size_t lo, size_t hi)
@@ -136,7 +132,7 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
         const size_t dl = (size_t)s->default_left;
         for (size_t i = lo; i < hi; i++) {
             const uint32_t b = col[idx[i]];
-            nl += SIDE_LEFT(b);
+            nl += gv_num_left(b, split, dl);
         }
         return nl;
     }
@@ -144,12 +140,11 @@ static size_t block_count(const gv_engine *e, const gv_split *s, const uint32_t 
     return nl;
 }
 
-/* lut[b]: the side of 8-bit bin b under the numeric split (bin, default_left), 1 left (as
- * SIDE_LEFT). */
+/* lut[b]: the side of 8-bit bin b under the numeric split (bin, default_left), 1 left
+ * (gv_num_left's table). */
 static inline void side_lut(uint8_t *lut, uint32_t split, size_t dl)
 {
-    for (uint32_t b = 0; b < 256; b++)
-        lut[b] = (uint8_t)(((uint32_t)(b - 1u) < split) | (dl & (size_t)(b == 0)));
+    for (uint32_t b = 0; b < 256; b++) lut[b] = (uint8_t)gv_num_left(b, split, dl);
 }
 
 /* ns_pos: moves the rows of idx[lo, hi), with their (g, h) (and records), to their places in
@@ -225,7 +220,6 @@ size_t gv_grow_block_move_back(gv_engine *e, const gv_split *s, const uint32_t *
     return move_rows(e, s, bits, lo, hi, pl, pr, 1);
 }
 
-#undef SIDE_LEFT
 
 /* ns_pos: the rows of [begin, end) that split s sends left, read off the node's histogram h
  * (counts are exact integers; the larger child's, from a subtraction, too); 0 when h is not
@@ -240,15 +234,10 @@ int gv_grow_hist_left_rows(const gv_engine *e, const double *h, const gv_split *
     const uint64_t *h8 = e->quant == 8 ? (const uint64_t *)gv_qhist(e, h, f) : NULL;
     const uint64_t m8 = e->quant == 8 ? ((uint64_t)1 << e->qsh_h) - 1 : 0;
     size_t c = 0;
-    for (size_t b = 0; b < nb; b++) {
-        int left;
-        if (b == 0)
-            left = s->default_left;
-        else if (bits)
-            left = (bits[(b - 1) / 32] >> ((b - 1) % 32)) & 1u;
-        else
-            left = b <= s->bin;
-        if (!left) continue;
+    /* numeric: no bin past the split goes left (gv_num_left), so the scan stops there */
+    const size_t last = bits || (size_t)s->bin + 1 >= nb ? nb : (size_t)s->bin + 1;
+    for (size_t b = 0; b < last; b++) {
+        if (!bin_left(s, bits, (uint32_t)b)) continue;
         c += h16 ? (size_t)(uint32_t)h16[4 * b] : h8 ? (size_t)(h8[b] & m8) : (size_t)hd[3 * b];
     }
     *out = c;
