@@ -139,6 +139,14 @@ class Model:
         return cls(h)
 
     @classmethod
+    def train_continue(cls, init, data, params, valid=None):
+        """Continued training (gbdt): init's rounds, then params' rounds more on data."""
+        h = _vp()
+        check(lib.grove_train_continue(init.handle, data.handle, valid.handle if valid else None,
+                                       params.handle, ctypes.byref(h)))
+        return cls(h)
+
+    @classmethod
     def load(cls, path):
         h = _vp()
         check(lib.grove_model_load(str(path).encode(), ctypes.byref(h)))

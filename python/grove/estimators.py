@@ -137,7 +137,7 @@ class _GroveBase(BaseEstimator):
         return Dataset(A, schema=self._model.schema)
 
     # ---- fit ----
-    def _fit(self, X, y, sample_weight, task, eval_set=None):
+    def _fit(self, X, y, sample_weight, task, eval_set=None, init_model=None):
         if y is None:
             self._validate_data(X, y)  # raises: requires y
         A, cats, names = self._prepare_X(X, reset=True)
@@ -170,8 +170,15 @@ class _GroveBase(BaseEstimator):
             raise ValueError("sample_weight leaves 1 class with positive weight; %s needs at "
                              "least two classes" % type(self).__name__)
         params = self._params(task)
-        data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
-                       class_names=class_names, label_name=label_name)
+        init = getattr(init_model, "_model", init_model)  # a fitted estimator, or a Model
+        if init is not None:  # continued training: the rows read with the saved model's schema
+            if task == "classification" and not np.array_equal(
+                    getattr(init_model, "classes_", classes), classes):
+                raise ValueError("init_model was fitted on other classes")
+            data = Dataset(A, labels, w, params, schema=init.schema)
+        else:
+            data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
+                           class_names=class_names, label_name=label_name)
         valid = None
         if eval_set:
             Xv, yv = eval_set[-1]
@@ -179,7 +186,8 @@ class _GroveBase(BaseEstimator):
             valid = Dataset(Av, self._valid_labels(data, yv, task), None, params,
                             schema=lib.grove_dataset_schema(data.handle))
         try:
-            self._model = Model.train(data, params, valid)
+            self._model = (Model.train_continue(init, data, params, valid) if init is not None
+                           else Model.train(data, params, valid))
         except ValueError as e:
             raise self._train_error(e, A) from None
         self.n_features_in_ = A.shape[1]
@@ -698,8 +706,10 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "classification", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, init_model=None):
+        """init_model: a fitted GradientBoostingClassifier (or its grove Model) whose rounds
+        the new model starts with (continued training: n_estimators more rounds)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, init_model)
 
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
@@ -716,8 +726,10 @@ class GradientBoostingRegressor(_GBDT, _Regressor):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "regression", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, init_model=None):
+        """init_model: a fitted GradientBoostingRegressor (or its grove Model) whose rounds
+        the new model starts with (continued training: n_estimators more rounds)."""
+        return self._fit(X, y, sample_weight, "regression", eval_set, init_model)
 
 
 # ---- bagging family ----
