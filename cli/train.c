@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_OUTPUT, OPT_VALID, OPT_LOG };
+enum { OPT_OUTPUT, OPT_VALID, OPT_LOG, OPT_INIT };
 static const cli_option train_options[] = {
     {OPT_OUTPUT, "--output", "-o", "MODEL",
      "model file to write (required; a name ending in .gz is gzip'd)", NULL},
@@ -37,6 +37,9 @@ static const cli_option train_options[] = {
     {OPT_VALID, "--valid", NULL, "FILE",
      "validation data: evaluated after training, and used for early\n"
      "stopping (--set early_stopping_rounds=N)", NULL},
+    {OPT_INIT, "--init-model", NULL, "MODEL",
+     "continued training (gbdt): start from this saved model and add\n"
+     "--rounds N rounds; DATA is read with its schema", NULL},
     {OPT_LOG, "--log", NULL, "FILE.csv",
      "boosting: one row per round (t, epsilon, gamma, alpha, Z, training\n"
      "error, prod Z, exp(-2 sum gamma^2)[, validation error]), atomically", NULL},
@@ -49,7 +52,8 @@ const cli_command cli_train_command = {
     "train",
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
     "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N] [--sep C]\n"
-    "                   [--valid FILE] [--log FILE.csv] [--strict] [--quiet]\n"
+    "                   [--valid FILE] [--init-model MODEL] [--log FILE.csv] [--strict]\n"
+    "                   [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
@@ -89,6 +93,8 @@ int cmd_train(int argc, char **argv)
     size_t train_pred_len = 0;
     int predicted = 0;
     const char *data_path = NULL, *out_path = NULL, *valid_path = NULL, *log_path = NULL;
+    const char *init_path = NULL;
+    grove_model *init = NULL;
     int quiet = 0, rc = EXIT_USAGE;
     cli_out model_out = {0}, log_out = {0};
     grove_status st = grove_params_create(&params);
@@ -116,6 +122,9 @@ int cmd_train(int argc, char **argv)
         case OPT_LOG:
             log_path = a.value;
             break;
+        case OPT_INIT:
+            init_path = a.value;
+            break;
         }
     }
     quiet = a.quiet;
@@ -136,7 +145,7 @@ int cmd_train(int argc, char **argv)
 
     /* every output is opened (checked) before anything is loaded or trained: a bad path fails
      * now, writes nothing and leaves the old files intact */
-    const char *inputs[] = {data_path, valid_path, NULL};
+    const char *inputs[] = {data_path, valid_path, init_path, NULL};
     if (log_path && cli_same_output(out_path, log_path)) {
         cli_error("train: --log %s is also the model's output (-o); choose another file",
                   log_path);
@@ -154,7 +163,20 @@ int cmd_train(int argc, char **argv)
     }
 
     double t0 = cli_now();
-    if ((rc = cli_load_shard(data_path, params, quiet, &data)) != EXIT_OK) goto done;
+    if (init_path) { /* continued training: DATA read with the saved model's schema */
+        if ((st = grove_model_load(init_path, &init)) != GROVE_OK) {
+            rc = cli_fail(st, NULL);
+            goto done;
+        }
+        if (grove_dist_size() > 1) {
+            cli_error("train: --init-model is not supported in data-parallel training (mpirun)");
+            goto done;
+        }
+        if ((rc = cli_load(data_path, params, grove_model_schema(init), quiet, &data)) != EXIT_OK)
+            goto done;
+    } else if ((rc = cli_load_shard(data_path, params, quiet, &data)) != EXIT_OK) {
+        goto done;
+    }
     if (valid_path &&
         (rc = cli_load(valid_path, params, grove_dataset_schema(data), quiet, &valid)) != EXIT_OK)
         goto done;
@@ -186,9 +208,10 @@ int cmd_train(int argc, char **argv)
             (train_pred = malloc(n * k * sizeof *train_pred)) != NULL)
             train_pred_len = n * k;
     }
-    st = train_pred ? grove_train_predicted(data, valid, params, &model, train_pred,
-                                            train_pred_len, &predicted)
-                    : grove_train(data, valid, params, &model);
+    st = init         ? grove_train_continue(init, data, valid, params, &model)
+         : train_pred ? grove_train_predicted(data, valid, params, &model, train_pred,
+                                              train_pred_len, &predicted)
+                      : grove_train(data, valid, params, &model);
     if (st != GROVE_OK) {
         rc = cli_fail(st, "train");
         goto done;
@@ -278,6 +301,7 @@ done:
     cli_out_abort(&log_out);
     grove_eval_free(e);
     grove_model_free(model);
+    grove_model_free(init);
     grove_dataset_free(valid);
     grove_dataset_free(data);
     grove_params_free(params);

@@ -382,6 +382,21 @@ grove_status grove_train_predicted(const grove_dataset *data, const grove_datase
                                    const grove_params *params, grove_model **out,
                                    double *train_pred, size_t train_pred_len, int *predicted);
 
+/* Continued training (gbdt): a new model that starts with every round of `init` (borrowed; a
+ * gbdt model, e.g. from grove_model_load) -- its initial scores, trees and log -- and adds
+ * params' "rounds" more, fitted on `data` at the scores init gives its rows.  `data` must have
+ * init's schema (load it with grove_model_schema(init)); it is binned with init's bins.  The
+ * objective (and tweedie_variance_power, quantile_alpha) are init's unless params set them,
+ * and then they must agree; "algo" likewise.  Round t of the run is round t0 + t of a model of
+ * t0 + rounds rounds (its random draws too), so training t0 rounds, saving, and continuing with
+ * the same data and parameters gives the model a single run of t0 + rounds rounds gives (up
+ * to the parameters recorded).  Errors: GROVE_ERR_PARAM (not gbdt, another objective or
+ * algorithm), GROVE_ERR_DATA (another schema or number of classes).  New model in *out, free
+ * with grove_model_free().  Since 0.1. */
+grove_status grove_train_continue(const grove_model *init, const grove_dataset *data,
+                                  const grove_dataset *valid, const grove_params *params,
+                                  grove_model **out);
+
 void grove_model_free(grove_model *model);
 
 /* Borrowed schema of the model (use it to load data to predict). */

@@ -151,13 +151,14 @@ class Model:
         self.handle = handle
 
     @classmethod
-    def train(cls, data, params, valid=None, verbose=0):
+    def train(cls, data, params, valid=None, verbose=0, init=None):
         """Trains in a worker thread while the calling thread waits in short joins, so that
         Ctrl-C (KeyboardInterrupt, Jupyter's interrupt) reaches Python at once: the library is
         then asked to cancel through its progress callback, which it polls every round, tree
         or run, and the interrupt is re-raised once the worker has stopped (within a round).
         verbose=N prints every N-th round's metrics (and the last) as XGBoost does:
-        "[t]\ttrain-METRIC:v\tvalidation_0-METRIC:v" (t from 0)."""
+        "[t]\ttrain-METRIC:v\tvalidation_0-METRIC:v" (t from 0).  init: a gbdt Model to continue
+        (continued training: its rounds, then params' rounds more on data)."""
         cancel = threading.Event()
         every = int(verbose) if verbose is not True else 1
 
@@ -185,8 +186,12 @@ class Model:
         def work():
             h = _vp()
             try:
-                check(lib.grove_train(data.handle, valid.handle if valid else None,
-                                      params.handle, ctypes.byref(h)))
+                vh = valid.handle if valid else None
+                if init is not None:
+                    check(lib.grove_train_continue(init.handle, data.handle, vh, params.handle,
+                                                   ctypes.byref(h)))
+                else:
+                    check(lib.grove_train(data.handle, vh, params.handle, ctypes.byref(h)))
                 out["model"] = cls(h)
             except BaseException as e:  # re-raised in the caller's thread
                 out["error"] = e

@@ -171,7 +171,7 @@ class _GroveBase(BaseEstimator):
         return Dataset(A, like=model)
 
     # ---- fit ----
-    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0):
+    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0, init_model=None):
         if y is None:
             self._validate_data(X, y)  # raises: requires y
         A, cats, names = self._prepare_X(X, reset=True)
@@ -207,15 +207,22 @@ class _GroveBase(BaseEstimator):
             raise ValueError("early_stopping_rounds=%r needs validation data: fit(X, y, "
                              "eval_set=[(X_valid, y_valid)])" % (self.early_stopping_rounds,))
         params = self._params(task)
-        data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
-                       class_names=class_names, label_name=label_name)
+        init = getattr(init_model, "_model", init_model)  # a fitted estimator, or a Model
+        if init is not None:  # continued training: the rows read with the saved model's schema
+            if task == "classification" and not np.array_equal(
+                    getattr(init_model, "classes_", classes), classes):
+                raise ValueError("init_model was fitted on other classes")
+            data = Dataset(A, labels, w, params, like=init)
+        else:
+            data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
+                           class_names=class_names, label_name=label_name)
         valid = None
         if eval_set:
             Xv, yv = eval_set[-1]
             Av, _, _ = self._prepare_X(Xv, reset=False)
             valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data)
         try:
-            model = Model.train(data, params, valid, verbose)
+            model = Model.train(data, params, valid, verbose, init)
         except ValueError as e:
             raise self._train_error(e, A) from None
         except KeyboardInterrupt:
@@ -828,9 +835,11 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
-        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
-        return self._fit(X, y, sample_weight, "classification", eval_set, verbose)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);
+        init_model: a fitted GradientBoostingClassifier (or its grove Model) whose rounds the new
+        model starts with (continued training: n_estimators more rounds)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, verbose, init_model)
 
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
@@ -847,9 +856,11 @@ class GradientBoostingRegressor(_GBDT, _Regressor):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
-        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
-        return self._fit(X, y, sample_weight, "regression", eval_set, verbose)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);
+        init_model: a fitted GradientBoostingRegressor (or its grove Model) whose rounds the new
+        model starts with (continued training: n_estimators more rounds)."""
+        return self._fit(X, y, sample_weight, "regression", eval_set, verbose, init_model)
 
 
 # ---- bagging family ----

@@ -348,3 +348,22 @@ def test_deep_nesting_refused_cleanly(cancer):
     est.fit(Xtr, ytr)
     other = pickle.loads(pickle.dumps(est))
     assert other.model_bytes() == est.model_bytes()
+
+
+def test_gbdt_continued_training_equals_one_run():
+    """fit(..., init_model=old): old's rounds then n_estimators more, the model one fit of all
+    the rounds gives (same data and parameters; subsampling draws keyed by the round)."""
+    from grove import GradientBoostingClassifier, GradientBoostingRegressor
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 5))
+    y = 2 * X[:, 0] + np.sin(X[:, 1]) + rng.normal(0, 0.1, 400)
+    kw = dict(max_depth=3, subsample=0.8, random_state=1)
+    a = GradientBoostingRegressor(n_estimators=6, **kw).fit(X, y)
+    b = GradientBoostingRegressor(n_estimators=4, **kw).fit(X, y, init_model=a)
+    c = GradientBoostingRegressor(n_estimators=10, **kw).fit(X, y)
+    assert np.array_equal(b.predict(X), c.predict(X))
+    yc = (y > 0).astype(int)
+    a = GradientBoostingClassifier(n_estimators=6, max_depth=3).fit(X, yc)
+    b = GradientBoostingClassifier(n_estimators=4, max_depth=3).fit(X, yc, init_model=a)
+    c = GradientBoostingClassifier(n_estimators=10, max_depth=3).fit(X, yc)
+    assert np.array_equal(b.predict_proba(X), c.predict_proba(X))

@@ -126,7 +126,8 @@ static int dist_supported(const char *algo)
 /* grove_train; with pred (out given, impl clear), the learner may fill pred->out with the
  * model's outputs on the training rows (learner.h's gv_fit_pred). */
 static grove_status train(const grove_dataset *data, const grove_dataset *valid,
-                          const grove_params *params, gv_fit_pred *pred, grove_model **out)
+                          const grove_params *params, gv_fit_pred *pred, grove_model **out,
+                          const grove_model *init)
 {
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_train: out is NULL");
     *out = NULL;
@@ -167,6 +168,28 @@ static grove_status train(const grove_dataset *data, const grove_dataset *valid,
         params = own_params;
     }
     const char *algo = gv_param_str(params, GV_P_ALGO);
+    if (init) { /* continued training: the saved model's algorithm and schema */
+        if (strcmp(init->algo, "gbdt")) {
+            grove_params_free(own_params);
+            gv_free(dense_values);
+            return gv_err(GROVE_ERR_PARAM, "init model: a gbdt model is needed, this one is a "
+                                           "%s model", init->algo);
+        }
+        if (gv_param_is_set(params, GV_P_ALGO) && strcmp(algo, init->algo)) {
+            grove_params_free(own_params);
+            gv_free(dense_values);
+            return gv_err(GROVE_ERR_PARAM, "algo: the init model's is %s, got %s (continued "
+                                           "training keeps the algorithm)", init->algo, algo);
+        }
+        algo = init->algo;
+        if (!gv_schema_equal(init->schema, data->schema)) {
+            grove_params_free(own_params);
+            gv_free(dense_values);
+            return gv_err(GROVE_ERR_DATA, "%s: the data does not have the init model's schema "
+                                          "(its features, their kinds and categories, and the "
+                                          "task or classes)", data->source);
+        }
+    }
     const gv_learner *learner = gv_learner_find(algo);
     int n_threads = gv_threads((int)gv_param_int(params, GV_P_THREADS));
     uint64_t seed = (uint64_t)gv_param_int(params, GV_P_SEED);
@@ -218,6 +241,7 @@ static grove_status train(const grove_dataset *data, const grove_dataset *valid,
         goto done;
     }
     st = grove_params_copy(params, &m->params);
+    if (st == GROVE_OK && init) st = grove_params_set(m->params, "algo", algo);
     if (st != GROVE_OK) goto done;
     m->n_outputs = n_classes >= 2 ? (size_t)n_classes : 1;
     m->n_train_rows = n_total;
@@ -234,6 +258,7 @@ static grove_status train(const grove_dataset *data, const grove_dataset *valid,
         .n_threads = n_threads,
         .valid = valid,
         .pred = dist ? NULL : pred,
+        .init = init ? &init->root : NULL,
     };
     gv_rng rng;
     gv_rng_seed(&rng, seed, GV_STREAM_LEARNER, 0);
@@ -263,7 +288,17 @@ grove_status grove_train(const grove_dataset *data, const grove_dataset *valid,
                          const grove_params *params, grove_model **out)
 {
     gv_err_clear();
-    return train(data, valid, params, NULL, out);
+    return train(data, valid, params, NULL, out, NULL);
+}
+
+grove_status grove_train_continue(const grove_model *init, const grove_dataset *data,
+                                  const grove_dataset *valid, const grove_params *params,
+                                  grove_model **out)
+{
+    gv_err_clear();
+    if (out) *out = NULL;
+    if (!init) return gv_err(GROVE_ERR_ARG, "grove_train_continue: init is NULL");
+    return train(data, valid, params, NULL, out, init);
 }
 
 grove_status grove_train_predicted(const grove_dataset *data, const grove_dataset *valid,
@@ -280,7 +315,7 @@ grove_status grove_train_predicted(const grove_dataset *data, const grove_datase
         return gv_err(GROVE_ERR_ARG, "grove_train_predicted: train_pred holds %zu values, %zu rows "
                       "x %zu outputs needed", train_pred ? train_pred_len : 0, data->n_rows, k);
     gv_fit_pred pred = {.out = train_pred, .impl = NULL};
-    grove_status st = train(data, valid, params, &pred, out);
+    grove_status st = train(data, valid, params, &pred, out, NULL);
     /* trusted only when the model's own component filled it */
     if (st == GROVE_OK && pred.impl && pred.impl == (*out)->root.impl) *predicted = 1;
     return st;
