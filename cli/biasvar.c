@@ -98,7 +98,7 @@ int cmd_biasvar(int argc, char **argv)
         rc = cli_fail(st, "biasvar");
         goto done;
     }
-    if ((rc = cli_check_unused(params, "biasvar", quiet)) != EXIT_OK) goto done;
+    if ((rc = cli_check_unused(params, "biasvar")) != EXIT_OK) goto done;
     rc = EXIT_USAGE;
     if (json) {
         printf("%s\n", report);

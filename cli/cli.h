@@ -107,21 +107,24 @@ int cli_int_arg(const char *option, const char *text, long lo, long hi, long *ou
     {CLI_STRICT, "--strict", NULL, NULL,                                                           \
      "a parameter the algorithm does not use is an error (default: a\n"                            \
      "warning, with a hint such as 'did you mean base.max_depth?')", NULL},                        \
-    {CLI_QUIET, "--quiet", "-q", NULL, "no progress, warnings or summary", NULL}
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress, notes or summary (warnings are still printed)", NULL}
 
 /* Unused parameters: cli_track_params starts recording which parameters are read (call it after
  * the options are parsed, before loading data); cli_check_unused then prints one warning per
- * parameter nothing read, with a hint where one exists, and returns EXIT_OK, or EXIT_USAGE when
+ * parameter nothing read (-q does not hide them), with a hint where one exists, and returns EXIT_OK, or EXIT_USAGE when
  * --strict was given and some were unused (the caller then writes nothing). */
 int cli_track_params(grove_params *params);
-int cli_check_unused(const grove_params *params, const char *command, int quiet);
+int cli_check_unused(const grove_params *params, const char *command);
 
 /* Loads data for `model`: with its schema, and the CSV separator it was trained with when
  * `params` (may be NULL) does not choose one. */
 int cli_load_for_model(const char *path, const grove_model *model, const grove_params *params,
                        int quiet, grove_dataset **out);
 
-/* Loads a dataset, printing its warning (if any) to stderr unless quiet. */
+/* Loads a dataset, printing its warnings (if any) to stderr, and its notes unless quiet.
+ * `quiet` is 0, 1 or flags: CLI_LOAD_QUIET (no notes), CLI_LOAD_LABELS_OWN (no note that the
+ * label column is ignored: the caller says what it does about it). */
+enum { CLI_LOAD_QUIET = 1, CLI_LOAD_LABELS_OWN = 2 };
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema,
              int quiet, grove_dataset **out);
 /* This rank's rows of DATA in a data-parallel run (grove_dataset_load_shard); cli_load when

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const struct {
@@ -17,7 +18,7 @@ static const struct {
     {"eval", cmd_eval, "evaluate a model on a labelled file"},
     {"cv", cmd_cv, "k-fold cross-validation of an algorithm on a file"},
     {"info", cmd_info, "describe a model file"},
-    {"convert", cmd_convert, "a model file as JSON text or binary (.gvb), either way"},
+    {"convert", cmd_convert, "a model file as JSON or binary (.gvb); XGBoost, LightGBM models"},
     {"margins", cmd_margins, "normalized margins of a voting ensemble and their distribution"},
     {"help", cmd_help, "a command's options; parameters, algorithms, file formats"},
     {"importance", cmd_importance,
@@ -66,7 +67,18 @@ int cli_dispatch(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            /* what a command printed on standard output (eval's metrics, info, importance) is
+             * flushed here: a full disk or a closed pipe is an error, not a lost result */
+            errno = 0;
+            if ((fflush(stdout) != 0 || ferror(stdout)) && rc == EXIT_OK) {
+                cli_error("standard output: cannot write: %s",
+                          strerror(errno ? errno : EIO));
+                rc = EXIT_INPUT;
+            }
+            return rc;
+        }
     cli_error("unknown command '%s'", argv[1]);
     cli_usage(stderr);
     return EXIT_USAGE;

@@ -161,7 +161,7 @@ int cmd_cv(int argc, char **argv)
         }
     }
     cli_progress_done();
-    if ((rc = cli_check_unused(params, "cv", quiet)) != EXIT_OK) goto done;
+    if ((rc = cli_check_unused(params, "cv")) != EXIT_OK) goto done;
     rc = EXIT_USAGE;
     char algo[64];
     grove_params_get(params, "algo", algo, sizeof algo);

@@ -11,7 +11,7 @@ enum { OPT_JSON, OPT_THREADS };
 static const cli_option eval_options[] = {
     {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about DATA", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command eval_command = {
     "eval",
@@ -119,15 +119,34 @@ int cmd_eval(int argc, char **argv)
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    rc = cli_load_for_model(pos[1], model, NULL, quiet, &data);
+    rc = cli_load_for_model(pos[1], model, NULL, (quiet ? CLI_LOAD_QUIET : 0) | CLI_LOAD_LABELS_OWN,
+                            &data);
     if (rc != EXIT_OK) goto done;
     if (!grove_dataset_has_labels(data)) {
-        const char *why = strstr(grove_dataset_warning(data), "the label column");
-        cli_error("%s: no label column '%s' to evaluate against%s%s", pos[1],
-                  grove_schema_label_name(grove_model_schema(model)), why ? ": " : "",
-                  why ? why : "");
-        rc = EXIT_INPUT;
-        goto done;
+        /* rows without a usable label ('?', NA, a class the model does not know) are left
+         * out, with one warning that counts them; a file without the column is refused */
+        const char *why = strstr(grove_dataset_warning(data), "' is ignored: ");
+        grove_dataset *labelled = NULL;
+        size_t skipped = 0;
+        if (!why || grove_dataset_labelled_rows(data, &labelled, &skipped) != GROVE_OK) {
+            cli_error("%s: no label column '%s' to evaluate against", pos[1],
+                      grove_schema_label_name(grove_model_schema(model)));
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        const char *first = strstr(why, " (first: ");
+        int len = first ? (int)strcspn(first, "\n") : 0;
+        fprintf(stderr, "grove: eval: warning: %s: skipped %zu of %zu rows, without a usable "
+                "label%.*s; evaluated on the other %zu\n", pos[1], skipped,
+                grove_dataset_n_rows(data), len, first ? first : "",
+                grove_dataset_n_rows(labelled));
+        grove_dataset_free(data);
+        data = labelled;
+        if (grove_dataset_n_rows(data) == 0) {
+            cli_error("%s: no row has a usable label to evaluate against", pos[1]);
+            rc = EXIT_INPUT;
+            goto done;
+        }
     }
     st = grove_model_evaluate(model, data, (int)n_threads, &e);
     if (st != GROVE_OK) {

@@ -1,6 +1,7 @@
 /*
  * importance.c -- `grove importance MODEL [DATA]`: feature importances of any model.
- * Without DATA: those the model carries: impurity (trees, bagging of trees, forests), the OOB
+ * Without DATA: those the model carries: impurity (trees, bagging of trees, forests, boosting
+ * of trees), the OOB
  * permutation importances when stored, gain and cover (gbdt); with DATA (labelled, read with
  * the model's schema) also the permutation importances on DATA, for any model.  Rows are
  * sorted by the last column.
@@ -16,7 +17,7 @@ static const cli_option importance_options[] = {
     {OPT_SEED, "--seed", NULL, "N", "the permutations' seed (default 0)", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
     {OPT_CSV, "--csv", NULL, NULL, "CSV instead of the table", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no warnings about DATA", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command importance_command = {
     "importance",
@@ -24,7 +25,8 @@ static const cli_command importance_command = {
     "\n"
     "Feature importances of MODEL, those that apply:\n"
     "  impurity         tree, bagging of trees, forest, extra-trees: mean decrease in\n"
-    "                   impurity, normalized to sum 1\n"
+    "                   impurity, normalized to sum 1; AdaBoost family of trees: the\n"
+    "                   rounds' importances weighted by |alpha|\n"
     "  oob_permutation  increase of each tree's out-of-bag error when the feature is permuted\n"
     "                   (stored when trained with --set oob_importance=true)\n"
     "  gain, cover      gbdt: mean loss reduction / mean hessian sum of the splits on the\n"

@@ -31,7 +31,7 @@ static const cli_option predict_options[] = {
     {CLI_PARAM, "--sep", NULL, "C", "CSV field separator of DATA (default: sniffed from its header)",
      "sep"},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about DATA", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command predict_command = {
     "predict",

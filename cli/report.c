@@ -20,7 +20,7 @@ static const cli_option report_options[] = {
      "the output of `grove biasvar --json`, drawn as a stacked bar", NULL},
     {OPT_OUTPUT, "--output", "-o", "FILE", "write here (atomically); default stdout", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no notes or warnings about the data", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no notes about the data (warnings are still printed)", NULL},
     {0}};
 static const cli_command report_command = {
     "report",

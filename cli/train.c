@@ -43,7 +43,7 @@ static const cli_option train_options[] = {
     {CLI_STRICT, "--strict", NULL, NULL,
      "a parameter the algorithm does not use is an error (default: a\n"
      "warning, with a hint such as 'did you mean base.max_depth?')", NULL},
-    {CLI_QUIET, "--quiet", "-q", NULL, "no progress and no summary", NULL},
+    {CLI_QUIET, "--quiet", "-q", NULL, "no progress, notes or summary (warnings are still printed)", NULL},
     {0}};
 const cli_command cli_train_command = {
     "train",
@@ -158,6 +158,23 @@ int cmd_train(int argc, char **argv)
     if (valid_path &&
         (rc = cli_load(valid_path, params, grove_dataset_schema(data), quiet, &valid)) != EXIT_OK)
         goto done;
+    /* integer labels: the task was chosen from them (task auto); say which, and how to change it */
+    char task[32] = "auto";
+    grove_params_get(params, "task", task, sizeof task);
+    const grove_schema *ls = grove_dataset_schema(data);
+    if (!quiet && !strcmp(task, "auto") && grove_schema_task(ls) == GROVE_CLASSIFICATION) {
+        size_t k = grove_schema_n_classes(ls), c = 0;
+        for (; c < k; c++) {
+            const char *name = grove_schema_class_name(ls, c);
+            char *end;
+            (void)strtol(name, &end, 10);
+            if (!*name || *end) break;
+        }
+        if (k > 0 && c == k)
+            fprintf(stderr, "grove: note: the label '%s' holds %zu distinct integers: trained as "
+                    "classification with %zu classes (--set task=regression to predict a number)\n",
+                    grove_schema_label_name(ls), k, k);
+    }
     double t1 = cli_now();
     /* the summary's training metrics: from the outputs training had at hand (gbdt), else
      * from predicting the rows after the save */
@@ -178,7 +195,7 @@ int cmd_train(int argc, char **argv)
     }
     double t2 = cli_now();
     cli_progress_done();
-    if ((rc = cli_check_unused(params, "train", quiet)) != EXIT_OK) goto done;
+    if ((rc = cli_check_unused(params, "train")) != EXIT_OK) goto done;
     /* the log first: a model without rounds and --log is a usage error, and writes nothing */
     char *log = NULL;
     if (log_path && (st = grove_model_log_csv(model, &log)) != GROVE_OK) {

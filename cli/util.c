@@ -165,7 +165,7 @@ int cli_track_params(grove_params *p)
     return st == GROVE_OK ? EXIT_OK : cli_fail(st, NULL);
 }
 
-int cli_check_unused(const grove_params *p, const char *command, int quiet)
+int cli_check_unused(const grove_params *p, const char *command)
 {
     char *list = NULL;
     grove_status st = grove_params_unused(p, &list);
@@ -178,7 +178,8 @@ int cli_check_unused(const grove_params *p, const char *command, int quiet)
         if (end) *end = '\0';
         char *hint = strchr(line, '\t');
         if (hint) *hint++ = '\0';
-        if (!quiet || strict) {
+        /* -q hides progress, notes and summaries, never a warning; one rank speaks */
+        if (grove_dist_rank() == 0) {
             fprintf(stderr, "grove: %s: %s: parameter '%s' is not used by --algo %s%s%s%s\n",
                     command, strict ? "error" : "warning", line, algo,
                     hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
@@ -196,19 +197,24 @@ int cli_check_unused(const grove_params *p, const char *command, int quiet)
     return EXIT_OK;
 }
 
+/* the loader's notice that a label column was ignored (src/data/csv.c) */
+#define LABEL_IGNORED "' is ignored: "
+
 int cli_load(const char *path, const grove_params *params, const grove_schema *schema, int quiet,
              grove_dataset **out)
 {
     grove_status st = grove_dataset_load(path, params, schema, out);
     if (st != GROVE_OK) return cli_fail(st, NULL);
     const char *w = grove_dataset_warning(*out);
-    /* one line per warning; "note: " lines are notices */
-    for (const char *line = w; !quiet && line && *line;) {
+    /* one line per warning; "note: " lines are notices, which -q hides (never a warning) */
+    for (const char *line = w; line && *line;) {
         const char *end = strchr(line, '\n');
         int len = end ? (int)(end - line) : (int)strlen(line);
-        if (!strncmp(line, "note: ", 6))
-            fprintf(stderr, "grove: %.*s\n", len, line);
-        else
+        if (!strncmp(line, "note: ", 6)) {
+            int own = (quiet & CLI_LOAD_LABELS_OWN) && memmem(line, (size_t)len, LABEL_IGNORED,
+                                                               strlen(LABEL_IGNORED));
+            if (!(quiet & CLI_LOAD_QUIET) && !own) fprintf(stderr, "grove: %.*s\n", len, line);
+        } else
             fprintf(stderr, "grove: warning: %.*s\n", len, line);
         line = end ? end + 1 : line + len;
     }

@@ -19,6 +19,9 @@
  *    be modified while another thread reads it.
  *  - The library never prints, never exits and never aborts because of input, parameters, files
  *    or memory; it does no setlocale() and reads and writes numbers in the C locale only.
+ *  - Symbols: libgrove is built with hidden visibility, and every declaration of this header is
+ *    GROVE_API (exported), by the visibility pragma around them: the shared library exports these
+ *    grove_* functions and nothing else (tests/cli_exports.sh checks).
  */
 #ifndef GROVE_H
 #define GROVE_H
@@ -29,6 +32,13 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GROVE_API __attribute__((visibility("default")))
+#pragma GCC visibility push(default)
+#else
+#define GROVE_API
 #endif
 
 #define GROVE_VERSION_MAJOR 0
@@ -144,9 +154,17 @@ grove_status grove_params_copy(const grove_params *params, grove_params **out);
 
 void grove_params_free(grove_params *params);
 
-/* Sets `key` to `value`.  GROVE_ERR_PARAM when the key is unknown ("unknown parameter 'x'")
- * or the value is not allowed ("max_depth: must be an integer in [0, 1000], got 'abc'");
- * the parameters are unchanged then. */
+/* The longest parameter key, in bytes ("base.base.max_depth" is 19), and the most "base."
+ * prefixes one key may have (the base learner of an ensemble of ensembles ... of learners).
+ * grove_params_set refuses longer or deeper keys, and so does every model reader, so what
+ * grove writes it reads back. */
+#define GROVE_PARAM_KEY_MAX 127
+#define GROVE_PARAM_MAX_NESTING 8
+
+/* Sets `key` to `value`.  GROVE_ERR_PARAM when the key is unknown ("unknown parameter 'x'"),
+ * longer than GROVE_PARAM_KEY_MAX bytes or with more than GROVE_PARAM_MAX_NESTING "base."
+ * prefixes, or the value is not allowed ("max_depth: must be an integer in [0, 1000], got
+ * 'abc'"); the parameters are unchanged then. */
 grove_status grove_params_set(grove_params *params, const char *key, const char *value);
 
 /* Parses "key=value" and calls grove_params_set. */
@@ -180,6 +198,17 @@ grove_status grove_params_unused(const grove_params *params, char **out);
  * then stops with GROVE_ERR_ARG "cancelled").  `ctx` is borrowed.  Pass NULL to remove. */
 typedef int (*grove_progress_fn)(void *ctx, const char *stage, size_t done, size_t total);
 grove_status grove_params_set_progress(grove_params *params, grove_progress_fn fn, void *ctx);
+
+/* Per-round metrics for live displays (XGBoost's verbose): called from the training thread after
+ * each logged round of gbdt and of the AdaBoost family with the round (1-based), the rounds asked
+ * for, the metric's name ("logloss", "rmse", "auc", ...; "error" for boosting: its combined
+ * model's error) and its value on the training rows and on the validation data, each NaN when
+ * the fit does not compute it (gbdt computes the training value only with train_metric=true or
+ * without validation data; early stopping reads the validation value).  Return non-zero to
+ * cancel as grove_progress_fn.  `ctx` is borrowed.  Pass NULL to remove.  Since 0.1. */
+typedef int (*grove_round_fn)(void *ctx, size_t round, size_t total, const char *metric,
+                              double train, double valid);
+grove_status grove_params_set_round_callback(grove_params *params, grove_round_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------------------------------------
  * Datasets.
@@ -282,6 +311,15 @@ grove_status grove_dataset_set_classes(grove_dataset *data, const char *const *n
 /* A new dataset holding rows[0..n-1] of `data` (indices may repeat), same schema. */
 grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows, size_t n,
                                   grove_dataset **out);
+
+/* The rows of `data` that have a usable label, with their labels, as a new dataset (same
+ * schema; free with grove_dataset_free), and in *n_skipped (may be NULL) how many rows had none.
+ * For a CSV file read for a model (a schema given) whose label column was ignored because some
+ * values were missing, unknown classes or text for a regression target: grove_dataset_warning
+ * says so and grove_dataset_has_labels is 0, yet those rows can still be evaluated.  A dataset
+ * with labels gives all its rows; one without a label column: GROVE_ERR_DATA.  Since 0.1. */
+grove_status grove_dataset_labelled_rows(const grove_dataset *data, grove_dataset **out,
+                                         size_t *n_skipped);
 
 void grove_dataset_free(grove_dataset *data);
 
@@ -463,6 +501,23 @@ grove_status grove_model_to_buffer(const grove_model *model, char **out, size_t 
  * grove_model_free().  Thread-safe.  Since 0.1. */
 grove_status grove_model_from_buffer(const char *data, size_t len, grove_model **out);
 
+/* A model trained by another library, as a grove model.  `from` names the input's format:
+ * "xgboost" (XGBoost's JSON model, Booster.save_model("m.json"): gbtree or dart; objectives
+ * binary:logistic, binary:logitraw, multi:softprob, multi:softmax, reg:squarederror,
+ * reg:absoluteerror, reg:pseudohubererror; numeric and categorical splits), "lightgbm" (LightGBM's
+ * text model: binary, multiclass, regression, regression_l1, huber; numeric splits with every
+ * missing-value type, categorical splits) or "sklearn" (the tree dump grove.from_sklearn writes;
+ * docs/convert.md).  The result predicts as the original does on float inputs, and saves, exports
+ * and reports like any grove model (features without names are called f0, f1, ...; a categorical
+ * feature's categories are "0", "1", ...).  Every malformed input is GROVE_ERR_MODEL naming the
+ * file (or "<buffer>") and the JSON path or line of the bad value; an unknown `from` is
+ * GROVE_ERR_ARG.  New model in *out (NULL on failure), free with grove_model_free().
+ * Thread-safe.  Since 0.1. */
+grove_status grove_model_convert(const char *from, const char *path, grove_model **out);
+/* The same from data[0..len) (borrowed). */
+grove_status grove_model_convert_buffer(const char *from, const char *data, size_t len,
+                                        grove_model **out);
+
 /* A JSON description of the model (algorithm, parameters, schema, size, training summary) as a
  * new NUL-terminated string; free with grove_string_free(). */
 grove_status grove_model_info_json(const grove_model *model, char **out);
@@ -481,6 +536,8 @@ void grove_string_free(char *s);
  * the AdaBoost family, filter- and confidence-boosting, gbdt, voting, stacking, perceptron and
  * logistic regression export, nested in any way; GROVE_ERR_ARG naming the component that does
  * not (mlp, also inside an ensemble).
+ * `lang` "h" gives the matching header instead: the same comment, PREFIX_N_FEATURES,
+ * PREFIX_N_OUTPUTS and the four prototypes (for C and C++ callers).
  * Thread-safe.  Since 0.1. */
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);
@@ -506,7 +563,9 @@ grove_status grove_model_report(const grove_model *model, const grove_dataset *d
  *  "impurity"         mean decrease in impurity: per tree, the summed split gains (weighted
  *                     impurity decrease) per feature normalized to 1, averaged over the trees,
  *                     normalized to sum 1 (scikit-learn's feature_importances_).  Tree, bagging
- *                     of trees, forest and extra-trees models.  `data` must be NULL.
+ *                     of trees, forest and extra-trees models; the AdaBoost family of tree
+ *                     members weights each round's by its |alpha| (sum_t |alpha_t| I_t /
+ *                     sum_t |alpha_t|, scikit-learn's AdaBoost).  `data` must be NULL.
  *  "oob_permutation"  stored at training time (oob_importance=true): the mean over trees of
  *                     the increase of the tree's error on its out-of-bag rows when the
  *                     feature's values are permuted among them (Breiman 2001).  `data` NULL.
@@ -661,6 +720,10 @@ void grove_boxes_free(int *boxes);
  * stages passed (-1 when the window is too flat to normalize, as the detector skips it). */
 grove_status grove_cascade_classify(const grove_cascade *cascade, const grove_image *image,
                                     int *accepted, int *stages_passed);
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

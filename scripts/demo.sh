@@ -6,8 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
+scripts/build.sh # the build scripts/test.sh uses too: running both builds once
 # the Python package (scikit-learn estimators over libgrove) for Debian's /usr/bin/python3; on a
 # PEP 668 system pip needs --break-system-packages to write to /usr/local (not apt's files)
 pep668=; ls /usr/lib/python3*/EXTERNALLY-MANAGED >/dev/null 2>&1 && pep668=--break-system-packages

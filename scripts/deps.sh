@@ -20,6 +20,16 @@ done
 if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   SUDO=; [[ $(id -u) -ne 0 ]] && SUDO=sudo
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # another apt (unattended upgrades, a second shell) may hold the locks: wait for it, at most
+  # 10 minutes (DPkg::Lock::Timeout; apt-get update has no such option: retried for 5); apt's and
+  # dpkg's output goes to a log, shown when they fail
+  log=$(mktemp)
+  echo "deps.sh: installing ${#missing[@]} packages from Debian (log: $log)"
+  for try in $(seq 30); do
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >>"$log" 2>&1 && break
+    ((try < 30)) || { tail -20 "$log" >&2; exit 1; }
+    sleep 10
+  done
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" \
+    >>"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
 fi

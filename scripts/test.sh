@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# The whole test suite: installs dependencies, builds grove, runs ctest (labels unit, cli, python
-# tests); then builds again with AddressSanitizer + UndefinedBehaviorSanitizer and runs the
-# suite once more; then the concurrency stress test under ThreadSanitizer (label tsan); then
-# builds the libFuzzer targets (fuzz/, clang) and runs each for GROVE_FUZZ_SECONDS (default 30)
-# on its seed corpus.  Usage: scripts/test.sh [--no-sanitize]
+# The whole test suite: installs dependencies, builds grove (scripts/build.sh, the build
+# scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then builds again
+# with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite once more (but Python);
+# then the concurrency stress test under ThreadSanitizer (label tsan); then builds the libFuzzer
+# targets (fuzz/, clang) and runs each for GROVE_FUZZ_SECONDS (default 30) on its seed corpus.
+# Each phase prints one line with the time since the start.  Test timeouts scale with the load:
+# GROVE_TEST_TIMEOUT_SCALE (default 1 + the load average per CPU, at the start) multiplies
+# every ctest timeout, three times that in the sanitizer builds.
+# Usage: scripts/test.sh [--no-sanitize]
 # (--no-sanitize also skips the ThreadSanitizer and fuzz steps, which are sanitizer builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+t0=$SECONDS
+phase() { printf '== %02d:%02d %s\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) "$*"; }
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGROVE_WERROR=ON >/dev/null
-cmake --build build -j"$jobs"
+scale=${GROVE_TEST_TIMEOUT_SCALE:-$((1 + $(cut -d. -f1 /proc/loadavg 2>/dev/null || echo 0) / jobs))}
+unset GROVE_TEST_TIMEOUT_SCALE # passed to cmake below, per build
+phase "dependencies"
+scripts/deps.sh
+phase "release build (build/)"
+scripts/build.sh -DGROVE_TEST_TIMEOUT_SCALE="$scale"
+phase "release tests (timeouts x$scale)"
 (cd build && ctest --output-on-failure -j"$jobs")
 if [[ "${1:-}" != "--no-sanitize" ]]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGROVE_SANITIZE=ON -DGROVE_WERROR=ON >/dev/null
-  cmake --build build-asan -j"$jobs"
+  phase "ASan + UBSan build (build-asan/)"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGROVE_SANITIZE=ON -DGROVE_WERROR=ON \
+    -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
+  cmake --build build-asan -j"$jobs" >build-asan/build.log 2>&1 || { tail -40 build-asan/build.log; exit 1; }
+  phase "ASan + UBSan tests (timeouts x$((3 * scale)))"
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$jobs" -LE python)
   # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP and MPI
+  phase "TSan build and test (build-tsan/)"
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON -DGROVE_MPI=OFF \
-    >/dev/null
-  cmake --build build-tsan -j"$jobs"
+    -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
+  cmake --build build-tsan -j"$jobs" --target test_concurrency >build-tsan/build.log 2>&1 ||
+    { tail -40 build-tsan/build.log; exit 1; }
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L tsan)
+  phase "libFuzzer build and runs (build-fuzz/, ${GROVE_FUZZ_SECONDS:-30} s each)"
   CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_FUZZ=ON \
-    -DGROVE_FUZZ_SECONDS="${GROVE_FUZZ_SECONDS:-30}" >/dev/null
-  cmake --build build-fuzz -j"$jobs"
+    -DGROVE_FUZZ_SECONDS="${GROVE_FUZZ_SECONDS:-30}" -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
+  cmake --build build-fuzz -j"$jobs" >build-fuzz/build.log 2>&1 || { tail -40 build-fuzz/build.log; exit 1; }
   (cd build-fuzz && ctest --output-on-failure -j"$jobs" -L fuzz)
 fi
-echo "all tests passed"
+phase "all tests passed"

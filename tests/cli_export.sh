@@ -9,16 +9,29 @@ ir=$DATA/iris_train.csv; irt=$DATA/iris_test.csv
 expect_exit 0 "$GROVE" train "$ir" -o "$TMP/f" --algo forest --rounds 12 -q
 expect_exit 0 "$GROVE" export "$TMP/f" --lang c -o "$TMP/f.c" --prefix iris
 expect_in "$TMP/f.c" "void iris_predict_double(const double *x, double *out);"
+# -o NAME.c writes NAME.h beside it: the prototypes and sizes, nothing to copy out of a comment
+expect_in "$TMP/f.h" "void iris_predict_double(const double *x, double *out);"
+expect_in "$TMP/f.h" "#define iris_N_FEATURES 4"
+expect_in "$TMP/f.h" "#define iris_N_OUTPUTS 3"
+expect_exit 0 "$GROVE" export "$TMP/f" --lang h --prefix iris
+cmp -s "$TMP/out" "$TMP/f.h" || fail "--lang h differs from the header written with -o f.c"
+expect_exit 0 "$GROVE" export "$TMP/f" --lang c -o "$TMP/g.c" --header none
+[[ -e "$TMP/g.h" ]] && fail "--header none wrote a header"
+expect_exit 0 "$GROVE" export "$TMP/f" --lang c -o "$TMP/g2.c" --header "$TMP/inc.h"
+expect_in "$TMP/inc.h" "void model_predict(const float *x, double *out);"
+expect_exit 1 "$GROVE" export "$TMP/f" --lang c -o "$TMP/same.c" --header "$TMP/same.c"
+expect_exit 0 "$GROVE" export --help
+expect_in "$TMP/out" "--header FILE"
 expect_in "$TMP/f.c" "petal_length_cm"
 expect_in "$TMP/f.c" '"setosa", "versicolor", "virginica"'
 if command -v cc >/dev/null; then
   cat >"$TMP/main.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
-void iris_predict_double(const double *x, double *out);
+#include "f.h"
 int main(void)
 {
-    double x[4], p[3];
+    double x[iris_N_FEATURES], p[iris_N_OUTPUTS];
     char line[512];
     if (!fgets(line, sizeof line, stdin)) return 1; /* header */
     while (fgets(line, sizeof line, stdin)) {
@@ -29,7 +42,14 @@ int main(void)
     return 0;
 }
 C
-  expect_exit 0 cc -std=c99 -Wall -Werror -O2 -o "$TMP/prog" "$TMP/f.c" "$TMP/main.c" -lm
+  expect_exit 0 cc -std=c99 -Wall -Werror -Wmissing-prototypes -O2 -o "$TMP/prog" "$TMP/f.c" "$TMP/main.c" -lm
+  # the header compiles as C++ too (extern "C")
+  if command -v c++ >/dev/null; then
+    printf '#include "f.h"\nint main() { double x[iris_N_FEATURES] = {5.1, 3.5, 1.4, 0.2}, p[iris_N_OUTPUTS];\n iris_predict_double(x, p); return p[0] > 0.5 ? 0 : 1; }\n' >"$TMP/main.cpp"
+    expect_exit 0 cc -std=c99 -O2 -c -o "$TMP/f.o" "$TMP/f.c"
+    expect_exit 0 c++ -Wall -Werror -o "$TMP/progxx" "$TMP/main.cpp" "$TMP/f.o" -lm
+    expect_exit 0 "$TMP/progxx"
+  fi
   "$TMP/prog" <"$irt" >"$TMP/export.csv" || fail "the exported program failed"
   expect_exit 0 "$GROVE" predict "$TMP/f" "$irt" --proba -o "$TMP/pred.csv"
   tail -n +2 "$TMP/pred.csv" | cut -d, -f2- | paste -d, - "$TMP/export.csv" >"$TMP/both.csv"

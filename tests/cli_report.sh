@@ -85,6 +85,10 @@ parses "$TMP/gb.html"
 want "gbdt training points" "$(npoints "$TMP/gb.html" gbdt-metric training)" $n_log
 want "gbdt validation points" "$(npoints "$TMP/gb.html" gbdt-metric "validation (log)")" $n_log
 want "gbdt DATA points" "$(npoints "$TMP/gb.html" gbdt-metric DATA)" "$R"
+# gain and cover are means per split (XGBoost's get_score), and the captions say so
+expect_in "$TMP/gb.html" "Mean gain per split"
+expect_in "$TMP/gb.html" "Mean cover per split"
+grep -qi "total gain" "$TMP/gb.html" && fail "a caption still calls the mean gain a total"
 want "early stopping marker" "$(xp "$TMP/gb.html" "number(//*[local-name()='svg'][@id='gbdt-metric']//*[local-name()='g'][@class='marker']/@data-value)")" "$R"
 
 # exponential loss: its line search's eps_t and alpha_t per round

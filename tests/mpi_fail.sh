@@ -31,6 +31,19 @@ expect_in "$TMP/err" "exited on signal 9"
 checks=$((checks + 1))
 [[ ! -e "$TMP/m" ]] || fail "a model was written after rank 1 died"
 
+# a rank that stops (GROVE_DIST_FAIL=1:2:stop, SIGSTOP at round 2) and never answers: with
+# GROVE_DIST_TIMEOUT=2 the others give up waiting in their next collective, say so, and end the
+# job; without a timeout they would wait forever (timeout(1) bounds the test if that regresses)
+checks=$((checks + 1))
+GROVE_DIST_TIMEOUT=2 GROVE_DIST_FAIL=1:2:stop timeout -k 10 120 "${MPIRUN[@]}" -x GROVE_DIST_FAIL \
+  -x GROVE_DIST_TIMEOUT -np 3 "$GROVE" train "$D/breast_cancer_train.csv" -a gbdt -r 6 -o "$TMP/m" \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[[ $rc -ne 0 && $rc -ne 124 && $rc -ne 137 ]] || fail "a stopped rank: mpirun exited $rc (124/137: it hung)"
+expect_in "$TMP/err" "for the other ranks (GROVE_DIST_TIMEOUT=2): a rank is stopped, lost or far behind; ending the job"
+checks=$((checks + 1))
+[[ ! -e "$TMP/m" ]] || fail "a model was written after rank 1 stopped"
+
 { head -1 "$D/breast_cancer_train.csv"; sed -n 2,150p "$D/breast_cancer_train.csv"; } > "$TMP/part0.csv"
 { head -1 "$D/breast_cancer_train.csv"; sed -n 151,300p "$D/breast_cancer_train.csv"; } > "$TMP/part1.csv"
 if expect_exit 2 "${MPIRUN[@]}" -np 3 "$GROVE" train "$TMP/part{rank}.csv" -a forest -r 4 -o "$TMP/m"; then

@@ -6,7 +6,8 @@
 # thresholds, and predictions within 1e-9.  Cases: logistic with validation-file early stopping,
 # squared with per-tree and per-node column sampling, softmax over 10 classes, and a bin sample
 # smaller than the data (the sampled rows gathered from their ranks), subsample < 1, the
-# absolute, huber and exponential objectives (exact distributed medians and line search),
+# absolute, huber, quantile, poisson and exponential objectives (exact distributed medians and
+# quantiles, line search),
 # train_metric (logloss-type sums and the AUC) with early stopping at one process's best round,
 # and --log's file (the same bytes for 1-4 ranks); LIBSVM files cut into byte ranges or read
 # as {rank} files (features widened to the whole file's, zero-based when any part is, sparse
@@ -31,6 +32,12 @@ run_case absolute "$D/boston_housing_train.csv" -a gbdt -r 15 --set objective=ab
 run_case huber "$D/boston_housing_train.csv" -a gbdt -r 15 --set objective=huber --set max_depth=4
 run_case exponential "$D/breast_cancer_train.csv" -a gbdt -r 15 --set objective=exponential \
   --set colsample_bynode=0.5
+# quantile: leaves refit to weighted alpha-quantiles over all ranks' rows, the base the labels';
+# poisson: a log link, its log-likelihood summed exactly (train_metric)
+run_case quantile "$D/boston_housing_train.csv" -a gbdt -r 12 --set objective=quantile \
+  --set quantile_alpha=0.8 --set subsample=0.7
+run_case poisson "$D/boston_housing_train.csv" -a gbdt -r 12 --set objective=poisson \
+  --set train_metric=true --set max_depth=4
 # the training metric (train_metric, --log): sums exact over the ranks, the AUC over all rows
 run_case train_auc "$D/breast_cancer_train.csv" -a gbdt -r 30 --set train_metric=true \
   --set eval_metric=auc --valid "$D/breast_cancer_test.csv" --set early_stopping_rounds=3 \

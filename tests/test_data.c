@@ -713,6 +713,17 @@ static void test_follow_schema(void)
         CHECK_CONTAINS(grove_dataset_warning(t),
                        "test_class.csv: the label column 'label' is ignored: 1 row without "
                        "a usable label (first: line 3: \"c\")");
+        /* the rows that do have a usable label stay within reach, for evaluation */
+        grove_dataset *l = NULL;
+        size_t skipped = 9;
+        CHECK_OK(grove_dataset_labelled_rows(t, &l, &skipped));
+        CHECK_EQ_INT((long long)skipped, 1);
+        if (l) {
+            CHECK_EQ_INT((long long)grove_dataset_n_rows(l), 1);
+            CHECK(grove_dataset_has_labels(l));
+            CHECK_EQ_DBL(grove_dataset_label(l, 0), 1);
+            grove_dataset_free(l);
+        }
         grove_dataset_free(t);
     }
     LOAD(write_text("test_num.csv", "color,size,shape\nred,big,round\n"), NULL, s,

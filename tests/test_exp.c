@@ -159,8 +159,9 @@ static void check_logistic_paths(void)
         }
         const double *wp = pass & 1 ? w : NULL;
         const uint32_t *lp = pass & 2 ? leaf : NULL;
-        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F1, N, 1, 1.0, 1, NULL, NULL, lp, lp ? val : NULL, gh);
-        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F2, N, 1, 1.0, 1, g, h, lp, lp ? val : NULL, NULL);
+        const gv_loss_params lpar = {.huber_delta = 1.0};
+        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F1, N, 1, &lpar, 1, NULL, NULL, lp, lp ? val : NULL, gh);
+        gv_loss_gradients_upd(GV_OBJ_LOGISTIC, y, wp, F2, N, 1, &lpar, 1, g, h, lp, lp ? val : NULL, NULL);
         size_t diff = 0;
         for (size_t i = 0; i < N; i++) {
             const double gi = gh[2 * i], hi = gh[2 * i + 1]; /* (grad, hess: the same floats) */

@@ -90,6 +90,11 @@ static const exp_case cases[] = {
     {"breast_cancer_train.csv", "breast_cancer_test.csv", {"algo=gbdt", "rounds=20",
                                                            "objective=exponential"}},
     {"iris_train.csv", "iris_test.csv", {"algo=gbdt", "rounds=15", "objective=softmax"}},
+    /* log links (out = exp(s)) and the quantile objective's refit leaves */
+    {"boston_housing_train.csv", "boston_housing_test.csv", {"algo=gbdt", "rounds=15",
+                                                             "objective=poisson"}},
+    {"boston_housing_train.csv", "boston_housing_test.csv", {"algo=gbdt", "rounds=15",
+                                                             "objective=quantile", "quantile_alpha=0.8"}},
     {"penguins_train.csv", "penguins_test.csv", {"algo=gbdt", "rounds=10"}},
     {"house_votes84_train.csv", "house_votes84_test.csv", {"algo=gbdt", "rounds=10"}},
     {"iris_train.csv", "iris_test.csv", {"algo=perceptron"}},

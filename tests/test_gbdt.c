@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "fixtures.h"
+#include "learn/plan.h"
 #include "loss/loss.h"
 #include "model/model.h"
 
@@ -450,7 +451,15 @@ static void test_level_threads(void)
     grove_dataset_free(d);
 }
 
-extern int gv_tree_root_fuse; /* learn/tree_int.h: 0 sums the root's totals in a pass of their own */
+/* Forces the engine's code path `field` (learn/plan.h: 0 never, 1 where the data allows) for
+ * the fits until force_none. */
+#define FORCE_PATH(field, value)                                                                   \
+    do {                                                                                           \
+        gv_plan_force f_ = *gv_plan_forced();                                                      \
+        f_.field = (value);                                                                        \
+        gv_plan_force_set(&f_);                                                                    \
+    } while (0)
+static void force_none(void) { gv_plan_force_set(NULL); }
 
 /* A tree's root totals and row list summed inside its root's histogram build (by the blocks
  * of 32768 positions of the pass they replace: 100,000 rows, four blocks, the last partial),
@@ -466,9 +475,9 @@ static void test_root_fuse(void)
         const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=6", "seed=3",
                             "train_metric=false", th, NULL};
         for (int fuse = 1; fuse >= 0; fuse--) {
-            gv_tree_root_fuse = fuse;
+            FORCE_PATH(root_fuse, fuse);
             grove_model *m = train(d, NULL, kv);
-            gv_tree_root_fuse = 1;
+            force_none();
             if (!ref) {
                 ref = m;
             } else {
@@ -481,12 +490,6 @@ static void test_root_fuse(void)
     grove_dataset_free(d);
 }
 
-extern int gv_split_simd; /* learn/tree_int.h: 0 keeps the split search scalar */
-extern int gv_hist_nz;    /* learn/tree_int.h: 0 builds quantized histograms from dense rows */
-extern int gv_hist_pack;  /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
-
-extern int gv_hist_roots; /* learn/tree_int.h: 0: every softmax tree builds its own root */
-
 /* A softmax round builds its K trees' root histograms in one pass over the rows
  * (gv_hist_roots_grad): the same models as when every tree builds its own, with 1 and 2
  * threads, 4 classes, missing values, best-first trees. */
@@ -498,9 +501,9 @@ static void test_softmax_roots(void)
     const char *kv2[] = {"algo=gbdt", "rounds=3", "growth=bestfirst", "max_leaves=15",
                          "max_depth=0", "seed=3", "threads=2", NULL};
     grove_model *a = train(d, NULL, kv1), *b = train(d, NULL, kv2);
-    gv_hist_roots = 0;
+    FORCE_PATH(shared_roots, 0);
     grove_model *c = train(d, NULL, kv1), *e = train(d, NULL, kv2);
-    gv_hist_roots = 1;
+    force_none();
     CHECK(same_predictions(a, b, d, 4));
     CHECK(same_predictions(a, c, d, 4));
     CHECK(same_predictions(b, e, d, 4));
@@ -530,17 +533,17 @@ static void test_quantized_threads(void)
         grove_model *a = train(d, NULL, kv1), *b = train(d, NULL, kv2), *z = train(d, NULL, kv0);
         CHECK(same_predictions(a, b, d, 2));
         /* the split search's scalar way finds the same trees as its vector way */
-        gv_split_simd = 0;
+        FORCE_PATH(split_simd, 0);
         grove_model *s = train(d, NULL, kv2), *zs = train(d, NULL, kv0);
-        gv_split_simd = 1;
+        force_none();
         CHECK(same_predictions(b, s, d, 2));
         CHECK(same_predictions(z, zs, d, 2)); /* unquantized too */
         if (c == 1) {
             /* the wide records summed in packed words, by chunks of 65,535 rows (200k rows at 8
              * bits: 16 + 24 + 24 bits), are the wide records summed directly */
-            gv_hist_pack = 0;
+            FORCE_PATH(pack, 0);
             grove_model *w1 = train(d, NULL, kv1), *w2 = train(d, NULL, kv2);
-            gv_hist_pack = 1;
+            force_none();
             CHECK(same_predictions(a, w1, d, 2));
             CHECK(same_predictions(b, w2, d, 2));
             grove_model_free(w1);
@@ -555,8 +558,6 @@ static void test_quantized_threads(void)
         grove_dataset_free(d);
     }
 }
-
-extern int gv_hist_bundles; /* learn/tree_int.h: 0 never reads the bundled rows */
 
 /* Quantized histograms of bundled features (few-valued features sharing a byte of the bundled
  * rows, each histogram a bundle's marginal: bin.h, hist.c) are the unbundled ones, integers: the
@@ -590,10 +591,9 @@ static void test_quantized_bundles(void)
             const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
                                 bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
             grove_model *a = train(d, NULL, kv);
-            const int was = gv_hist_bundles;
-            gv_hist_bundles = 0;
+            FORCE_PATH(bundles, 0);
             grove_model *b = train(d, NULL, kv);
-            gv_hist_bundles = was;
+            force_none();
             CHECK(same_predictions(a, b, d, 2));
             grove_model_free(b);
             m[t - 1] = a;
@@ -636,9 +636,9 @@ static void test_quantized_sparse(void)
             const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=5", "subsample=0.8", "seed=3",
                                 bits[c], t == 1 ? "threads=1" : "threads=2", NULL};
             grove_model *a = train(d, NULL, kv);
-            gv_hist_nz = 0;
+            FORCE_PATH(row_nz, 0);
             grove_model *b = train(d, NULL, kv);
-            gv_hist_nz = 1;
+            force_none();
             CHECK(same_predictions(a, b, d, 2));
             grove_model_free(a);
             grove_model_free(b);

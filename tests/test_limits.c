@@ -124,6 +124,50 @@ static void test_csr_features(void)
                  GROVE_ERR_ARG);
     CHECK(d == NULL);
     CHECK_CONTAINS(grove_last_error(), "expected at most 4294967295");
+
+    /* the limit itself: 4,294,967,295 columns, of which the two holding values become the
+     * model's features; it trains, predicts, and its file reads back (before, the schema asked
+     * for a full entry per column past 2^31 - 1 and failed as out of memory) */
+    const size_t width = UINT32_MAX, n = 8;
+    int64_t ptr[9], idx[16];
+    double val[16], y[8];
+    for (size_t i = 0; i < n; i++) {
+        ptr[i] = (int64_t)(2 * i);
+        idx[2 * i] = 0;
+        idx[2 * i + 1] = (int64_t)width - 1;
+        val[2 * i] = (double)i;
+        val[2 * i + 1] = i % 2 ? 1.0 : -1.0;
+        y[i] = (double)(i % 2);
+    }
+    ptr[n] = (int64_t)(2 * n);
+    grove_params *p = NULL;
+    grove_model *m = NULL, *back = NULL;
+    CHECK_OK(grove_params_create(&p));
+    CHECK_OK(grove_params_set(p, "algo", "tree"));
+    CHECK_OK(grove_params_set(p, "task", "classification"));
+    CHECK_OK(grove_dataset_from_csr(val, GROVE_FLOAT64, ptr, idx, n, width, y, NULL, p, NULL, &d));
+    if (!d) {
+        grove_params_free(p);
+        return;
+    }
+    const grove_schema *s = grove_dataset_schema(d);
+    CHECK(grove_schema_n_columns(s) == width);
+    CHECK(grove_schema_n_features(s) == 2);
+    CHECK(grove_schema_feature_column(s, 1) == width - 1);
+    CHECK_OK(grove_train(d, NULL, p, &m));
+    double pred[8];
+    if (m) CHECK_OK(grove_model_predict_label(m, d, 1, pred, n));
+    for (size_t i = 0; m && i < n; i++) CHECK(pred[i] == y[i]);
+    char *buf = NULL;
+    size_t len = 0;
+    if (m) CHECK_OK(grove_model_to_buffer(m, &buf, &len));
+    if (buf) CHECK_OK(grove_model_from_buffer(buf, len, &back));
+    if (back) CHECK(grove_schema_n_columns(grove_model_schema(back)) == width);
+    grove_string_free(buf);
+    grove_model_free(back);
+    grove_model_free(m);
+    grove_dataset_free(d);
+    grove_params_free(p);
 }
 
 static void test_params(void)

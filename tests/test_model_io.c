@@ -1012,9 +1012,12 @@ static void test_load_rejects(void)
     CHECK_CONTAINS(grove_last_error(), "missing.json: cannot open: No such file or directory");
     CHECK_STATUS(grove_model_load(tmpdir, &l), GROVE_ERR_IO); /* a folder */
     EXPECT_REJECT("", 0, "empty file");
-    EXPECT_REJECT("hello, world\n", 13, "bad.json:1:5: '[' or '{' expected");
+    /* text that is not a JSON object (a data file given as MODEL) is named, not parsed */
+    EXPECT_REJECT("hello, world\n", 13,
+                  "bad.json: is not a grove model file (it starts with \"hello, world\"");
+    EXPECT_REJECT("label,x\n1,2\n", 12, "is not a grove model file (it starts with \"label,x\"");
     EXPECT_REJECT("{\"a\":1}", 7, "not a grove model file");
-    EXPECT_REJECT("[1,2]", 5, "not a grove model file (the JSON value is an array");
+    EXPECT_REJECT("[1,2]", 5, "is not a grove model file (it starts with \"[1,2]\"");
     EXPECT_REJECT("{\"format\":\"other\"}", 18, "not a grove model file");
     EXPECT_REJECT("{\"format\":\"grove-model\",\"format\":\"grove-model\"}", 47, "duplicate");
     EXPECT_REJECT("\x1f\x8b\x08\x00", 4, "bad.json:");

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "learn/plan.h"
 #include "learn/tree.h"
 
 #define TIE_REL 1e-10 /* GV_TREE_TIE_REL */
@@ -1424,7 +1425,14 @@ static void test_out_of_memory(void)
 
 /* ---- gradient histogram records ---- */
 
-extern int gv_hist_rec32; /* learn/tree_int.h: 1 or 0 forces the 32- or 24-byte records */
+/* Forces the engine's code path `field` (learn/plan.h: 0 never, 1 where the data allows, -1 its
+ * rule) for the fits that follow. */
+#define FORCE_PATH(field, value)                                                                   \
+    do {                                                                                           \
+        gv_plan_force f_ = *gv_plan_forced();                                                      \
+        f_.field = (value);                                                                        \
+        gv_plan_force_set(&f_);                                                                    \
+    } while (0)
 
 /* The row-major gradient build adds rows into 32-byte records (count, g, h, 0) or straight into
  * the histogram's 24-byte ones: the same doubles in the same order, so the same histograms and
@@ -1459,10 +1467,10 @@ static void test_grad_records32(void)
         for (int r = 0; r < 2; r++) {
             gv_rng rng;
             gv_rng_seed(&rng, 11, 7, 0);
-            gv_hist_rec32 = r;
+            FORCE_PATH(rec32, r);
             CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
         }
-        gv_hist_rec32 = -1;
+        gv_plan_force_set(NULL);
         if (t[0] && t[1]) {
             CHECK(t[0]->n_nodes > 40);
             CHECK(same_tree_bits(t[0], t[1]));
@@ -1475,9 +1483,74 @@ static void test_grad_records32(void)
     tdata_free(&td);
 }
 
-/* ---- gradient splits into leaves ---- */
+/* ---- every block width of the row-major gradient build ---- */
 
-extern int gv_tree_leaf_in_place; /* learn/tree_int.h: 0 partitions the rows of the last level */
+/* The row-major gradient build (hist.c, build_rows_grad) takes each block of columns with its
+ * width a constant up to a bound and a variable above it, and splits the columns into blocks by
+ * the thread count: widths 1..40 at 1..3 threads reach every specialized width and the general
+ * loop, with the 32- and 24-byte records (the plan's rec32 forced each way).  Each tree must be
+ * the column-wise build's tree (sums in another order: same_tree), which the naive tree checks,
+ * and the row-major trees must agree to the bit whatever the threads and records. */
+static void test_grad_block_widths(void)
+{
+    size_t mismatches = 0;
+    for (size_t F = 1; F <= 40; F++) {
+        rng_state = 9000 + F;
+        tdata td;
+        const size_t n = 400 + rnd() % 200;
+        make_random(&td, n, F, GV_STATS_GRAD, 0, 0, 255);
+        tdata_bin(&td, 255);
+        gv_tree_config cfg;
+        gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
+        cfg.max_depth = 4;
+        cfg.lambda = 1.0;
+        gv_tree_input in = tinput(&td);
+        gv_tree *ref = NULL;
+        CHECK_OK(gv_tree_fit(&cfg, &in, NULL, &ref));
+        if (!ref) {
+            tdata_free(&td);
+            continue;
+        }
+        size_t *rows = malloc(n * sizeof *rows);
+        for (size_t i = 0; i < n; i++) rows[i] = i;
+        naive nv;
+        naive_init(&nv, &cfg, &td, ref, rows, n);
+        naive_check(&nv, rows, n, 0, 0);
+        mismatches += nv.mismatches;
+        naive_free(&nv);
+        free(rows);
+        uint8_t *rb = NULL;
+        CHECK_OK(gv_binned_row_major(td.b, 1, &rb));
+        gv_tree *first = NULL;
+        for (int nt = 1; nt <= 3; nt++) {
+            for (int rec32 = 0; rec32 <= 1; rec32++) {
+                gv_tree_config c2 = cfg;
+                c2.n_threads = nt;
+                gv_tree_input in2 = in;
+                in2.row_bins = rb;
+                FORCE_PATH(rec32, rec32);
+                gv_tree *t = NULL;
+                CHECK_OK(gv_tree_fit(&c2, &in2, NULL, &t));
+                gv_plan_force_set(NULL);
+                if (!t) continue;
+                CHECK(same_tree(ref, 0, t, 0));
+                if (!first) {
+                    first = t;
+                } else {
+                    CHECK(same_tree_bits(first, t));
+                    gv_tree_free(t);
+                }
+            }
+        }
+        gv_tree_free(first);
+        gv_tree_free(ref);
+        gv_free(rb);
+        tdata_free(&td);
+    }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+/* ---- gradient splits into leaves ---- */
 
 /* A gradient tree's splits whose children are leaves (max_depth) leave the rows in place and
  * sum the smaller child's (g, h) at the parent's positions, by its own blocks of rows: the same
@@ -1526,10 +1599,10 @@ static void test_grad_leaf_in_place(void)
             gv_rng_seed(&rng, 5, 6, 7);
             memset(leaf[r], 0xff, n * sizeof(uint32_t));
             in.leaf_of_row = leaf[r];
-            gv_tree_leaf_in_place = r;
+            FORCE_PATH(leaf_in_place, r);
             CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
         }
-        gv_tree_leaf_in_place = 1;
+        gv_plan_force_set(NULL);
         if (t[0] && t[1]) {
             CHECK(t[0]->n_nodes >= 3);
             CHECK(same_tree_bits(t[0], t[1]));
@@ -1599,7 +1672,7 @@ static void test_root_hist(void)
             double **roots = calloc(K, sizeof *roots);
             for (size_t c = 0; c < K; c++) CHECK((roots[c] = gv_tree_scratch_hist(&ws, len)) != NULL);
             CHECK_OK(gv_hist_roots_grad(td.b, rb, g, h, K, nt, variant & 4 ? &ws : NULL, roots));
-            gv_hist_rec32 = variant & 2 ? 1 : 0;
+            FORCE_PATH(rec32, variant & 2 ? 1 : 0);
             for (size_t c = 0; c < K; c++) {
                 gv_tree_config cfg;
                 gv_tree_config_default(&cfg, GV_STATS_GRAD, 0);
@@ -1626,7 +1699,7 @@ static void test_root_hist(void)
                 gv_tree_free(t[0]);
                 gv_tree_free(t[1]);
             }
-            gv_hist_rec32 = -1;
+            gv_plan_force_set(NULL);
             free(roots);
             gv_tree_scratch_free(&ws);
         }
@@ -1661,8 +1734,6 @@ static void test_root_hist(void)
 
 /* ---- feature bundles ---- */
 
-extern int gv_hist_bundles; /* learn/tree_int.h: 0 never reads the bundled rows, 2 for doubles too */
-extern int gv_hist_pack;    /* learn/tree_int.h: 0 builds quant 16 histograms without packed words */
 extern void (*gv_hist_observe)(size_t f, size_t n_bins, const void *rec, size_t rec_bytes);
 
 /* every histogram gv_hist_build made: (f, n_bins, rec_bytes) and the records, one after another */
@@ -1803,23 +1874,20 @@ static void test_bundles(void)
             in.qscale[0] = 2 / L;
             in.qscale[1] = 1.2 / L;
         }
-        gv_hist_rec32 = mode == 0 ? 1 : mode == 1 ? 0 : -1;
-        gv_hist_pack = mode != 4;
+        FORCE_PATH(rec32, mode == 0 ? 1 : mode == 1 ? 0 : -1);
+        FORCE_PATH(pack, mode != 4 ? -1 : 0);
         hlog logs[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-        const int was_bundles = gv_hist_bundles;
         gv_tree *t[2] = {NULL, NULL};
         gv_hist_observe = hlog_observe;
         for (int r = 0; r < 2; r++) {
             gv_rng rng;
             gv_rng_seed(&rng, 11, 7, 0);
-            gv_hist_bundles = r ? 2 : 0;
+            FORCE_PATH(bundles, r ? -1 : 0);
             hlog_now = &logs[r];
             CHECK_OK(gv_tree_fit(&cfg, &in, &rng, &t[r]));
         }
         gv_hist_observe = NULL;
-        gv_hist_bundles = was_bundles;
-        gv_hist_rec32 = -1;
-        gv_hist_pack = 1;
+        gv_plan_force_set(NULL);
         CHECK(hlog_same(&logs[0], &logs[1]) >= 5 * F);
         if (t[0] && t[1]) {
             CHECK(t[0]->n_nodes > 15);
@@ -1851,6 +1919,7 @@ int main(void)
     test_stump_bruteforce();
     test_grad_values();
     test_grad_records32();
+    test_grad_block_widths();
     test_grad_leaf_in_place();
     test_root_hist();
     test_bundles();

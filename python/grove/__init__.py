@@ -4,6 +4,7 @@ the library trains and predicts)."""
 from ._lib import version as _version, GroveError, LIB_PATH
 from .core import Model
 from .vision import Cascade
+from .convert import ConvertedModel, from_sklearn, from_xgboost
 from .estimators import (
     DecisionTreeClassifier, DecisionTreeRegressor, PerceptronClassifier, LogisticRegression,
     MLPClassifier, AdaBoostClassifier, AdaBoostRegressor, FilterBoostClassifier,
@@ -23,4 +24,5 @@ ALL_ESTIMATORS = [
     VotingClassifier, VotingRegressor]
 
 __all__ = [c.__name__ for c in ALL_ESTIMATORS] + [
-    "bias_variance", "Cascade", "GroveError", "Model", "__version__"]
+    "bias_variance", "Cascade", "ConvertedModel", "GroveError", "Model", "from_sklearn",
+    "from_xgboost", "__version__"]

@@ -1,14 +1,19 @@
 """Thin owners of libgrove's handles: Params, Dataset (from numpy or pandas) and Model.
 
 Every handle is freed by its owner's __del__; nothing here keeps a pointer into memory Python
-might free (the library copies arrays it reads).
+might free (the library copies arrays it reads), and no raw handle travels without a reference
+to its owner: a dataset that follows a model's schema is given the Model, not the schema's
+pointer, so a fit in another thread that drops the estimator's model cannot free the schema
+while the dataset is built from it.
 """
 import ctypes
 import json
+import sys
+import threading
 
 import numpy as np
 
-from ._lib import lib, check, take_string, GroveError
+from ._lib import lib, check, take_string, GroveError, PROGRESS_FN, ROUND_FN
 
 _vp = ctypes.c_void_p
 _DP = ctypes.POINTER(ctypes.c_double)
@@ -67,13 +72,19 @@ def _issparse(X):
 
 class Dataset:
     """A grove_dataset built from a 2-D array or a scipy.sparse CSR matrix (canonical: sorted
-    indices, no duplicates; kept sparse in grove when at most 1/8 of the cells are stored).  `labels` (float64) are class values / indices
-    or targets; `weights` sample weights; `schema` a model's schema handle (borrowed) or None;
+    indices, no duplicates; kept sparse in grove when at most 1/8 of the cells are stored).
+    `labels` (float64) are class values / indices or targets; `weights` sample weights; `like`
+    None (infer the schema) or a Model or Dataset whose schema the new dataset follows (it is
+    referenced while the dataset lives; grove copies the schema);
     `categories` maps a feature index to its list of category names (values are codes);
     `feature_names` names the features; `class_names`/`label_name` rename the classes."""
 
-    def __init__(self, X, labels=None, weights=None, params=None, schema=None, categories=None,
+    def __init__(self, X, labels=None, weights=None, params=None, like=None, categories=None,
                  feature_names=None, class_names=None, label_name=None):
+        if like is not None and not isinstance(like, (Model, Dataset)):
+            raise TypeError("like: expected a grove Model or Dataset, found %r" % (like,))
+        self._like = like     # keeps the schema's owner alive while this object lives
+        schema = like.schema if like is not None else None
         n, p = X.shape
         if labels is not None:
             labels = np.ascontiguousarray(labels, dtype=np.float64)
@@ -100,7 +111,10 @@ class Dataset:
         self.handle = h
         self.n_rows = n
         if schema is None:
-            for f in range(p):
+            # only the features named or categorical: never a Python loop over every column of
+            # a wide sparse matrix (up to 2^32 - 1 of them)
+            features = range(p) if feature_names is not None else sorted(categories or {})
+            for f in features:
                 name = feature_names[f] if feature_names is not None else None
                 cats = categories.get(f) if categories else None
                 if name is None and cats is None:
@@ -119,6 +133,11 @@ class Dataset:
                     h, arr, len(class_names) if class_names is not None else 0,
                     label_name.encode() if label_name is not None else None))
 
+    @property
+    def schema(self):
+        """The dataset's schema handle, borrowed: valid while this Dataset is referenced."""
+        return lib.grove_dataset_schema(self.handle)
+
     def __del__(self):
         if getattr(self, "handle", None):
             lib.grove_dataset_free(self.handle)
@@ -132,11 +151,62 @@ class Model:
         self.handle = handle
 
     @classmethod
-    def train(cls, data, params, valid=None):
-        h = _vp()
-        check(lib.grove_train(data.handle, valid.handle if valid else None, params.handle,
-                              ctypes.byref(h)))
-        return cls(h)
+    def train(cls, data, params, valid=None, verbose=0):
+        """Trains in a worker thread while the calling thread waits in short joins, so that
+        Ctrl-C (KeyboardInterrupt, Jupyter's interrupt) reaches Python at once: the library is
+        then asked to cancel through its progress callback, which it polls every round, tree
+        or run, and the interrupt is re-raised once the worker has stopped (within a round).
+        verbose=N prints every N-th round's metrics (and the last) as XGBoost does:
+        "[t]\ttrain-METRIC:v\tvalidation_0-METRIC:v" (t from 0)."""
+        cancel = threading.Event()
+        every = int(verbose) if verbose is not True else 1
+
+        def progress(ctx, stage, done, total):
+            return 1 if cancel.is_set() else 0
+
+        def round_done(ctx, t, total, metric, train, valid):
+            if every > 0 and ((t - 1) % every == 0 or t == total):
+                m = metric.decode()
+                parts = ["[%d]" % (t - 1)]
+                if train == train:
+                    parts.append("train-%s:%.5f" % (m, train))
+                if valid == valid:
+                    parts.append("validation_0-%s:%.5f" % (m, valid))
+                if len(parts) == 1:   # nothing measured this round (no eval_set)
+                    parts.append("round %d of %d" % (t, total))
+                print("\t".join(parts), file=sys.stdout, flush=True)
+            return 1 if cancel.is_set() else 0
+
+        pfn, rfn = PROGRESS_FN(progress), ROUND_FN(round_done)  # alive until train returns
+        check(lib.grove_params_set_progress(params.handle, pfn, None))
+        check(lib.grove_params_set_round_callback(params.handle, rfn, None))
+        out = {}
+
+        def work():
+            h = _vp()
+            try:
+                check(lib.grove_train(data.handle, valid.handle if valid else None,
+                                      params.handle, ctypes.byref(h)))
+                out["model"] = cls(h)
+            except BaseException as e:  # re-raised in the caller's thread
+                out["error"] = e
+
+        worker = threading.Thread(target=work, name="grove-train", daemon=True)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.05)
+        except BaseException:
+            cancel.set()          # KeyboardInterrupt (or any signal's exception): stop it
+            worker.join()
+            out.pop("model", None)
+            raise
+        finally:
+            lib.grove_params_set_progress(params.handle, PROGRESS_FN(), None)
+            lib.grove_params_set_round_callback(params.handle, ROUND_FN(), None)
+        if "error" in out:
+            raise out["error"]
+        return out["model"]
 
     @classmethod
     def load(cls, path):
@@ -164,6 +234,7 @@ class Model:
 
     @property
     def schema(self):
+        """The model's schema handle, borrowed: valid while this Model is referenced."""
         return lib.grove_model_schema(self.handle)
 
     @property

@@ -10,7 +10,9 @@ DecisionTreeClassifier(max_depth=3))` becomes grove's base=tree, base.max_depth=
 random_state None means seed 0 (grove is deterministic: the same data and seed give the same
 model bytes as `grove train --seed`); n_jobs None or -1 uses every core.
 """
+import json
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -91,6 +93,7 @@ class _GroveBase(BaseEstimator):
             cats_fit = {} if reset else getattr(self, "_categories", {})
             cols = []
             cats = {}
+            unseen = []   # (column, count, first value): categories the fit never saw
             for j, name in enumerate(X.columns):
                 col = X.iloc[:, j]
                 is_cat = (isinstance(col.dtype, _pd.CategoricalDtype) or col.dtype == object
@@ -104,20 +107,31 @@ class _GroveBase(BaseEstimator):
                 if (j in cats) if reset else (j in cats_fit):
                     names = cats[j] if reset else cats_fit[j]
                     index = {n: i for i, n in enumerate(names)}
-                    codes = np.array([np.nan if (v is None or (isinstance(v, float) and np.isnan(v)))
-                                      else index.get(str(v), np.nan) for v in col.astype(object)],
-                                     dtype=np.float64)
+                    values = col.astype(object)
+                    missing = np.array([v is None or (isinstance(v, float) and np.isnan(v))
+                                        for v in values], dtype=bool)
+                    codes = np.array([np.nan if m else index.get(str(v), np.nan)
+                                      for v, m in zip(values, missing)], dtype=np.float64)
+                    new = np.isnan(codes) & ~missing
+                    if new.any():
+                        unseen.append((name, int(new.sum()), values[np.argmax(new)]))
                     cols.append(codes)
                 else:
                     cols.append(np.asarray(col, dtype=np.float64))
             if reset:
                 self._categories = cats
+            if unseen:
+                n = sum(u[1] for u in unseen)
+                warnings.warn("%d value%s of unseen categories treated as missing (first: column "
+                              "'%s': %r)" % (n, "" if n == 1 else "s", unseen[0][0],
+                                             unseen[0][2]), UserWarning, stacklevel=3)
             if not cols:
                 raise ValueError("0 feature(s) (shape=(%d, 0)) while a minimum of 1 is required."
                                  % X.shape[0])
             A = np.column_stack(cols) if len(cols) > 1 else cols[0].reshape(-1, 1)
-            A = check_array(A, dtype=[np.float64, np.float32],
-                            force_all_finite="allow-nan" if self._ALLOW_NAN else True)
+            A = self._infinities_missing(check_array(
+                A, dtype=[np.float64, np.float32],
+                force_all_finite=False if self._ALLOW_NAN else True))
             self._check_n_features(A, reset=reset)
             names = [str(c) for c in X.columns]
             return A, cats, names
@@ -125,19 +139,39 @@ class _GroveBase(BaseEstimator):
             self._categories = {}
         A = self._validate_data(X, reset=reset, accept_sparse="csr",
                                 dtype=[np.float64, np.float32],
-                                force_all_finite="allow-nan" if self._ALLOW_NAN else True)
+                                force_all_finite=False if self._ALLOW_NAN else True)
         if hasattr(A, "has_canonical_format") and not A.has_canonical_format:
             A = A.copy()          # sorted indices, duplicates summed; the caller's is untouched
             A.sum_duplicates()
-        return A, {}, None
+        return self._infinities_missing(A), {}, None
 
-    def _dataset(self, X):
+    @staticmethod
+    def _infinities_missing(A):
+        """+-inf are missing values, as the CLI reads "inf" in a file (learners that take
+        missing values only; the others refuse infinities in check_array).  A copy when there
+        are any: the caller's array is untouched."""
+        vals = A.data if hasattr(A, "nnz") else A
+        inf = np.isinf(vals)
+        if not inf.any():
+            return A
+        A = A.copy()
+        vals = A.data if hasattr(A, "nnz") else A
+        vals[inf] = np.nan
+        return A
+
+    def _fitted(self):
+        """The model as it is now.  Every method reads self._model once through this and keeps
+        the reference for the whole call: a fit in another thread replaces self._model, and the
+        old model lives on (and is freed) only when the last such reference goes."""
         check_is_fitted(self, "_model")
+        return self._model
+
+    def _dataset(self, X, model):
         A, _, _ = self._prepare_X(X, reset=False)
-        return Dataset(A, schema=self._model.schema)
+        return Dataset(A, like=model)
 
     # ---- fit ----
-    def _fit(self, X, y, sample_weight, task, eval_set=None):
+    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0):
         if y is None:
             self._validate_data(X, y)  # raises: requires y
         A, cats, names = self._prepare_X(X, reset=True)
@@ -169,6 +203,9 @@ class _GroveBase(BaseEstimator):
                 and len(np.unique(idx[w > 0])) < 2):
             raise ValueError("sample_weight leaves 1 class with positive weight; %s needs at "
                              "least two classes" % type(self).__name__)
+        if getattr(self, "early_stopping_rounds", None) and not eval_set:
+            raise ValueError("early_stopping_rounds=%r needs validation data: fit(X, y, "
+                             "eval_set=[(X_valid, y_valid)])" % (self.early_stopping_rounds,))
         params = self._params(task)
         data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
                        class_names=class_names, label_name=label_name)
@@ -176,16 +213,20 @@ class _GroveBase(BaseEstimator):
         if eval_set:
             Xv, yv = eval_set[-1]
             Av, _, _ = self._prepare_X(Xv, reset=False)
-            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params,
-                            schema=lib.grove_dataset_schema(data.handle))
+            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data)
         try:
-            self._model = Model.train(data, params, valid)
+            model = Model.train(data, params, valid, verbose)
         except ValueError as e:
             raise self._train_error(e, A) from None
-        self.n_features_in_ = A.shape[1]
-        if task == "classification" and self._model.n_classes() != len(self.classes_):
+        except KeyboardInterrupt:
+            # an interrupted fit leaves the estimator unfitted, not holding an older model
+            self.__dict__.pop("_model", None)
+            raise
+        if task == "classification" and model.n_classes() != len(self.classes_):
             raise ValueError("grove: %d classes in the model, %d in y"
-                             % (self._model.n_classes(), len(self.classes_)))
+                             % (model.n_classes(), len(self.classes_)))
+        self._model = model
+        self.n_features_in_ = A.shape[1]
         self._after_fit(A, labels, w)
         return self
 
@@ -202,7 +243,7 @@ class _GroveBase(BaseEstimator):
         if not np.all(self.classes_[idx] == yv):
             raise ValueError("eval_set: a label not among the training classes %r"
                              % list(self.classes_))
-        s = lib.grove_dataset_schema(data.handle)
+        s = data.schema
         names = [lib.grove_schema_class_name(s, i).decode() for i in range(len(self.classes_))]
         try:
             values = np.array([float(n) for n in names])
@@ -230,8 +271,7 @@ class _GroveBase(BaseEstimator):
     # ---- the model ----
     def save_model(self, path):
         """Writes the model in grove's file format (the CLI's `grove predict` reads it)."""
-        check_is_fitted(self, "_model")
-        self._model.save(path)
+        self._fitted().save(path)
 
     def load_model(self, path):
         """Reads a model file written by `grove train` or save_model; returns self."""
@@ -251,17 +291,26 @@ class _GroveBase(BaseEstimator):
 
     def model_bytes(self):
         """The model's file bytes (what save_model writes)."""
-        check_is_fitted(self, "_model")
-        return self._model.to_bytes()
+        return self._fitted().to_bytes()
+
+    _IMPORTANCE = "impurity"  # the kind feature_importances_ reads (grove_model_importance)
 
     @property
     def feature_importances_(self):
-        """Impurity importances (normalized, scikit-learn's definition) of tree models."""
-        check_is_fitted(self, "_model")
+        """One importance per feature, normalized to sum 1 (all 0 when nothing splits): impurity
+        importances of trees and forests (scikit-learn's definition), weighted by |alpha| for
+        the AdaBoost family; gbdt's mean gain per split (XGBoost's default); |coef| on the
+        standardized features for linear models.  AttributeError when the model has none."""
+        m = self._fitted()
         try:
-            return self._model.importance("impurity")
+            v = self._importances(m)
         except ValueError as e:
-            raise AttributeError(str(e))
+            raise AttributeError(str(e)) from None
+        total = v.sum()
+        return v / total if total > 0 else v
+
+    def _importances(self, m):
+        return m.importance(self._IMPORTANCE)
 
     # ---- contributions ----
     def shap_values(self, X, interactions=False):
@@ -273,10 +322,8 @@ class _GroveBase(BaseEstimator):
         score).  Each row of a group sums to the score (output_margin).  With `interactions`,
         XGBoost's pred_interactions: (n_samples, [n_groups,] n_features + 1, n_features + 1).
         Models that are not sums of trees raise ValueError."""
-        check_is_fitted(self, "_model")
-        d = self._dataset(X)
-        phi = self._model.predict_contrib(d, interactions, self._threads())
-        m = self._model
+        m = self._fitted()  # one reference for the whole call: a concurrent fit cannot free it
+        phi = m.predict_contrib(self._dataset(X, m), interactions, self._threads())
         s = m.schema
         F = lib.grove_schema_n_features(s)
         W = self.n_features_in_
@@ -308,16 +355,16 @@ class _Classifier(ClassifierMixin, _GroveBase):
         return self._fit(X, y, sample_weight, "classification")
 
     def predict_proba(self, X):
-        d = self._dataset(X)
-        return self._model.predict(d, self._threads())
+        m = self._fitted()
+        return m.predict(self._dataset(X, m), self._threads())
 
     def predict(self, X, pred_contribs=False, pred_interactions=False):
         """Predicted classes; with pred_contribs or pred_interactions the contributions
         instead (shap_values)."""
         if pred_contribs or pred_interactions:
             return self._predict_contrib(X, pred_contribs, pred_interactions)
-        d = self._dataset(X)
-        idx = self._model.predict_label(d, self._threads()).astype(np.intp)
+        m = self._fitted()
+        idx = m.predict_label(self._dataset(X, m), self._threads()).astype(np.intp)
         return self.classes_[idx]
 
     def predict_log_proba(self, X):
@@ -334,8 +381,8 @@ class _Regressor(RegressorMixin, _GroveBase):
         instead (shap_values)."""
         if pred_contribs or pred_interactions:
             return self._predict_contrib(X, pred_contribs, pred_interactions)
-        d = self._dataset(X)
-        return self._model.predict(d, self._threads()).ravel()
+        m = self._fitted()
+        return m.predict(self._dataset(X, m), self._threads()).ravel()
 
 
 # ---- theory: staged predictions, the per-round log, margins ----
@@ -344,20 +391,43 @@ class _RoundsMixin:
     """Models trained in rounds (the AdaBoost family, gbdt, bagging): the per-round log."""
 
     @property
+    def best_iteration(self):
+        """After early stopping (early_stopping_rounds with an eval_set), the 0-based round the
+        model ends with: the best on the last eval_set, XGBoost's name.  AttributeError
+        otherwise."""
+        self._valid_column()
+        return self._fitted().n_rounds - 1
+
+    @property
+    def best_score(self):
+        """The last eval_set's metric at best_iteration (XGBoost's name)."""
+        col = self._valid_column()
+        return float(col[self.best_iteration])
+
+    def _valid_column(self):
+        m = self._fitted()
+        if getattr(self, "early_stopping_rounds", None):
+            log = m.log()
+            for k, v in log.items():
+                if k.startswith("valid"):
+                    return v
+        raise AttributeError("best_iteration and best_score exist after early stopping: fit "
+                             "with early_stopping_rounds and eval_set=[(X_valid, y_valid)]")
+
+    @property
     def log_(self):
         """The per-round training log as a dict of numpy arrays: boosting t, epsilon, gamma,
         alpha, Z, train_error, prod_Z, bound (and valid_error); bagging the OOB curve; gbdt the
         evaluation metric per round."""
-        check_is_fitted(self, "_model")
-        return self._model.log()
+        return self._fitted().log()
 
 
 class _StagedMixin(_RoundsMixin):
     def _stages(self, X):
-        d = self._dataset(X)
-        T = self._model.n_rounds
-        for t in range(1, T + 1):
-            yield self._model.predict(d, self._threads(), rounds=t)
+        m = self._fitted()
+        d = self._dataset(X, m)
+        for t in range(1, m.n_rounds + 1):
+            yield m.predict(d, self._threads(), rounds=t)
 
     def staged_predict_proba(self, X):
         """Class probabilities after 1, 2, ..., T rounds."""
@@ -378,12 +448,12 @@ class _StagedMixin(_RoundsMixin):
 
     def margins(self, X, y):
         """Normalized voting margins y f(x) / sum |alpha| in [-1, 1] of labelled rows."""
-        check_is_fitted(self, "_model")
+        m = self._fitted()
         A, _, _ = self._prepare_X(X, reset=False)
-        d0 = Dataset(A, schema=self._model.schema)
+        d0 = Dataset(A, like=m)
         labels = self._valid_labels(d0, y, "classification")
-        d = Dataset(A, labels, schema=self._model.schema)
-        return self._model.margins(d, self._threads())
+        d = Dataset(A, labels, like=m)
+        return m.margins(d, self._threads())
 
 
 def _base_params(base, default):
@@ -466,7 +536,24 @@ class DecisionTreeRegressor(_Regressor):
         self.n_jobs = n_jobs
 
 
-class PerceptronClassifier(_Classifier):
+class _Linear:
+    """Linear models: importances are the coefficients' sizes on the standardized features
+    (the model's own units), summed over the classes' rows."""
+
+    def _importances(self, m):
+        lin = json.loads(m.to_bytes())["model"]
+        coef = np.abs(np.asarray(lin["coef"], dtype=np.float64))
+        p = len(lin["mean"])
+        full = coef.reshape(-1, p).sum(axis=0)
+        width = m.n_columns()
+        if width == p:
+            return full
+        out = np.zeros(width)
+        out[m.feature_columns()] = full
+        return out
+
+
+class PerceptronClassifier(_Linear, _Classifier):
     """Rosenblatt's perceptron (variant classic | averaged | pocket) on standardized features;
     predict_proba is the one-hot vote."""
     _ALGO = "perceptron"
@@ -480,7 +567,7 @@ class PerceptronClassifier(_Classifier):
         self.n_jobs = n_jobs
 
 
-class LogisticRegression(_Classifier):
+class LogisticRegression(_Linear, _Classifier):
     """L2-regularized logistic regression (binary or multinomial, L-BFGS), scikit-learn's C."""
     _ALGO = "logistic"
     _PARAMS = {"C": "logistic.C", "max_iter": "logistic.max_iter", "tol": "logistic.tol"}
@@ -571,8 +658,9 @@ class AdaBoostClassifier(_StagedMixin, _Classifier):
     def _extra_params(self, out):
         out.update(_base_params(self.base, None))
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "classification", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, verbose)
 
     def decision_function(self, X):
         """Two classes: the vote sum_t alpha_t h_t(x) / sum_t alpha_t in [-1, 1] (positive
@@ -676,6 +764,7 @@ class ConfidenceBoostClassifier(_StagedMixin, _Classifier):
 
 class _GBDT(_RoundsMixin):
     _ALGO = "gbdt"
+    _IMPORTANCE = "gain"
     _PARAMS = {"n_estimators": "rounds", "learning_rate": "learning_rate",
                "max_depth": "max_depth", "max_leaves": "max_leaves", "grow_policy": "growth",
                "min_child_weight": "min_child_weight", "gamma": "gamma",
@@ -739,12 +828,14 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "classification", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "classification", eval_set, verbose)
 
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
-    """Gradient boosting regression (objective squared | absolute | huber), XGBoost's names."""
+    """Gradient boosting regression (objective squared | absolute | huber | poisson | tweedie |
+    gamma | quantile), XGBoost's names."""
 
     def __init__(self, n_estimators=100, learning_rate=None, max_depth=6, max_leaves=None,
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
@@ -756,17 +847,32 @@ class GradientBoostingRegressor(_GBDT, _Regressor):
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        return self._fit(X, y, sample_weight, "regression", eval_set)
+    def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0):
+        """verbose=N prints every N-th round's metrics while it trains (XGBoost's format)."""
+        return self._fit(X, y, sample_weight, "regression", eval_set, verbose)
 
 
 # ---- bagging family ----
 
 class _BaggingBase(_RoundsMixin):
+    _BOOTSTRAP_DEFAULT = True
+
+    def _xfail_checks(self):
+        d = super()._xfail_checks()
+        if self.bootstrap if self.bootstrap is not None else self._BOOTSTRAP_DEFAULT:
+            # as scikit-learn's own forests and bagging declare it
+            d["check_sample_weights_invariance"] = (
+                "(kind=zeros) the check shuffles the rows as it appends the rows of weight zero; "
+                "rows of weight zero take no part in grove's bootstrap draws, but the draws pick "
+                "rows by position, so the same rows in another order draw other replicates (in "
+                "the same order the models are identical at any size: python/tests/"
+                "test_estimators.py)")
+        return d
+
     def _after_fit(self, A, labels, w):
         if not getattr(self, "oob_score", False):
             return
-        err, n = self._model.oob()
+        err, n = self._fitted().oob()
         if isinstance(self, ClassifierMixin):
             self.oob_score_ = 1.0 - err
         else:
@@ -882,10 +988,7 @@ class ExtraTreesClassifier(_Forest, _Classifier):
     """Extremely randomized trees (Geurts et al. 2006): every tree sees all rows (bootstrap
     None = false), random thresholds."""
     _ALGO = "extra-trees"
-
-    def _xfail_checks(self):
-        return {"check_sample_weights_invariance": _ZERO_WEIGHT_ROWS % "the random thresholds "
-                "are drawn between the node's smallest and largest value over all its rows"}
+    _BOOTSTRAP_DEFAULT = False
 
     def __init__(self, n_estimators=100, criterion=None, max_depth=None, min_samples_split=None,
                  min_samples_leaf=None, max_features=None, max_leaf_nodes=None, bootstrap=None,
@@ -899,6 +1002,7 @@ class ExtraTreesClassifier(_Forest, _Classifier):
 class ExtraTreesRegressor(_Forest, _Regressor):
     """Extremely randomized regression trees."""
     _ALGO = "extra-trees"
+    _BOOTSTRAP_DEFAULT = False
 
     def __init__(self, n_estimators=100, criterion=None, max_depth=None, min_samples_split=None,
                  min_samples_leaf=None, max_features=None, max_leaf_nodes=None, bootstrap=None,
@@ -1062,6 +1166,5 @@ def bias_variance(estimator, X, y, X_test=None, y_test=None, replicates=20):
     test = None
     if X_test is not None:
         At, _, _ = est._prepare_X(X_test, reset=False)
-        test = Dataset(At, est._valid_labels(train, y_test, task), None, params,
-                       schema=lib.grove_dataset_schema(train.handle))
+        test = Dataset(At, est._valid_labels(train, y_test, task), None, params, like=train)
     return _biasvar(train, test, params, replicates)

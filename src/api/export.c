@@ -29,8 +29,9 @@ grove_status grove_model_export(const grove_model *model, const char *lang, cons
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_export: out is NULL");
     *out = NULL;
     if (!model || !lang) return gv_err(GROVE_ERR_ARG, "grove_model_export: NULL argument");
-    if (strcmp(lang, "c") != 0)
-        return gv_err(GROVE_ERR_ARG, "export: language '%s' is not supported (c is)", lang);
+    int header = !strcmp(lang, "h");
+    if (strcmp(lang, "c") != 0 && !header)
+        return gv_err(GROVE_ERR_ARG, "export: language '%s' is not supported (c and h are)", lang);
     if (!prefix) prefix = "model";
     if (!is_identifier(prefix))
         return gv_err(GROVE_ERR_ARG,
@@ -45,7 +46,7 @@ grove_status grove_model_export(const grove_model *model, const char *lang, cons
     else
         return gv_err(GROVE_ERR_ARG, "export: form must be auto, code or table, got '%s'", form);
     gv_buf text = {0};
-    grove_status st = gv_model_export_c(model, prefix, f, &text);
+    grove_status st = gv_model_export_c(model, prefix, f, header, &text);
     if (st != GROVE_OK) return st;
     *out = text.data; /* gv_buf data is a gv_malloc'd NUL-terminated string */
     if (!*out) *out = gv_strdup("");

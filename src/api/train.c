@@ -29,6 +29,25 @@ static grove_status check_training_data(const grove_dataset *d)
     if (d->schema->task == GROVE_CLASSIFICATION && d->schema->classes.n > GV_MAX_CLASSES)
         return gv_err(GROVE_ERR_DATA, "%s: the label has %zu classes, at most %d are supported",
                       d->source, d->schema->classes.n, GV_MAX_CLASSES);
+    /* The largest sums a learner forms over rows are sum w, sum w y and sum w y^2 (a regression
+     * tree's variance, a leaf's mean, boosting's weighted errors): where one overflows, every
+     * learner would go on with inf and end in NaN or a model the writer refuses.  Refused here,
+     * at the first row that makes one of them not finite, for every algorithm alike. */
+    double sw = 0, swy = 0, swyy = 0;
+    const int regression = d->schema->task == GROVE_REGRESSION;
+    for (size_t i = 0; i < d->n_rows; i++) {
+        double w = d->weights ? d->weights[i] : 1.0, y = regression ? d->labels[i] : 0.0;
+        sw += w;
+        swy += w * y;
+        swyy += w * y * y;
+        if (!isfinite(sw) || !isfinite(swy) || !isfinite(swyy))
+            return gv_err(GROVE_ERR_DATA,
+                          "%s: row %zu: %s %.17g: the sum of the %s over the rows so far "
+                          "overflows a double (at most about 1e308); rescale them",
+                          d->source, i, !isfinite(sw) ? "weight" : "label",
+                          !isfinite(sw) ? w : y,
+                          !isfinite(sw) ? "weights" : "weighted squared labels");
+    }
     return GROVE_OK;
 }
 

@@ -63,6 +63,10 @@ grove_status gv_nomem_if_failed(grove_status st, unsigned long before, const cha
 /* *out = a * b; returns 0 on success, -1 on overflow. */
 int gv_mul_size(size_t a, size_t b, size_t *out);
 
+/* The descriptor under an output's stream (grove_output_stream may be a stream of our own,
+ * on which fileno() gives -1), for a second writer on the same file; -1 when none. */
+int gv_output_fd(grove_output *o);
+
 /* A growable byte buffer (for building strings and files). */
 typedef struct gv_buf {
     char *data;

@@ -1,5 +1,5 @@
 /*
- * mathx.c -- the weighted median (mathx.h).
+ * mathx.c -- the weighted median and quantiles (mathx.h).
  *
  * Pipeline position: core/.
  */
@@ -13,14 +13,16 @@ static int cmp_wv(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double gv_weighted_median(gv_wv *a, size_t n)
+double gv_weighted_quantile(gv_wv *a, size_t n, double q)
 {
     qsort(a, n, sizeof *a, cmp_wv);
     double total = 0, acc = 0;
     for (size_t j = 0; j < n; j++) total += a[j].w;
     for (size_t j = 0; j < n; j++) {
         acc += a[j].w;
-        if (acc >= 0.5 * total) return a[j].v;
+        if (acc >= q * total) return a[j].v;
     }
     return a[n - 1].v;
 }
+
+double gv_weighted_median(gv_wv *a, size_t n) { return gv_weighted_quantile(a, n, 0.5); }

@@ -16,7 +16,11 @@
  * keeps its permission bits, as shell redirection does.
  * Safety: an output that is the same file (device and inode) as one of the caller's inputs is
  * refused before anything is written.
+ * Errors: stdio keeps only a flag for a failed write, not its errno, so where glibc offers it
+ * the stream is ours (fopencookie) over write(2), and the first failing write's errno is kept:
+ * a full disk is reported as "No space left on device", not "Input/output error".
  */
+#define _GNU_SOURCE /* fopencookie(), beside the POSIX level CMake sets */
 #include "core.h"
 
 #include <errno.h>
@@ -34,11 +38,69 @@ struct grove_output {
     char *target; /* the regular file renamed over at commit; NULL when written straight through */
     char *tmp;    /* the temporary file beside target */
     int own_fp;   /* fp is ours to close (not stdout) */
+    int fd;       /* under fp when it is a cookie stream (stream_open), else -1 */
+    int err;      /* errno of the first failed write or close of fd, 0 while none */
 };
+
+#ifdef __GLIBC__
+static ssize_t cookie_write(void *c, const char *buf, size_t size)
+{
+    grove_output *o = c;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(o->fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (!o->err) o->err = n < 0 ? errno : EIO;
+            /* glibc: a short count is an error; what was written is not written again */
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
+static int cookie_close(void *c)
+{
+    grove_output *o = c;
+    int rc = close(o->fd);
+    if (rc != 0 && !o->err) o->err = errno;
+    o->fd = -1;
+    return rc;
+}
+#endif
+
+/* A write stream over descriptor d, taken over (closed with the stream, or here on failure);
+ * NULL with errno set. */
+static FILE *stream_open(grove_output *o, int d)
+{
+#ifdef __GLIBC__
+    cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+    o->fd = d;
+    FILE *f = fopencookie(o, "w", io);
+    if (!f) {
+        int e = errno;
+        close(d);
+        o->fd = -1;
+        errno = e;
+    }
+    return f;
+#else
+    FILE *f = fdopen(d, "w");
+    if (!f) {
+        int e = errno;
+        close(d);
+        errno = e;
+    }
+    return f;
+#endif
+}
 
 static const char *errno_text(int e, char *buf, size_t size)
 {
-    if (strerror_r(e, buf, size) != 0) snprintf(buf, size, "error %d", e);
+    /* _GNU_SOURCE gives the GNU strerror_r: it returns the text, maybe not in buf */
+    const char *t = strerror_r(e, buf, size);
+    if (t != buf) snprintf(buf, size, "%s", t ? t : "unknown error");
     return buf;
 }
 
@@ -133,6 +195,7 @@ grove_status grove_output_open(const char *path, const char *const *inputs, grov
     grove_output *o = gv_malloc(sizeof *o);
     if (!o) return gv_err_nomem("an output");
     memset(o, 0, sizeof *o);
+    o->fd = -1;
     if (!(o->path = gv_strdup(path))) {
         grove_output_abort(o);
         return gv_err_nomem("an output");
@@ -145,6 +208,7 @@ grove_status grove_output_open(const char *path, const char *const *inputs, grov
         return GROVE_OK;
     }
     if (fd >= 0) {
+        /* stdio's own stream: callers may ask for its descriptor (fileno) */
         int d = dup(fd);
         if (d < 0 || !(o->fp = fdopen(d, "w"))) {
             int e = errno;
@@ -179,9 +243,8 @@ grove_status grove_output_open(const char *path, const char *const *inputs, grov
     if (exists && !S_ISREG(st.st_mode)) {
         /* a device, FIFO or socket: written straight through (a FIFO waits for its reader) */
         int d = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        if (d < 0 || !(o->fp = fdopen(d, "w"))) {
+        if (d < 0 || !(o->fp = stream_open(o, d))) {
             int e = errno;
-            if (d >= 0) close(d);
             grove_output_abort(o);
             return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, errno_text(e, msg, sizeof msg));
         }
@@ -218,9 +281,8 @@ grove_status grove_output_open(const char *path, const char *const *inputs, grov
     }
     /* mkstemp creates the file 0600; a failing fchmod leaves a private but complete file */
     (void)fchmod(d, mode);
-    if (!(o->fp = fdopen(d, "w"))) {
+    if (!(o->fp = stream_open(o, d))) {
         int e = errno;
-        close(d);
         grove_output_abort(o);
         return gv_err(GROVE_ERR_IO, "%s: %s", path, errno_text(e, msg, sizeof msg));
     }
@@ -231,6 +293,12 @@ grove_status grove_output_open(const char *path, const char *const *inputs, grov
 
 FILE *grove_output_stream(grove_output *o) { return o ? o->fp : NULL; }
 
+int gv_output_fd(grove_output *o)
+{
+    if (!o || !o->fp) return -1;
+    return o->fd >= 0 ? o->fd : fileno(o->fp);
+}
+
 const char *grove_output_path(const grove_output *o) { return o ? o->path : NULL; }
 
 grove_status grove_output_commit(grove_output *o)
@@ -239,13 +307,13 @@ grove_status grove_output_commit(grove_output *o)
     if (!o) return gv_err(GROVE_ERR_ARG, "grove_output_commit: NULL argument");
     char msg[128];
     int bad = ferror(o->fp) != 0;
-    int e = bad ? EIO : 0;
+    int e = bad ? (o->err ? o->err : EIO) : 0;
     if (fflush(o->fp) != 0 && !e) {
         bad = 1;
-        e = errno;
+        e = o->err ? o->err : errno;
     }
     /* only a file about to be renamed needs its bytes on disk first */
-    if (!bad && o->target && fsync(fileno(o->fp)) != 0) {
+    if (!bad && o->target && fsync(o->fd >= 0 ? o->fd : fileno(o->fp)) != 0) {
         bad = 1;
         e = errno;
     }
@@ -253,7 +321,7 @@ grove_status grove_output_commit(grove_output *o)
         int rc = fclose(o->fp);
         if (rc != 0 && !bad) {
             bad = 1;
-            e = errno;
+            e = o->err ? o->err : errno;
         }
         o->fp = NULL;
     }

@@ -45,6 +45,8 @@ struct grove_params {
     unsigned char is_set[GV_P_COUNT];
     grove_progress_fn progress;
     void *progress_ctx;
+    grove_round_fn round_fn;
+    void *round_ctx;
     grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
     struct tracker *track; /* NULL unless grove_params_track: shared with every copy */
 };
@@ -243,20 +245,61 @@ grove_status grove_params_copy(const grove_params *src, grove_params **out)
     return GROVE_OK;
 }
 
+/* A key's shown form in messages: its first 40 bytes, then "...". */
+static void key_excerpt(const char *key, char *buf, size_t size)
+{
+    size_t n = strnlen(key, 40);
+    snprintf(buf, size, "%.*s%s", (int)n, key, key[n] ? "..." : "");
+}
+
 grove_status grove_params_set(grove_params *p, const char *key, const char *value)
 {
     gv_err_clear();
     if (!p || !key || !value) return gv_err(GROVE_ERR_ARG, "grove_params_set: NULL argument");
-    if (!strncmp(key, BASE_PREFIX, BASE_PREFIX_LEN)) {
-        /* the base learner's own parameters, validated by the same table */
-        if (!p->base) {
-            grove_status st = grove_params_create(&p->base);
-            if (st == GROVE_OK && p->track) st = track_levels(p->base, 1);
-            if (st != GROVE_OK) return st;
+    /* bounded before anything else, without recursion: a key from a model file may be hostile */
+    size_t key_len = strnlen(key, GROVE_PARAM_KEY_MAX + 1);
+    char shown[48];
+    if (key_len > GROVE_PARAM_KEY_MAX) {
+        key_excerpt(key, shown, sizeof shown);
+        return gv_err(GROVE_ERR_PARAM, "parameter '%s': longer than %d bytes", shown,
+                      GROVE_PARAM_KEY_MAX);
+    }
+    int levels = 0;
+    const char *name = key;
+    while (!strncmp(name, BASE_PREFIX, BASE_PREFIX_LEN)) {
+        name += BASE_PREFIX_LEN;
+        levels++;
+    }
+    if (levels > GROVE_PARAM_MAX_NESTING) {
+        key_excerpt(key, shown, sizeof shown);
+        return gv_err(GROVE_ERR_PARAM, "parameter '%s': %d levels of 'base.', at most %d",
+                      shown, levels, GROVE_PARAM_MAX_NESTING);
+    }
+    if (levels > 0) {
+        /* the base learners' own parameters, validated by the same table before any level is
+         * created, so that a refused key leaves the parameters unchanged */
+        int id = find_param(name);
+        if (id < 0)
+            return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)",
+                          key);
+        int64_t iv;
+        double dv;
+        grove_status st = parse_value(id, value, &iv, &dv);
+        if (st != GROVE_OK) {
+            for (int l = 0; l < levels; l++) gv_err_prefix("base");
+            return st;
         }
-        grove_status st = grove_params_set(p->base, key + BASE_PREFIX_LEN, value);
-        if (st != GROVE_OK) gv_err_prefix("base");
-        return st;
+        grove_params *level = p;
+        for (int l = 0; l < levels; l++) {
+            if (!level->base) {
+                st = grove_params_create(&level->base);
+                if (st == GROVE_OK && level->track) st = track_levels(level->base, 1);
+                if (st != GROVE_OK) return st;
+            }
+            level = level->base;
+        }
+        p = level;
+        key = name;
     }
     int id = find_param(key);
     if (id < 0)
@@ -428,22 +471,48 @@ int gv_progress(const grove_params *p, const char *stage, size_t done, size_t to
     return p->progress(p->progress_ctx, stage, done, total);
 }
 
+grove_status grove_params_set_round_callback(grove_params *p, grove_round_fn fn, void *ctx)
+{
+    gv_err_clear();
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_set_round_callback: params is NULL");
+    p->round_fn = fn;
+    p->round_ctx = ctx;
+    return GROVE_OK;
+}
+
+int gv_progress_round(const grove_params *p, size_t round, size_t total, const char *metric,
+                      double train, double valid)
+{
+    if (!p || !p->round_fn) return 0;
+    return p->round_fn(p->round_ctx, round, total, metric, train, valid);
+}
+
 const grove_params *gv_params_base(const grove_params *p) { return p ? p->base : NULL; }
 
 int gv_params_foreach_base(const grove_params *p, const char *prefix,
                            int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
-    if (!p || !p->base) return 0;
-    char key[256];
-    for (int i = 0; i < GV_P_COUNT; i++) {
-        /* threads is an execution setting, never part of a model */
-        if (!p->base->is_set[i] || i == GV_P_THREADS) continue;
-        snprintf(key, sizeof key, "%s" BASE_PREFIX "%s", prefix, defs[i].name);
-        int r = fn(ctx, key, p->base->text[i]);
-        if (r) return r;
+    /* keys are at most GROVE_PARAM_KEY_MAX bytes and levels at most GROVE_PARAM_MAX_NESTING
+     * (grove_params_set refuses others), so a level's prefix always fits */
+    char key[GROVE_PARAM_KEY_MAX + 1 + 64];
+    int n = snprintf(key, sizeof key, "%s", prefix);
+    if (n < 0 || (size_t)n >= sizeof key) return -1;
+    size_t len = (size_t)n;
+    for (const grove_params *level = p ? p->base : NULL; level; level = level->base) {
+        if (len + BASE_PREFIX_LEN >= sizeof key) return -1;
+        memcpy(key + len, BASE_PREFIX, BASE_PREFIX_LEN + 1);
+        len += BASE_PREFIX_LEN;
+        for (int i = 0; i < GV_P_COUNT; i++) {
+            /* threads is an execution setting, never part of a model */
+            if (!level->is_set[i] || i == GV_P_THREADS) continue;
+            if (len + strlen(defs[i].name) >= sizeof key) return -1;
+            memcpy(key + len, defs[i].name, strlen(defs[i].name) + 1);
+            int r = fn(ctx, key, level->text[i]);
+            if (r) return r;
+        }
+        key[len] = '\0';
     }
-    snprintf(key, sizeof key, "%s" BASE_PREFIX, prefix);
-    return gv_params_foreach_base(p->base, key, fn, ctx);
+    return 0;
 }
 
 /* ---- which parameters were used ---- */

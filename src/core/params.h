@@ -45,5 +45,8 @@ int gv_params_foreach_base(const grove_params *p, const char *prefix,
 
 /* The progress hook; returns non-zero when the caller asked to cancel. */
 int gv_progress(const grove_params *p, const char *stage, size_t done, size_t total);
+/* The round callback (grove_params_set_round_callback), if any: non-zero = cancel. */
+int gv_progress_round(const grove_params *p, size_t round, size_t total, const char *metric,
+                      double train, double valid);
 
 #endif /* GV_PARAMS_H */

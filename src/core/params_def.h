@@ -121,8 +121,8 @@
   X(OOB_IMPORTANCE, "oob_importance", BOOL, "false", 0, 0, "true|false", \
     "bagging of trees, forest, extra-trees: compute permutation importances on every tree's out-of-bag rows while training (Breiman 2001) and store them in the model") \
   /* ---- gradient boosting (ensemble/gbdt.c; names and meanings as XGBoost's) ---- */ \
-  X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential", \
-    "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost") \
+  X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential|poisson|tweedie|gamma|quantile", \
+    "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost; poisson (counts), tweedie (tweedie_variance_power) and gamma (positive targets) fit log(E[y]) and predict E[y]; quantile fits the quantile_alpha-quantile of y (pinball loss, leaves refit to the quantile of their residuals); see docs/algorithms.md") \
   X(LEARNING_RATE, "learning_rate", FLOAT, "0.3", 1e-9, 1000, "", \
     "gbdt: shrinkage eta multiplying every tree's leaf values") \
   X(LAMBDA, "lambda", FLOAT, "1", 0, 1e300, "", \
@@ -133,6 +133,14 @@
     "gbdt: minimum loss reduction of a split (XGBoost's min_split_loss); splits whose children are leaves and whose loss reduction is below gamma are pruned bottom-up") \
   X(MIN_CHILD_WEIGHT, "min_child_weight", FLOAT, "1", 0, 1e300, "", \
     "gbdt: minimum sum of hessians in a child") \
+  X(CAT_SMOOTH, "cat_smooth", FLOAT, "10", 0, 1e300, "", \
+    "gbdt, categorical partitions: categories are ordered by G/(H+cat_smooth), and only those with at least cat_smooth rows in the node are placed on the left") \
+  X(MAX_CAT_THRESHOLD, "max_cat_threshold", INT, "32", 1, 1073741824, "", \
+    "gbdt, categorical partitions: at most this many categories on the side that is tried from either end of the order") \
+  X(MIN_DATA_PER_GROUP, "min_data_per_group", INT, "100", 1, 1073741824, "", \
+    "gbdt, categorical partitions: a cut of the order is tried only after at least this many more rows since the last one tried") \
+  X(CAT_L2, "cat_l2", FLOAT, "10", 0, 1e300, "", \
+    "gbdt, categorical partitions: extra L2 added to lambda in the children's gain (the parent keeps lambda), so a partition must gain more than a numeric split") \
   X(SUBSAMPLE, "subsample", FLOAT, "1", 1e-9, 1, "", \
     "gbdt: fraction of the training rows drawn (without replacement, each row independently) for every tree") \
   X(COLSAMPLE_BYTREE, "colsample_bytree", FLOAT, "1", 1e-9, 1, "", \
@@ -145,8 +153,14 @@
     "gbdt: initial prediction (logistic, exponential: a probability in (0,1); softmax: every class's score; else the value); when not set: the label mean, log-odds or class log-priors (absolute, huber: the median)") \
   X(HUBER_DELTA, "huber_delta", FLOAT, "1", 1e-300, 1e300, "", \
     "gbdt, objective huber: residuals beyond delta are penalized linearly") \
-  X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss", \
-    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential)") \
+  X(TWEEDIE_VARIANCE_POWER, "tweedie_variance_power", FLOAT, "1.5", 1.000001, 1.999999, "", \
+    "gbdt, objective tweedie (and metric tweedie-nloglik): the variance power rho, Var(y) proportional to E[y]^rho (near 1: Poisson-like, near 2: gamma-like)") \
+  X(QUANTILE_ALPHA, "quantile_alpha", FLOAT, "0.5", 1e-6, 0.999999, "", \
+    "gbdt, objective quantile (and metric quantile): the quantile fitted (0.5: the median)") \
+  X(POISSON_MAX_DELTA_STEP, "poisson_max_delta_step", FLOAT, "0.7", 0, 1e300, "", \
+    "gbdt, objective poisson: the hessian is e^(F + this) instead of e^F, which shortens the Newton steps where counts are small (XGBoost's and LightGBM's safeguard)") \
+  X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss|poisson-nloglik|tweedie-nloglik|gamma-deviance|quantile", \
+    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential), poisson-nloglik, tweedie-nloglik, gamma-deviance, quantile (pinball loss) for the objectives of those names") \
   X(TRAIN_METRIC, "train_metric", BOOL, "false", 0, 0, "true|false", \
     "gbdt: also evaluate eval_metric on the training rows after every round (the log's train column; one more pass over the rows per round); grove train --log turns it on") \
   /* ---- neural network (learn/mlp.c) ---- */ \

@@ -661,7 +661,10 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
             break;
         }
         case COL_LABEL: {
-            if (c->follow && label_unusable(c, f, r, missing, w)) break;
+            if (c->follow && label_unusable(c, f, r, missing, w)) {
+                ds->labels[i] = NAN; /* kept aside as partial_labels */
+                break;
+            }
             if (r == GV_NUM_BAD && missing) {
                 if (f->len) gv_excerpt(f->p, f->len, found, sizeof found);
                 gv_row_fail(&w->err, GROVE_ERR_PARSE, i, f->p, k + 1,
@@ -813,7 +816,7 @@ static grove_status parse_rows(csv_ctx *c, int n_threads, unsigned char *text_se
                                  n_bad_labels == 1 ? "" : "s",
                                  gv_line_of(c->text, bad_label->bad_label_at),
                                  bad_label->bad_label_text);
-            gv_free(c->ds->labels);
+            c->ds->partial_labels = c->ds->labels;
             c->ds->labels = NULL;
         }
     }

@@ -403,6 +403,7 @@ void grove_dataset_free(grove_dataset *d)
     gv_free(d->sp_row);
     gv_free(d->sp_val);
     gv_free(d->labels);
+    gv_free(d->partial_labels);
     gv_free(d->weights);
     gv_free(d->source);
     gv_free(d->warning);

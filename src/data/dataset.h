@@ -50,8 +50,9 @@ struct grove_schema {
     size_t n_columns;
 };
 
-/* The largest source width of a schema with feature_ids (ids are below 2^31 - 1). */
-#define GV_MAX_COLUMNS ((size_t)INT32_MAX)
+/* The largest source width of a schema with feature_ids: ids are uint32 below it.  An array or
+ * CSR matrix may be this wide (docs/limits.md); a LIBSVM index stops at 2^31 - 1. */
+#define GV_MAX_COLUMNS ((size_t)UINT32_MAX)
 
 /* The width of the source the schema reads: n_columns with feature_ids, else n_features. */
 static inline size_t gv_schema_width(const grove_schema *s)
@@ -95,6 +96,10 @@ struct grove_dataset {
     float *sp_val;            /* [sp_col[n_features]] */
     float sp_default;
     double *labels;           /* [n_rows] or NULL when the data has no label column; owned */
+    double *partial_labels;   /* [n_rows]: the labels of a file read for a model whose label
+                                 column was ignored (labels NULL) because some rows had none
+                                 usable; NaN on those rows (grove_dataset_labelled_rows); else
+                                 NULL; owned */
     double *weights;          /* [n_rows] or NULL (all 1); owned */
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */

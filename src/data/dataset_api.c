@@ -235,6 +235,40 @@ grove_status grove_dataset_subset(const grove_dataset *data, const size_t *rows,
     return GROVE_OK;
 }
 
+grove_status grove_dataset_labelled_rows(const grove_dataset *data, grove_dataset **out,
+                                         size_t *n_skipped)
+{
+    gv_err_clear();
+    if (!out) return gv_err(GROVE_ERR_ARG, "grove_dataset_labelled_rows: out is NULL");
+    *out = NULL;
+    if (n_skipped) *n_skipped = 0;
+    if (!data) return gv_err(GROVE_ERR_ARG, "grove_dataset_labelled_rows: data is NULL");
+    const double *y = data->labels ? data->labels : data->partial_labels;
+    if (!y) return gv_err(GROVE_ERR_DATA, "%s: no label column", data->source);
+    size_t *rows = gv_malloc_array(data->n_rows ? data->n_rows : 1, sizeof *rows);
+    if (!rows) return gv_err_nomem("the labelled rows");
+    size_t n = 0;
+    for (size_t i = 0; i < data->n_rows; i++)
+        if (!isnan(y[i])) rows[n++] = i;
+    grove_dataset *d = NULL;
+    grove_status st = grove_dataset_subset(data, rows, n, &d);
+    if (st == GROVE_OK && !d->labels) {
+        d->labels = gv_malloc_array(n ? n : 1, sizeof *d->labels);
+        if (!d->labels) {
+            grove_dataset_free(d);
+            d = NULL;
+            st = gv_err_nomem("the labelled rows");
+        } else {
+            for (size_t k = 0; k < n; k++) d->labels[k] = y[rows[k]];
+        }
+    }
+    gv_free(rows);
+    if (st != GROVE_OK) return st;
+    if (n_skipped) *n_skipped = data->n_rows - n;
+    *out = d;
+    return GROVE_OK;
+}
+
 /* ---- accessors ---- */
 
 static int null_arg(const void *p, const char *fn)

@@ -1,11 +1,22 @@
 /*
- * dist.c -- the collectives of dist.h: MPI when built with GROVE_HAVE_MPI and started by mpirun,
- * otherwise one process (rank 0 of 1, every collective the identity).
+ * dist.c -- the collectives of dist.h: MPI when built with GROVE_HAVE_MPI and started by an MPI
+ * launcher, through the MPI module libgrove-mpi.so (dist_module.h) that gv_dist_init loads with
+ * dlopen then; otherwise one process (rank 0 of 1, every collective the identity) that never
+ * maps libmpi.
+ *
+ * Where the module is looked for: $GROVE_MPI_MODULE (a path) when set; else beside the object
+ * holding this code (the grove executable, libgrove.so, a program linked with libgrove.a); else
+ * in the install's library folder (GROVE_MPI_MODULE_DIR, compiled in); else by the dynamic
+ * loader's search (LD_LIBRARY_PATH, the program's run path).
  *
  * Byte count per call: payload bytes x ceil(log2 size) (0 in one process), the volume a
  * recursive-doubling or binomial-tree schedule sends from one rank; all-gather counts the
  * (size - 1) foreign blocks a rank receives.
  */
+/* dladdr (the folder of the object that holds this code) is a GNU extension */
+#ifdef GROVE_HAVE_MPI
+#define _GNU_SOURCE
+#endif
 #include "dist.h"
 
 #include <math.h>
@@ -15,7 +26,9 @@
 #include <string.h>
 
 #ifdef GROVE_HAVE_MPI
-#include <mpi.h>
+#include "dist_module.h"
+
+#include <dlfcn.h>
 #endif
 
 static int g_rank = 0, g_size = 1;
@@ -31,12 +44,65 @@ int gv_dist_have_mpi(void)
 }
 
 #ifdef GROVE_HAVE_MPI
-static int g_joined = 0; /* this process called MPI_Init (or found it called) */
+static int g_joined = 0; /* this process joined the MPI job through the module */
+static const struct gv_dist_module *g_mpi; /* the module's table while joined */
 
 /* Started by a launcher (Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; PMIx/PMI launchers theirs). */
 static int under_launcher(void)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK") ||
+           getenv("PMI_SIZE");
+}
+
+#ifndef GROVE_MPI_MODULE_DIR
+#define GROVE_MPI_MODULE_DIR "/usr/local/lib"
+#endif
+
+/* dlopen of the module at `path` (NULL: none); the loader's last message into why[]. */
+static void *open_module(const char *path, char *why, size_t n_why)
+{
+    /* RTLD_GLOBAL: Open MPI's own plugins resolve libmpi's symbols through the global scope */
+    void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, n_why, "%.900s", e ? e : path);
+    }
+    return h;
+}
+
+static void *find_module(char *why, size_t n_why)
+{
+    const char *env = getenv("GROVE_MPI_MODULE");
+    if (env && *env) return open_module(env, why, n_why);
+    char path[4096];
+    Dl_info info;
+    void *h = NULL;
+    if (dladdr((void *)&gv_dist_init, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        if (slash && (size_t)(slash - info.dli_fname) + sizeof GV_DIST_MODULE_FILE + 1 < sizeof path) {
+            snprintf(path, sizeof path, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
+                     GV_DIST_MODULE_FILE);
+            if ((h = open_module(path, why, n_why))) return h;
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s", GROVE_MPI_MODULE_DIR, GV_DIST_MODULE_FILE);
+    if ((h = open_module(path, why, n_why))) return h;
+    return open_module(GV_DIST_MODULE_FILE, why, n_why);
+}
+
+/* GROVE_DIST_TIMEOUT: seconds a collective may wait (dist_module.h); 0 or unset: no limit. */
+static grove_status read_timeout(double *t)
+{
+    const char *s = getenv("GROVE_DIST_TIMEOUT");
+    *t = 0;
+    if (!s || !*s) return GROVE_OK;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || v > 1e9)
+        return gv_err(GROVE_ERR_PARAM, "GROVE_DIST_TIMEOUT: expected seconds in [0, 1e9], found \"%s\"",
+                      s);
+    *t = v;
+    return GROVE_OK;
 }
 #endif
 
@@ -44,15 +110,25 @@ grove_status gv_dist_init(void)
 {
 #ifdef GROVE_HAVE_MPI
     if (g_joined || !under_launcher()) return GROVE_OK;
-    int inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited) {
-        int provided = 0;
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-            return gv_err(GROVE_ERR_INTERNAL, "MPI_Init failed");
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    double timeout;
+    grove_status st = read_timeout(&timeout);
+    if (st != GROVE_OK) return st;
+    char why[1024] = "";
+    void *h = find_module(why, sizeof why);
+    if (!h)
+        return gv_err(GROVE_ERR_INTERNAL,
+                      "started by an MPI launcher, but the MPI module %s cannot be loaded: %s "
+                      "(GROVE_MPI_MODULE=PATH names it)", GV_DIST_MODULE_FILE, why);
+    gv_dist_module_fn fn;
+    void *sym = dlsym(h, GV_DIST_MODULE_SYMBOL);
+    memcpy(&fn, &sym, sizeof fn); /* a data pointer to a function pointer, as POSIX allows */
+    const struct gv_dist_module *m = sym ? fn() : NULL;
+    if (!m || m->abi != GV_DIST_MODULE_ABI)
+        return gv_err(GROVE_ERR_INTERNAL, "the MPI module %s is of another grove version (interface %d, "
+                      "expected %d)", GV_DIST_MODULE_FILE, m ? m->abi : -1, GV_DIST_MODULE_ABI);
+    if (m->init(timeout, &g_rank, &g_size, why, sizeof why) != 0)
+        return gv_err(GROVE_ERR_INTERNAL, "%s", why);
+    g_mpi = m;
     g_joined = 1;
 #endif
     return GROVE_OK;
@@ -62,9 +138,7 @@ void gv_dist_finalize(void)
 {
 #ifdef GROVE_HAVE_MPI
     if (!g_joined) return;
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
+    g_mpi->finalize();
     g_joined = 0;
     g_rank = 0;
     g_size = 1;
@@ -100,7 +174,7 @@ void gv_dist_sum_f64(double *x, size_t n)
 #ifdef GROVE_HAVE_MPI
     for (size_t o = 0; o < n; o += CHUNK) {
         size_t k = n - o < CHUNK ? n - o : CHUNK;
-        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        g_mpi->sum_f64(x + o, (int)k);
     }
 #endif
 }
@@ -112,7 +186,7 @@ void gv_dist_sum_i64(int64_t *x, size_t n)
 #ifdef GROVE_HAVE_MPI
     for (size_t o = 0; o < n; o += CHUNK) {
         size_t k = n - o < CHUNK ? n - o : CHUNK;
-        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        g_mpi->sum_i64(x + o, (int)k);
     }
 #endif
 }
@@ -124,7 +198,7 @@ void gv_dist_max_i64(int64_t *x, size_t n)
 #ifdef GROVE_HAVE_MPI
     for (size_t o = 0; o < n; o += CHUNK) {
         size_t k = n - o < CHUNK ? n - o : CHUNK;
-        MPI_Allreduce(MPI_IN_PLACE, x + o, (int)k, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        g_mpi->max_i64(x + o, (int)k);
     }
 #endif
 }
@@ -136,7 +210,7 @@ void gv_dist_bcast(void *buf, size_t n, int root)
 #ifdef GROVE_HAVE_MPI
     for (size_t o = 0; o < n; o += CHUNK) {
         size_t k = n - o < CHUNK ? n - o : CHUNK;
-        MPI_Bcast((char *)buf + o, (int)k, MPI_BYTE, root, MPI_COMM_WORLD);
+        g_mpi->bcast((char *)buf + o, (int)k, root);
     }
 #else
     (void)buf;
@@ -154,7 +228,7 @@ void gv_dist_allgather(const void *in, void *out, size_t n)
     g_bytes += (uint64_t)n * (uint64_t)(g_size - 1);
 #ifdef GROVE_HAVE_MPI
     /* one block per rank: n must fit an int (callers gather small records) */
-    MPI_Allgather(in, (int)n, MPI_BYTE, out, (int)n, MPI_BYTE, MPI_COMM_WORLD);
+    g_mpi->allgather(in, out, (int)n);
 #endif
 }
 
@@ -163,7 +237,11 @@ double gv_dist_grid(const double *v, size_t n)
     /* e_max: max|v| < 2^e_max; k: total n < 2^k; q = 2^(e_max + k - 52) */
     int64_t a[2] = {INT32_MIN, (int64_t)n};
     for (size_t i = 0; i < n; i++) {
-        if (v[i] == 0 || !isfinite(v[i])) continue;
+        if (!isfinite(v[i])) {
+            a[0] = INT32_MAX; /* no grid: every rank learns it from the same max */
+            continue;
+        }
+        if (v[i] == 0) continue;
         int e;
         frexp(v[i], &e);
         if (e > a[0]) a[0] = e;
@@ -172,6 +250,7 @@ double gv_dist_grid(const double *v, size_t n)
     gv_dist_max_i64(a, 1);
     gv_dist_sum_i64(&total, 1);
     if (a[0] == INT32_MIN) return 1.0;
+    if (a[0] == INT32_MAX) return INFINITY;
     int k = 0;
     while (k < 62 && ((int64_t)1 << k) <= total) k++;
     return ldexp(1.0, (int)a[0] + k - 52);
@@ -179,6 +258,7 @@ double gv_dist_grid(const double *v, size_t n)
 
 void gv_dist_snap(double *v, size_t n, double q)
 {
+    if (!isfinite(q)) return; /* values that are not finite have no grid: left as they are */
     for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
 }
 
@@ -186,9 +266,12 @@ double gv_dist_sum_exact(const double *v, size_t n)
 {
     double q = gv_dist_grid(v, n);
     int64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
+    /* a value that is not finite (on any rank: q is then inf on all) has no integer: converting
+     * inf to int64 is undefined.  The sum is then NaN on every rank (the same collectives run). */
+    if (isfinite(q))
+        for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
     gv_dist_sum_i64(&s, 1);
-    return (double)s * q;
+    return isfinite(q) ? (double)s * q : NAN;
 }
 
 grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_out)
@@ -225,7 +308,7 @@ grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_
         int *cnt = gv_malloc_array((size_t)g_size, 2 * sizeof *cnt);
         if (!cnt) { /* 8 bytes a rank: treated as fatal, as MPI itself would be */
             fprintf(stderr, "grove: out of memory in an all-gather\n");
-            MPI_Abort(MPI_COMM_WORLD, 1);
+            g_mpi->abort_job(1);
         }
         int *disp = cnt + g_size, at = 0;
         for (int r = 0; r < g_size; r++) {
@@ -233,7 +316,7 @@ grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_
             disp[r] = at;
             at += cnt[r];
         }
-        MPI_Allgatherv(in, (int)n, MPI_BYTE, buf, cnt, disp, MPI_BYTE, MPI_COMM_WORLD);
+        g_mpi->allgatherv(in, (int)n, buf, cnt, disp);
         gv_free(cnt);
 #endif
     }
@@ -265,6 +348,12 @@ static double key_value(int64_t k)
 
 void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
                           double *med)
+{
+    gv_dist_quantile_exact(v, cw, off, K, 0.5, med);
+}
+
+void gv_dist_quantile_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                            double q, double *med)
 {
     if (K == 0) return;
     /* per group: lo, hi (keys), W; then the counts of a round */
@@ -307,7 +396,7 @@ void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off,
         for (size_t k = 0; k < K; k++) {
             if (lo[k] >= hi[k]) continue;
             int64_t mid = (lo[k] >> 1) + (hi[k] >> 1) + (lo[k] & hi[k] & 1);
-            if (c[k] >= W[k] - c[k]) hi[k] = mid; /* 2 W(<= mid) >= W */
+            if ((double)c[k] >= q * (double)W[k]) hi[k] = mid; /* W(<= mid) >= q W */
             else lo[k] = mid + 1;
         }
     }
@@ -322,10 +411,9 @@ void gv_dist_offsets(size_t n_local, size_t *first, size_t *total)
     if (g_size > 1) {
         count(2 * sizeof mine);
 #ifdef GROVE_HAVE_MPI
-        MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        before = g_mpi->exscan_i64(mine);
+        g_mpi->sum_i64(&all, 1);
 #endif
-        if (g_rank == 0) before = 0; /* MPI_Exscan leaves rank 0's result undefined */
     }
     *first = (size_t)before;
     *total = (size_t)all;
@@ -371,6 +459,7 @@ grove_status gv_dist_round(size_t round)
     if (hook && sscanf(hook, "%lu:%lu:%7s", &r, &t, how) >= 2 && r == (unsigned long)g_rank &&
         t == (unsigned long)round) {
         if (!strcmp(how, "kill")) raise(SIGKILL);
+        if (!strcmp(how, "stop")) raise(SIGSTOP); /* until SIGCONT: the others wait (timeout) */
         st = gv_err(GROVE_ERR_DATA, "round %zu: failure injected by GROVE_DIST_FAIL=%s (a test hook)",
                     round, hook);
     }

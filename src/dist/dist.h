@@ -51,7 +51,9 @@ void gv_dist_allgather(const void *in, void *out, size_t n);
  * (1 when every v_i is 0).  Values rounded to multiples of q (gv_dist_snap: v = rint(v / q) q,
  * an error of at most q/2 ~ max|v| N 2^-53 each) have sums that are exact doubles in any order
  * and grouping, so totals do not depend on how the rows are split over ranks or threads.
- * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n). */
+ * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n).  A value that is not
+ * finite on any rank makes the grid inf on every rank, gv_dist_snap leave v as it is and
+ * gv_dist_sum_exact NaN (never an inf converted to an integer). */
 double gv_dist_grid(const double *v, size_t n);
 void gv_dist_snap(double *v, size_t n, double q);
 double gv_dist_sum_exact(const double *v, size_t n);
@@ -72,6 +74,11 @@ grove_status gv_dist_allgatherv(const void *in, size_t n, void **out, size_t *n_
  * each a binary search per group on every rank; the integer sums make it exact. */
 void gv_dist_median_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
                           double *med);
+/* The same for the weighted q-quantile, q in [0, 1]: the smallest x with W(<= x) >= q W (the
+ * integer sums compared as doubles, exactly as one process compares its running weight with
+ * q times the total); q = 1/2 is gv_dist_median_exact. */
+void gv_dist_quantile_exact(const double *v, const int64_t *cw, const size_t *off, size_t K,
+                            double q, double *med);
 
 /* This rank's first row in the global order (the rows of lower ranks) and the total rows. */
 void gv_dist_offsets(size_t n_local, size_t *first, size_t *total);
@@ -85,7 +92,9 @@ grove_status gv_dist_agree(grove_status st);
  * the ranks agree (collective in a data-parallel run): GROVE_OK, or every rank returns the
  * lowest failing rank's status.  Test hook (docs/distributed.md): the environment variable
  * GROVE_DIST_FAIL=R:T makes rank R fail at round T with GROVE_ERR_DATA ("round T: failure
- * injected ..."), GROVE_DIST_FAIL=R:T:kill makes it die there by SIGKILL. */
+ * injected ..."), GROVE_DIST_FAIL=R:T:kill makes it die there by SIGKILL, GROVE_DIST_FAIL=R:T:stop
+ * stops it there by SIGSTOP (the others then wait in the next collective: GROVE_DIST_TIMEOUT,
+ * dist_module.h). */
 grove_status gv_dist_round(size_t round);
 
 /* Bytes this rank has sent through the collectives (see the header), and a reset. */

@@ -10,6 +10,8 @@
  *   bagging      T models of the base learner ("base", default: tree, unpruned; parameters
  *                base.KEY), model t fitted on a replicate R_t: m = round(sample_fraction n)
  *                rows drawn with replacement (bootstrap, bagging.replace=true) or without.
+ *                Rows of sample weight 0 take no part in the draws (n and the draws count
+ *                only the rows of positive weight), so that they change no replicate.
  *   forest       bagged CART trees, unpruned, each node choosing among max_features candidates
  *                drawn afresh (default sqrt(F) for classification, floor(F/3) for regression);
  *                the tree parameters (max_depth, min_samples_leaf, criterion...) are the
@@ -298,6 +300,9 @@ typedef struct trainer {
     double *oob_terms;            /* data-parallel regression: [n] the rows' OOB squared errors */
     size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
     double *weight;               /* data-parallel forests: the sample weights on the grid, or NULL */
+    size_t *pos;                  /* rows of positive weight (view positions), the only ones the
+                                     replicates draw, when some row weighs 0; else NULL */
+    size_t n_pos, N_pos, first_pos; /* their count here, over all ranks, this rank's first */
 } trainer;
 
 static size_t row_of(const trainer *tr, size_t pos) { return tr->in->rows ? tr->in->rows[pos] : pos; }
@@ -317,8 +322,25 @@ static void fit_one(trainer *tr, slot *s, size_t t)
     const gv_fit_input *in = tr->in;
     gv_rng rng;
     gv_rng_seed(&rng, tr->seed, GV_STREAM_BAGGING, t);
-    size_t m = gv_bagging_replicate_part(tr->N, tr->first, tr->n, tr->fraction, tr->replace, &rng,
-                                         s->rows, s->in_bag, s->count);
+    size_t m;
+    if (!tr->pos) {
+        m = gv_bagging_replicate_part(tr->N, tr->first, tr->n, tr->fraction, tr->replace, &rng,
+                                      s->rows, s->in_bag, s->count);
+    } else {
+        /* drawn among the rows of positive weight, then mapped to view positions (increasing,
+         * as the draws are); in_bag spread out in place from the back, the others out of bag */
+        m = gv_bagging_replicate_part(tr->N_pos, tr->first_pos, tr->n_pos, tr->fraction,
+                                      tr->replace, &rng, s->rows, s->in_bag, s->count);
+        for (size_t j = 0; j < m; j++) s->rows[j] = tr->pos[s->rows[j]];
+        size_t hi = tr->n;
+        for (size_t i = tr->n_pos; i-- > 0;) {
+            uint8_t b = s->in_bag[i];
+            for (size_t q = tr->pos[i] + 1; q < hi; q++) s->in_bag[q] = 0;
+            s->in_bag[tr->pos[i]] = b;
+            hi = tr->pos[i];
+        }
+        for (size_t q = 0; q < hi; q++) s->in_bag[q] = 0;
+    }
     if (in->rows)
         for (size_t j = 0; j < m; j++) s->rows[j] = in->rows[s->rows[j]];
     gv_component *c = &tr->b->members[t];
@@ -501,7 +523,35 @@ static void trainer_free(trainer *tr)
     gv_free(tr->oob_rows);
     gv_free(tr->row_bins);
     gv_free(tr->weight);
+    gv_free(tr->pos);
     bagging_free(tr->b);
+}
+
+/* Rows of weight 0 take no part in the replicates' draws: the draws run over the rows of
+ * positive weight only (numbered over all ranks), so that a model trained with some weights 0
+ * is the model trained without those rows (scikit-learn's sample-weight invariance), at any
+ * number of models.  Such rows are out of bag in every replicate.  Without a zero weight
+ * nothing changes: tr->pos stays NULL and the draws are those of every row. */
+static grove_status zero_weight_rows(trainer *tr)
+{
+    const gv_fit_input *in = tr->in;
+    if (!in->weight) return GROVE_OK;
+    size_t n_pos = 0;
+    for (size_t i = 0; i < tr->n; i++) n_pos += in->weight[row_of(tr, i)] > 0;
+    size_t first = 0, total = n_pos;
+    if (tr->dist) gv_dist_offsets(n_pos, &first, &total);
+    if (total == tr->N || total == 0) return GROVE_OK; /* (no rows at all: refused later) */
+    tr->pos = gv_malloc_array(n_pos ? n_pos : 1, sizeof *tr->pos);
+    grove_status st = tr->pos ? GROVE_OK : gv_err_nomem("the rows of positive weight");
+    if (tr->dist) st = gv_dist_agree(st);
+    if (st != GROVE_OK) return st;
+    size_t k = 0;
+    for (size_t i = 0; i < tr->n; i++)
+        if (in->weight[row_of(tr, i)] > 0) tr->pos[k++] = i;
+    tr->n_pos = n_pos;
+    tr->N_pos = total;
+    tr->first_pos = first;
+    return GROVE_OK;
 }
 
 /* Reads and checks the parameters into tr (everything but the scratch). */
@@ -590,7 +640,7 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
             gv_dist_snap(tr->weight, tr->n, gv_dist_grid(tr->weight, tr->n));
         }
     }
-    return GROVE_OK;
+    return zero_weight_rows(tr);
 }
 
 static grove_status alloc_scratch(trainer *tr)
@@ -864,7 +914,8 @@ static int first_fail_after(first_fail *ff, size_t t)
 static void first_fail_note(first_fail *ff, size_t t, grove_status st)
 {
     if (st == GROVE_OK) return;
-#pragma omp critical(bagging_first_fail)
+    /* unnamed: a named critical's lock is a common symbol the shared library would export */
+#pragma omp critical
     if (t < ff->t) {
         snprintf(ff->msg, sizeof ff->msg, "%s", grove_last_error());
         ff->st = st;

@@ -1186,6 +1186,13 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
                     gv_component_predict_all(&b->members[t], valid, k, in->n_threads, tr.hv);
                 }
                 b->log_valid[t] = combined_error(&tr, t, valid, tr.hv, tr.Fv, tr.r2_vpred, NULL);
+            }
+            if (gv_progress_round(in->params, t + 1, tr.rounds, "error", b->log_train[t],
+                                  valid ? b->log_valid[t] : NAN)) {
+                st = gv_err(GROVE_ERR_ARG, "cancelled");
+                goto fail;
+            }
+            if (valid) {
                 if (b->log_valid[t] < best_valid) {
                     best_valid = b->log_valid[t];
                     best_t = t;
@@ -1564,6 +1571,38 @@ static json_t *boost_summary(const void *impl)
     return o;
 }
 
+/* The importance slot: impurity importances weighted by the rounds' |alpha| (scikit-learn's
+ * AdaBoost feature_importances_): sum_t |alpha_t| I_t(f) / sum_t |alpha_t|, I_t a member's own
+ * normalized impurity importances (a tree, or a forest or bagging of trees).  GROVE_ERR_ARG
+ * naming the round whose member has none. */
+static int boost_importance(const void *impl, const char *type, size_t n_features, double *out,
+                            grove_status *st)
+{
+    const gv_boost *b = impl;
+    if (strcmp(type, "impurity")) return 0;
+    double *per = gv_malloc_array(n_features ? n_features : 1, sizeof *per);
+    if (!per) {
+        *st = gv_err_nomem("importances");
+        return 1;
+    }
+    memset(out, 0, n_features * sizeof *out);
+    double total = 0;
+    *st = GROVE_OK;
+    for (size_t t = 0; t < b->n_members && *st == GROVE_OK; t++) {
+        if ((*st = gv_component_importance(&b->members[t], type, n_features, per)) != GROVE_OK) {
+            gv_err_prefix("round %zu: ", t + 1);
+            break;
+        }
+        const double a = fabs(b->alpha[t]);
+        for (size_t f = 0; f < n_features; f++) out[f] += a * per[f];
+        total += a;
+    }
+    if (*st == GROVE_OK && total > 0)
+        for (size_t f = 0; f < n_features; f++) out[f] /= total;
+    gv_free(per);
+    return 1;
+}
+
 const gv_component_vt gv_boost_component = {
     .kind = "boost",
     .predict_row = boost_predict_row,
@@ -1578,6 +1617,7 @@ const gv_component_vt gv_boost_component = {
     .log_csv = boost_log_csv,
     .margins = boost_margins,
     .predict_block = boost_predict_block,
+    .importance = boost_importance,
 };
 
 int gv_boost_view_of(const gv_component *c, gv_boost_view *v)

@@ -152,8 +152,11 @@ typedef struct gv_bagging_view {
 } gv_bagging_view;
 int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v);
 
+struct gv_objective;
 typedef struct gv_gbdt_view {
     const char *objective;       /* resolved: "squared", ..., "exponential" */
+    const struct gv_objective *obj; /* its table entry (loss/loss.h): link, export, metric */
+    double tweedie_power, quantile_alpha; /* the metric's parameters (tweedie, quantile) */
     const char *metric;          /* the log's metric name */
     int n_classes;               /* K >= 2, or 0 for regression */
     size_t n_groups;             /* trees per round (K for softmax, else 1) */

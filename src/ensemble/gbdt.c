@@ -16,24 +16,18 @@
  * becomes a leaf, repeatedly.  The leaf values are then multiplied by eta (learning_rate), so a
  * stored tree's values are what it adds to the score.
  *
- * Objectives (y: the target, or the class index; p = sigma(F)):
- *   squared      g = F - y,                       h = 1
- *   absolute     g = sign(F - y),                 h = 1; leaves then refit to the weighted
- *                median of the residuals y - F of their rows (LAD TreeBoost, Friedman 2001)
- *   huber        g = clip(F - y, -delta, delta),  h = 1
- *   logistic     g = p - y,                       h = max(p (1 - p), 1e-16)
- *   softmax      g_k = p_k - [y = k],             h_k = max(2 p_k (1 - p_k), 1e-16)
- *                (XGBoost's factor 2), one tree per class per round
- *   exponential  y+ = 2y - 1, g = -y+ e^{-y+ F},  h = e^{-y+ F}; the tree is grown on these,
- *                then a line search: with h_t(x) = sign(leaf value) in {-1, +1} and
- *                eps = the e^{-y+ F}-weighted error of h_t, every leaf gets alpha h_t with
- *                alpha = 1/2 ln((1 - eps)/eps) (eps clipped to [1e-10, 1 - 1e-10]).  With
- *                stumps, lambda = 0 and base_score 0.5 this is discrete AdaBoost (Friedman,
- *                Hastie & Tibshirani 2000): the Newton gain G^2/H equals 2 x gini score - W, so
- *                the split is AdaBoost's gini stump, and alpha is AdaBoost's.  P(y=1) = sigma(2F).
- * Initial score: base_score when set (a probability for logistic and exponential), else the
- * weighted label mean, median (absolute, huber), log-odds (1/2 log-odds for exponential) or
- * class log-priors.
+ * The objective is one entry of loss/'s table (gv_objective, loss.h; the formulas in
+ * objective.c): its gradients and hessians, the initial score (base_score through the inverse
+ * link, else the link of the weighted label mean, the class log-priors, or a weighted quantile
+ * of the labels), the link that turns scores into outputs, and what happens to a tree's leaves
+ * after growth -- Newton's values as grown, a refit to a weighted quantile of the leaf's
+ * residuals y - F (absolute: the median, LAD TreeBoost, Friedman 2001), or, for the
+ * exponential loss, AdaBoost's line search: with h_t(x) = sign(leaf value) in {-1, +1} and
+ * eps = the e^{-y+ F}-weighted error of h_t, every leaf gets alpha h_t with
+ * alpha = 1/2 ln((1 - eps)/eps) (eps clipped to [1e-10, 1 - 1e-10]).  With stumps, lambda = 0
+ * and base_score 0.5 this is discrete AdaBoost (Friedman, Hastie & Tibshirani 2000): the
+ * Newton gain G^2/H equals 2 x gini score - W, so the split is AdaBoost's gini stump, and
+ * alpha is AdaBoost's.  Softmax grows one tree per class per round.
  *
  * Sampling and determinism: rows per tree (subsample; Bernoulli per row) from the stream
  * (seed, GV_STREAM_GBDT, t * 4096 + 0), features per tree (colsample_bytree) from (..., + 1),
@@ -55,6 +49,7 @@
 #include "ensemble.h"
 #include "../learn/tree_pack.h"
 
+#include "../core/mathx.h"
 #include "../core/params.h"
 #include "../core/json.h"
 #include "../dist/dist.h"
@@ -70,6 +65,9 @@
 
 typedef struct gv_gbdt {
     int objective;          /* GV_OBJ_* (never GV_OBJ_AUTO) */
+    const gv_objective *o;  /* its table entry (loss.h) */
+    double tweedie_power;   /* tweedie: rho (its metric; the model file keeps it) */
+    double quantile_alpha;  /* quantile: the quantile (likewise) */
     int n_classes;          /* K >= 2, or 0 for regression */
     size_t n_groups;        /* trees per round: K (softmax) or 1 */
     size_t n_rounds;        /* rounds kept */
@@ -109,20 +107,22 @@ static gv_gbdt *gbdt_new(int objective, int n_classes, size_t cap, int with_trai
     if (!b) return NULL;
     gv_pack_cache_init(&b->pack);
     b->objective = objective;
+    b->o = gv_objective_get(objective);
     b->n_classes = n_classes;
-    b->n_groups = objective == GV_OBJ_SOFTMAX ? (size_t)n_classes : 1;
+    b->n_groups = gv_objective_groups(b->o, n_classes);
     if (cap == 0) cap = 1;
     b->base = gv_calloc(b->n_groups, sizeof *b->base);
     b->trees = gv_calloc(cap, b->n_groups * sizeof *b->trees);
     b->log_train = with_train ? gv_calloc(cap, sizeof(double)) : NULL;
     b->log_valid = with_valid ? gv_calloc(cap, sizeof(double)) : NULL;
-    if (objective == GV_OBJ_EXPONENTIAL) {
+    const int line_search = b->o->leaf == GV_LEAF_ADABOOST; /* its eps_t and alpha_t logged */
+    if (line_search) {
         b->log_eps = gv_calloc(cap, sizeof(double));
         b->log_alpha = gv_calloc(cap, sizeof(double));
     }
     b->stop = gv_strdup("");
     if (!b->base || !b->trees || (with_train && !b->log_train) || (with_valid && !b->log_valid) || !b->stop ||
-        (objective == GV_OBJ_EXPONENTIAL && (!b->log_eps || !b->log_alpha))) {
+        (line_search && (!b->log_eps || !b->log_alpha))) {
         gbdt_free(b);
         return NULL;
     }
@@ -135,30 +135,12 @@ static size_t gbdt_outputs(const gv_gbdt *b) { return b->n_classes ? (size_t)b->
  * Prediction: scores -> outputs
  * ------------------------------------------------------------------------------------------ */
 
-/* Turns the scores in `out` into the model's outputs in place.  Binary objectives keep F in
- * out[1] and write [1 - p, p]; softmax keeps F_k in out[k]; regression leaves out[0]. */
+/* Turns the scores in `out` into the model's outputs in place (the objective's link, loss.h):
+ * binary objectives keep F in out[1] and write [1 - p, p]; softmax keeps F_k in out[k];
+ * regression leaves out[0]. */
 static void scores_to_outputs(const gv_gbdt *b, double *out)
 {
-    switch (b->objective) {
-    case GV_OBJ_LOGISTIC:
-    case GV_OBJ_EXPONENTIAL: {
-        double f = out[1] * (b->objective == GV_OBJ_EXPONENTIAL ? 2.0 : 1.0);
-        double p = gv_loss_sigmoid(f);
-        out[0] = 1.0 - p;
-        out[1] = p;
-        break;
-    }
-    case GV_OBJ_SOFTMAX: {
-        size_t K = (size_t)b->n_classes;
-        double mx = -INFINITY, z = 0;
-        for (size_t k = 0; k < K; k++)
-            if (out[k] > mx) mx = out[k];
-        for (size_t k = 0; k < K; k++) z += out[k] = exp(out[k] - mx);
-        for (size_t k = 0; k < K; k++) out[k] /= z;
-        break;
-    }
-    default: break;
-    }
+    gv_objective_outputs(b->o, (size_t)b->n_classes, out);
 }
 
 /* Rows with at most this many features are copied to the stack before the trees are walked. */
@@ -248,17 +230,6 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
     gv_free(xs);
 }
 
-/* Weighted values sorted by a key (the medians of absolute and huber). */
-typedef struct scored {
-    double s, y, w;
-} scored;
-static int cmp_scored(const void *a, const void *b)
-{
-    double x = ((const scored *)a)->s, z = ((const scored *)b)->s;
-    return (x > z) - (x < z);
-}
-
-
 /* ---------------------------------------------------------------------------------------------
  * Trees: pruning by gamma, leaf refits
  * ------------------------------------------------------------------------------------------ */
@@ -329,10 +300,13 @@ typedef struct trainer {
     gv_gbdt *b;
     size_t n, nv, G, F_count;
     int obj, nt;
+    const gv_objective *o;   /* obj's table entry (loss.h) */
+    gv_loss_params lp;       /* the objectives' parameters */
+    double quantile;         /* GV_BASE_QUANTILE, GV_LEAF_QUANTILE: the quantile */
     int dist;                /* a data-parallel run (dist/): rows are this rank's share */
     size_t row0, n_total;    /* the global number of local row 0, the rows of all ranks */
     double wq;               /* the sample weights' common grid (dist.h) in a data-parallel run */
-    double eta, gamma, huber_delta;
+    double eta, gamma;
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
     double *grad, *hess;     /* [G * n] group-major */
@@ -357,13 +331,15 @@ typedef struct trainer {
     gv_row_nz *row_nz;       /* with qgh: the sparse rows (gv_row_nz_build), or NULL */
     gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
     double *part;            /* [2 * (max(n, nv) / GV_LOSS_SUM_BLOCK + 1)] */
-    scored *tmp;             /* absolute: [n] residuals by leaf */
+    gv_wv *tmp;              /* GV_LEAF_QUANTILE: [n] residuals by leaf */
     /* the run's settings (trainer_init) */
     const grove_dataset *valid; /* validation rows or NULL */
     size_t rounds, patience;    /* patience: early_stopping_rounds (0 = off) */
     uint64_t seed;
     double subsample, col_tree;
     gv_tree_config cfg;         /* the trees' configuration (feature mask: mask) */
+    const gv_gbdt *init;        /* continued training: the saved model (borrowed), or NULL */
+    size_t t0;                  /* its rounds: the first round this run fits */
     /* early stopping: the best validation value so far and its round */
     size_t best_t;
     double best_valid;
@@ -402,13 +378,13 @@ static void compute_gradients(trainer *tr)
 {
     /* one group on every row, exact, one process: the pairs straight into the tree's position
      * buffer (what its root would copy them to) */
-    float *gh = tr->G == 1 && tr->obj != GV_OBJ_SOFTMAX && !tr->qbits && !tr->dist &&
+    float *gh = tr->G == 1 && tr->o->task != GV_FIT_MULTICLASS && !tr->qbits && !tr->dist &&
                          tr->subsample >= 1
                      ? gv_tree_scratch_gh(&tr->scratch, tr->n)
                      : NULL;
     /* with the last tree's score update owed: both in one pass over the rows */
     tr->gh_checked = gv_loss_gradients_upd(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
-                                           tr->huber_delta, tr->nt, tr->grad, tr->hess,
+                                           &tr->lp, tr->nt, tr->grad, tr->hess,
                                            tr->owed ? tr->leaf : NULL, tr->owed, gh);
     tr->owed = NULL;
     tr->gh_in_ns = gh != NULL;
@@ -507,83 +483,77 @@ static void assign_leaves(trainer *tr, const gv_tree *t, int only_unset)
             leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
 }
 
-/* A data-parallel run's weighted medians, exact over the ranks (gv_dist_median_exact): a[0..)
- * sorted by group, then by .y within each group, group k being a[off[k] .. off[k + 1]); med[k]
- * becomes the lower weighted median of .y over the group's rows of every rank, or stays when
- * the group is empty everywhere.  The weights are integers: 1 a row without sample weights (so
- * the median is exactly the one of one process), else rint(w / wq), the sample weights on
- * their common grid (dist.h; one process sums the unrounded weights). */
-static grove_status medians_dist(const trainer *tr, const scored *a, const size_t *off, size_t K,
-                                 double *med)
+/* A data-parallel run's weighted q-quantiles, exact over the ranks (gv_dist_quantile_exact):
+ * a[0..) sorted by group, then by value within each group, group k being a[off[k] ..
+ * off[k + 1]); med[k] becomes the lower weighted q-quantile of the group's values over every
+ * rank, or stays when the group is empty everywhere.  The weights are integers: 1 a row
+ * without sample weights (so the quantile is exactly the one of one process), else
+ * rint(w / wq), the sample weights on their common grid (dist.h; one process sums the
+ * unrounded weights). */
+static grove_status quantiles_dist(const trainer *tr, const gv_wv *a, const size_t *off, size_t K,
+                                   double q, double *med)
 {
     const size_t m = off[K];
     double *v = gv_malloc_array(m ? m : 1, sizeof *v);
     int64_t *cw = gv_malloc_array(m ? m : 1, sizeof *cw);
-    grove_status st = gv_dist_agree(v && cw ? GROVE_OK : gv_err_nomem("gbdt medians"));
+    grove_status st = gv_dist_agree(v && cw ? GROVE_OK : gv_err_nomem("gbdt quantiles"));
     if (st == GROVE_OK) {
         for (size_t k = 0; k < K; k++) {
             int64_t acc = 0;
             for (size_t j = off[k]; j < off[k + 1]; j++) {
-                v[j] = a[j].y;
+                v[j] = a[j].v;
                 acc += tr->w ? (int64_t)rint(a[j].w / tr->wq) : 1;
                 cw[j] = acc;
             }
         }
-        gv_dist_median_exact(v, cw, off, K, med);
+        gv_dist_quantile_exact(v, cw, off, K, q, med);
     }
     gv_free(v);
     gv_free(cw);
     return st;
 }
 
-/* absolute: every leaf's value becomes the weighted median of y - F over its sampled rows
- * (over the sampled rows of every rank in a data-parallel run: medians_dist). */
-static grove_status refit_median(trainer *tr, gv_tree *t)
+static int cmp_wv_value(const void *a, const void *b)
 {
-    size_t m = 0;
-    for (size_t j = 0; j < tr->n_sampled; j++) {
-        size_t i = tr->rows ? tr->rows[j] : j;
-        tr->tmp[m].s = (double)tr->leaf[i];
-        tr->tmp[m].y = tr->y[i] - tr->F[i];
-        tr->tmp[m].w = tr->w ? tr->w[i] : 1.0;
-        m++;
+    double x = ((const gv_wv *)a)->v, z = ((const gv_wv *)b)->v;
+    return (x > z) - (x < z);
+}
+
+/* GV_LEAF_QUANTILE (absolute: the median): every leaf's value becomes the weighted
+ * tr->quantile-quantile of the residuals y - F over its sampled rows (gv_weighted_quantile;
+ * over the sampled rows of every rank in a data-parallel run: quantiles_dist).  A leaf without
+ * rows keeps its value.  The rows are grouped by leaf by a counting pass, in row order. */
+static grove_status refit_quantile(trainer *tr, gv_tree *t)
+{
+    const size_t K = t->n_nodes, ns = tr->n_sampled;
+    size_t *off = gv_calloc(2 * K + 1, sizeof *off);
+    grove_status st = off ? GROVE_OK : gv_err_nomem("gbdt leaf refits");
+    if (tr->dist) st = gv_dist_agree(st);
+    if (st != GROVE_OK) {
+        gv_free(off);
+        return st;
     }
-    const size_t K = t->n_nodes;
-    size_t *off = NULL;
-    if (tr->dist) {
-        off = gv_malloc_array(K + 1, sizeof *off);
-        grove_status st = gv_dist_agree(off ? GROVE_OK : gv_err_nomem("gbdt medians"));
-        if (st != GROVE_OK) return st;
-        memset(off, 0, (K + 1) * sizeof *off);
-        for (size_t j = 0; j < m; j++) off[(size_t)tr->tmp[j].s + 1]++;
-        for (size_t k = 0; k < K; k++) off[k + 1] += off[k];
+    size_t *cur = off + K + 1;
+    for (size_t j = 0; j < ns; j++) off[tr->leaf[tr->rows ? tr->rows[j] : j] + 1]++;
+    for (size_t k = 0; k < K; k++) {
+        off[k + 1] += off[k];
+        cur[k] = off[k];
     }
-    /* sort by leaf, then each leaf's residuals */
-    qsort(tr->tmp, m, sizeof *tr->tmp, cmp_scored);
-    for (size_t a = 0; a < m;) {
-        size_t e = a;
-        while (e < m && tr->tmp[e].s == tr->tmp[a].s) e++;
-        /* residuals of leaf tmp[a].s: sort them (reuse .s as the key) */
-        size_t leaf = (size_t)tr->tmp[a].s;
-        for (size_t j = a; j < e; j++) tr->tmp[j].s = tr->tmp[j].y;
-        qsort(tr->tmp + a, e - a, sizeof *tr->tmp, cmp_scored);
-        if (!tr->dist) {
-            double tot = 0, acc = 0, med = tr->tmp[a].y;
-            for (size_t j = a; j < e; j++) tot += tr->tmp[j].w;
-            for (size_t j = a; j < e; j++) {
-                acc += tr->tmp[j].w;
-                if (acc >= 0.5 * tot) {
-                    med = tr->tmp[j].y;
-                    break;
-                }
-            }
-            t->values[leaf] = med;
-        }
-        a = e;
+    for (size_t j = 0; j < ns; j++) {
+        const size_t i = tr->rows ? tr->rows[j] : j;
+        gv_wv *e = &tr->tmp[cur[tr->leaf[i]]++];
+        e->v = tr->y[i] - tr->F[i];
+        e->w = tr->w ? tr->w[i] : 1.0;
     }
-    if (!tr->dist) return GROVE_OK;
-    /* every leaf with rows on some rank gets its median; the others keep their value */
-    grove_status st = medians_dist(tr, tr->tmp, off, K, t->values);
+    for (size_t k = 0; k < K; k++) {
+        if (off[k] == off[k + 1]) continue;
+        if (tr->dist)
+            qsort(tr->tmp + off[k], off[k + 1] - off[k], sizeof *tr->tmp, cmp_wv_value);
+        else
+            t->values[k] = gv_weighted_quantile(tr->tmp + off[k], off[k + 1] - off[k], tr->quantile);
+    }
+    /* every leaf with rows on some rank gets its quantile; the others keep their value */
+    if (tr->dist) st = quantiles_dist(tr, tr->tmp, off, K, tr->quantile, t->values);
     gv_free(off);
     return st;
 }
@@ -638,55 +608,44 @@ static grove_status line_search_exp(trainer *tr, gv_tree *t, double *eps_out, do
     return GROVE_OK;
 }
 
-/* Weighted median of y over all rows (absolute, huber); over all ranks' rows in a
- * data-parallel run (medians_dist). */
-static grove_status median_label(const trainer *tr, double *out)
+/* GV_BASE_QUANTILE: the weighted q-quantile of y over all rows (gv_weighted_quantile); over
+ * all ranks' rows in a data-parallel run (quantiles_dist). */
+static grove_status label_quantile(const trainer *tr, double q, double *out)
 {
-    scored *a = gv_malloc_array(tr->n ? tr->n : 1, sizeof *a);
-    grove_status st = a ? GROVE_OK : gv_err_nomem("the label median");
+    gv_wv *a = gv_malloc_array(tr->n ? tr->n : 1, sizeof *a);
+    grove_status st = a ? GROVE_OK : gv_err_nomem("the label quantile");
     if (tr->dist) st = gv_dist_agree(st);
     if (st != GROVE_OK) {
         gv_free(a);
         return st;
     }
     for (size_t i = 0; i < tr->n; i++) {
-        a[i].s = tr->y[i];
-        a[i].y = tr->y[i];
+        a[i].v = tr->y[i];
         a[i].w = tr->w ? tr->w[i] : 1.0;
     }
-    qsort(a, tr->n, sizeof *a, cmp_scored);
     if (tr->dist) {
+        qsort(a, tr->n, sizeof *a, cmp_wv_value);
         size_t off[2] = {0, tr->n};
         *out = 0;
-        st = medians_dist(tr, a, off, 1, out);
-        gv_free(a);
-        return st;
-    }
-    double tot = 0, acc = 0;
-    for (size_t i = 0; i < tr->n; i++) tot += a[i].w;
-    *out = a[tr->n - 1].y;
-    for (size_t i = 0; i < tr->n; i++) {
-        acc += a[i].w;
-        if (acc >= 0.5 * tot) {
-            *out = a[i].y;
-            break;
-        }
+        st = quantiles_dist(tr, a, off, 1, q, out);
+    } else if (tr->n) {
+        *out = gv_weighted_quantile(a, tr->n, q);
     }
     gv_free(a);
-    return GROVE_OK;
+    return st;
 }
 
 /* A data-parallel run's weighted means: the sums over all ranks made exact (dist.h), so
  * they do not depend on the split of the rows; t is scratch of n doubles. */
 static grove_status initial_scores_dist(const trainer *tr, double *base)
 {
-    const int obj = tr->obj;
+    const gv_objective *o = tr->o;
     const size_t n = tr->n;
     double *t = gv_malloc_array(n ? n : 1, sizeof *t);
     if (!t) return gv_err_nomem("gbdt initial scores");
     for (size_t i = 0; i < n; i++) t[i] = tr->w ? tr->w[i] : 1.0;
     double sw = gv_dist_sum_exact(t, n);
-    if (obj == GV_OBJ_SOFTMAX) {
+    if (o->base == GV_BASE_LOG_PRIORS) {
         for (size_t g = 0; g < tr->G; g++) {
             for (size_t i = 0; i < n; i++) t[i] = (size_t)tr->y[i] == g ? (tr->w ? tr->w[i] : 1.0) : 0;
             base[g] = gv_dist_sum_exact(t, n);
@@ -697,40 +656,32 @@ static grove_status initial_scores_dist(const trainer *tr, double *base)
     }
     gv_free(t);
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
-    if (obj == GV_OBJ_SOFTMAX) {
+    if (o->base == GV_BASE_LOG_PRIORS) {
         for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
-    } else if (obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) {
-        double q = fmin(fmax(base[0] / sw, 1e-6), 1 - 1e-6);
-        base[0] = log(q / (1 - q)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
     } else {
-        base[0] /= sw;
+        base[0] = gv_objective_score_of_mean(o, base[0] / sw);
     }
     return GROVE_OK;
 }
 
-/* The initial scores base[G] (see the file comment). */
+/* The initial scores base[G] (see the file comment): base_score through the inverse link,
+ * or the objective's GV_BASE_* of the labels. */
 static grove_status initial_scores(const trainer *tr, const grove_params *p, double *base)
 {
-    const int obj = tr->obj;
+    const gv_objective *o = tr->o;
     if (gv_param_is_set(p, GV_P_BASE_SCORE)) {
         double bs = gv_param_double(p, GV_P_BASE_SCORE);
-        if (obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) {
-            if (!(bs > 0 && bs < 1))
-                return gv_err(GROVE_ERR_PARAM,
-                              "base_score: must be a probability in (0, 1) for objective %s, "
-                              "got %g", gv_objective_names[obj], bs);
-            base[0] = log(bs / (1 - bs)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
-        } else {
-            for (size_t g = 0; g < tr->G; g++) base[g] = bs;
-        }
+        grove_status st = gv_objective_check_base(o, bs);
+        if (st != GROVE_OK) return st;
+        for (size_t g = 0; g < tr->G; g++) base[g] = gv_objective_score_of(o, bs);
         return GROVE_OK;
     }
-    if (obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER) return median_label(tr, base);
+    if (o->base == GV_BASE_QUANTILE) return label_quantile(tr, tr->quantile, base);
     if (tr->dist) return initial_scores_dist(tr, base);
     double sw = 0;
     for (size_t i = 0; i < tr->n; i++) sw += tr->w ? tr->w[i] : 1.0;
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
-    if (obj == GV_OBJ_SOFTMAX) {
+    if (o->base == GV_BASE_LOG_PRIORS) {
         for (size_t g = 0; g < tr->G; g++) base[g] = 0;
         for (size_t i = 0; i < tr->n; i++) base[(size_t)tr->y[i]] += tr->w ? tr->w[i] : 1.0;
         for (size_t g = 0; g < tr->G; g++) base[g] = log(fmax(base[g] / sw, 1e-15));
@@ -738,13 +689,7 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
     }
     double swy = 0;
     for (size_t i = 0; i < tr->n; i++) swy += (tr->w ? tr->w[i] : 1.0) * tr->y[i];
-    double mean = swy / sw;
-    if (obj == GV_OBJ_SQUARED) {
-        base[0] = mean;
-    } else {
-        double q = fmin(fmax(mean, 1e-6), 1 - 1e-6);
-        base[0] = log(q / (1 - q)) * (obj == GV_OBJ_EXPONENTIAL ? 0.5 : 1.0);
-    }
+    base[0] = gv_objective_score_of_mean(o, swy / sw);
     return GROVE_OK;
 }
 
@@ -822,7 +767,110 @@ static void tree_config(const grove_params *p, int n_threads, gv_tree_config *cf
         cfg->max_depth = cfg->max_leaves > 0 ? 0 : 6;
     cfg->min_samples_leaf = (size_t)gv_param_int(p, GV_P_MIN_SAMPLES_LEAF);
     cfg->multiway_categorical = 0;
+    cfg->cat_smooth = gv_param_double(p, GV_P_CAT_SMOOTH);
+    cfg->cat_l2 = gv_param_double(p, GV_P_CAT_L2);
+    cfg->max_cat_threshold = (size_t)gv_param_int(p, GV_P_MAX_CAT_THRESHOLD);
+    cfg->min_data_per_group = (size_t)gv_param_int(p, GV_P_MIN_DATA_PER_GROUP);
     cfg->n_threads = n_threads > 0 ? n_threads : 1;
+}
+
+/* A deep copy of tree t into *out (continued training). */
+static grove_status tree_copy(const gv_tree *t, gv_tree **out)
+{
+    gv_tree *c = gv_calloc(1, sizeof *c);
+    if (!c) return gv_err_nomem("a tree copy");
+    *c = *t;
+    c->nodes = gv_malloc_array(t->n_nodes ? t->n_nodes : 1, sizeof *c->nodes);
+    c->values = gv_malloc_array(t->n_nodes ? t->n_nodes : 1, (size_t)t->n_outputs * sizeof *c->values);
+    c->cat_data = gv_malloc_array(t->n_cat_data ? t->n_cat_data : 1, sizeof *c->cat_data);
+    if (!c->nodes || !c->values || !c->cat_data) {
+        gv_free(c->nodes);
+        gv_free(c->values);
+        gv_free(c->cat_data);
+        gv_free(c);
+        return gv_err_nomem("a tree copy");
+    }
+    memcpy(c->nodes, t->nodes, t->n_nodes * sizeof *c->nodes);
+    memcpy(c->values, t->values, t->n_nodes * (size_t)t->n_outputs * sizeof *c->values);
+    if (t->n_cat_data) memcpy(c->cat_data, t->cat_data, t->n_cat_data * sizeof *c->cat_data);
+    *out = c;
+    return GROVE_OK;
+}
+
+/* Continued training: a copied tree's numeric splits renumbered to the run's bins (the bin
+ * whose upper cut is the split's threshold).  A threshold that is not a cut of the run's bins
+ * (the saved model was trained on other data) is an error naming it: the model could not say
+ * which bins its splits separate. */
+static grove_status rebin_tree(gv_tree *t, const gv_binned *X, size_t k)
+{
+    for (size_t j = 0; j < t->n_nodes; j++) {
+        gv_tree_node *nd = &t->nodes[j];
+        if (nd->type != GV_NODE_NUM) continue;
+        const gv_bin_mapper *m = &X->mappers[nd->feature];
+        size_t lo = 0, hi = m->is_categorical ? 0 : m->n_cuts; /* the first cut >= threshold */
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (m->cuts[mid] < nd->threshold) lo = mid + 1;
+            else hi = mid;
+        }
+        if (m->is_categorical || lo == m->n_cuts || m->cuts[lo] != nd->threshold)
+            return gv_err(GROVE_ERR_DATA,
+                          "init model: trees[%zu]: node %zu splits feature %d at %.9g, which is "
+                          "not a cut point of this data's bins (continued training needs the "
+                          "bins of the data the model was trained on)",
+                          k, j, (int)nd->feature, (double)nd->threshold);
+        nd->bin_split = (uint32_t)lo + 1;
+    }
+    return GROVE_OK;
+}
+
+/* Continued training: the new model starts as the saved one -- its initial scores, its t0
+ * rounds of trees (copies, their splits on the run's bins) and their log entries (NaN where
+ * the saved model logged nothing the new one logs). */
+static grove_status init_rounds(trainer *tr)
+{
+    const gv_gbdt *ob = tr->init;
+    gv_gbdt *b = tr->b;
+    const size_t G = tr->G, t0 = tr->t0;
+    memcpy(b->base, ob->base, G * sizeof *b->base);
+    for (size_t k = 0; k < t0 * G; k++) {
+        grove_status st = tree_copy(ob->trees[k], &b->trees[k]);
+        b->n_rounds = (k + G) / G; /* (what is owned, for the failure path) */
+        if (st == GROVE_OK) st = rebin_tree(b->trees[k], tr->in->binned, k);
+        if (st != GROVE_OK) return st;
+    }
+    for (size_t t = 0; t < t0; t++) {
+        if (b->log_train) b->log_train[t] = ob->log_train ? ob->log_train[t] : NAN;
+        if (b->log_valid) b->log_valid[t] = ob->log_valid ? ob->log_valid[t] : NAN;
+        if (b->log_eps) b->log_eps[t] = ob->log_eps ? ob->log_eps[t] : NAN;
+        if (b->log_alpha) b->log_alpha[t] = ob->log_alpha ? ob->log_alpha[t] : NAN;
+    }
+    b->n_rounds = t0;
+    b->n_log = t0;
+    return GROVE_OK;
+}
+
+/* Continued training: F (and Fv) from base to the saved model's scores, its trees added in
+ * round order -- the very sums a run that fitted those rounds itself has made (training rows
+ * by the binned walk, the leaves the grower assigns; validation rows by the raw walk), so
+ * training on continues as that run would. */
+static void init_scores(trainer *tr)
+{
+    const gv_gbdt *b = tr->b;
+    const gv_binned *X = tr->in->binned;
+    const size_t G = tr->G;
+    const long N = (long)tr->n, NV = (long)tr->nv;
+    for (size_t t = 0; t < tr->t0; t++)
+        for (size_t g = 0; g < G; g++) {
+            const gv_tree *tree = b->trees[t * G + g];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(tr->nt) schedule(static) if (N >= PAR_MIN_ROWS && tr->nt > 1)
+#endif
+            for (long i = 0; i < N; i++)
+                tr->F[(size_t)i * G + g] += tree->values[gv_tree_leaf_binned(tree, X, (size_t)i)];
+            for (long i = 0; i < NV; i++)
+                tr->Fv[(size_t)i * G + g] += tree->values[gv_tree_leaf(tree, tr->valid, (size_t)i)];
+        }
 }
 
 /* Init: the run's settings, the training state and the initial scores F = Fv = base.  On
@@ -840,11 +888,30 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         return gv_err(GROVE_ERR_PARAM, "early_stopping_rounds: needs validation data (--valid FILE)");
     if (valid && !valid->labels)
         return gv_err(GROVE_ERR_DATA, "%s: the validation data has no labels", valid->source);
-    grove_status st = gv_objective_resolve(p, K, &tr->obj);
+    grove_status st = gv_objective_resolve(p, K, &tr->obj, &tr->lp);
     if (st != GROVE_OK) return st;
+    if (in->init) { /* continued training: the saved model's objective (and its parameters) */
+        if (in->init->vt != &gv_gbdt_component)
+            return gv_err(GROVE_ERR_PARAM, "init model: a gbdt model is needed, this one is a %s",
+                          in->init->vt->kind);
+        const gv_gbdt *ob = tr->init = in->init->impl;
+        if (ob->n_classes != K)
+            return gv_err(GROVE_ERR_DATA, "init model: it has %d classes, the data %d",
+                          ob->n_classes, K);
+        if (gv_param_is_set(p, GV_P_OBJECTIVE) && tr->obj != ob->objective)
+            return gv_err(GROVE_ERR_PARAM, "objective: the init model's is %s, got %s "
+                          "(continued training keeps the objective)",
+                          gv_objective_names[ob->objective], gv_objective_names[tr->obj]);
+        tr->obj = ob->objective;
+        if (!gv_param_is_set(p, GV_P_TWEEDIE_VARIANCE_POWER)) tr->lp.tweedie_power = ob->tweedie_power;
+        if (!gv_param_is_set(p, GV_P_QUANTILE_ALPHA)) tr->lp.quantile_alpha = ob->quantile_alpha;
+        tr->t0 = ob->n_rounds;
+    }
+    tr->o = gv_objective_get(tr->obj);
+    tr->quantile = gv_objective_quantile(tr->o, &tr->lp);
     int metric = GV_MET_AUTO;
     if ((st = gv_metric_resolve(p, tr->obj, K, &metric)) != GROVE_OK) return st;
-    tr->rounds = (size_t)gv_param_int(p, GV_P_ROUNDS);
+    tr->rounds = tr->t0 + (size_t)gv_param_int(p, GV_P_ROUNDS); /* (t0: the saved rounds) */
     tr->seed = (uint64_t)gv_param_int(p, GV_P_SEED);
     tr->subsample = gv_param_double(p, GV_P_SUBSAMPLE);
     tr->col_tree = gv_param_double(p, GV_P_COLSAMPLE_BYTREE);
@@ -854,7 +921,6 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->nt = in->n_threads > 0 ? in->n_threads : 1;
     tr->eta = gv_param_double(p, GV_P_LEARNING_RATE);
     tr->gamma = gv_param_double(p, GV_P_GAMMA);
-    tr->huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
     tr->y = in->y;
     tr->w = in->weight;
     tr->F_count = in->binned->n_features;
@@ -862,11 +928,16 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->dist = tr->cfg.dist = gv_dist_active();
     tr->n_total = tr->n;
     if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);
+    st = gv_objective_check_labels(tr->o, tr->y, tr->n, in->data->source, tr->row0);
+    if (st == GROVE_OK && valid)
+        st = gv_objective_check_labels(tr->o, valid->labels, valid->n_rows, valid->source, 0);
+    if (tr->dist) st = gv_dist_agree(st);
+    if (st != GROVE_OK) return st;
     if (tr->dist) {
         /* what the data-parallel path does not reduce (yet): say so rather than differ */
         if (in->binned->csr_ptr)
             return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: sparse data not supported");
-        /* the sample weights' grid, for exact medians (absolute, huber) */
+        /* the sample weights' grid, for exact quantiles (GV_BASE_QUANTILE, GV_LEAF_QUANTILE) */
         tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
     }
 
@@ -876,6 +947,8 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     gv_gbdt *b = tr->b;
     b->metric = metric;
     b->learning_rate = tr->eta;
+    b->tweedie_power = tr->lp.tweedie_power;
+    b->quantile_alpha = tr->lp.quantile_alpha;
     tr->G = b->n_groups;
     const size_t n = tr->n, nv = tr->nv, G = tr->G;
     const int sub = tr->subsample < 1, col = tr->col_tree < 1;
@@ -889,10 +962,11 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->perm = col ? gv_malloc_array(tr->F_count, sizeof *tr->perm) : NULL;
     tr->leaf = gv_malloc_array(n, sizeof *tr->leaf);
     tr->part = gv_malloc_array(n_part, sizeof *tr->part);
-    tr->tmp = tr->obj == GV_OBJ_ABSOLUTE ? gv_malloc_array(n, sizeof *tr->tmp) : NULL;
+    const int refit = tr->o->leaf == GV_LEAF_QUANTILE;
+    tr->tmp = refit ? gv_malloc_array(n ? n : 1, sizeof *tr->tmp) : NULL;
     if (!tr->F || (valid && !tr->Fv) || !tr->grad || !tr->hess || (sub && !tr->rows) ||
         (col && (!tr->mask || !tr->perm)) || !tr->leaf || !tr->part ||
-        (tr->obj == GV_OBJ_ABSOLUTE && !tr->tmp))
+        (refit && !tr->tmp))
         return gv_err_nomem("gbdt training state");
     if ((st = gv_binned_row_major(in->binned, tr->nt, &tr->row_bins)) != GROVE_OK) return st;
     tr->qbits = (int)gv_param_int(p, GV_P_QUANTIZED_BITS);
@@ -920,12 +994,17 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
             (st = gv_bundles_row_major(in->binned, tr->bundles, tr->nt, &tr->row_bund)) != GROVE_OK)
             return st;
     }
-    if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) return st;
+    if (tr->init) {
+        if ((st = init_rounds(tr)) != GROVE_OK) return st;
+    } else if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) {
+        return st;
+    }
     if (G == 1) /* one score a row: a plain fill (not a memcpy call a row) */
         for (size_t i = 0; i < n; i++) tr->F[i] = b->base[0];
     else
         for (size_t i = 0; i < n; i++) memcpy(tr->F + i * G, b->base, G * sizeof *tr->F);
     for (size_t i = 0; i < nv; i++) memcpy(tr->Fv + i * G, b->base, G * sizeof *tr->Fv);
+    if (tr->init) init_scores(tr);
 
     size_t n_cand = tr->F_count;
     if (col) {
@@ -999,7 +1078,7 @@ static void flush_scores(trainer *tr)
 }
 
 /* Round t: gradients at the current scores, the round's rows and features, one tree per group
- * (pruned, refitted for absolute, line-searched for exponential, shrunk by eta), and the
+ * (pruned, its leaves refit or line-searched as the objective says, shrunk by eta), and the
  * scores F (and Fv) moved by it. */
 static grove_status fit_round(trainer *tr, size_t t)
 {
@@ -1052,8 +1131,8 @@ static grove_status fit_round(trainer *tr, size_t t)
         /* the grower set the leaves of the rows it grew on; the others (subsample) are
          * walked, and all are after pruning renumbered the nodes */
         if (pruned || sub) assign_leaves(tr, tree, !pruned);
-        if (tr->obj == GV_OBJ_ABSOLUTE) st = refit_median(tr, tree);
-        if (st == GROVE_OK && tr->obj == GV_OBJ_EXPONENTIAL)
+        if (tr->o->leaf == GV_LEAF_QUANTILE) st = refit_quantile(tr, tree);
+        if (st == GROVE_OK && tr->o->leaf == GV_LEAF_ADABOOST)
             st = line_search_exp(tr, tree, &b->log_eps[t], &b->log_alpha[t]);
         if (st != GROVE_OK) {
             free_roots(roots, G);
@@ -1093,16 +1172,19 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     const int metric = b->metric;
     grove_status st;
     *stop = 0;
-    gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric};
+    gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric,
+                       tr->lp.tweedie_power, tr->lp.quantile_alpha};
     if (b->log_train &&
         (st = tr->dist ? gv_metric_value_dist(&mi, &b->log_train[t])
                        : gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
         return st;
     if (!tr->valid) return GROVE_OK;
-    gv_metric_in mv = {tr->Fv, tr->valid->labels, tr->valid->weights, tr->nv, tr->G, tr->obj, metric};
+    gv_metric_in mv = {tr->Fv,   tr->valid->labels, tr->valid->weights,      tr->nv,
+                       tr->G,    tr->obj,           metric,                  tr->lp.tweedie_power,
+                       tr->lp.quantile_alpha};
     if ((st = gv_metric_value(&mv, tr->nt, tr->part, &b->log_valid[t])) != GROVE_OK) return st;
     double v = b->log_valid[t];
-    if (t == 0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {
+    if (t == tr->t0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {
         tr->best_valid = v;
         tr->best_t = t;
     }
@@ -1161,8 +1243,8 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
     grove_status st = trainer_init(&tr, in);
     if (st != GROVE_OK) goto fail;
     const size_t rounds = tr.rounds;
-    for (size_t t = 0; t < rounds; t++) {
-        if (gv_progress(p, "round", t, rounds)) {
+    for (size_t t = tr.t0; t < rounds; t++) {
+        if (gv_progress(p, "round", t - tr.t0, rounds - tr.t0)) {
             st = gv_err(GROVE_ERR_ARG, "cancelled");
             goto fail;
         }
@@ -1170,6 +1252,12 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         if ((st = gv_dist_round(t + 1)) != GROVE_OK || (st = fit_round(&tr, t)) != GROVE_OK ||
             (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
+        if (gv_progress_round(p, t + 1, rounds, gv_metric_names[tr.b->metric],
+                              tr.b->log_train ? tr.b->log_train[t] : NAN,
+                              tr.valid ? tr.b->log_valid[t] : NAN)) {
+            st = gv_err(GROVE_ERR_ARG, "cancelled");
+            goto fail;
+        }
         if (stop) break;
     }
     flush_scores(&tr); /* (before keep_best_rounds frees the trees it reads) */
@@ -1178,7 +1266,7 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
     /* the scores F are the model's on the training rows when every fitted round was kept (and
      * they are this process's rows) */
     const int pred = in->pred && !tr.dist && tr.b->n_rounds == fitted;
-    gv_progress(p, "round", rounds, rounds);
+    gv_progress(p, "round", rounds - tr.t0, rounds - tr.t0);
     out->vt = &gv_gbdt_component;
     out->impl = tr.b;
     /* the outputs after the training buffers are gone: they add nothing to the peak memory */
@@ -1285,6 +1373,11 @@ static json_t *gbdt_to_json(const void *impl)
         bad |= json_object_set_new(o, "n_classes", json_integer(b->n_classes)) != 0;
         bad |= json_object_set_new(o, "learning_rate", json_real(b->learning_rate)) != 0;
         bad |= json_object_set_new(o, "base", gv_json_real_array(b->base, b->n_groups)) != 0;
+        /* the objective's parameters that its metric needs (only where it has them) */
+        if (b->objective == GV_OBJ_TWEEDIE)
+            bad |= json_object_set_new(o, "tweedie_variance_power", json_real(b->tweedie_power)) != 0;
+        if (b->objective == GV_OBJ_QUANTILE)
+            bad |= json_object_set_new(o, "quantile_alpha", json_real(b->quantile_alpha)) != 0;
         bad |= json_object_set_new(o, "metric", json_string(gv_metric_names[b->metric])) != 0;
         bad |= json_object_set_new(o, "trees", trees) != 0;
         trees = NULL;
@@ -1313,8 +1406,9 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema);
 static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, void **out)
 {
     *out = NULL;
-    static const char *const known[] = {"kind", "objective", "n_classes", "learning_rate", "base",
-                                        "metric", "trees", "log", "stop"};
+    static const char *const known[] = {"kind",  "objective", "n_classes", "learning_rate",
+                                        "base",  "metric",    "trees",     "log",
+                                        "stop",  "tweedie_variance_power", "quantile_alpha"};
     if (gv_json_check_fields(obj, known, GV_COUNT(known), "a gbdt model") != GROVE_OK)
         return GROVE_ERR_MODEL;
     const char *oname, *mname, *stop;
@@ -1327,13 +1421,12 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
         (st = gv_json_get_double(obj, "learning_rate", &eta)) != GROVE_OK ||
         (st = gv_json_get_string(obj, "stop", &stop)) != GROVE_OK)
         return st;
-    int objective = name_index(gv_objective_names, GV_OBJ_COUNT, oname);
-    if (objective < 0) return gv_err(GROVE_ERR_MODEL, "objective: unknown '%s'", oname);
+    const gv_objective *o = gv_objective_find(oname);
+    if (!o) return gv_err(GROVE_ERR_MODEL, "objective: unknown '%s'", oname);
+    const int objective = o->id;
     int metric = name_index(gv_metric_names, GV_MET_COUNT, mname);
     if (metric < 0) return gv_err(GROVE_ERR_MODEL, "metric: unknown '%s'", mname);
-    int regression = objective == GV_OBJ_SQUARED || objective == GV_OBJ_ABSOLUTE || objective == GV_OBJ_HUBER;
-    if (regression ? K != 0
-                   : (K < 2 || ((objective == GV_OBJ_LOGISTIC || objective == GV_OBJ_EXPONENTIAL) && K != 2)))
+    if (!gv_objective_fits(o, (int)K))
         return gv_err(GROVE_ERR_MODEL, "n_classes: %lld does not fit objective %s", (long long)K,
                       oname);
     if (!isfinite(eta) || !(eta > 0))
@@ -1342,7 +1435,7 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
     const json_t *log = json_object_get(obj, "log");
     if (!json_is_array(trees)) return gv_err(GROVE_ERR_MODEL, "trees: expected an array");
     if (!json_is_object(log)) return gv_err(GROVE_ERR_MODEL, "log: expected an object");
-    size_t G = objective == GV_OBJ_SOFTMAX ? (size_t)K : 1;
+    size_t G = gv_objective_groups(o, (int)K);
     size_t n_trees = json_array_size(trees);
     if (n_trees == 0 || n_trees % G != 0)
         return gv_err(GROVE_ERR_MODEL, "trees: expected a non-empty multiple of %zu trees, got %zu",
@@ -1368,6 +1461,19 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
     b->metric = metric;
     b->learning_rate = eta;
     b->n_log = n_log;
+    b->tweedie_power = 1.5;
+    b->quantile_alpha = 0.5;
+    if ((objective == GV_OBJ_TWEEDIE &&
+         (st = gv_json_get_double(obj, "tweedie_variance_power", &b->tweedie_power)) != GROVE_OK) ||
+        (objective == GV_OBJ_QUANTILE &&
+         (st = gv_json_get_double(obj, "quantile_alpha", &b->quantile_alpha)) != GROVE_OK))
+        goto fail;
+    if (!(b->tweedie_power > 1 && b->tweedie_power < 2) ||
+        !(b->quantile_alpha > 0 && b->quantile_alpha < 1)) {
+        st = gv_err(GROVE_ERR_MODEL, "tweedie_variance_power must be in (1, 2) and quantile_alpha "
+                    "in (0, 1), got %g and %g", b->tweedie_power, b->quantile_alpha);
+        goto fail;
+    }
     gv_free(b->stop);
     b->stop = gv_strdup(stop);
     if (!b->stop) {
@@ -1380,7 +1486,7 @@ static grove_status gbdt_from_json(const json_t *obj, const gv_model_ctx *ctx, v
         gv_err_prefix("log");
         goto fail;
     }
-    if (objective == GV_OBJ_EXPONENTIAL) {
+    if (o->leaf == GV_LEAF_ADABOOST) {
         if ((st = gv_json_get_reals(log, "epsilon", n_log, b->log_eps)) != GROVE_OK ||
             (st = gv_json_get_reals(log, "alpha", n_log, b->log_alpha)) != GROVE_OK) {
             gv_err_prefix("log");
@@ -1502,6 +1608,9 @@ int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)
     if (!c || c->vt != &gv_gbdt_component) return 0;
     const gv_gbdt *b = c->impl;
     v->objective = gv_objective_names[b->objective];
+    v->obj = b->o;
+    v->tweedie_power = b->tweedie_power;
+    v->quantile_alpha = b->quantile_alpha;
     v->metric = gv_metric_names[b->metric];
     v->n_classes = b->n_classes;
     v->n_groups = b->n_groups;

@@ -85,7 +85,8 @@ grove_status gv_component_importance(const gv_component *c, const char *type,
     if (c->vt->importance && c->vt->importance(c->impl, type, n_features, out, &st)) return st;
     if (impurity)
         return gv_err(GROVE_ERR_ARG, "impurity importances exist for tree, bagging (of trees), "
-                                     "forest and extra-trees models; this model is a %s",
+                                     "forest, extra-trees and boosting (of trees) models; this "
+                                     "model is a %s",
                       c->vt->kind);
     if (!strcmp(type, "gain") || !strcmp(type, "cover"))
         return gv_err(GROVE_ERR_ARG, "%s importances exist for gbdt models; this model is a %s",

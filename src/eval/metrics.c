@@ -43,6 +43,11 @@ static grove_status evaluate(const grove_model *m, const grove_dataset *d, const
                              grove_eval **out)
 {
     const size_t n = d->n_rows, k = m->n_outputs;
+    /* a NaN would be scored as a wrong class or a zero error without a word: refused, by row */
+    for (size_t i = 0; i < n * k; i++)
+        if (isnan(p[i]))
+            return gv_err(GROVE_ERR_MODEL, "row %zu: the model's output %zu is NaN, not a "
+                          "number that can be scored", i / k + 1, i % k);
     grove_eval *e = gv_calloc(1, sizeof *e);
     if (!e) return gv_err_nomem("evaluation");
     grove_status st = GROVE_OK;

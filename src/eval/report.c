@@ -361,10 +361,10 @@ static int cmp_scored_desc(const void *a, const void *b)
 static double gbdt_metric(const gv_gbdt_view *v, const grove_dataset *d, const double *F,
                           double *part)
 {
-    int obj = 0, met = 0;
-    while (obj < GV_OBJ_COUNT - 1 && strcmp(gv_objective_names[obj], v->objective)) obj++;
+    int met = 0;
     while (met < GV_MET_COUNT - 1 && strcmp(gv_metric_names[met], v->metric)) met++;
-    gv_metric_in m = {F, d->labels, NULL, d->n_rows, v->n_groups, obj, met};
+    gv_metric_in m = {F,   d->labels,        NULL, d->n_rows, v->n_groups, v->obj->id,
+                      met, v->tweedie_power, v->quantile_alpha};
     double out = NAN;
     if (gv_metric_value(&m, 1, part, &out) != GROVE_OK) return NAN;
     return out;
@@ -686,8 +686,11 @@ static void importance_section(rep *r)
     } kinds[] = {
         {"impurity", "Mean decrease in impurity: per tree the split gains per feature, "
                      "normalized, averaged over the trees."},
-        {"gain", "Total gain of the splits on each feature."},
-        {"cover", "Training rows (or hessian weight) the feature's splits covered."},
+        {"gain", "Mean gain per split: the loss reduction of the splits on each feature, "
+                 "averaged over those splits (XGBoost's gain)."},
+        {"cover", "Mean cover per split: the hessian sum (training rows, for squared loss) "
+                  "the feature's splits covered, averaged over those splits (XGBoost's "
+                  "cover)."},
         {"oob_permutation", "Increase of each tree's out-of-bag error when the feature is "
                             "permuted (Breiman 2001), averaged over the trees."},
     };

@@ -1,6 +1,9 @@
 /*
  * hist.c -- histograms of the tree engine: gathering row statistics, building a node's
- * per-feature histograms, subtraction, and the pool of histogram buffers.
+ * per-feature histograms (by column, and row-major over blocks of columns), subtraction, and
+ * the pool of histogram buffers.  The sparse builders (compressed rows, small nodes' touched
+ * bins, quantized sparse rows) are in hist_sparse.c, the shared roots of K trees in
+ * hist_roots.c; hist_int.h has what they share.
  *
  * Pipeline position: learn/, private to the tree engine (tree_int.h has the layout).
  * The hot loop: for every row position i of the node, the row's bin in feature f (a gather
@@ -10,7 +13,7 @@
  * feature's histogram is summed by one thread in row order, so results are bit-identical for
  * any number of threads (no atomics, no per-thread partial sums).
  */
-#include "tree_int.h"
+#include "hist_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,8 +23,6 @@
 #include <omp.h>
 #endif
 
-/* Nodes smaller than this many row-feature visits are built by the calling thread alone. */
-#define PARALLEL_MIN_WORK 65536
 
 /* Quantized: the records a node's rows are summed in without the sparse rows (gv_row_nz):
  * QF_WORD the packed word at qsh (quant 8), QF_CHUNK the packed word at qpk_sh (quant 16 in
@@ -30,7 +31,7 @@ enum { QF_WORD = 8, QF_CHUNK = 1, QF_WIDE = 16 };
 static int quant_format(const gv_engine *e)
 {
     if (e->quant == 8) return QF_WORD;
-    return e->qpk && gv_hist_pack && e->in->row_bins ? QF_CHUNK : QF_WIDE;
+    return e->plan.pack ? QF_CHUNK : QF_WIDE;
 }
 
 /* Quantized: row r's integer record at position i of ns, where its doubles (g, h) would be. */
@@ -279,24 +280,6 @@ static void build_feature_class_sparse(const gv_engine *e, size_t f, double *hf)
     }
 }
 
-/* GRAD statistics: a bin record is (count, g, h), three doubles (24 bytes: a fourth, padding
- * double made each addition one 256-bit vector operation but every pass over the histograms --
- * zeroing, subtraction, the split scan -- a third longer); adding a row to a bin is a scalar
- * addition of 1 and one 128-bit addition of (g, h).  The vector type aliases the doubles. */
-typedef double gv_v2d __attribute__((vector_size(16), aligned(8), may_alias));
-typedef float gv_v2f __attribute__((vector_size(8), aligned(4), may_alias));
-#define V2D_AT(p) (*(gv_v2d *)(p))
-/* Position i's (g, h) as doubles: from gv_gh floats (f32, gv_ns_f32) or from doubles; f32 a
- * constant in each caller (F32: each builder's own loops). */
-static inline __attribute__((always_inline)) gv_v2d ns_row(const double *ns, const int f32,
-                                                          size_t i)
-{
-    if (f32) {
-        const gv_gh *p = (const gv_gh *)(const void *)ns + i;
-        return __builtin_convertvector(*(const gv_v2f *)(const void *)p, gv_v2d);
-    }
-    return (gv_v2d){ns[2 * i], ns[2 * i + 1]};
-}
 #define GRAD_ROW(i) ns_row(ns, F32, (i))
 #define GRAD_ADD(hb, v)                                                                            \
     do {                                                                                           \
@@ -346,12 +329,8 @@ build_feature_grad4(const gv_engine *e, size_t begin, size_t end, size_t f, doub
     for (size_t k = 0; k < nb * S; k++) hf[k] += (sub[k] + sub2[k]) + sub3[k];
 }
 
-/* Row-major GRAD (gv_tree_input.row_bins): the features feats[k0, k1) of each row are one
- * contiguous read, and each row adds its (1, g, h, 0) to every feature's histogram in turn
- * (unrolled by four: independent additions in flight; measured 1.2x over the plain loop); the
- * block's histograms stay in cache (GRAD_BLOCK_BYTES).  Each feature is still summed in row
- * order, by one thread, whatever the blocks are: the same sums for any number of threads. */
-enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16, GRAD_PREFETCH_FAR = 48 };
+/* Row-major GRAD (hist_int.h): a block of columns' histograms within this many bytes, so that
+ * they stay in cache while every row of the node adds to them. */
 #define GRAD_BLOCK_BYTES ((size_t)192 << 10)
 /* the doubles' records (24 bytes): half of that, measured on fashion-MNIST (784 features, 63
  * leaves, 1 thread): 5 rounds 9.99 -> 9.54 user s (four runs each), depth 6 5.44 -> 5.21; a
@@ -359,13 +338,6 @@ enum { GRAD_BLOCK_MAX = 64, GRAD_PREFETCH = 16, GRAD_PREFETCH_FAR = 48 };
  * reads are sequential) */
 #define GRAD_BLOCK_BYTES_DBL ((size_t)96 << 10)
 
-/* Built twice, for AVX2 (one 256-bit addition per row and feature) and for the baseline; the
- * loader picks by the CPU.  Both add the same doubles in the same order. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(GROVE_NO_CLONES)
-#define GV_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GV_TARGET_CLONES
-#endif
 
 /* The row-major builds' one loop (build_rows_grad, build_rows_class2, the quantized builds):
  * for i in [B, E), row ROW(i)'s bytes lie at base + ROW(i) * F (a later row's first and last
@@ -537,7 +509,6 @@ static void block_root_counts(const gv_engine *e, const rows_block *rb, double *
  * additions in the same order, so the same sums.  Thread scratch sc's buffer of at least
  * n_bins records, NULL without memory (then the histogram's own records).  The bundles'
  * histograms (rows_block) of the other builds are kept there too. */
-typedef double gv_v4d __attribute__((vector_size(32), aligned(32), may_alias));
 static gv_v4d *grad4_reserve(gv_split_scratch *sc, size_t n_bins)
 {
     if (sc->grad4_cap < n_bins) {
@@ -561,22 +532,10 @@ static gv_v4d *grad4_records(const gv_engine *e, size_t n_bins)
 #endif
 }
 
-/* The 32-byte records are taken where the whole histogram in them, records * 32 bytes, fits
- * REC32_MAX_BYTES (half a core's L2): on 1M x 28 (7,168 records, 229 KB; depth 6, 1 thread)
- * build_rows_grad took 3-13 % less CPU (6.32 -> 6.10 s in one measurement, 1.75 -> 1.52 ns a
- * row and feature below the root in another); on fashion-MNIST (784 features, 6 MB) 40 % more
- * (runs of rows in one bin of its mostly-zero pixels chain each 256-bit read-modify-write on the
- * previous one's store, and the records leave L2).  gv_hist_rec32 = 0 or 1 forces either way
- * (tests). */
-#define REC32_MAX_BYTES ((size_t)512 << 10)
 /* build_rows_grad's records of block column k start at record k * GRAD_STRIDE */
 enum { GRAD_STRIDE = 256 };
-int gv_hist_rec32 = -1;
-static int grad_rec32(const gv_engine *e)
-{
-    if (gv_hist_rec32 >= 0) return gv_hist_rec32;
-    return e->hist_len / 3 * 32 <= REC32_MAX_BYTES;
-}
+/* the 32-byte records or the 24-byte ones (plan.c's rule, gv_plan.rec32) */
+static int grad_rec32(const gv_engine *e) { return e->plan.rec32; }
 
 /* The root's totals by positions' blocks and its row list (gv_engine.root_fuse) in a pass of
  * their own: the builds whose loops do not take them. */
@@ -655,9 +614,9 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
  * 28, depth 6, 2 threads, thread CPU time an update (three pairs each step): root 0.570 -> 0.535
  * (displacement) -> 0.465 ns (two copies), below the root 0.922 -> 0.886 -> 0.792 ns (with the
  * constant nk of ROWS_GRAD4_LOOP between) */
-#define ADD_R4(j)                                                                                  \
+#define ADD_R4(AT, j)                                                                              \
     do {                                                                                           \
-        size_t o_ = (size_t)row[AT_K(k + (j))] * sizeof *q, s_;                                    \
+        size_t o_ = (size_t)row[AT(k + (j))] * sizeof *q, s_;                                      \
         __asm__("" : "+r"(o_));                                                                    \
         s_ = o_;                                                                                   \
         __asm__("" : "+r"(s_));                                                                    \
@@ -670,7 +629,19 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
     gv_v4d *q = r4
 #define V2_OF_ROW() const gv_v2d v = GRAD_ROW(i); gv_v2d *q = r2
 #define NO_EXTRA() (void)0
-#define ROWS_GRAD4_LOOPN(NK, ROW, PFD, PFL, VQ, EXTRA)                                             \
+/* the fused root's extra work a row (gv_engine.root_fuse): its (g, h) to the block's sums facc,
+ * its position to the row list, the block's record stored as the block completes */
+#define FUSE_ROW()                                                                                 \
+    do {                                                                                           \
+        facc += v;                                                                                 \
+        fidx[i] = (gv_row)i;                                                                       \
+        if (--fleft == 0) {                                                                        \
+            fpart[0] = (double)RB;                                                                 \
+            V2D_AT(fpart + 1) = facc;                                                              \
+            fpart += 3, fleft = RB, facc = (gv_v2d){0.0, 0.0};                                     \
+        }                                                                                          \
+    } while (0)
+#define ROWS_GRAD4_LOOPN(NK, ROW, AT, PFD, PFL, VQ, EXTRA)                                         \
     for (size_t i = begin; i < end; i++) {                                                         \
         if (i + (PFD) < end) {                                                                     \
             const uint8_t *pf_ = base + ROW(i + (PFD)) * F;                                        \
@@ -682,35 +653,53 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
         EXTRA();                                                                                   \
         size_t k = 0;                                                                              \
         for (; k + 8 <= (NK); k += 8, q += 8 * GRAD_STRIDE) {                                      \
-            ADD_R4(0);                                                                             \
-            ADD_R4(1);                                                                             \
-            ADD_R4(2);                                                                             \
-            ADD_R4(3);                                                                             \
-            ADD_R4(4);                                                                             \
-            ADD_R4(5);                                                                             \
-            ADD_R4(6);                                                                             \
-            ADD_R4(7);                                                                             \
+            ADD_R4(AT, 0);                                                                         \
+            ADD_R4(AT, 1);                                                                         \
+            ADD_R4(AT, 2);                                                                         \
+            ADD_R4(AT, 3);                                                                         \
+            ADD_R4(AT, 4);                                                                         \
+            ADD_R4(AT, 5);                                                                         \
+            ADD_R4(AT, 6);                                                                         \
+            ADD_R4(AT, 7);                                                                         \
         }                                                                                          \
         switch ((NK) & 7) {                                                                        \
-        case 7: ADD_R4(6); /* fall through */                                                      \
-        case 6: ADD_R4(5); /* fall through */                                                      \
-        case 5: ADD_R4(4); /* fall through */                                                      \
-        case 4: ADD_R4(3); /* fall through */                                                      \
-        case 3: ADD_R4(2); /* fall through */                                                      \
-        case 2: ADD_R4(1); /* fall through */                                                      \
-        case 1: ADD_R4(0); /* fall through */                                                      \
+        case 7: ADD_R4(AT, 6); /* fall through */                                                  \
+        case 6: ADD_R4(AT, 5); /* fall through */                                                  \
+        case 5: ADD_R4(AT, 4); /* fall through */                                                  \
+        case 4: ADD_R4(AT, 3); /* fall through */                                                  \
+        case 3: ADD_R4(AT, 2); /* fall through */                                                  \
+        case 2: ADD_R4(AT, 1); /* fall through */                                                  \
+        case 1: ADD_R4(AT, 0); /* fall through */                                                  \
         default: break;                                                                            \
         }                                                                                          \
     }
-/* the loop with the block's column count nk a constant for the counts that 1M x 28's blocks
- * take (no loop over the columns, no switch on the remainder: fewer instructions a row) */
-#define ROWS_GRAD4_LOOP(ROW, PFD, PFL, VQ, EXTRA)                                                  \
+/* The loop with the block's column count nk a constant, for every nk up to GRAD4_CONST_NK (no
+ * loop over the columns and no switch on the remainder: fewer instructions a row, and the
+ * additions of a row in one straight run); wider blocks take the same loop with nk a variable.
+ * A row's updates are its columns, so a constant column count saves a fixed few instructions a
+ * row: the most where blocks are narrow (few columns, or many threads sharing them). */
+#define GRAD4_CONST_NK 16
+#define GRAD4_NK_CASE(N, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+    case N: ROWS_GRAD4_LOOPN(N, ROW, AT, PFD, PFL, VQ, EXTRA) break;
+#define ROWS_GRAD4_LOOP(ROW, AT, PFD, PFL, VQ, EXTRA)                                              \
     switch (nk) {                                                                                  \
-    case 7: ROWS_GRAD4_LOOPN(7, ROW, PFD, PFL, VQ, EXTRA) break;                                   \
-    case 8: ROWS_GRAD4_LOOPN(8, ROW, PFD, PFL, VQ, EXTRA) break;                                   \
-    case 11: ROWS_GRAD4_LOOPN(11, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
-    case 12: ROWS_GRAD4_LOOPN(12, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
-    default: ROWS_GRAD4_LOOPN(nk, ROW, PFD, PFL, VQ, EXTRA) break;                                 \
+        GRAD4_NK_CASE(1, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(2, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(3, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(4, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(5, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(6, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(7, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(8, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(9, ROW, AT, PFD, PFL, VQ, EXTRA)                                             \
+        GRAD4_NK_CASE(10, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(11, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(12, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(13, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(14, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(15, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+        GRAD4_NK_CASE(16, ROW, AT, PFD, PFL, VQ, EXTRA)                                            \
+    default: ROWS_GRAD4_LOOPN(nk, ROW, AT, PFD, PFL, VQ, EXTRA) break;                             \
     }
         /* below the root, a node's rows lie apart (a cache line or two each): fetched
          * GRAD_PREFETCH_FAR rows ahead into L2 (prefetcht1), which leaves the L1 misses that
@@ -726,38 +715,25 @@ build_rows_grad_t(const gv_engine *e, size_t begin, size_t end, const int32_t *f
             const size_t RB = e->root_fuse_rb;
             size_t fleft = RB;
             gv_v2d facc = {0.0, 0.0};
-#define FUSE_ROW()                                                                                 \
-    do {                                                                                           \
-        facc += v;                                                                                 \
-        fidx[i] = (gv_row)i;                                                                       \
-        if (--fleft == 0) {                                                                        \
-            fpart[0] = (double)RB;                                                                 \
-            V2D_AT(fpart + 1) = facc;                                                              \
-            fpart += 3, fleft = RB, facc = (gv_v2d){0.0, 0.0};                                     \
-        }                                                                                          \
-    } while (0)
-#define AT_K AT_SAME
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, FUSE_ROW)
-#undef FUSE_ROW
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_SAME, GRAD_PREFETCH, 3, V2_OF_ROW, FUSE_ROW)
             if (fleft != RB) {
                 fpart[0] = (double)(RB - fleft);
                 V2D_AT(fpart + 1) = facc;
             }
         } else if (root && rb.contiguous) {
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_SAME, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
         } else if (rb.contiguous) {
-            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
-#undef AT_K
+            ROWS_GRAD4_LOOP(ROW_INDEXED, AT_SAME, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
         } else if (root) {
-#define AT_K AT_LISTED
             if (fuse) root_fuse_plain(e, begin, end);
-            ROWS_GRAD4_LOOP(ROW_IDENTITY, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
+            ROWS_GRAD4_LOOP(ROW_IDENTITY, AT_LISTED, GRAD_PREFETCH, 3, V2_OF_ROW, NO_EXTRA)
         } else {
-            ROWS_GRAD4_LOOP(ROW_INDEXED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
-#undef AT_K
+            ROWS_GRAD4_LOOP(ROW_INDEXED, AT_LISTED, GRAD_PREFETCH_FAR, 2, V4_OF_ROW, NO_EXTRA)
         }
 #undef ROWS_GRAD4_LOOP
+#undef GRAD4_NK_CASE
 #undef ROWS_GRAD4_LOOPN
+#undef FUSE_ROW
 #undef V4_OF_ROW
 #undef V2_OF_ROW
 #undef NO_EXTRA
@@ -975,9 +951,6 @@ static void build_rows_p8(const gv_engine *e, size_t b0, size_t b1, const int32_
 #undef AT_LISTED
 #undef AT_SAME
 
-int gv_hist_nz = 1;
-int gv_hist_pack = 1;
-
 /* build_rows_q8/q16 of feature group g (gv_row_nz) on all its features: the rows' entries only
  * (each the record's index from the group's first feature: the histogram lays features out one
  * after another, tree.c); then each sparse feature's frequent bin (not added, 0) gets the node's
@@ -1029,102 +1002,6 @@ ROWS_NZ(build_nz_q16, gv_v4si)
 ROWS_NZ(build_nz_q8, gv_u64a)
 #undef ROWS_NZ
 
-void gv_row_nz_free(gv_row_nz *z)
-{
-    if (!z) return;
-    gv_free(z->off);
-    gv_free(z->ent);
-    gv_free(z->skip);
-    gv_free(z);
-}
-
-grove_status gv_row_nz_build(const gv_binned *X, const uint8_t *row_bins, int n_threads,
-                             gv_row_nz **out)
-{
-    *out = NULL;
-    const size_t n = X->n_rows, F = X->n_features, G = (F + GV_NZ_GROUP - 1) / GV_NZ_GROUP;
-    if (!X->root_count || !row_bins || X->wide || n == 0 || F == 0) return GROVE_OK;
-    uint16_t *skip = gv_malloc_array(F, sizeof *skip);
-    if (!skip) return GROVE_OK;
-    /* each feature's most frequent bin (bin.c's counts over all rows), when it holds at least
-     * GV_NZ_MIN_MODE of the rows */
-    size_t nnz = 0;
-    for (size_t f = 0; f < F; f++) {
-        const double *cnt = X->root_count + X->root_count_off[f];
-        size_t mode = 0;
-        for (size_t b = 1; b < X->mappers[f].n_bins; b++)
-            if (cnt[b] > cnt[mode]) mode = b;
-        const int use = cnt[mode] >= GV_NZ_MIN_MODE * (double)n;
-        skip[f] = use ? (uint16_t)mode : 256;
-        nnz += use ? n - (size_t)cnt[mode] : n;
-    }
-    if ((double)nnz > GV_NZ_MAX_FILL * (double)n * (double)F || nnz >= UINT32_MAX ||
-        n >= (SIZE_MAX - 1) / G / sizeof(uint32_t)) {
-        gv_free(skip);
-        return GROVE_OK;
-    }
-    gv_row_nz *z = gv_calloc(1, sizeof *z);
-    if (!z) {
-        gv_free(skip);
-        return GROVE_OK;
-    }
-    z->n_groups = G;
-    z->skip = skip;
-    z->off = gv_malloc_huge_array(G * (n + 1), sizeof *z->off);
-    z->ent = gv_malloc_huge_array(nnz ? nnz : 1, sizeof *z->ent);
-    uint16_t *at = gv_malloc_array(F, sizeof *at); /* record index of bin 0 in the group */
-    if (!z->off || !z->ent || !at) {
-        gv_free(at);
-        gv_row_nz_free(z);
-        return GROVE_OK;
-    }
-    for (size_t f = 0, c = 0; f < F; f++) {
-        if (f % GV_NZ_GROUP == 0) c = 0;
-        at[f] = (uint16_t)c; /* < 64 * 256 */
-        c += X->mappers[f].n_bins;
-    }
-    (void)n_threads;
-    /* entries per row and group at off[g (n + 1) + r] (they add up to nnz: bin.c's counts) */
-    long nl = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
-#endif
-    for (long r = 0; r < nl; r++) {
-        const uint8_t *row = row_bins + (size_t)r * F;
-        for (size_t g = 0; g < G; g++) {
-            uint32_t c = 0;
-            size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F;
-            for (; f < f1; f++) c += row[f] != skip[f];
-            z->off[g * (n + 1) + (size_t)r] = c;
-        }
-    }
-    uint32_t acc = 0; /* group-major: a group's rows one after another */
-    for (size_t g = 0; g < G; g++) {
-        uint32_t *o = z->off + g * (n + 1);
-        for (size_t r = 0; r < n; r++) {
-            uint32_t c = o[r];
-            o[r] = acc;
-            acc += c;
-        }
-        o[n] = acc;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(n_threads) schedule(static) if (n_threads > 1 && n >= 4096)
-#endif
-    for (long r = 0; r < nl; r++) {
-        const uint8_t *row = row_bins + (size_t)r * F;
-        for (size_t g = 0; g < G; g++) {
-            uint16_t *dst = z->ent + z->off[g * (n + 1) + (size_t)r];
-            size_t f = g * GV_NZ_GROUP, f1 = f + GV_NZ_GROUP < F ? f + GV_NZ_GROUP : F;
-            for (; f < f1; f++)
-                if (row[f] != skip[f]) *dst++ = (uint16_t)(at[f] + row[f]);
-        }
-    }
-    gv_free(at);
-    *out = z;
-    return GROVE_OK;
-}
-
 /* Splits feats[0, n_feats) into consecutive blocks for build_rows_grad: each block's
  * histograms within GRAD_BLOCK_BYTES and GRAD_BLOCK_MAX features, and at least `min_blocks`
  * blocks when there are that many features.  bounds[0..n] gets the block starts and the end;
@@ -1150,18 +1027,12 @@ static size_t grad_blocks(const gv_engine *e, const int32_t *feats, size_t n_fea
     return nb;
 }
 
-/* Row-major GRAD histograms of every feature read the bundled rows where given
- * (gv_tree_input.bundles): 2 (the default) quantized ones and the doubles', 1 quantized ones
- * only, 0 never (the same histograms: integers exactly, doubles to the last bits; tests
- * compare). */
-int gv_hist_bundles = 2;
-
 /* Whether gv_hist_build reads the bundled rows: bundles given, feats every feature (0 .. F - 1
  * in order), and each thread's scratch holds the bundles' histograms (rows_block). */
 static int bundled(const gv_engine *e, const int32_t *feats, size_t n_feats)
 {
     const gv_bundles *p = e->in->bundles;
-    if (gv_hist_bundles < (e->quant ? 1 : 2) || !p || !e->in->row_bund ||
+    if (!e->plan.bundles ||
         n_feats != e->X->n_features ||
         p->n_features != n_feats || p->n_cols > 1024 * (size_t)GRAD_BLOCK_MAX)
         return 0;
@@ -1249,7 +1120,7 @@ void gv_hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
 static void hist_build(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
                        size_t n_feats, double *h)
 {
-    const int use_nz = e->quant && e->in->row_nz && gv_hist_nz && n_feats == e->X->n_features &&
+    const int use_nz = e->plan.row_nz && n_feats == e->X->n_features &&
                        (size_t)feats[n_feats - 1] == n_feats - 1 && (size_t)feats[0] == 0;
     /* quantized: the records to sum (the sparse rows take the tree's own) */
     const int fmt = !e->quant ? 0 : use_nz ? (e->quant == 8 ? QF_WORD : QF_WIDE) : quant_format(e);
@@ -1356,247 +1227,6 @@ void gv_hist_build_level(gv_engine *e, size_t m, const size_t *begin, const size
     }
 }
 
-static int cmp_feat(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-enum { SPARSE_COL_GAIN = 8 };
-
-/* Adds position i's record (count 1, then its statistics) to bin record hb. */
-static inline void sparse_add(const gv_engine *e, size_t i, double *hb)
-{
-    const double *ns = e->ns;
-    hb[0] += 1.0;
-    switch (e->cfg->stats) {
-    case GV_STATS_CLASS: hb[1 + e->ncls[i]] += ns[i]; break;
-    case GV_STATS_REG:
-        hb[1] += ns[3 * i];
-        hb[2] += ns[3 * i + 1];
-        hb[3] += ns[3 * i + 2];
-        break;
-    case GV_STATS_GRAD:
-        V2D_AT(hb + 1) += ns_row(ns, gv_ns_f32(e), i); /* (g, h) as ns holds them */
-        break;
-    }
-}
-
-/* Starts feature f's histogram in this node when it is first met: zeroed, listed, and its
- * running sum of the non-default bins (sp_acc, in slot sp_slot[f]) zeroed. */
-static inline double *sparse_meet(gv_engine *e, size_t f, double *h, size_t *n_t, double **acc)
-{
-    double *hf = h + e->hist_off[f];
-    if (e->sp_seen[f] != e->sp_epoch) {
-        e->sp_seen[f] = e->sp_epoch;
-        e->sp_slot[f] = (uint32_t)*n_t;
-        e->sp_feats[(*n_t)++] = (int32_t)f;
-        memset(hf, 0, (size_t)e->X->mappers[f].n_bins * e->S * sizeof *hf);
-        memset(e->sp_acc + e->S * e->sp_slot[f], 0, e->S * sizeof *e->sp_acc);
-    }
-    *acc = e->sp_acc + e->S * e->sp_slot[f];
-    return hf;
-}
-
-size_t gv_hist_build_sparse(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
-                            size_t n_feats, double *h)
-{
-    const gv_binned *X = e->X;
-    const size_t S = e->S;
-    const gv_row *idx = e->idx;
-    gv_hist_gather(e, begin, end);
-    if (++e->sp_epoch == 0) { /* wrapped: forget every mark */
-        memset(e->sp_seen, 0, e->n_features * sizeof *e->sp_seen);
-        memset(e->sp_cand, 0, e->n_features * sizeof *e->sp_cand);
-        memset(e->sp_rseen, 0, X->n_rows * sizeof *e->sp_rseen);
-        e->sp_epoch = 1;
-    }
-    const uint32_t epoch = e->sp_epoch;
-    const int all = n_feats == e->n_features; /* feats ascending and distinct: every feature */
-    /* the node's totals, and the work of each way: the entries of the node's rows, or those
-     * of the candidate features' columns */
-    double T[4 + 256];
-    double *tot = S <= 260 ? T : e->scratch[0].acc; /* acc holds 4 S doubles */
-    memset(tot, 0, S * sizeof *tot);
-    size_t by_rows = 0, by_cols = 0;
-    for (size_t i = begin; i < end; i++) {
-        sparse_add(e, i, tot);
-        by_rows += X->csr_ptr[idx[i] + 1] - X->csr_ptr[idx[i]];
-    }
-    if (all)
-        by_cols = X->csc_ptr[e->n_features];
-    else
-        for (size_t k = 0; k < n_feats && by_cols <= SPARSE_COL_GAIN * by_rows; k++)
-            by_cols += X->csc_ptr[feats[k] + 1] - X->csc_ptr[feats[k]];
-    size_t n_t = 0;
-    /* A row's entries land all over the histogram (a cache miss each when there are many
-     * features), a column's in one feature's bins: columns win unless they are many times more
-     * work (measured on a news20-like set: 1.35M features, gbdt of depth 6). */
-    if (by_cols + (end - begin) < SPARSE_COL_GAIN * by_rows) {
-        /* by column: the node's positions of each row, then each candidate's entries */
-        for (size_t i = end; i-- > begin;) {
-            size_t r = idx[i];
-            e->sp_next[i] = e->sp_rseen[r] == epoch ? e->sp_head[r] : SIZE_MAX;
-            e->sp_head[r] = i;
-            e->sp_rseen[r] = epoch;
-        }
-        for (size_t k = 0; k < n_feats; k++) {
-            const size_t f = (size_t)feats[k];
-            double *hf = NULL, *acc = NULL;
-            for (size_t j = X->csc_ptr[f]; j < X->csc_ptr[f + 1]; j++) {
-                const size_t r = X->csc_row[j];
-                if (e->sp_rseen[r] != epoch) continue;
-                if (!hf) hf = sparse_meet(e, f, h, &n_t, &acc);
-                double *hb = hf + S * (size_t)X->csc_bin[j];
-                for (size_t p = e->sp_head[r]; p != SIZE_MAX; p = e->sp_next[p]) {
-                    sparse_add(e, p, hb);
-                    sparse_add(e, p, acc);
-                }
-            }
-        }
-    } else {
-        /* by row: each row's entries, features offered to this node only */
-        if (!all)
-            for (size_t k = 0; k < n_feats; k++) e->sp_cand[feats[k]] = epoch;
-        for (size_t i = begin; i < end; i++) {
-            const size_t r = idx[i];
-            for (size_t k = X->csr_ptr[r]; k < X->csr_ptr[r + 1]; k++) {
-                const size_t f = X->csr_feat[k];
-                if (!all && e->sp_cand[f] != epoch) continue;
-                double *acc, *hf = sparse_meet(e, f, h, &n_t, &acc);
-                sparse_add(e, i, hf + S * (size_t)X->csr_bin[k]);
-                sparse_add(e, i, acc);
-            }
-        }
-        qsort(e->sp_feats, n_t, sizeof *e->sp_feats, cmp_feat);
-    }
-    /* the default bin: the node's totals minus the feature's other bins (their running sum);
-     * a bin without rows gets exact zeros, and weights cannot go below zero by rounding */
-    for (size_t j = 0; j < n_t; j++) {
-        const size_t f = (size_t)e->sp_feats[j], d = X->default_bin[f];
-        double *hd = h + e->hist_off[f] + S * d;
-        const double *acc = e->sp_acc + S * e->sp_slot[f];
-        for (size_t s = 0; s < S; s++) hd[s] = tot[s] - acc[s];
-        if (hd[0] < 0.5) {
-            memset(hd, 0, S * sizeof *hd);
-        } else if (e->cfg->stats == GV_STATS_CLASS) {
-            for (size_t s = 1; s < S; s++)
-                if (hd[s] < 0) hd[s] = 0;
-        } else if (e->cfg->stats == GV_STATS_REG) {
-            if (hd[1] < 0) hd[1] = 0;
-            if (hd[3] < 0) hd[3] = 0;
-        } else if (hd[2] < 0) {
-            hd[2] = 0;
-        }
-    }
-    return n_t;
-}
-
-enum { TOUCHED_PREFETCH = 16 };
-
-/* Adds position i's record (count 1 -- or its multiplicity, e->rmul -- then its statistics)
- * to bin record hb. */
-static inline void touched_add(const gv_engine *e, size_t i, double *hb)
-{
-    const double *ns = e->ns;
-    switch (e->cfg->stats) {
-    case GV_STATS_CLASS:
-        hb[0] += e->rmul ? ns[i] : 1.0;
-        hb[1 + e->ncls[i]] += ns[i];
-        return;
-    case GV_STATS_REG:
-        hb[0] += 1.0;
-        hb[1] += ns[3 * i];
-        hb[2] += ns[3 * i + 1];
-        hb[3] += ns[3 * i + 2];
-        break;
-    case GV_STATS_GRAD:
-        hb[0] += 1.0;
-        V2D_AT(hb + 1) += ns_row(ns, gv_ns_f32(e), i); /* (g, h) as ns holds them */
-        break;
-    }
-}
-
-/* Whether a small node of m rows reads its n_feats candidates' bins faster column by column
- * than row by row.  Cache lines read per row: by row, the distinct lines of the row that hold
- * a candidate, L = l (1 - (1 - 1/l)^n_feats) for rows of l lines; by column, n_feats times the
- * lines of a column touched per row, (1 - exp(-rho)) / rho with rho = 64 m / N rows per line.
- * Columns are walked in address order (the hardware prefetcher streams them; a row walk
- * jumps a row at a time), which counts here as a third fewer lines: columns win when
- * n_feats (1 - exp(-rho)) / rho < 1.5 L.  Fashion-MNIST (784 one-byte features, 28
- * candidates, 60,000 rows): from about 1,000 rows (measured: 0.92x the CPU of rows only);
- * 28 features (one line a row): never below 4,096 rows. */
-static int touched_by_column(const gv_engine *e, size_t m, size_t n_feats)
-{
-    const size_t N = e->X->n_rows, F = e->X->n_features;
-    if (m == 0 || N == 0) return 0;
-    const double l = (double)((F + 63) / 64);
-    const double by_row = l * (1.0 - pow(1.0 - 1.0 / l, (double)n_feats));
-    const double rho = 64.0 * (double)m / (double)N;
-    const double by_col = (double)n_feats * -expm1(-rho) / rho;
-    return by_col < 1.5 * by_row;
-}
-
-void gv_hist_build_touched(gv_engine *e, size_t begin, size_t end, const int32_t *feats,
-                           size_t n_feats, double *h)
-{
-    const gv_binned *X = e->X;
-    const size_t S = e->S;
-    const gv_row *idx = e->idx;
-    gv_hist_gather(e, begin, end);
-    if (e->touched_slot)
-        for (size_t k = 0; k < n_feats; k++) e->touched_off[feats[k]] = k * e->touched_slot;
-    if (e->in->row_bins && !touched_by_column(e, end - begin, n_feats)) {
-        /* Row-major (forests: gv_tree_input.row_bins): a row's sampled features lie in a few
-         * cache lines of its row (fashion-MNIST: 28 of 784 features in ~11 of 13 lines)
-         * instead of one line per feature of the columns.  Each bin still adds its rows in
-         * row order: the same sums as the loop by column below. */
-        const size_t F = X->n_features;
-        const uint8_t *rb = e->in->row_bins;
-        for (size_t i = begin; i < end; i++) {
-            const uint8_t *row = rb + idx[i] * F;
-            const uint8_t *next = i + TOUCHED_PREFETCH < end ? rb + idx[i + TOUCHED_PREFETCH] * F : row;
-            for (size_t k = 0; k < n_feats; k++) {
-                const size_t f = (size_t)feats[k];
-                __builtin_prefetch(next + f);
-                const unsigned b = row[f];
-                e->touched[4 * f + (b >> 6)] |= (uint64_t)1 << (b & 63);
-                touched_add(e, i, h + e->touched_off[f] + S * b);
-            }
-        }
-        return;
-    }
-    for (size_t k = 0; k < n_feats; k++) {
-        const size_t f = (size_t)feats[k];
-        const uint8_t *col = X->bins8 + f * X->n_rows;
-        uint64_t *tb = e->touched + 4 * f;
-        double *hf = h + e->touched_off[f];
-        /* row order, one accumulator per bin: build_feature's sums on a node this small */
-        for (size_t i = begin; i < end; i++) {
-            /* the column is read at random rows: ask for a later row's byte early */
-            if (i + TOUCHED_PREFETCH < end) __builtin_prefetch(col + idx[i + TOUCHED_PREFETCH]);
-            const unsigned b = col[idx[i]];
-            tb[b >> 6] |= (uint64_t)1 << (b & 63);
-            touched_add(e, i, hf + S * b);
-        }
-    }
-}
-
-void gv_hist_clean(gv_engine *e, const int32_t *feats, size_t n_feats, double *h)
-{
-    const size_t S = e->S;
-    for (size_t k = 0; k < n_feats; k++) {
-        const size_t f = (size_t)feats[k];
-        uint64_t *tb = e->touched + 4 * f;
-        double *hf = h + e->touched_off[f];
-        for (unsigned w = 0; w < 4; w++) {
-            for (uint64_t m = tb[w]; m; m &= m - 1)
-                memset(hf + S * (64 * w + (unsigned)__builtin_ctzll(m)), 0, S * sizeof *hf);
-            tb[w] = 0;
-        }
-    }
-}
-
 void gv_hist_subtract(const gv_engine *e, double *a, const double *b)
 {
     size_t F = e->n_features;
@@ -1633,181 +1263,4 @@ void gv_hist_pool_free(gv_engine *e)
 {
     for (size_t i = 0; i < e->n_free; i++) gv_free(e->free_hists[i]);
     e->n_free = 0;
-}
-
-/* ---- the root histograms of K gradient trees in one pass (gbdt's classes of a round) ----
- *
- * Each tree's root build (build_rows_grad on every row, in order) reads all of row_bins for
- * its one (g, h) a row; K classes read it K times, and each row adds to a feature's bin one
- * 128-bit (g, h).  Here a row's K pairs lie side by side (gh, 2K doubles padded to whole
- * vectors of four) and a block of features keeps, per bin, the K classes' pairs side by side
- * too: one read of the row's bytes, and per feature ceil(K / 2) 256-bit additions.  Each class's
- * bin is still the sum of its rows' g (h) in row order from 0 -- the very additions of the
- * tree's own root build -- and the counts are root_count, as there: the same doubles. */
-#define ROOTS_BLOCK_BYTES ((size_t)512 << 10)
-enum { ROOTS_BLOCK_MAX = 64 };
-
-size_t gv_hist_len_grad(const gv_binned *X)
-{
-    size_t len = 0;
-    for (size_t f = 0; f < X->n_features; f++) len += 3 * (size_t)X->mappers[f].n_bins;
-    return len;
-}
-
-int gv_hist_roots = 1;
-int gv_hist_roots_ok(const gv_binned *X, const uint8_t *row_bins, size_t K)
-{
-    return gv_hist_roots && X && row_bins && X->bins8 && !X->wide && !X->csr_ptr && X->root_count && K >= 1 &&
-           K <= 64 && X->n_rows > 0 && X->n_features > 0 &&
-           X->n_features <= 1024 * (size_t)GRAD_BLOCK_MAX;
-}
-
-/* Rows [0, n) of features [f0, f1) into acc (V vectors a bin, bins of feature k from
- * acc + boff[k]); VV: V as a constant when it is one (unrolled), else V. */
-#define ROOTS_LOOP(VV)                                                                             \
-    for (size_t i = 0; i < n; i++) {                                                               \
-        if (i + GRAD_PREFETCH < n) {                                                               \
-            const uint8_t *pf_ = row_bins + (i + GRAD_PREFETCH) * F + f0;                          \
-            __builtin_prefetch(pf_);                                                               \
-            __builtin_prefetch(pf_ + (nk - 1));                                                    \
-        }                                                                                          \
-        const uint8_t *row = row_bins + i * F + f0;                                                \
-        const gv_v4d *v = gh + i * (VV);                                                           \
-        gv_v4d vr[8];                                                                              \
-        _Pragma("GCC unroll 8") for (size_t j = 0; j < (VV); j++) vr[j] = v[j];                    \
-        for (size_t k = 0; k < nk; k++) {                                                          \
-            gv_v4d *a = acc + boff[k] + (size_t)row[k] * (VV);                                     \
-            _Pragma("GCC unroll 8") for (size_t j = 0; j < (VV); j++) a[j] += vr[j];               \
-        }                                                                                          \
-    }
-
-#define ROOTS_LOOP_ANY                                                                             \
-    for (size_t i = 0; i < n; i++) {                                                               \
-        const uint8_t *row = row_bins + i * F + f0;                                                \
-        const gv_v4d *v = gh + i * V;                                                              \
-        for (size_t k = 0; k < nk; k++) {                                                          \
-            gv_v4d *a = acc + boff[k] + (size_t)row[k] * V;                                        \
-            for (size_t j = 0; j < V; j++) a[j] += v[j];                                           \
-        }                                                                                          \
-    }
-
-GV_TARGET_CLONES
-static void roots_block(const gv_binned *X, const uint8_t *row_bins, const gv_v4d *gh, size_t V,
-                        size_t K, size_t f0, size_t f1, gv_v4d *acc, double *const *out)
-{
-    const size_t F = X->n_features, n = X->n_rows, nk = f1 - f0;
-    size_t boff[ROOTS_BLOCK_MAX], total = 0;
-    for (size_t k = 0; k < nk; k++) {
-        boff[k] = total;
-        total += (size_t)X->mappers[f0 + k].n_bins * V;
-    }
-    memset(acc, 0, total * sizeof *acc);
-    switch (V) {
-    case 1: ROOTS_LOOP(1) break;
-    case 2: ROOTS_LOOP(2) break;
-    case 3: ROOTS_LOOP(3) break;
-    case 4: ROOTS_LOOP(4) break;
-    case 5: ROOTS_LOOP(5) break;
-    case 6: ROOTS_LOOP(6) break;
-    case 7: ROOTS_LOOP(7) break;
-    case 8: ROOTS_LOOP(8) break;
-    default: ROOTS_LOOP_ANY break;
-    }
-    /* out: class c's records (count, g, h) of feature f at its histogram offset */
-    size_t off = 0;
-    for (size_t f = 0; f < f0; f++) off += 3 * (size_t)X->mappers[f].n_bins;
-    for (size_t k = 0; k < nk; k++) {
-        const size_t f = f0 + k, nb = (size_t)X->mappers[f].n_bins;
-        const double *cnt = X->root_count + X->root_count_off[f];
-        const double *src = (const double *)(const void *)(acc + boff[k]);
-        for (size_t c = 0; c < K; c++) {
-            double *d = out[c] + off;
-            for (size_t b = 0; b < nb; b++) {
-                d[3 * b] = cnt[b];
-                d[3 * b + 1] = src[4 * V * b + 2 * c];
-                d[3 * b + 2] = src[4 * V * b + 2 * c + 1];
-            }
-        }
-        off += 3 * nb;
-    }
-}
-#undef ROOTS_LOOP
-#undef ROOTS_LOOP_ANY
-
-grove_status gv_hist_roots_grad(const gv_binned *X, const uint8_t *row_bins, const double *grad,
-                                const double *hess, size_t K, int n_threads,
-                                gv_tree_scratch *ws, double *const *out)
-{
-    if (!gv_hist_roots_ok(X, row_bins, K))
-        return gv_err(GROVE_ERR_ARG, "gv_hist_roots_grad: not a dense 8-bit matrix with root counts");
-    const size_t n = X->n_rows, F = X->n_features, V = (2 * K + 3) / 4;
-    const int nt = n_threads > 1 ? n_threads : 1;
-    /* feature blocks: each within ROOTS_BLOCK_BYTES (one feature at least) and
-     * ROOTS_BLOCK_MAX features */
-    size_t *bounds = gv_malloc_array(F + 1, sizeof *bounds);
-    if (!bounds) return gv_err_nomem("root histograms");
-    size_t nbk = 0, widest = 0;
-    for (size_t f = 0; f < F;) {
-        size_t bytes = 0, f1 = f;
-        while (f1 < F && f1 - f < ROOTS_BLOCK_MAX) {
-            size_t b = (size_t)X->mappers[f1].n_bins * V * sizeof(gv_v4d);
-            if (f1 > f && bytes + b > ROOTS_BLOCK_BYTES) break;
-            bytes += b;
-            f1++;
-        }
-        if (bytes > widest) widest = bytes;
-        bounds[nbk++] = f;
-        f = f1;
-    }
-    bounds[nbk] = F;
-    /* the work memory: gh [n V] and each thread's block [acc_len] (vectors), kept in ws */
-    const size_t acc_len = widest / sizeof(gv_v4d) + 1, need = n * V + (size_t)nt * acc_len + 1;
-    void *mem = ws ? ws->roots_mem : NULL;
-    if (!ws || ws->cap_roots < need) {
-        if (ws) {
-            gv_free(ws->roots_mem);
-            ws->roots_mem = NULL;
-            ws->cap_roots = 0;
-        }
-        mem = gv_malloc_huge_array(need, sizeof(gv_v4d));
-        if (!mem) {
-            gv_free(bounds);
-            return gv_err_nomem("root histograms");
-        }
-        if (ws) {
-            ws->roots_mem = mem;
-            ws->cap_roots = need;
-        }
-    }
-    gv_v4d *gh = (gv_v4d *)(((uintptr_t)mem + 31) & ~(uintptr_t)31);
-    /* the rows' (g, h) of every class side by side */
-    const long nl = (long)n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && n >= PARALLEL_MIN_WORK / 8)
-#endif
-    for (long il = 0; il < nl; il++) {
-        const size_t i = (size_t)il;
-        double *d = (double *)(void *)(gh + i * V);
-        for (size_t c = 0; c < K; c++) {
-            d[2 * c] = grad[c * n + i];
-            d[2 * c + 1] = hess[c * n + i];
-        }
-        for (size_t j = 2 * K; j < 4 * V; j++) d[j] = 0.0;
-    }
-    const long nbl = (long)nbk;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1 && nbk > 1)
-#endif
-    for (long b = 0; b < nbl; b++) {
-#ifdef _OPENMP
-        const size_t tid = (size_t)omp_get_thread_num();
-#else
-        const size_t tid = 0;
-#endif
-        roots_block(X, row_bins, gh, V, K, bounds[b], bounds[b + 1], gh + n * V + tid * acc_len,
-                    out);
-    }
-    gv_free(bounds);
-    if (!ws) gv_free(mem);
-    return GROVE_OK;
 }

@@ -213,6 +213,8 @@ typedef struct gv_fit_input {
                                    above), or NULL */
     int weights_checked;        /* 1: the caller knows every weight[r] is finite and >= 0
                                    (boosting's own weights: its update pass checks them) */
+    const struct gv_component *init; /* continued training (gbdt): the saved model's root,
+                                   whose rounds the new model starts with, or NULL; borrowed */
     int labels_checked;         /* 1: an earlier fit of this learner on all the rows of data
                                    (no row view) accepted y, so it need not be checked again
                                    (boosting's later rounds) */

@@ -29,8 +29,6 @@
 #include <omp.h>
 #endif
 
-int gv_split_simd = 1;
-
 /* Bin records (bins x statistics) from which a node's scan is split over the threads by
  * feature (each feature's best split is the same whoever scans it).  A gbdt node of 1M x 28
  * (about 5000 bins, 15000 records) scans for ~10 us: on one thread, since a parallel region
@@ -548,7 +546,7 @@ static void scan_numeric_newton(const gv_engine *e, size_t f, const double *hf, 
     double lc = 0, lg = 0, lh = 0;
     size_t n = 0;
 #ifdef GV_SPLIT_AVX2
-    if (gv_split_simd && __builtin_cpu_supports("avx2")) {
+    if (e->plan.split_simd) {
         n = dbl_prefix_avx2(hf, nb, C, Gs, H, bin);
         if (n == 0) return;
         newton_offer(e, f, n, C, Gs, H, bin, cap, hf[0], hf[1], hf[2], tot, sp, best);
@@ -688,7 +686,7 @@ static void scan_numeric_newton_q(const gv_engine *e, size_t f, void *q, const v
     int64_t m[3], lc = 0, lg = 0, lh = 0;
     size_t n = 0;
 #ifdef GV_SPLIT_AVX2
-    if (e->quant == 8 && gv_split_simd && __builtin_cpu_supports("avx2")) {
+    if (e->quant == 8 && e->plan.split_simd) {
         n = q8_prefix_avx2(q, mq, nb, e->qsh_h, e->qsh_g, dg, dh, C, Gs, H, bin);
         gv_qrec(e, q, 0, m);
         if (n == 0) return;
@@ -795,8 +793,79 @@ static double cat_key(const gv_engine *e, const double *s, size_t majority)
     return 0.0;
 }
 
+/* Newton gain of the partition L | R of a node with score sp, the children regularized by
+ * lambda + cat_l2 (LightGBM's cat_l2: the parent keeps lambda, so a partition of many
+ * categories must gain more than a numeric split to be chosen). */
+static int offer_cat(const gv_engine *e, gv_split *best, const double *L, const double *R, double sp)
+{
+    const gv_tree_config *cfg = e->cfg;
+    if (!child_ok(e, L) || !child_ok(e, R)) return 0;
+    double tl = soft_threshold(L[1], cfg->alpha), tr = soft_threshold(R[1], cfg->alpha);
+    double dl = L[2] + cfg->lambda + cfg->cat_l2, dr = R[2] + cfg->lambda + cfg->cat_l2;
+    double sl = dl > 0 ? 0.5 * tl * tl / dl : 0.0, sr = dr > 0 ? 0.5 * tr * tr / dr : 0.0;
+    double tol = GV_TREE_TIE_REL * (fabs(sl) + fabs(sr) + fabs(sp));
+    return offer(e, best, sl + sr - sp, tol);
+}
+
+/* Categorical feature, binary partition of gradient trees with regularization (LightGBM's
+ * categorical splits, Ke et al. 2017 and its cat_* parameters): the categories with at least
+ * cat_smooth rows at the node, ordered by G / (H + cat_smooth) (ties by code); left sets of the
+ * first j or the last j of that order, j <= max_cat_threshold and j <= (m + 1) / 2, each tried
+ * only once min_data_per_group more rows have joined it since the last one tried; gain by
+ * offer_cat; missing right, then left.  The other categories go right (with the missing
+ * values when those go right).  Returns the left set as (from_end, j) through *dir, *len. */
+static int scan_partition_reg(const gv_engine *e, size_t f, const double *hf, const double *tot,
+                              double sp, gv_split_scratch *sc, int *dir, size_t *len,
+                              gv_split *best)
+{
+    const gv_tree_config *cfg = e->cfg;
+    const size_t S = e->S;
+    uint32_t n_cat = e->X->mappers[f].n_bins - 1;
+    const double *M = hf;
+    double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
+    int has_missing = M[0] > 0, found = 0;
+    size_t m = 0;
+    for (uint32_t c = 0; c < n_cat; c++) {
+        const double *hc = hf + (size_t)(c + 1) * S;
+        if (hc[0] > 0 && hc[0] >= cfg->cat_smooth) {
+            double d = hc[2] + cfg->cat_smooth;
+            sc->keys[m].key = d > 0 ? hc[1] / d : 0.0;
+            sc->keys[m].code = c;
+            m++;
+        }
+    }
+    if (m < 2) return 0;
+    qsort(sc->keys, m, sizeof *sc->keys, catkey_cmp);
+    size_t max_j = (m + 1) / 2 < cfg->max_cat_threshold ? (m + 1) / 2 : cfg->max_cat_threshold;
+    for (int from_end = 0; from_end < 2; from_end++) {
+        double group = 0;
+        rec_zero(L, S);
+        for (size_t j = 0; j < max_j && j + 1 < m; j++) {
+            const double *hc = hf + (size_t)(sc->keys[from_end ? m - 1 - j : j].code + 1) * S;
+            rec_add(L, hc, S);
+            group += hc[0];
+            if (group < (double)cfg->min_data_per_group) continue;
+            group = 0;
+            rec_sub(R, tot, L, S);
+            if (offer_cat(e, best, L, R, sp)) {
+                found = 1, *dir = from_end, *len = j + 1;
+                best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
+            }
+            if (has_missing) {
+                rec_zero(L2, S);
+                rec_add(L2, L, S);
+                rec_add(L2, M, S);
+                rec_sub(R2, tot, L2, S);
+                if (offer_cat(e, best, L2, R2, sp)) found = 1, *dir = from_end, *len = j + 1, best->default_left = 1;
+            }
+        }
+    }
+    return found;
+}
+
 /* Categorical feature, binary partition: the present categories ordered by cat_key (ties by
- * code), prefixes of that order go left; missing right then left.  Categories without rows
+ * code), prefixes of that order go left; missing right then left.  Gradient trees with
+ * max_cat_threshold set take scan_partition_reg instead.  Categories without rows
  * at the node follow the missing values (their bits equal default_left).
  * Extra-trees (u >= 0): only the prefix j = floor(u (m - 1)) of the m present categories is
  * tried (a random cut of the ordered categories). */
@@ -810,6 +879,30 @@ static void scan_partition(const gv_engine *e, size_t f, const double *hf, const
     double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
     int has_missing = M[0] > 0;
     size_t m = 0;
+    if (e->cfg->stats == GV_STATS_GRAD && e->cfg->max_cat_threshold > 0 && u < 0) {
+        int dir = 0;
+        size_t len = 0;
+        if (!scan_partition_reg(e, f, hf, tot, sp, sc, &dir, &len, best)) return;
+        best->feature = (int32_t)f;
+        best->type = GV_NODE_CAT_SET;
+        best->bin = 0;
+        best->cat_len = (n_cat + 31) / 32;
+        uint32_t fill = best->default_left ? 0xffffffffu : 0u;
+        for (uint32_t w = 0; w < best->cat_len; w++) bits[w] = fill;
+        for (uint32_t c = 0; c < n_cat; c++) /* present categories right, then the left set */
+            if (hf[(size_t)(c + 1) * S] > 0) bits[c / 32] &= ~(1u << (c % 32));
+        size_t mk = 0; /* the keys scan_partition_reg sorted: the categories it ordered */
+        for (uint32_t c = 0; c < n_cat; c++) {
+            const double *hc = hf + (size_t)(c + 1) * S;
+            mk += hc[0] > 0 && hc[0] >= e->cfg->cat_smooth;
+        }
+        for (size_t j = 0; j < len; j++) {
+            uint32_t c = sc->keys[dir ? mk - 1 - j : j].code;
+            bits[c / 32] |= 1u << (c % 32);
+        }
+        if (n_cat % 32) bits[best->cat_len - 1] &= (1u << (n_cat % 32)) - 1;
+        return;
+    }
     for (uint32_t c = 0; c < n_cat; c++) {
         const double *hc = hf + (size_t)(c + 1) * S;
         if (hc[0] > 0) {

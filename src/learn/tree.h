@@ -51,6 +51,13 @@ typedef struct gv_tree_config {
     double min_weight_leaf;   /* sum of w (CLASS, REG) or of h (GRAD, = min_child_weight) */
     double min_gain;          /* minimum gain (impurity decrease, or Newton gain - gamma) */
     double lambda, alpha;     /* GRAD: L2 and L1 on leaf values */
+    /* GRAD, categorical partitions (LightGBM's regularization; 0 = off, the plain order by
+     * G/(H+lambda) over every category): order by G/(H+cat_smooth) the categories with at least
+     * cat_smooth rows; try the left sets of at most max_cat_threshold categories from either end
+     * of the order, each only after min_data_per_group more rows; children's gain with
+     * lambda+cat_l2. */
+    double cat_smooth, cat_l2;
+    size_t max_cat_threshold, min_data_per_group;
     int multiway_categorical; /* 1: CAT_MULTI (ID3); 0: CAT_SET partitions */
     size_t max_features;      /* candidates drawn per node; 0 or >= n_features = all */
     int n_threads;            /* >= 1 */

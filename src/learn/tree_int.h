@@ -37,6 +37,7 @@
 #ifndef GV_TREE_INT_H
 #define GV_TREE_INT_H
 
+#include "plan.h"
 #include "tree.h"
 
 /* Relative rounding tolerance on gains (see above).  Sums are exact to ~1e-16 relative;
@@ -102,6 +103,7 @@ typedef struct gv_engine {
     size_t qpk_max;
     unsigned qpk_sh_h, qpk_sh_g;
     int nt;                 /* threads */
+    gv_plan plan;           /* the tree's code paths (plan.c, gv_plan_choose) */
 
     size_t *hist_off;       /* [n_features] */
     size_t hist_len;        /* doubles per node histogram */
@@ -291,38 +293,11 @@ static inline size_t gv_ns_stride(const gv_engine *e)
     return 1;
 }
 
-/* ---- tree.c ---- */
-/* 1 (the default): a GRAD tree (ns_pos) leaves the rows of a split whose children are leaves
- * (max_depth) in place; 0: it partitions them (the same trees; tests compare the two). */
-extern int gv_tree_leaf_in_place;
-/* 1 (the default): a GRAD tree's root totals (and row list) are summed inside its root's
- * histogram build (gv_engine.root_fuse); 0: in a pass before it (the same sums; tests) */
-extern int gv_tree_root_fuse;
-
-/* ---- split.c ---- */
-/* 1 (the default): the split search may take its AVX2 ways where the CPU has AVX2; 0: the
- * scalar ways only (the same results; tests compare the two). */
-extern int gv_split_simd;
+/* ---- plan.c ---- */
+/* Chooses e->plan from the tree's layouts (after its records and quantization are set). */
+void gv_plan_choose(gv_engine *e);
 
 /* ---- hist.c ---- */
-/* 1 (the default): quantized histograms of every feature read gv_tree_input.row_nz when given;
- * 0: the dense rows (the same histograms; tests compare the two). */
-extern int gv_hist_nz;
-/* 0: gv_hist_roots_ok refuses (gbdt's softmax trees then build their own roots; tests) */
-extern int gv_hist_roots;
-/* 1 (the default): quant 16 histograms are summed in packed words (gv_engine.qpk) where any fit;
- * 0: in quant 16 records directly (the same histograms; tests compare the two). */
-extern int gv_hist_pack;
-/* GRAD histograms built from row_bins add rows into 32-byte records (count, g, h, 0) while
- * building (one 256-bit addition a row and feature) when 1, straight into the histogram's
- * 24-byte records when 0, and by the histogram's size when -1 (the default): the same sums
- * either way (tests compare the two). */
-extern int gv_hist_rec32;
-/* Row-major GRAD histograms of every feature read gv_tree_input.row_bund where given (one
- * addition a row per feature bundle; members' histograms the bundles' marginals: the same
- * integers, doubles to the last bits): 2 (the default) quantized and doubles, 1 quantized
- * only; 0: row_bins (tests compare). */
-extern int gv_hist_bundles;
 /* Tests: when set, called after each gv_hist_build with each built feature's records (f's
  * n_bins records of rec_bytes bytes: 3 doubles, or quant bytes of integers). */
 extern void (*gv_hist_observe)(size_t f, size_t n_bins, const void *rec, size_t rec_bytes);

@@ -1,6 +1,7 @@
 /*
  * metric.c -- weighted evaluation metrics on raw scores (loss.h): rmse, mae, logloss, error,
- * exploss, mlogloss, merror as weighted means of a per-row loss, and the weighted AUC.
+ * exploss, mlogloss, merror, poisson-nloglik, tweedie-nloglik, gamma-deviance and quantile
+ * (pinball) as weighted means of a per-row loss, and the weighted AUC.
  *
  * Pipeline position: loss/ (core only).  gbdt logs them per round and stops early on them;
  * eval/ computes its AUC with gv_weighted_auc.
@@ -26,9 +27,24 @@ static double row_loss(const gv_metric_in *m, size_t i)
     const size_t G = m->G;
     const double *f = m->F + i * G;
     double y = m->y[i];
+    /* a log link's prediction is the mean e^F (the model's output) */
+    const gv_objective *o = gv_objective_get(m->objective);
+    const double yhat = o && o->link == GV_LINK_LOG ? exp(f[0]) : f[0];
     switch (m->metric) {
-    case GV_MET_RMSE: return (f[0] - y) * (f[0] - y);
-    case GV_MET_MAE: return fabs(f[0] - y);
+    case GV_MET_RMSE: return (yhat - y) * (yhat - y);
+    case GV_MET_MAE: return fabs(yhat - y);
+    case GV_MET_QUANTILE: {
+        const double a = m->quantile_alpha;
+        return y >= yhat ? a * (y - yhat) : (1 - a) * (yhat - y);
+    }
+    /* F = log mu: the negative log-likelihoods (XGBoost's poisson-nloglik, tweedie-nloglik)
+     * and the gamma deviance, written in F so that no log of a tiny mu is taken */
+    case GV_MET_POISSON_NLOGLIK: return exp(f[0]) - y * f[0] + lgamma(y + 1);
+    case GV_MET_TWEEDIE_NLOGLIK: {
+        const double r = m->tweedie_power;
+        return -y * exp((1 - r) * f[0]) / (1 - r) + exp((2 - r) * f[0]) / (2 - r);
+    }
+    case GV_MET_GAMMA_DEVIANCE: return 2 * (y * exp(-f[0]) - log(y) + f[0] - 1);
     case GV_MET_LOGLOSS: {
         double p = gv_loss_sigmoid(m->objective == GV_OBJ_EXPONENTIAL ? 2 * f[0] : f[0]);
         p = fmin(fmax(p, 1e-15), 1 - 1e-15);

@@ -1,6 +1,7 @@
 /*
- * objective.c -- the objectives of gradient boosting (loss.h): their names, the choice of one
- * for a task, and their gradients and hessians with respect to the raw scores.
+ * objective.c -- the objectives of gradient boosting (loss.h): the table (gv_objective: task,
+ * default metric, initial score, link and inverse link, leaf refit, the C export's link), the
+ * choice of one for a task, and their gradients and hessians with respect to the raw scores.
  *
  * Pipeline position: loss/ (core only).  The tree learner sees gradients, never a loss.
  *   squared      l = (F - y)^2 / 2               g = F - y                h = 1
@@ -10,6 +11,12 @@
  *   logistic     l = log(1 + e^F) - y F          g = p - y, p = sigma(F)  h = max(p(1-p), 1e-16)
  *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
  *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
+ *   poisson      l = e^F - y F                   g = e^F - y              h = e^{F + max_delta_step}
+ *   tweedie      l = -y e^{(1-r)F}/(1-r) + e^{(2-r)F}/(2-r)   (r = tweedie_variance_power)
+ *                g = e^{(2-r)F} - y e^{(1-r)F}   h = (2-r) e^{(2-r)F} - (1-r) y e^{(1-r)F}
+ *   gamma        l = y e^{-F} + F                g = 1 - y e^{-F}         h = y e^{-F}
+ *   quantile     l = a (y-F)+ + (1-a) (F-y)+     g = [F >= y] - a         h = 1 (leaves refit to
+ *                                                                          weighted a-quantiles)
  * every g and h multiplied by the row's weight, then rounded once to single precision (the
  * value the trees see, as XGBoost's and LightGBM's float gradients: half the bytes a row moves
  * in the tree engine; sums of them are still taken in double).
@@ -17,36 +24,189 @@
 #include "loss.h"
 
 #include "../core/params.h"
+#include "../core/mathx.h"
 #include "../core/vexp.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-const char *const gv_objective_names[GV_OBJ_COUNT] = {"auto",     "squared", "absolute",   "huber",
-                                                      "logistic", "softmax", "exponential"};
-const char *const gv_metric_names[GV_MET_COUNT] = {"auto",  "rmse",     "mae",    "logloss", "error",
-                                                   "auc",   "mlogloss", "merror", "exploss"};
+const char *const gv_objective_names[GV_OBJ_COUNT] = {
+    "auto",        "squared", "absolute", "huber", "logistic", "softmax",
+    "exponential", "poisson", "tweedie",  "gamma", "quantile"};
+const char *const gv_metric_names[GV_MET_COUNT] = {
+    "auto",    "rmse",            "mae",             "logloss",        "error",   "auc",
+    "mlogloss", "merror",         "exploss",         "poisson-nloglik", "tweedie-nloglik",
+    "gamma-deviance", "quantile"};
+
+/* The objectives (indexed by GV_OBJ_*; entry 0, "auto", is resolved before use).  The
+ * gradients are gradient_rows' cases below. */
+static const gv_objective objectives[GV_OBJ_COUNT] = {
+    {GV_OBJ_AUTO, "auto", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY, 1.0,
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
+    {GV_OBJ_SQUARED, "squared", GV_FIT_REGRESSION, GV_MET_RMSE, GV_BASE_MEAN, GV_LINK_IDENTITY,
+     1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
+    /* LAD TreeBoost (Friedman 2001): leaves refit to the median of the residuals */
+    {GV_OBJ_ABSOLUTE, "absolute", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, 0.5, GV_LABELS_ANY},
+    {GV_OBJ_HUBER, "huber", GV_FIT_REGRESSION, GV_MET_MAE, GV_BASE_QUANTILE, GV_LINK_IDENTITY, 1.0,
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
+    {GV_OBJ_LOGISTIC, "logistic", GV_FIT_BINARY, GV_MET_LOGLOSS, GV_BASE_MEAN, GV_LINK_LOGIT, 1.0,
+     GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
+    {GV_OBJ_SOFTMAX, "softmax", GV_FIT_MULTICLASS, GV_MET_MLOGLOSS, GV_BASE_LOG_PRIORS,
+     GV_LINK_SOFTMAX, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_ANY},
+    /* F is half the log-odds: P(y = 1) = sigma(2 F); leaves by AdaBoost's line search */
+    {GV_OBJ_EXPONENTIAL, "exponential", GV_FIT_BINARY, GV_MET_EXPLOSS, GV_BASE_MEAN,
+     GV_LINK_LOGIT, 2.0, GV_LEAF_ADABOOST, 0.5, GV_LABELS_ANY},
+    /* log link: F = log E[y] (Poisson, Tweedie, gamma deviance; XGBoost's count:poisson,
+     * reg:tweedie, reg:gamma) */
+    {GV_OBJ_POISSON, "poisson", GV_FIT_REGRESSION, GV_MET_POISSON_NLOGLIK, GV_BASE_MEAN,
+     GV_LINK_LOG, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
+    {GV_OBJ_TWEEDIE, "tweedie", GV_FIT_REGRESSION, GV_MET_TWEEDIE_NLOGLIK, GV_BASE_MEAN,
+     GV_LINK_LOG, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
+    {GV_OBJ_GAMMA, "gamma", GV_FIT_REGRESSION, GV_MET_GAMMA_DEVIANCE, GV_BASE_MEAN, GV_LINK_LOG,
+     1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_POSITIVE},
+    /* pinball loss; leaves refit to the quantile of their residuals (LightGBM's quantile) */
+    {GV_OBJ_QUANTILE, "quantile", GV_FIT_REGRESSION, GV_MET_QUANTILE, GV_BASE_QUANTILE,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, -1, GV_LABELS_ANY},
+};
+
+const gv_objective *gv_objective_get(int id)
+{
+    return id > GV_OBJ_AUTO && id < GV_OBJ_COUNT ? &objectives[id] : NULL;
+}
+
+const gv_objective *gv_objective_find(const char *name)
+{
+    for (int i = 1; i < GV_OBJ_COUNT; i++)
+        if (!strcmp(objectives[i].name, name)) return &objectives[i];
+    return NULL;
+}
+
+double gv_objective_quantile(const gv_objective *o, const gv_loss_params *lp)
+{
+    return o->quantile >= 0 ? o->quantile : lp->quantile_alpha;
+}
+
+grove_status gv_objective_check_labels(const gv_objective *o, const double *y, size_t n,
+                                       const char *source, size_t row0)
+{
+    if (o->labels == GV_LABELS_ANY) return GROVE_OK;
+    const int positive = o->labels == GV_LABELS_POSITIVE;
+    for (size_t i = 0; i < n; i++)
+        if (positive ? !(y[i] > 0) : !(y[i] >= 0))
+            return gv_err(GROVE_ERR_DATA,
+                          "%s: row %zu: objective %s needs labels %s, got %g",
+                          source ? source : "the data", row0 + i + 1, o->name,
+                          positive ? "> 0" : ">= 0", y[i]);
+    return GROVE_OK;
+}
+
+size_t gv_objective_groups(const gv_objective *o, int K)
+{
+    return o->task == GV_FIT_MULTICLASS ? (size_t)K : 1;
+}
+
+int gv_objective_fits(const gv_objective *o, int K)
+{
+    switch (o->task) {
+    case GV_FIT_REGRESSION: return K == 0;
+    case GV_FIT_BINARY: return K == 2;
+    default: return K >= 2;
+    }
+}
+
+void gv_objective_outputs(const gv_objective *o, size_t K, double *out)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: {
+        const double f = out[1] * o->scale;
+        const double p = f == f ? gv_loss_sigmoid(f) : 0.5; /* NaN: inf - inf, no side favoured */
+        out[0] = 1.0 - p;
+        out[1] = p;
+        break;
+    }
+    case GV_LINK_SOFTMAX: gv_softmax_scaled(out, K, 1.0, out); break;
+    case GV_LINK_LOG: out[0] = exp(out[0]); break;
+    default: break;
+    }
+}
+
+double gv_objective_score_of(const gv_objective *o, double v)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: return log(v / (1 - v)) * (1.0 / o->scale);
+    case GV_LINK_LOG: return log(v);
+    default: return v;
+    }
+}
+
+double gv_objective_score_of_mean(const gv_objective *o, double mean)
+{
+    if (o->link == GV_LINK_LOGIT) mean = fmin(fmax(mean, 1e-6), 1 - 1e-6);
+    if (o->link == GV_LINK_LOG) mean = fmax(mean, 1e-15);
+    return gv_objective_score_of(o, mean);
+}
+
+grove_status gv_objective_check_base(const gv_objective *o, double v)
+{
+    if (o->link == GV_LINK_LOGIT && !(v > 0 && v < 1))
+        return gv_err(GROVE_ERR_PARAM,
+                      "base_score: must be a probability in (0, 1) for objective %s, got %g",
+                      o->name, v);
+    if (o->link == GV_LINK_LOG && !(v > 0))
+        return gv_err(GROVE_ERR_PARAM,
+                      "base_score: must be > 0 for objective %s (a mean, whose log is the "
+                      "initial score), got %g", o->name, v);
+    return GROVE_OK;
+}
+
+int gv_objective_c_outputs(const gv_objective *o, size_t G, gv_buf *b)
+{
+    switch (o->link) {
+    case GV_LINK_LOGIT: {
+        char lit[40];
+        snprintf(lit, sizeof lit, "%.17g", o->scale);
+        if (!strpbrk(lit, ".en")) strcat(lit, ".0"); /* a double literal */
+        return gv_buf_printf(b, "    double f = s[0] * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n"
+                                "    out[0] = 1.0 - p;\n    out[1] = p;\n", lit);
+    }
+    case GV_LINK_SOFTMAX:
+        return gv_buf_printf(b, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n"
+                                "    softmax_scaled(out, %zu, 1.0, out);\n", G, G);
+    case GV_LINK_LOG: return gv_buf_printf(b, "    out[0] = exp(s[0]);\n");
+    default: return gv_buf_printf(b, "    out[0] = s[0];\n");
+    }
+}
 
 /* Resolves objective "auto" and checks it against the task. */
-grove_status gv_objective_resolve(const grove_params *p, int K, int *out)
+grove_status gv_objective_resolve(const grove_params *p, int K, int *out, gv_loss_params *lp)
 {
     int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
     if (obj == GV_OBJ_AUTO) obj = K == 0 ? GV_OBJ_SQUARED : (K == 2 ? GV_OBJ_LOGISTIC : GV_OBJ_SOFTMAX);
-    int regression = obj == GV_OBJ_SQUARED || obj == GV_OBJ_ABSOLUTE || obj == GV_OBJ_HUBER;
-    if (regression && K != 0)
+    const gv_objective *o = &objectives[obj];
+    if (o->task == GV_FIT_REGRESSION && K != 0)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for regression; this is a classification task (use "
                       "logistic, softmax or exponential, or --set task=regression)",
-                      gv_objective_names[obj]);
-    if (!regression && K == 0)
+                      o->name);
+    if (o->task != GV_FIT_REGRESSION && K == 0)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for classification; this is a regression task (use "
-                      "squared, absolute or huber)",
-                      gv_objective_names[obj]);
-    if ((obj == GV_OBJ_LOGISTIC || obj == GV_OBJ_EXPONENTIAL) && K != 2)
+                      "squared, absolute, huber, poisson, tweedie, gamma or quantile)",
+                      o->name);
+    if (o->task == GV_FIT_BINARY && K != 2)
         return gv_err(GROVE_ERR_PARAM,
                       "objective: %s is for two classes, this task has %d (use softmax)",
-                      gv_objective_names[obj], K);
+                      o->name, K);
+    if (lp) {
+        memset(lp, 0, sizeof *lp);
+        lp->huber_delta = gv_param_double(p, GV_P_HUBER_DELTA);
+        lp->quantile_alpha = gv_param_double(p, GV_P_QUANTILE_ALPHA);
+        lp->tweedie_power = gv_param_double(p, GV_P_TWEEDIE_VARIANCE_POWER);
+        lp->poisson_max_delta_step = gv_param_double(p, GV_P_POISSON_MAX_DELTA_STEP);
+    }
     *out = obj;
     return GROVE_OK;
 }
@@ -55,24 +215,20 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out)
 grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
 {
     int m = (int)gv_param_int(p, GV_P_EVAL_METRIC);
-    if (m == GV_MET_AUTO) {
-        switch (obj) {
-        case GV_OBJ_SQUARED: m = GV_MET_RMSE; break;
-        case GV_OBJ_ABSOLUTE:
-        case GV_OBJ_HUBER: m = GV_MET_MAE; break;
-        case GV_OBJ_LOGISTIC: m = GV_MET_LOGLOSS; break;
-        case GV_OBJ_EXPONENTIAL: m = GV_MET_EXPLOSS; break;
-        default: m = GV_MET_MLOGLOSS; break;
-        }
-    }
+    if (m == GV_MET_AUTO) m = objectives[obj].metric;
     int ok;
     switch (m) {
     case GV_MET_RMSE:
-    case GV_MET_MAE: ok = K == 0; break;
+    case GV_MET_MAE:
+    case GV_MET_QUANTILE: ok = K == 0; break;
+    /* the log-likelihoods of a mean: on the scores of a log link */
+    case GV_MET_POISSON_NLOGLIK:
+    case GV_MET_TWEEDIE_NLOGLIK:
+    case GV_MET_GAMMA_DEVIANCE: ok = objectives[obj].link == GV_LINK_LOG; break;
     case GV_MET_LOGLOSS:
     case GV_MET_ERROR:
     case GV_MET_AUC:
-    case GV_MET_EXPLOSS: ok = K == 2 && obj != GV_OBJ_SOFTMAX; break;
+    case GV_MET_EXPLOSS: ok = K == 2 && objectives[obj].task == GV_FIT_BINARY; break;
     default: ok = K >= 2; break; /* mlogloss, merror */
     }
     if (!ok)
@@ -214,7 +370,7 @@ static int logistic_rows(const double *y, const double *w, const double *F, doub
  * each objective gets its own loop (no switch per row).  Returns 1 if a pair is bad. */
 static inline __attribute__((always_inline)) int
 gradient_rows(const int obj, const double *y, const double *w, const double *F, size_t n, size_t G,
-              double delta, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
+              const gv_loss_params *lp, double *grad, double *hess, size_t lo, size_t hi, double *Fu,
               const uint32_t *leaf, const double *val, float *gh)
 {
     if (obj == GV_OBJ_LOGISTIC && gh) return logistic_rows(y, w, F, Fu, leaf, val, gh, lo, hi);
@@ -236,6 +392,7 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
         }
         case GV_OBJ_HUBER: {
             double r = Fi - y[i];
+            const double delta = lp->huber_delta;
             g = r > delta ? delta : (r < -delta ? -delta : r);
             h = 1.0;
             break;
@@ -250,6 +407,29 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
             double ys = 2 * y[i] - 1, e = exp(-ys * Fi);
             g = -ys * e;
             h = e;
+            break;
+        }
+        case GV_OBJ_POISSON:
+            g = exp(Fi) - y[i];
+            h = exp(Fi + lp->poisson_max_delta_step);
+            break;
+        case GV_OBJ_TWEEDIE: {
+            const double rho = lp->tweedie_power;
+            const double a = y[i] * exp((1 - rho) * Fi), c = exp((2 - rho) * Fi);
+            g = c - a;
+            h = (2 - rho) * c - (1 - rho) * a;
+            break;
+        }
+        case GV_OBJ_GAMMA: {
+            const double a = y[i] * exp(-Fi);
+            g = 1.0 - a;
+            h = a;
+            break;
+        }
+        case GV_OBJ_QUANTILE: {
+            const double q = lp->quantile_alpha;
+            g = Fi >= y[i] ? 1.0 - q : -q;
+            h = 1.0;
             break;
         }
         default: { /* GV_OBJ_SOFTMAX */
@@ -283,15 +463,16 @@ gradient_rows(const int obj, const double *y, const double *w, const double *F, 
 }
 
 int gv_loss_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
-                      size_t G, double delta, int n_threads, double *grad, double *hess)
+                      size_t G, const gv_loss_params *lp, int n_threads, double *grad,
+                      double *hess)
 {
-    return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, delta, n_threads, grad,
+    return gv_loss_gradients_upd(obj, y, w, (double *)(uintptr_t)F, n, G, lp, n_threads, grad,
                                  hess, NULL, NULL, NULL);
 }
 
 int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, size_t n,
-                          size_t G, double delta, int n_threads, double *grad, double *hess,
-                          const uint32_t *leaf, const double *val, float *gh)
+                          size_t G, const gv_loss_params *lp, int n_threads, double *grad,
+                          double *hess, const uint32_t *leaf, const double *val, float *gh)
 {
     if (G != 1 || obj == GV_OBJ_SOFTMAX) gh = NULL; /* (documented: G = 1 only) */
     if (leaf && (G != 1 || obj == GV_OBJ_SOFTMAX)) { /* (not fused: column 0's update first) */
@@ -314,7 +495,7 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
         /* one loop per objective (a constant in each), w NULL a constant for the logistic's
          * unweighted loop; FU, LF, VL: the fused score update (F, leaf, val) or none */
 #define ROWS(OBJ, W, FU, LF, VL, GH)                                                               \
-    gradient_rows(OBJ, y, W, F, n, G, delta, grad, hess, lo, hi, FU, LF, VL, GH)
+    gradient_rows(OBJ, y, W, F, n, G, lp, grad, hess, lo, hi, FU, LF, VL, GH)
 #define BY_OBJECTIVE(FU, LF, VL, GH)                                                               \
     switch (obj) {                                                                                 \
     case GV_OBJ_SQUARED: bad |= ROWS(GV_OBJ_SQUARED, w, FU, LF, VL, GH); break;                    \
@@ -325,6 +506,10 @@ int gv_loss_gradients_upd(int obj, const double *y, const double *w, double *F, 
                  : ROWS(GV_OBJ_LOGISTIC, NULL, FU, LF, VL, GH);                                    \
         break;                                                                                     \
     case GV_OBJ_EXPONENTIAL: bad |= ROWS(GV_OBJ_EXPONENTIAL, w, FU, LF, VL, GH); break;            \
+    case GV_OBJ_POISSON: bad |= ROWS(GV_OBJ_POISSON, w, FU, LF, VL, GH); break;                    \
+    case GV_OBJ_TWEEDIE: bad |= ROWS(GV_OBJ_TWEEDIE, w, FU, LF, VL, GH); break;                    \
+    case GV_OBJ_GAMMA: bad |= ROWS(GV_OBJ_GAMMA, w, FU, LF, VL, GH); break;                        \
+    case GV_OBJ_QUANTILE: bad |= ROWS(GV_OBJ_QUANTILE, w, FU, LF, VL, GH); break;                  \
     default: bad |= ROWS(GV_OBJ_SOFTMAX, w, FU, LF, VL, GH); break;                                \
     }
         if (leaf && gh)

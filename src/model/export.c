@@ -35,6 +35,7 @@
 #include "../data/dataset.h"
 #include "../ensemble/ensemble.h"
 #include "../learn/linear.h"
+#include "../loss/loss.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -419,16 +420,8 @@ static grove_status emit_gbdt(gen *g, const gv_gbdt_view *v, size_t *id)
     /* the scores F_g -> the outputs (gbdt.c's scores_to_outputs) */
     out(b, g, "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
         me);
-    if (!strcmp(v->objective, "logistic") || !strcmp(v->objective, "exponential")) {
-        out(b, g, "    double f = s[0] * %s;\n    double p = 1.0 / (1.0 + exp(-f));\n",
-            !strcmp(v->objective, "exponential") ? "2.0" : "1.0");
-        out(b, g, "    out[0] = 1.0 - p;\n    out[1] = p;\n}\n");
-    } else if (!strcmp(v->objective, "softmax")) {
-        out(b, g, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n", G);
-        out(b, g, "    softmax_scaled(out, %zu, 1.0, out);\n}\n", G);
-    } else {
-        out(b, g, "    out[0] = s[0];\n}\n");
-    }
+    if (gv_objective_c_outputs(v->obj, G, b) != 0) g->nomem = 1;
+    out(b, g, "}\n");
     snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees", v->objective, R, G);
     *id = open_function(g, what);
     /* F_g = base_g + the trees of group g in round order (gbdt.c) */
@@ -693,7 +686,7 @@ static size_t count_nodes(const gv_component *c)
 
 /* ---- the fixed parts of the file ---- */
 
-static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes)
+static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes, int header_file)
 {
     const grove_model *m = g->m;
     const grove_schema *s = m->schema;
@@ -705,7 +698,11 @@ static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes)
     out(b, g, " * Algorithm: %s; %s; %zu features; %zu tree nodes (%s form).\n", m->algo,
         s->task == GROVE_CLASSIFICATION ? "classification" : "regression", s->n_features,
         n_tree_nodes, g->table ? "node table" : "one function per tree");
-    out(b, g, " *\n * Entry points (declare them where you call them):\n");
+    if (header_file)
+        out(b, g, " *\n * Entry points (defined in the C file exported with this header):\n");
+    else
+        out(b, g, " *\n * Entry points (declared in the header `grove export` writes beside this "
+                  "file):\n");
     out(b, g, " *   void %s_predict(const float *x, double *out);\n", P);
     out(b, g, " *   void %s_predict_double(const double *x, double *out);\n", P);
     out(b, g, " *   void %s_predict_batch(const float *x, size_t n_rows, double *out);\n", P);
@@ -750,6 +747,20 @@ static void emit_header(gen *g, gv_buf *b, size_t n_tree_nodes)
               "grove reads\n * values as floats, so the double entry points round each value "
               "to float first.\n * Compile without -ffast-math (it reorders the sums); link with "
               "-lm.\n */\n");
+    if (header_file) {
+        /* the header: the same comment, the sizes and the prototypes, for C and C++ callers */
+        out(b, g, "#ifndef %s_GROVE_EXPORT_H\n#define %s_GROVE_EXPORT_H\n\n#include <stddef.h>\n\n"
+                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", P, P);
+        out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P, s->n_features, P,
+            m->n_outputs);
+        out(b, g, "void %s_predict(const float *x, double *out);\n", P);
+        out(b, g, "void %s_predict_double(const double *x, double *out);\n", P);
+        out(b, g, "void %s_predict_batch(const float *x, size_t n_rows, double *out);\n", P);
+        out(b, g, "void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n",
+            P);
+        out(b, g, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+        return;
+    }
     out(b, g, "#include <math.h>\n#include <stddef.h>\n#include <stdlib.h>\n\n");
     out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P, s->n_features, P,
         m->n_outputs);
@@ -874,7 +885,8 @@ static void append_buf(gv_buf *to, const gv_buf *from, gen *g)
     if (from->len && gv_buf_append(to, from->data, from->len) != 0) g->nomem = 1;
 }
 
-grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, gv_buf *text)
+grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, int header,
+                               gv_buf *text)
 {
     gen g;
     memset(&g, 0, sizeof g);
@@ -886,11 +898,15 @@ grove_status gv_model_export_c(const grove_model *m, const char *prefix, int for
     g.table = n_tree_nodes > 0 && (form == GV_EXPORT_TABLE ||
                                    (form == GV_EXPORT_AUTO && n_tree_nodes > CODE_MAX_NODES));
     size_t root = 0;
-    grove_status st = emit_component(&g, &m->root, &root);
-    if (st == GROVE_OK && !g.nomem) {
+    grove_status st = GROVE_OK;
+    if (header)
+        emit_header(&g, text, n_tree_nodes, 1);
+    else
+        st = emit_component(&g, &m->root, &root);
+    if (st == GROVE_OK && !g.nomem && !header) {
         const char *P = prefix;
         const size_t F = m->schema->n_features, K = m->n_outputs;
-        emit_header(&g, text, n_tree_nodes);
+        emit_header(&g, text, n_tree_nodes, 0);
         out(text, &g, "%s", helpers_text);
         if (g.has_cat || g.table) out(text, &g, "%s", cat_text);
         if (g.table) {

@@ -53,9 +53,11 @@ grove_status gv_model_from_text(const char *text, size_t len, const char *source
  * documents its entry points), appended to the empty buffer `text` (cleared on failure).
  * `prefix` (a C identifier, checked by the caller) names the entry points; `form` chooses how
  * trees are written: one function per tree, one static node table, or by size (auto).
- * GROVE_ERR_ARG naming the component kind that cannot be exported (mlp, stacking). */
+ * GROVE_ERR_ARG naming the component kind that cannot be exported (mlp, stacking).  With
+ * `header`, the file's header instead: the same comment, the sizes and the four prototypes. */
 enum { GV_EXPORT_AUTO = 0, GV_EXPORT_CODE = 1, GV_EXPORT_TABLE = 2 };
-grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, gv_buf *text);
+grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, int header,
+                               gv_buf *text);
 
 /* Contributions (shap.c): the model's score as a sum over trees, prepared for TreeSHAP.
  * gv_shap_build: GROVE_ERR_ARG naming the kinds that have contributions when the model is not

@@ -42,7 +42,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -298,6 +297,9 @@ static grove_status decode(reader *r, int depth, json_t **out)
          * text holds a NUL byte) is borrowed where it lies, for core/json.c to check when the
          * model reader reads it; any other string must be UTF-8 */
         int packed = n >= 8 && s[0] == 0x01 && s[7] == 0;
+        /* a NUL would cut the string wherever it is read as C text ("lab\0el" -> "lab"); the
+         * text format refuses "\u0000" the same way */
+        if (!packed && memchr(s, 0, (size_t)n)) return bad(r, "a string holds a NUL byte");
         json_t *v = packed ? gv_packed_borrow(s, (size_t)n) : json_stringn(s, (size_t)n);
         if (!v) return packed ? gv_err_nomem("a binary model") : bad(r, "a string that is not UTF-8");
         r->p += n;
@@ -324,8 +326,8 @@ static grove_status decode(reader *r, int depth, json_t **out)
     }
 }
 
-/* Decodes the bytes of a whole file. */
-static grove_status load_bytes(const unsigned char *b, size_t size, const char *path, grove_model **out)
+grove_status gv_model_bin_load_bytes(const unsigned char *b, size_t size, const char *path,
+                                     grove_model **out)
 {
     if (size < HEADER + TRAILER || memcmp(b, MAGIC, 8) != 0)
         return gv_err(GROVE_ERR_MODEL, "%s: binary model: %s", path,
@@ -367,56 +369,5 @@ static grove_status load_bytes(const unsigned char *b, size_t size, const char *
         json_decref(doc);
     }
     gv_packed_borrow_end();
-    return st;
-}
-
-grove_status gv_model_bin_load(const char *path, grove_model **out)
-{
-    *out = NULL;
-    int fd = open(path, O_RDONLY);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0) {
-        int e = errno;
-        if (fd >= 0) close(fd);
-        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, strerror(e));
-    }
-    /* a regular file is mapped (its arrays are read in place once); anything else is read */
-    unsigned char *b = NULL;
-    size_t size = 0;
-    int mapped = 0;
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-        size = (size_t)sb.st_size;
-        void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m != MAP_FAILED) {
-            b = m;
-            mapped = 1;
-        }
-    }
-    if (!mapped) {
-        gv_buf buf = {0};
-        char chunk[1 << 16];
-        ssize_t n;
-        size = 0;
-        while ((n = read(fd, chunk, sizeof chunk)) > 0)
-            if (gv_buf_append(&buf, chunk, (size_t)n) != 0) {
-                close(fd);
-                gv_buf_free(&buf);
-                return gv_err_nomem("a binary model");
-            }
-        if (n < 0) {
-            int e = errno;
-            close(fd);
-            gv_buf_free(&buf);
-            return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path, strerror(e));
-        }
-        b = (unsigned char *)buf.data;
-        size = buf.len;
-    }
-    close(fd);
-    grove_status st = load_bytes(b ? b : (const unsigned char *)"", size, path, out);
-    if (mapped)
-        munmap(b, size);
-    else
-        gv_free(b);
     return st;
 }

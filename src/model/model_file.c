@@ -8,9 +8,10 @@
  * (temporary file, fsync, rename; on failure the old file is untouched), a device or FIFO is
  * written straight through, a symbolic link's target is replaced.
  * Memory: saving holds the model and one member's document at a time (model_json.c writes the
- * file member by member); loading a plain text file maps it (its packed arrays are read where
- * they lie, borrowed: core/json.h), a gzip one is parsed as it is read (json_load_callback); a
- * binary file is mapped.
+ * file member by member); loading reads the file whole into memory, once (never mapped: a
+ * file rewritten underneath must give an error, not a SIGBUS; and FIFOs, pipes and /dev/stdin
+ * can be read only once), inflates it when gzip's magic starts it, and parses it in one pass
+ * with its packed arrays read where they lie in that buffer (borrowed: core/json.h).
  */
 #include "model_int.h"
 
@@ -21,7 +22,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -83,7 +83,7 @@ static grove_status write_text(const grove_model *model, grove_output *out)
     if (gz_path(path)) {
         if (fflush(f) != 0) return gv_err(GROVE_ERR_IO, "%s: cannot write: %s", path,
                                           errno_text(errno, msg, sizeof msg));
-        int fd2 = dup(fileno(f));
+        int fd2 = dup(gv_output_fd(out));
         if (fd2 < 0 || !(sink.gz = gzdopen(fd2, "wb1"))) {
             int e = errno;
             if (fd2 >= 0) close(fd2);
@@ -133,33 +133,6 @@ grove_status grove_model_save(const grove_model *model, const char *path)
     return grove_output_commit(out);
 }
 
-/* json_load_callback's source for a file, plain or gzip (zlib's gzread reads both): the bytes
- * read, and what failed. */
-typedef struct file_source {
-    gzFile f;
-    size_t n_read;
-    int err;              /* errno of a failed read */
-    const char *zmsg;     /* or zlib's message for bad compressed data */
-} file_source;
-
-static size_t read_callback(void *buffer, size_t size, void *data)
-{
-    file_source *src = data;
-    unsigned want = size > (1u << 30) ? 1u << 30 : (unsigned)size;
-    int n = gzread(src->f, buffer, want);
-    if (n < 0) {
-        int zerr;
-        const char *m = gzerror(src->f, &zerr);
-        if (zerr == Z_ERRNO)
-            src->err = errno ? errno : EIO;
-        else
-            src->zmsg = m;
-        return (size_t)-1;
-    }
-    src->n_read += (size_t)n;
-    return (size_t)n;
-}
-
 /* ---- long strings past jansson ----
  * jansson reads a string byte by byte (escapes, UTF-8), and a text model is mostly long strings
  * of plain ASCII: its packed arrays, megabytes each.  The source below hands jansson the file
@@ -175,7 +148,7 @@ static size_t read_callback(void *buffer, size_t size, void *data)
 #define LONG_STRING 128
 enum { S_OUT, S_PLAIN, S_AFTER, S_PASS, S_ESC, S_U };
 
-/* A string taken out: its value (read from a stream), or its bytes in the mapped file. */
+/* A string taken out: its value (read from a stream), or its bytes in the file's buffer. */
 typedef struct taken {
     json_t *value;
     const char *bytes;
@@ -184,8 +157,7 @@ typedef struct taken {
 } taken;
 
 typedef struct str_filter {
-    file_source *src;
-    int direct;          /* the whole file in one filter_bytes call (mapped): strings are not
+    int direct;          /* the whole file in one filter_bytes call (always, the file read whole): strings are not
                           * copied, str_p and str_n say where they lie */
     const char *str_p;
     size_t str_n;
@@ -198,7 +170,6 @@ typedef struct str_filter {
     int n_u;
     taken *subs;         /* the strings taken out, by number */
     size_t n_subs, cap_subs;
-    unsigned char in[1 << 16];
 } str_filter;
 
 static void emit(str_filter *f, const void *p, size_t n)
@@ -238,7 +209,7 @@ static void take_string(str_filter *f)
         f->subs = s;
         f->cap_subs = cap;
     }
-    /* a mapped file's string is made a value when put back (put_back: borrowed or copied) */
+    /* a string is made a value when put back (put_back: borrowed or copied) */
     json_t *v = f->direct ? NULL : json_stringn_nocheck(f->str.data, f->str.len);
     if (!v && !f->direct) {
         f->failed = 1;
@@ -345,26 +316,6 @@ static void filter_end(str_filter *f)
     }
 }
 
-static size_t filter_callback(void *buffer, size_t size, void *data)
-{
-    str_filter *f = data;
-    while (f->out_pos == f->out.len && !f->eof && !f->failed) {
-        f->out.len = f->out_pos = 0;
-        size_t n = read_callback(f->in, sizeof f->in, f->src);
-        if (n == (size_t)-1) return n;
-        if (n == 0) {
-            filter_end(f);
-        } else {
-            filter_bytes(f, f->in, n);
-        }
-    }
-    if (f->failed) return (size_t)-1;
-    size_t n = f->out.len - f->out_pos < size ? f->out.len - f->out_pos : size;
-    if (n) memcpy(buffer, f->out.data + f->out_pos, n); /* (an empty file: no data at all) */
-    f->out_pos += n;
-    return n;
-}
-
 /* Whether v is a placeholder: 1 with its number in *k, 0 not one, -1 one that names no string
  * or one already put back (never, in a file without "\u0001"). */
 static int placeholder(const json_t *v, const str_filter *f, size_t *k)
@@ -382,7 +333,7 @@ static int placeholder(const json_t *v, const str_filter *f, size_t *k)
     return 1;
 }
 
-/* String k's value, taken from f (NULL when out of memory): a mapped file's packed arrays --
+/* String k's value, taken from f (NULL when out of memory): the file's packed arrays --
  * the long strings of a tree object (learn/tree_component.c reads every one of them with
  * gv_packed_open) -- are borrowed where they lie, other strings copied. */
 static json_t *take_back(str_filter *f, size_t k, int borrow)
@@ -448,76 +399,103 @@ static void filter_free(str_filter *f)
     gv_free(f);
 }
 
-/* Parses the text file (plain or gzip) at `path` into *doc (NULL when it does not parse: *jerr
- * says why), through the long-string filter f when not NULL.  GROVE_ERR_IO or a gzip error
- * (GROVE_ERR_MODEL) for the file itself, with the message set. */
-static grove_status parse_text(const char *path, str_filter *f, json_t **doc, json_error_t *jerr,
-                               size_t *n_read)
+/* The whole of `path` read into *out (NUL-terminated): a regular file, a FIFO, a pipe or a
+ * device alike, opened once.  Never mapped: a file rewritten while it is read (cp, cat >) then
+ * reads as a short or mixed text that the parser or the checksum refuses, never a SIGBUS. */
+static grove_status read_whole(const char *path, gv_buf *out)
 {
     char msg[128];
-    *doc = NULL;
-    errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return gv_err(errno ? GROVE_ERR_IO : GROVE_ERR_NOMEM, "%s: cannot open: %s", path,
-                      errno ? errno_text(errno, msg, sizeof msg) : "out of memory");
-    gzbuffer(gz, 1u << 17);
-    /* parsed as it is read: the text is never held whole, only the document */
-    file_source src = {gz, 0, 0, NULL};
-    errno = 0;
-    if (f) f->src = &src;
-    *doc = f ? json_load_callback(filter_callback, f, GV_MODEL_LOAD_FLAGS, jerr)
-             : json_load_callback(read_callback, &src, GV_MODEL_LOAD_FLAGS, jerr);
-    *n_read = src.n_read;
-    /* a gzip file cut short reads as a short text; zlib says so at the end */
-    int zend;
-    gzerror(gz, &zend);
-    char zmsg[128];
-    const char *zm = src.zmsg ? src.zmsg : "";
-    size_t pl = strlen(path);
-    if (strncmp(zm, path, pl) == 0 && zm[pl] == ':' && zm[pl + 1] == ' ') zm += pl + 2; /* "path: " */
-    snprintf(zmsg, sizeof zmsg, "%s", zm);
-    gzclose(gz);
-    if (src.err) {
-        json_decref(*doc);
-        *doc = NULL;
-        return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path,
-                      errno_text(src.err, msg, sizeof msg));
+    int fd;
+    do
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return gv_err(GROVE_ERR_IO, "%s: cannot open: %s", path, errno_text(errno, msg, sizeof msg));
+    /* a regular file's size, plus one byte for the read that sees its end: no growing */
+    size_t want = (size_t)1 << 16;
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uintmax_t)sb.st_size < SIZE_MAX / 2)
+        want = (size_t)sb.st_size + 1;
+    out->data = gv_malloc(want + 1);
+    if (!out->data) {
+        close(fd);
+        return gv_err_nomem(path);
     }
-    if (src.zmsg || zend == Z_BUF_ERROR) {
-        json_decref(*doc);
-        *doc = NULL;
-        return gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
-                      src.zmsg ? zmsg : "the compressed stream ends early (truncated file)");
+    out->len = 0;
+    out->cap = want + 1;
+    for (;;) {
+        if (out->cap - out->len < 2 && gv_buf_reserve(out, out->cap) != 0) {
+            close(fd);
+            gv_buf_free(out);
+            return gv_err_nomem(path);
+        }
+        size_t room = out->cap - out->len - 1;
+        ssize_t n = read(fd, out->data + out->len, room > (1u << 30) ? 1u << 30 : room);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            gv_buf_free(out);
+            return gv_err(GROVE_ERR_IO, "%s: cannot read: %s", path, errno_text(e, msg, sizeof msg));
+        }
+        if (n == 0) break;
+        out->len += (size_t)n;
     }
+    close(fd);
+    out->data[out->len] = '\0';
     return GROVE_OK;
 }
 
-/* A regular uncompressed text file's bytes, mapped (*size of them, at least 2), or NULL: then
- * it is read through zlib (a gzip file, a FIFO, one mmap refuses, an empty one). */
-static const unsigned char *map_text(const char *path, size_t *size)
+/* The text inside gzip bytes (one member or several in a row, as gzip writes them), into *out;
+ * GROVE_ERR_MODEL naming zlib's complaint, or a stream that ends early. */
+static grove_status gunzip(const unsigned char *b, size_t n, const char *path, gv_buf *out)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return NULL;
-    struct stat sb;
-    void *m = MAP_FAILED;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 2 &&
-        (uintmax_t)sb.st_size <= SIZE_MAX) {
-        *size = (size_t)sb.st_size;
-        int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-        flags |= MAP_POPULATE; /* read once, front to back: mapped now, not page by page */
-#endif
-        m = mmap(NULL, *size, PROT_READ, flags, fd, 0);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return gv_err_nomem(path); /* 16: gzip only */
+    size_t pos = 0;
+    grove_status st = GROVE_OK;
+    for (;;) {
+        if (gv_buf_reserve(out, out->len < (1u << 16) ? 1u << 16 : out->len) != 0) {
+            st = gv_err_nomem(path);
+            break;
+        }
+        size_t in = n - pos, room = out->cap - out->len - 1;
+        z.next_in = (Bytef *)(b + pos);
+        z.avail_in = (uInt)(in > (1u << 30) ? 1u << 30 : in);
+        z.next_out = (Bytef *)(out->data + out->len);
+        z.avail_out = (uInt)(room > (1u << 30) ? 1u << 30 : room);
+        int ret = inflate(&z, Z_NO_FLUSH);
+        pos = (size_t)((const unsigned char *)z.next_in - b);
+        out->len = (size_t)((char *)z.next_out - out->data);
+        if (ret == Z_STREAM_END) {
+            /* another member follows (gzip -c a b), as gzread reads it */
+            if (n - pos >= 2 && b[pos] == 0x1f && b[pos + 1] == 0x8b && inflateReset(&z) == Z_OK)
+                continue;
+            break;
+        }
+        if (ret == Z_MEM_ERROR) {
+            st = gv_err_nomem(path);
+            break;
+        }
+        if (ret != Z_OK && ret != Z_BUF_ERROR) {
+            st = gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: %s", path,
+                        z.msg ? z.msg : "corrupt compressed stream");
+            break;
+        }
+        if (pos == n && z.avail_out > 0) { /* all input used, the stream not ended */
+            st = gv_err(GROVE_ERR_MODEL, "%s: bad gzip data: the compressed stream ends early "
+                        "(truncated file)", path);
+            break;
+        }
     }
-    close(fd);
-    if (m == MAP_FAILED) return NULL;
-    const unsigned char *b = m;
-    if (b[0] == 0x1f && b[1] == 0x8b) { /* gzip's magic */
-        munmap(m, *size);
-        return NULL;
-    }
-    return b;
+    inflateEnd(&z);
+    if (st != GROVE_OK)
+        gv_buf_free(out);
+    else
+        out->data[out->len] = '\0';
+    return st;
 }
 
 grove_status grove_model_load(const char *path, grove_model **out)
@@ -526,39 +504,61 @@ grove_status grove_model_load(const char *path, grove_model **out)
     if (!out) return gv_err(GROVE_ERR_ARG, "grove_model_load: out is NULL");
     *out = NULL;
     if (!path) return gv_err(GROVE_ERR_ARG, "grove_model_load: path is NULL");
-    /* a binary model (model_bin.c) is known by its first bytes, whatever its name */
-    FILE *peek = fopen(path, "rb");
-    if (peek) {
-        char magic[8];
-        int is_bin = fread(magic, 1, 8, peek) == 8 && memcmp(magic, "GROVEBIN", 8) == 0;
-        fclose(peek);
-        if (is_bin) return gv_model_bin_load(path, out);
+    /* read once, then known by its first bytes whatever its name: so a FIFO or a pipe works */
+    gv_buf file = {0};
+    grove_status st = read_whole(path, &file);
+    if (st != GROVE_OK) return st;
+    const unsigned char *b = (const unsigned char *)file.data;
+    if (file.len >= 8 && memcmp(b, "GROVEBIN", 8) == 0) {
+        st = gv_model_bin_load_bytes(b, file.len, path, out);
+        gv_buf_free(&file);
+        return st;
+    }
+    if (file.len >= 2 && b[0] == 0x1f && b[1] == 0x8b) { /* gzip's magic */
+        gv_buf text = {0};
+        st = gunzip(b, file.len, path, &text);
+        gv_buf_free(&file);
+        if (st != GROVE_OK) return st;
+        file = text;
+    }
+    {
+        /* a model is JSON text (an object), GROVEBIN or gzip: anything else -- a data file
+         * given as MODEL, say -- is named as such, not as a JSON syntax error */
+        const char *h = file.data ? file.data : "";
+        size_t got = file.len < 64 ? file.len : 64, i = 0;
+        while (i < got && strchr(" \t\r\n", h[i])) i++;
+        if (got > 0 && (i == got || h[i] != '{')) {
+            size_t n = i;
+            while (n < got && n - i < 40 && h[n] != '\n' && h[n] != '\r' &&
+                   (unsigned char)h[n] >= 0x20 && (unsigned char)h[n] < 0x7f)
+                n++;
+            st = gv_err(GROVE_ERR_MODEL,
+                        "%s: is not a grove model file (it starts with \"%.*s\"; a model is "
+                        "JSON text or GROVEBIN binary, as grove train writes it)",
+                        path, (int)(n - i), h + i);
+            gv_buf_free(&file);
+            return st;
+        }
     }
     unsigned long failed = gv_alloc_failures();
     json_error_t jerr;
-    size_t n_read = 0;
     json_t *doc = NULL;
     str_filter *flt = gv_calloc(1, sizeof *flt);
-    if (!flt) return gv_err_nomem(path);
-    /* a plain file is mapped and filtered in one pass, its packed arrays borrowed where they
-     * lie (put_back) until the model is read; any other is parsed as it is read */
-    size_t map_size = 0;
-    const unsigned char *map = map_text(path, &map_size);
-    grove_status st = GROVE_OK;
-    if (map) {
-        flt->direct = 1;
-        filter_bytes(flt, map, map_size);
-        filter_end(flt);
-        n_read = map_size;
-        memset(&jerr, 0, sizeof jerr); /* no text: out of memory (gv_json_load_nomem) */
-        if (!flt->failed)
-            doc = json_loadb(flt->out.data ? flt->out.data : "", flt->out.len, GV_MODEL_LOAD_FLAGS,
-                             &jerr);
-    } else {
-        st = parse_text(path, flt, &doc, &jerr, &n_read);
+    if (!flt) {
+        gv_buf_free(&file);
+        return gv_err_nomem(path);
     }
-    if (st == GROVE_OK && !flt->failed) {
-        /* read again without the filter: a file that spells "\u0001", or that does not parse
+    /* filtered in one pass, its packed arrays borrowed where they lie in the buffer (put_back)
+     * until the model is read */
+    flt->direct = 1;
+    filter_bytes(flt, (const unsigned char *)file.data, file.len);
+    filter_end(flt);
+    memset(&jerr, 0, sizeof jerr); /* no text: out of memory (gv_json_load_nomem) */
+    if (!flt->failed)
+        doc = json_loadb(flt->out.data ? flt->out.data : "", flt->out.len, GV_MODEL_LOAD_FLAGS,
+                         &jerr);
+    if (!flt->failed) {
+        /* parsed again without the filter: a file that spells "\u0001", or that does not parse
          * (its message then has the file's own line and column) */
         size_t done = 0;
         int again = flt->collision || (!doc && flt->n_subs > 0);
@@ -566,20 +566,14 @@ grove_status grove_model_load(const char *path, grove_model **out)
             again = 1;
         if (again) {
             json_decref(doc);
-            doc = NULL;
             filter_free(flt);
             flt = NULL;
-            st = parse_text(path, NULL, &doc, &jerr, &n_read);
+            doc = json_loadb(file.data ? file.data : "", file.len, GV_MODEL_LOAD_FLAGS, &jerr);
         }
     }
     filter_free(flt);
-    if (st == GROVE_OK)
-        st = gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, n_read, path, out), failed, path);
-    else
-        json_decref(doc);
-    if (map) {
-        gv_packed_borrow_end();
-        munmap((void *)map, map_size);
-    }
+    st = gv_nomem_if_failed(gv_model_from_parsed(doc, &jerr, file.len, path, out), failed, path);
+    gv_packed_borrow_end();
+    gv_buf_free(&file);
     return st;
 }

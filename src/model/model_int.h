@@ -69,11 +69,12 @@ grove_status gv_model_from_parsed(json_t *doc, const json_error_t *jerr, size_t 
 grove_status gv_model_from_bin_doc(json_t *doc, const char *source, grove_model **out);
 /* model_bin.c: whether a path names a binary model file (ends in ".gvb"); writing a document
  * to an open stream (in binary mode, core/json.h; each member placeholder, learner.h, is built,
- * written and freed in turn); and loading a binary file whose first bytes were seen to be its
- * magic. */
+ * written and freed in turn); and the model of a binary file's bytes (all of them, read into
+ * memory: b[0..size), borrowed), whose first bytes were seen to be its magic. */
 int gv_model_bin_path(const char *path);
 grove_status gv_model_bin_write(const json_t *doc, FILE *f, const char *path);
-grove_status gv_model_bin_load(const char *path, grove_model **out);
+grove_status gv_model_bin_load_bytes(const unsigned char *b, size_t size, const char *path,
+                                     grove_model **out);
 
 /* The stored parameters as a JSON object of texts (every parameter but threads, then the
  * base learner's "base.KEY" the user set); NULL when out of memory. */

@@ -154,6 +154,10 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
     png_infop info = png_create_info_struct(png);
     gv_image *volatile img = NULL;
     uint8_t *volatile row = NULL;
+    /* an interlaced picture's buffers: freed here too when libpng longjmps out of
+     * png_read_image (a corrupt file once leaked them) */
+    uint8_t *volatile all = NULL;
+    png_bytep *volatile rows = NULL;
     if (!info) {
         png_destroy_read_struct(&png, NULL, NULL);
         return gv_err_nomem("PNG reader");
@@ -162,6 +166,8 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
         png_destroy_read_struct(&png, &info, NULL);
         gv_image_free(img);
         gv_free(row);
+        gv_free(all);
+        gv_free(rows);
         return gv_err(GROVE_ERR_PARSE, "%s: bad PNG: %s", path, ectx.msg);
     }
     png_init_io(png, fp);
@@ -194,25 +200,18 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
     int passes = png_set_interlace_handling(png);
     if (passes > 1 && channels == 3) {
         /* interlaced colour: read the whole picture at once */
-        uint8_t *all = gv_malloc_array((size_t)w * 3, h);
-        png_bytep *rows = gv_malloc_array(h, sizeof *rows);
-        if (!all || !rows) {
-            gv_free(all);
-            gv_free(rows);
-            png_error(png, "out of memory");
-        }
+        all = gv_malloc_array((size_t)w * 3, h);
+        rows = gv_malloc_array(h, sizeof *rows);
+        if (!all || !rows) png_error(png, "out of memory");
         for (png_uint_32 y = 0; y < h; y++) rows[y] = all + (size_t)y * w * 3;
         png_read_image(png, rows);
         for (size_t i = 0; i < (size_t)w * h; i++)
             img->pix[i] = rgb_to_grey(all[3 * i], all[3 * i + 1], all[3 * i + 2]);
-        gv_free(all);
-        gv_free(rows);
     } else if (passes > 1) {
-        png_bytep *rows = gv_malloc_array(h, sizeof *rows);
+        rows = gv_malloc_array(h, sizeof *rows);
         if (!rows) png_error(png, "out of memory");
         for (png_uint_32 y = 0; y < h; y++) rows[y] = img->pix + (size_t)y * w;
         png_read_image(png, rows);
-        gv_free(rows);
     } else {
         for (png_uint_32 y = 0; y < h; y++) {
             png_read_row(png, row, NULL);
@@ -227,6 +226,8 @@ static grove_status load_png(const char *path, FILE *fp, gv_image **out)
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);
     gv_free(row);
+    gv_free(all);
+    gv_free(rows);
     *out = img;
     return GROVE_OK;
 }

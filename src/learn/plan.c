@@ -1,0 +1,60 @@
+/*
+ * plan.c -- the one place that chooses a tree's code paths (plan.h).
+ *
+ * Pipeline position: learn/, private to the tree engine.  gv_tree_fit calls gv_plan_choose once
+ * a tree's layouts are known (records, quantization, the rows the caller hands in); every other
+ * file of the engine reads the choice from gv_engine.plan and decides nothing of its own but what
+ * a node's rows and features allow (a subset of features, a node too small for threads).
+ * Each rule below is about the data's shape and the machine, never a particular dataset: the
+ * paths a plan chooses between give the same trees, so the rules only have to be fast.
+ */
+#include "tree_int.h"
+
+#include <stdio.h>
+
+/* Row-major GRAD builds add into 32-byte records where the whole histogram in them,
+ * records x 32 bytes, fits this (half a core's L2): then one 256-bit read-modify-write a row and
+ * feature beats the 24-byte record's two (3-13 % less CPU below the root on 28 columns); once
+ * the records leave L2 (hundreds of columns, 6 MB at 784), runs of rows in the same bin chain
+ * each read-modify-write on the previous one's store and the 32-byte records lose (40 % more). */
+#define REC32_MAX_BYTES ((size_t)512 << 10)
+
+static gv_plan_force forced = GV_PLAN_FORCE_NONE;
+
+void gv_plan_force_set(const gv_plan_force *force)
+{
+    static const gv_plan_force none = GV_PLAN_FORCE_NONE;
+    forced = force ? *force : none;
+}
+
+const gv_plan_force *gv_plan_forced(void) { return &forced; }
+
+/* a forced choice (0 or 1) where a test set one, else the rule */
+static int pick(int force, int rule) { return force >= 0 ? force != 0 : rule != 0; }
+
+void gv_plan_choose(gv_engine *e)
+{
+    const gv_tree_input *in = e->in;
+    gv_plan *p = &e->plan;
+    int avx2 = 0;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
+    avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
+    p->split_simd = avx2 && forced.split_simd != 0;
+    p->rec32 = pick(forced.rec32, e->hist_len / 3 * 32 <= REC32_MAX_BYTES);
+    p->pack = e->qpk && in->row_bins && forced.pack != 0;
+    p->row_nz = e->quant && in->row_nz && forced.row_nz != 0;
+    p->bundles = in->bundles && in->row_bund && forced.bundles != 0;
+    p->leaf_in_place = forced.leaf_in_place != 0;
+    p->root_fuse = forced.root_fuse != 0;
+}
+
+size_t gv_plan_describe(const gv_plan *p, char *buf, size_t n)
+{
+    int len = snprintf(buf, n,
+                       "split_simd=%d rec32=%d pack=%d row_nz=%d bundles=%d leaf_in_place=%d "
+                       "root_fuse=%d",
+                       p->split_simd, p->rec32, p->pack, p->row_nz, p->bundles, p->leaf_in_place,
+                       p->root_fuse);
+    return len < 0 ? 0 : (size_t)len;
+}
