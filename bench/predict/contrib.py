@@ -60,7 +60,7 @@ def main():
     g = grove.GradientBoostingClassifier(n_estimators=rounds, learning_rate=0.1, max_depth=6,
                                          n_jobs=threads).fit(Xtr, ytr)
     m = g._model
-    d = Dataset(X.astype(np.float32), schema=m.schema)
+    d = Dataset(X.astype(np.float32), like=m)
 
     wx, cx, px = best(lambda: b.predict(xgb.DMatrix(X, nthread=threads), pred_contribs=True),
                       repeat)
@@ -76,7 +76,7 @@ def main():
 
     k = max(1, n_rows // 100)
     Xs = X[:k]
-    ds = Dataset(Xs.astype(np.float32), schema=m.schema)
+    ds = Dataset(Xs.astype(np.float32), like=m)
     wx, cx, _ = best(lambda: b.predict(xgb.DMatrix(Xs, nthread=threads),
                                        pred_interactions=True), repeat)
     wg, cg, _ = best(lambda: m.predict_contrib(ds, True, threads), repeat)
