@@ -103,7 +103,7 @@ else:
         m = Model.load(gpath)
         cols = [grove.core.lib.grove_schema_feature_column(m.schema, j)
                 for j in range(grove.core.lib.grove_schema_n_features(m.schema))]
-        d = Dataset(X[:, cols].astype(np.float32), schema=m.schema)
+        d = Dataset(X[:, cols].astype(np.float32), like=m)
         mine = m.predict_contrib(d)
         theirs = b.predict(xgb.DMatrix(X), pred_contribs=True)
         if theirs.ndim == 2:
@@ -111,7 +111,7 @@ else:
         theirs = theirs[:, :, cols + [F]]
         scale = 1 + float(np.max(np.abs(theirs)))
         close(mine, theirs, 2e-5 * scale, "%s: contributions vs XGBoost" % obj)
-        mi = m.predict_contrib(Dataset(X[:40][:, cols].astype(np.float32), schema=m.schema),
+        mi = m.predict_contrib(Dataset(X[:40][:, cols].astype(np.float32), like=m),
                                True)
         ti = b.predict(xgb.DMatrix(X[:40]), pred_interactions=True)
         if ti.ndim == 3:
