@@ -36,7 +36,7 @@ class ConvertedModel:
             A = A.astype(np.float64)
         if A.ndim != 2:
             raise ValueError(f"X must be 2-D, got {A.ndim} dimension(s)")
-        return Dataset(np.ascontiguousarray(A), schema=self.model.schema)
+        return Dataset(np.ascontiguousarray(A), like=self.model)
 
     def predict_proba(self, X, n_threads=0):
         """Class probabilities (classification models)."""
