@@ -233,6 +233,8 @@ FILE *grove_output_stream(grove_output *o) { return o ? o->fp : NULL; }
 
 const char *grove_output_path(const grove_output *o) { return o ? o->path : NULL; }
 
+const char *grove_output_temp_path(const grove_output *o) { return o ? o->tmp : NULL; }
+
 grove_status grove_output_commit(grove_output *o)
 {
     gv_err_clear();
