@@ -142,6 +142,7 @@ void cli_progress_done(void);
 typedef struct cli_out {
     FILE *fp;        /* write here */
     grove_output *g;
+    int slot;        /* its temporary file's slot for the signal handler (util.c), or -1 */
 } cli_out;
 int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs); /* 0, or -1 */
 int cli_out_open(cli_out *o, const char *path);  /* no inputs to check; 0 ok, -1 (after printing) */

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -331,6 +332,50 @@ void cli_progress_done(void)
 
 /* ---- output files (grove_output: see grove.h) ---- */
 
+/* The temporary files of open outputs, for the SIGINT/SIGTERM handler: it unlinks them (an
+ * async-signal-safe call on paths copied here beforehand), then dies of the same signal, so an
+ * interrupted `grove train` leaves no .grove-tmp-* file beside its output. */
+enum { TEMP_SLOTS = 8, TEMP_PATH = 4096 };
+static char temp_path[TEMP_SLOTS][TEMP_PATH];
+static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (temp_used[i]) unlink(temp_path[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int temp_register(const char *path)
+{
+    static int installed;
+    if (!path || strlen(path) >= TEMP_PATH) return -1;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGINT);
+        sigaddset(&sa.sa_mask, SIGTERM);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        installed = 1;
+    }
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (!temp_used[i]) {
+            memcpy(temp_path[i], path, strlen(path) + 1);
+            temp_used[i] = 1;
+            return i;
+        }
+    return -1;
+}
+
+static void temp_release(int slot)
+{
+    if (slot >= 0 && slot < TEMP_SLOTS) temp_used[slot] = 0;
+}
+
 int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs)
 {
     memset(o, 0, sizeof *o);
@@ -340,6 +385,7 @@ int cli_out_open_for(cli_out *o, const char *path, const char *const *inputs)
         return -1;
     }
     o->fp = grove_output_stream(o->g);
+    o->slot = temp_register(grove_output_temp_path(o->g));
     return 0;
 }
 
@@ -385,6 +431,7 @@ int cli_same_output(const char *a, const char *b)
 int cli_out_commit(cli_out *o)
 {
     grove_status st = grove_output_commit(o->g);
+    temp_release(o->slot);
     memset(o, 0, sizeof *o);
     if (st != GROVE_OK) {
         cli_error("%s", grove_last_error());
@@ -395,6 +442,7 @@ int cli_out_commit(cli_out *o)
 
 void cli_out_abort(cli_out *o)
 {
+    if (o->g) temp_release(o->slot);
     grove_output_abort(o->g);
     memset(o, 0, sizeof *o);
 }

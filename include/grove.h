@@ -132,6 +132,11 @@ FILE *grove_output_stream(grove_output *out);
 /* The path as given to grove_output_open (borrowed). */
 const char *grove_output_path(const grove_output *out);
 
+/* The temporary file being written for a regular file (borrowed; valid until commit or abort),
+ * or NULL when the output is written straight through.  For a program's signal handler, which
+ * may unlink() it before the process dies.  Since 0.1. */
+const char *grove_output_temp_path(const grove_output *out);
+
 /* Flushes and, for a regular file, fsync()s and renames the temporary file over the path.
  * Frees `out` whether it succeeds or not; on failure (GROVE_ERR_IO, "PATH: cannot write: ...")
  * the temporary file is removed and the old file is intact. */

@@ -48,6 +48,27 @@ expect_in "$TMP/err" "unknown option '--probba' (did you mean --proba?)"
 expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --set zzzzzz=1
 grep -q "did you mean" "$TMP/err" && fail "a far word got a guess: $(cat "$TMP/err")"
 
+# ---- SIGINT / SIGTERM during training: no .grove-tmp-* left beside the output, the old model
+# intact, and the process dies of the signal (128 + N)
+mkdir "$TMP/sig"
+cp "$TMP/q.model" "$TMP/sig/m.model"
+for s in INT TERM; do
+  "$GROVE" train "$DATA/digits_train.csv" -o "$TMP/sig/m.model" --algo forest \
+    -r 100000 -j 1 -q 2>/dev/null &
+  pid=$!
+  for _ in $(seq 50); do compgen -G "$TMP/sig/.grove-tmp-*" >/dev/null && break; sleep 0.1; done
+  compgen -G "$TMP/sig/.grove-tmp-*" >/dev/null || fail "no temporary file while training"
+  kill -$s $pid
+  wait $pid
+  rc=$?
+  checks=$((checks + 1))
+  want=$((128 + $(kill -l $s)))
+  [[ $rc -eq $want ]] || fail "SIG$s: exit $rc, wanted $want"
+  left=$(ls -A "$TMP/sig" | grep grove-tmp)
+  [[ -z $left ]] || fail "SIG$s left $left"
+  cmp -s "$TMP/sig/m.model" "$TMP/q.model" || fail "SIG$s changed the old model"
+done
+
 # ---- MODEL and DATA swapped: named, not a JSON syntax error
 for cmd in eval predict importance; do
   expect_exit 2 "$GROVE" $cmd "$iris" "$TMP/n.model"

@@ -301,6 +301,8 @@ int gv_output_fd(grove_output *o)
 
 const char *grove_output_path(const grove_output *o) { return o ? o->path : NULL; }
 
+const char *grove_output_temp_path(const grove_output *o) { return o ? o->tmp : NULL; }
+
 grove_status grove_output_commit(grove_output *o)
 {
     gv_err_clear();
