@@ -936,6 +936,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
                                     gv_param_str(p, GV_P_INTERACTION_CONSTRAINTS), in->data->schema,
                                     &tr->igroups)) != GROVE_OK)
         return st;
+    if (tr->mono && tr->o->leaf == GV_LEAF_QUANTILE)
+        return gv_err(GROVE_ERR_PARAM, "monotone_constraints: objective %s refits the leaves to "
+                      "quantiles of their residuals, which the constraints cannot bound; use squared, "
+                      "huber or another Newton objective", gv_objective_names[tr->obj]);
     tr->cfg.monotone = tr->mono;
     tr->cfg.igroups = tr->igroups;
     tr->dist = tr->cfg.dist = gv_dist_active();
