@@ -15,7 +15,8 @@ max_leaves 15, max_depth 0; XGBoost grow_policy=lossguide).  Checks:
     XGBoost's -- the same rules (bounds from mid = (w_l + w_r) / 2, values clipped, gains at
     the clipped values), the runs differing by cut points;
   errors: a wrong number of directions names both counts; a direction out of {-1, 0, 1} and an
-    unknown feature name the parameter and the position.
+    unknown feature name the parameter and the position;
+  the Python estimators take a tuple, a dict by column name and a list of lists.
 Prints the table.
 """
 import json
@@ -213,6 +214,35 @@ check(rc != 0 and "monotone_constraints" in err and "position 3" in err, f"bad d
 rc, err = train_err("interaction_constraints=[[0,1],[x2,nope]]")
 check(rc != 0 and "interaction_constraints" in err and "nope" in err and "position" in err,
       f"unknown feature: {err!r}")
+
+# the Python estimators: a tuple, a dict by column name, a list of lists
+os.environ.setdefault("GROVE_LIB", os.path.join(os.environ.get("GROVE_BIN", "build"), "libgrove.so"))
+sys.path.insert(0, os.path.join(fixtures.SRC, "python"))
+from grove.estimators import GradientBoostingRegressor  # noqa: E402
+
+ytr = ytr_reg
+est = GradientBoostingRegressor(n_estimators=30, max_depth=4, monotone_constraints=(1, -1, 0, 0, 0),
+                                interaction_constraints=[[0, 1], [2, 3, 4]]).fit(Xtr, ytr)
+pg = est.predict(grid_rows).reshape(2, len(base), len(GRID))
+check(np.diff(pg[0], axis=1).min() >= -1e-12 and np.diff(pg[1], axis=1).max() <= 1e-12,
+      "python: monotone along x0 and x1")
+try:
+    import pandas as pd
+    df = pd.DataFrame(Xtr, columns=["age", "income", "a", "b", "c"])
+    est2 = GradientBoostingRegressor(n_estimators=30, max_depth=4,
+                                     monotone_constraints={"age": 1, "income": -1},
+                                     interaction_constraints=[["age", "income"], ["a", "b", "c"]])
+    est2.fit(df, ytr)
+    p1 = est.predict(Xte)
+    p2 = est2.predict(pd.DataFrame(Xte, columns=df.columns))
+    check(np.array_equal(p1, p2), "python: constraints by column name give the same model")
+except ImportError:
+    pass
+try:
+    GradientBoostingRegressor(monotone_constraints=(1, 0)).fit(Xtr, ytr)
+    check(False, "python: a wrong length is refused")
+except Exception as e:  # grove's error: both counts named
+    check("2 directions for 5 features" in str(e), f"python: wrong length message: {e}")
 
 print(f"{'task':<11} {'growth':<10} {'constraint':<12} {'grove':>8} {'xgboost':>8}")
 for r in rows:
