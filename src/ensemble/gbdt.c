@@ -47,6 +47,7 @@
  * validation metric.
  */
 #include "ensemble.h"
+#include "constraints.h"
 #include "../learn/tree_pack.h"
 
 #include "../core/mathx.h"
@@ -338,6 +339,8 @@ typedef struct trainer {
     uint64_t seed;
     double subsample, col_tree;
     gv_tree_config cfg;         /* the trees' configuration (feature mask: mask) */
+    int8_t *mono;               /* cfg.monotone (monotone_constraints), or NULL */
+    uint64_t *igroups;          /* cfg.igroups (interaction_constraints), or NULL */
     const gv_gbdt *init;        /* continued training: the saved model (borrowed), or NULL */
     size_t t0;                  /* its rounds: the first round this run fits */
     /* early stopping: the best validation value so far and its round */
@@ -347,6 +350,8 @@ typedef struct trainer {
 
 static void trainer_free(trainer *tr)
 {
+    gv_free(tr->mono);
+    gv_free(tr->igroups);
     gv_free(tr->F);
     gv_free(tr->Fv);
     gv_free(tr->grad);
@@ -925,6 +930,18 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->w = in->weight;
     tr->F_count = in->binned->n_features;
     tree_config(p, tr->nt, &tr->cfg);
+    if ((st = gv_monotone_parse("monotone_constraints", gv_param_str(p, GV_P_MONOTONE_CONSTRAINTS),
+                                in->data->schema, &tr->mono)) != GROVE_OK ||
+        (st = gv_interactions_parse("interaction_constraints",
+                                    gv_param_str(p, GV_P_INTERACTION_CONSTRAINTS), in->data->schema,
+                                    &tr->igroups)) != GROVE_OK)
+        return st;
+    if (tr->mono && tr->o->leaf == GV_LEAF_QUANTILE)
+        return gv_err(GROVE_ERR_PARAM, "monotone_constraints: objective %s refits the leaves to "
+                      "quantiles of their residuals, which the constraints cannot bound; use squared, "
+                      "huber or another Newton objective", gv_objective_names[tr->obj]);
+    tr->cfg.monotone = tr->mono;
+    tr->cfg.igroups = tr->igroups;
     tr->dist = tr->cfg.dist = gv_dist_active();
     tr->n_total = tr->n;
     if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);

@@ -74,6 +74,17 @@ typedef struct gv_tree_config {
                                     ranks (GRAD and CLASS; the caller makes the sums exact:
                                     statistics on dist.h's common grid), and
                                     every decision reads those global sums, never local counts */
+    /* GRAD only, both NULL/0 = off (XGBoost's semantics; see split.c and docs/algorithms.md).
+     * monotone[f] in {-1, 0, 1}: the leaf values of the tree do not decrease (1) or increase (-1)
+     * with feature f (numeric features only).  Every node carries bounds [lo, hi] on its value;
+     * a split on f is taken only when its children's clipped values respect the direction,
+     * the children's bounds meet at mid = (w_left + w_right) / 2, values are clipped to the
+     * bounds and gains are computed with the clipped values. */
+    const int8_t *monotone;      /* [n_features] or NULL */
+    /* Interaction constraints: igroups[f] has bit g set iff feature f is in group g (at most 64
+     * groups).  The root may split on any feature; a node below may split on the features of
+     * its path and those of every group that holds all of them. */
+    const uint64_t *igroups;     /* [n_features] or NULL */
 } gv_tree_config;
 
 /* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */

@@ -209,6 +209,12 @@ typedef struct gv_engine {
     size_t *sp_head;             /* [X->n_rows] */
     uint32_t *sp_rseen;          /* [X->n_rows] */
     size_t *sp_next;             /* [n] */
+
+    /* Constraints (cfg->monotone, cfg->igroups): the node being searched, set by the grower
+     * before each gv_split_find (nodes are then searched one at a time): its value's bounds,
+     * and the features it may split on (cons_allow[f] != 0; NULL: all). */
+    double cons_lo, cons_hi;
+    const uint8_t *cons_allow;
 } gv_engine;
 
 /* The statistics of original row r (gv_ns_stride() doubles, CLASS: its weight) and, for CLASS, its
