@@ -34,7 +34,8 @@ void gv_boost_free(void *impl);
  * without memory.  Free with gv_boost_free. */
 gv_boost *gv_boost_new(int variant, int n_classes, size_t cap, int with_valid);
 /* The plausibilities (m2) or class probabilities of member t for row i into h[K]. */
-void gv_boost_member_output(const gv_boost *b, size_t t, const grove_dataset *d, size_t i, double *h);
+void gv_boost_member_output(const gv_boost *b, size_t t, const grove_dataset *d, size_t i,
+                            double *h);
 /* Accumulates member t's contribution for row i into the scores s[K] (not for r2). */
 void gv_boost_add_score(const gv_boost *b, size_t t, const double *h, double *s);
 /* sum_{t < rounds} |alpha_t|. */

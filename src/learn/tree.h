@@ -283,7 +283,8 @@ int gv_tree_session_quantized(const gv_tree_session *s);
  * (gv_tree_scratch_gh on X's rows); NULL without memory. */
 float *gv_tree_session_gh(gv_tree_session *s);
 /* Rounds the next tree's grad, hess ([X->n_rows] each) to the session's integers, stochastically
- * from the stream (seed, GV_STREAM_GBDT_QUANT, tree << 24 | block); with gv_tree_session_quantized. */
+ * from the stream (seed, GV_STREAM_GBDT_QUANT, tree << 24 | block); only where
+ * gv_tree_session_quantized. */
 void gv_tree_session_quantize(gv_tree_session *s, const double *grad, const double *hess,
                               uint64_t seed, uint64_t tree);
 /* Starts a round of G trees on grad + g n, hess + g n (g < G, n = X->n_rows): where

@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rows below which row loops stay on the calling thread (as gbdt's; results do not depend on it). */
+/* Rows below which row loops stay on the calling thread (as gbdt's; results do not depend on
+ * it). */
 #define PAR_MIN_ROWS 8192
 
 struct gv_tree_session {
@@ -108,7 +109,10 @@ int gv_tree_session_qbits(const gv_tree_session *s) { return s->qbits; }
 
 int gv_tree_session_quantized(const gv_tree_session *s) { return s->qgh != NULL; }
 
-float *gv_tree_session_gh(gv_tree_session *s) { return gv_tree_scratch_gh(&s->scratch, s->X->n_rows); }
+float *gv_tree_session_gh(gv_tree_session *s)
+{
+    return gv_tree_scratch_gh(&s->scratch, s->X->n_rows);
+}
 
 /* quantized_bits = B (Shi et al., "Quantized Training of Gradient Boosting Decision Trees",
  * NeurIPS 2022): the gradients of group g become integers in [-(2^(B-1) - 1), 2^(B-1) - 1] and
@@ -130,7 +134,8 @@ void gv_tree_session_quantize(gv_tree_session *s, const double *gr, const double
     double bmg[QMAX_BLOCKS], bmh[QMAX_BLOCKS];
     const size_t qbs = (n + QMAX_BLOCKS - 1) / QMAX_BLOCKS;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(s->n_threads) schedule(static) if (n >= PAR_MIN_ROWS && s->n_threads > 1)
+#pragma omp parallel for num_threads(s->n_threads) schedule(static) \
+    if (n >= PAR_MIN_ROWS && s->n_threads > 1)
 #endif
     for (int k = 0; k < QMAX_BLOCKS; k++) {
         const size_t lo = (size_t)k * qbs < n ? (size_t)k * qbs : n;
@@ -155,7 +160,8 @@ void gv_tree_session_quantize(gv_tree_session *s, const double *gr, const double
     int32_t *q = s->qgh;
     const long n_blocks = (long)((n + 4095) / 4096);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(s->n_threads) schedule(static) if (n >= PAR_MIN_ROWS && s->n_threads > 1)
+#pragma omp parallel for num_threads(s->n_threads) schedule(static) \
+    if (n >= PAR_MIN_ROWS && s->n_threads > 1)
 #endif
     for (long b = 0; b < n_blocks; b++) {
         gv_rng rng;
