@@ -1,8 +1,8 @@
 /*
  * tree_int.h -- private to the tree engine: the engine's state (gv_engine) and what its rooms
  * share -- tree*.c grow (grow_int.h), hist*.c build histograms (hist_int.h), split.c searches
- * splits, plan.c chooses the code paths.  Outside the engine only ensemble/gbdt.c (which still
- * prepares engine layouts itself) and the tests include it.
+ * splits, plan.c chooses the code paths.  Outside the engine only the tests include it
+ * (ensembles reach the engine through tree.h; gbdt's layouts are tree_session.c's).
  *
  * Histogram layout: a node's histogram is one array of hist_len doubles; feature f occupies
  * hist_off[f] .. hist_off[f] + n_bins(f) * S, bin b of f at hist_off[f] + b * S, and a bin
