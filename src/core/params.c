@@ -176,6 +176,9 @@ static grove_status parse_value(int id, const char *value, int64_t *iv, double *
             return gv_err(GROVE_ERR_PARAM,
                           "%s: must be auto, tab or one character other than a quote or a line "
                           "end, got '%s'", d->name, value);
+        if (id == GV_P_DECIMAL && strcmp(value, ".") && strcmp(value, ","))
+            return gv_err(GROVE_ERR_PARAM, "%s: must be . or , (the decimal mark), got '%s'",
+                          d->name, value);
         return GROVE_OK;
     }
     return gv_err(GROVE_ERR_INTERNAL, "%s: unknown parameter kind", d->name);
