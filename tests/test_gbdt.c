@@ -253,7 +253,7 @@ static void round_trip(const char *train_rel, const char *test_rel, const char *
         const char *want = j == 0 ? "objectivX" : j == 1 ? "base" : "objective";
         if (j == 0) json_object_set_new(o, "objectivX", json_true());
         if (j == 1) json_array_append_new(json_object_get(o, "base"), json_real(1));
-        if (j == 2) json_object_set_new(o, "objective", json_string("poisson"));
+        if (j == 2) json_object_set_new(o, "objective", json_string("cox"));
         void *impl = NULL;
         CHECK_EQ_INT(vt->from_json(o, &(gv_model_ctx){.schema = grove_model_schema(m), .minor = 2}, &impl), GROVE_ERR_MODEL);
         CHECK_CONTAINS(grove_last_error(), want);
@@ -737,7 +737,7 @@ static void test_objectives(void)
     grove_params_free(p);
     p = params(NULL);
     CHECK_EQ_INT(grove_params_set(p, "subsample", "0"), GROVE_ERR_PARAM);
-    CHECK_EQ_INT(grove_params_set(p, "objective", "poisson"), GROVE_ERR_PARAM);
+    CHECK_EQ_INT(grove_params_set(p, "objective", "cox"), GROVE_ERR_PARAM);
     grove_params_free(p);
     grove_dataset *bc = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
     p = params((const char *const[]){"algo=gbdt", "base_score=1.5", NULL});

@@ -3,8 +3,9 @@
  *
  * Pipeline position: core/ (the RNG: gv_rng_seed(rng, seed, STREAM, index) in core.h).  Random
  * numbers are derived from (seed, stream, index), never from thread timing, so a model depends
- * only on its seed and data (DESIGN.md, "determinism by construction").  Each user of randomness
- * has its own stream id here; the comment says who draws from it and what the index means.
+ * only on its seed and data, for any thread count (include/grove.h, "Training").  Each user
+ * of randomness has its own stream id here; the comment says who draws from it and what the
+ * index means.
  * The values are part of what a seed means: changing one changes the models a seed gives.
  */
 #ifndef GV_STREAMS_H
