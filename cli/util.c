@@ -224,10 +224,17 @@ int cli_check_unused(const grove_params *p, const char *command)
     for (char *line = list; *line;) {
         char *end = strchr(line, '\n');
         if (end) *end = '\0';
-        char *hint = strchr(line, '\t');
+        char *hint = strchr(line, '\t'), *learner = NULL;
         if (hint) *hint++ = '\0';
+        if (hint && (learner = strchr(hint, '\t')) != NULL) *learner++ = '\0';
+        if (hint && !*hint) hint = NULL;
         /* -q hides progress, notes and summaries, never a warning; one rank speaks */
-        if (grove_dist_rank() == 0) {
+        if (grove_dist_rank() == 0 && learner) {
+            const char *name = strrchr(line, '.');
+            fprintf(stderr, "grove: %s: %s: parameter '%s': the base learner %s has no %s%s%s%s\n",
+                    command, strict ? "error" : "warning", line, learner, name ? name + 1 : line,
+                    hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
+        } else if (grove_dist_rank() == 0) {
             fprintf(stderr, "grove: %s: %s: parameter '%s' is not used by --algo %s%s%s%s\n",
                     command, strict ? "error" : "warning", line, algo,
                     hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
