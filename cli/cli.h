@@ -104,6 +104,8 @@ int cli_int_arg(const char *option, const char *text, long lo, long hi, long *ou
     {CLI_PARAM, "--sep", NULL, "C",                                                                \
      "CSV field separator (default: ',', or ';' / tab when the header\n"                           \
      "holds more of those; `tab` for a tab)", "sep"},                                              \
+    {CLI_PARAM, "--decimal", NULL, "C",                                                            \
+     "decimal mark of CSV numbers: `,` reads 3,14 as 3.14 (default: .)", "decimal"},              \
     {CLI_STRICT, "--strict", NULL, NULL,                                                           \
      "a parameter the algorithm does not use is an error (default: a\n"                            \
      "warning, with a hint such as 'did you mean base.max_depth?')", NULL},                        \

@@ -30,13 +30,16 @@ static const cli_option predict_options[] = {
      "staged prediction: use only the first T rounds of a boosting model", NULL},
     {CLI_PARAM, "--sep", NULL, "C", "CSV field separator of DATA (default: sniffed from its header)",
      "sep"},
+    {CLI_PARAM, "--decimal", NULL, "C",
+     "decimal mark of DATA's numbers (default: the one the model was trained with)", "decimal"},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
     {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command predict_command = {
     "predict",
     "usage: grove predict MODEL DATA [-o FILE] [--proba] [--contrib | --interactions]\n"
-    "                     [--keep COL]... [--rounds T] [--sep C] [--threads N] [--quiet]\n"
+    "                     [--keep COL]... [--rounds T] [--sep C] [--decimal C]\n"
+    "                     [--threads N] [--quiet]\n"
     "\n"
     "Predicts every row of DATA (CSV or LIBSVM; read with the model's schema, the label column\n"
     "is optional) and writes CSV: a header, then the predicted class name or value in column\n"

@@ -34,6 +34,8 @@ static const cli_option train_options[] = {
     {CLI_PARAM, "--sep", NULL, "C",
      "CSV field separator (default: ',', or ';' / tab when the header\n"
      "holds more of those; `tab` for a tab)", "sep"},
+    {CLI_PARAM, "--decimal", NULL, "C",
+     "decimal mark of CSV numbers: `,` reads 3,14 as 3.14 (default: .)", "decimal"},
     {OPT_VALID, "--valid", NULL, "FILE",
      "validation data: evaluated after training, and used for early\n"
      "stopping (--set early_stopping_rounds=N)", NULL},

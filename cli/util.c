@@ -224,10 +224,17 @@ int cli_check_unused(const grove_params *p, const char *command)
     for (char *line = list; *line;) {
         char *end = strchr(line, '\n');
         if (end) *end = '\0';
-        char *hint = strchr(line, '\t');
+        char *hint = strchr(line, '\t'), *learner = NULL;
         if (hint) *hint++ = '\0';
+        if (hint && (learner = strchr(hint, '\t')) != NULL) *learner++ = '\0';
+        if (hint && !*hint) hint = NULL;
         /* -q hides progress, notes and summaries, never a warning; one rank speaks */
-        if (grove_dist_rank() == 0) {
+        if (grove_dist_rank() == 0 && learner) {
+            const char *name = strrchr(line, '.');
+            fprintf(stderr, "grove: %s: %s: parameter '%s': the base learner %s has no %s%s%s%s\n",
+                    command, strict ? "error" : "warning", line, learner, name ? name + 1 : line,
+                    hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
+        } else if (grove_dist_rank() == 0) {
             fprintf(stderr, "grove: %s: %s: parameter '%s' is not used by --algo %s%s%s%s\n",
                     command, strict ? "error" : "warning", line, algo,
                     hint ? " (did you mean " : "", hint ? hint : "", hint ? "?)" : "");
@@ -280,22 +287,29 @@ int cli_load_shard(const char *path, const grove_params *params, int quiet, grov
 int cli_load_for_model(const char *path, const grove_model *model, const grove_params *params,
                        int quiet, grove_dataset **out)
 {
-    /* the separator the model was trained with (--sep), unless the caller chose one */
+    /* the separator (--sep) and decimal mark (--decimal) the model was trained with, unless
+     * the caller chose them */
     grove_params *own = NULL;
-    char sep[16] = "auto";
-    if (params) grove_params_get(params, "sep", sep, sizeof sep);
+    static const char *const keys[2] = {"sep", "decimal"}, *const dflt[2] = {"auto", "."};
     char *info = NULL;
-    if (!strcmp(sep, "auto") && grove_model_info_json(model, &info) == GROVE_OK) {
-        json_t *root = json_loads(info, 0, NULL);
+    json_t *root = NULL;
+    for (int i = 0; i < 2; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "%s", dflt[i]);
+        if (params) grove_params_get(params, keys[i], v, sizeof v);
+        if (strcmp(v, dflt[i])) continue;
+        if (!root && !info && grove_model_info_json(model, &info) == GROVE_OK)
+            root = json_loads(info, 0, NULL);
         const char *trained = json_string_value(
-            json_object_get(json_object_get(root, "params"), "sep"));
-        if (trained && strcmp(trained, "auto") &&
-            (params ? grove_params_copy(params, &own) : grove_params_create(&own)) == GROVE_OK &&
-            grove_params_set(own, "sep", trained) == GROVE_OK)
+            json_object_get(json_object_get(root, "params"), keys[i]));
+        if (trained && strcmp(trained, dflt[i]) &&
+            (own || (params ? grove_params_copy(params, &own) : grove_params_create(&own)) ==
+                        GROVE_OK) &&
+            grove_params_set(own, keys[i], trained) == GROVE_OK)
             params = own;
-        json_decref(root);
-        grove_string_free(info);
     }
+    json_decref(root);
+    grove_string_free(info);
     int rc = cli_load(path, params, grove_model_schema(model), quiet, out);
     grove_params_free(own);
     return rc;

@@ -193,7 +193,9 @@ grove_status grove_params_describe(size_t index, const char **name, const char *
  * use), grove_params_unused lists the parameters that were set before tracking began and never
  * read: one per line, "KEY\n", or "KEY\tHINT\n" when a parameter that WAS read has the same
  * name one level up or down or the same last word (max_depth -> base.max_depth,
- * learning_rate -> boost.learning_rate).  A new string ("" when every set parameter was read),
+ * learning_rate -> boost.learning_rate); a parameter of a base learner that ran (one that read
+ * some other parameter of its level) gets a third field, the learner's name:
+ * "base.max_depth\t\tlogistic\n" (HINT empty) or "KEY\tHINT\tLEARNER\n".  A new string ("" when every set parameter was read),
  * freed with grove_string_free.  Reads may come from many threads at once. */
 grove_status grove_params_track(grove_params *params);
 grove_status grove_params_unused(const grove_params *params, char **out);

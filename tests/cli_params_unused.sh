@@ -65,4 +65,14 @@ expect_in "$TMP/err" "cv: warning: parameter 'learning_rate' is not used by --al
 expect_exit 1 "$GROVE" cv "$train" -k 3 --algo bagging -r 3 --set learning_rate=0.1 --strict
 expect_exit 0 "$GROVE" biasvar "$train" -R 2 --set rounds=4
 expect_in "$TMP/err" "biasvar: warning: parameter 'rounds' is not used by --algo tree"
+
+# a base learner that ran and does not read the parameter is named
+iris=$DATA/iris_train.csv
+expect_exit 0 "$GROVE" train "$iris" -o "$TMP/bl.model" --algo samme --base logistic --set base.max_depth=3 -q
+expect_in "$TMP/err" "warning: parameter 'base.max_depth': the base learner logistic has no max_depth"
+expect_exit 0 "$GROVE" train "$iris" -o "$TMP/bl.model" --algo samme --base tree --set base.learning_rate=0.1 -q
+expect_in "$TMP/err" "the base learner tree has no learning_rate (did you mean boost.learning_rate?)"
+expect_exit 1 "$GROVE" train "$iris" -o "$TMP/bl.model" --algo samme --base logistic --set base.max_depth=3 -q --strict
+expect_in "$TMP/err" "error: parameter 'base.max_depth': the base learner logistic has no max_depth"
+
 finish

@@ -176,6 +176,9 @@ static grove_status parse_value(int id, const char *value, int64_t *iv, double *
             return gv_err(GROVE_ERR_PARAM,
                           "%s: must be auto, tab or one character other than a quote or a line "
                           "end, got '%s'", d->name, value);
+        if (id == GV_P_DECIMAL && strcmp(value, ".") && strcmp(value, ","))
+            return gv_err(GROVE_ERR_PARAM, "%s: must be . or , (the decimal mark), got '%s'",
+                          d->name, value);
         return GROVE_OK;
     }
     return gv_err(GROVE_ERR_INTERNAL, "%s: unknown parameter kind", d->name);
@@ -613,16 +616,18 @@ grove_status grove_params_unused(const grove_params *p, char **out)
                             break;
                         }
                     }
-            char pre[64], hpre[64], line[384];
+            /* a base level whose learner ran (it read some parameter): the learner's name, as
+             * the level above holds it (read directly: this is no use of the parameter) */
+            const char *learner = NULL;
+            for (int j = 0; l > 0 && j < GV_P_COUNT && !learner; j++)
+                if (atomic_load(&t->read[j])) learner = lv[l - 1]->text[GV_P_BASE];
+            char pre[64], hpre[64] = "", line[384];
             level_prefix(l, pre, sizeof pre);
-            int n;
-            if (hint_id >= 0) {
-                level_prefix(hint_level, hpre, sizeof hpre);
-                n = snprintf(line, sizeof line, "%s%s\t%s%s\n", pre, defs[id].name, hpre,
-                             defs[hint_id].name);
-            } else {
-                n = snprintf(line, sizeof line, "%s%s\n", pre, defs[id].name);
-            }
+            if (hint_id >= 0) level_prefix(hint_level, hpre, sizeof hpre);
+            int n = snprintf(line, sizeof line, "%s%s%s%s%s%s%s\n", pre, defs[id].name,
+                             hint_id >= 0 || learner ? "\t" : "", hpre,
+                             hint_id >= 0 ? defs[hint_id].name : "", learner ? "\t" : "",
+                             learner ? learner : "");
             if (n < 0 || (size_t)n >= sizeof line) continue;
             if (len + (size_t)n + 1 > cap) {
                 while (len + (size_t)n + 1 > cap) cap *= 2;

@@ -92,6 +92,8 @@
     "columns to leave out") \
   X(SEP, "sep", STRING, "auto", 0, 0, "auto, tab or one character (, ; | ...)", \
     "CSV field separator; auto: the most frequent of ',', ';' and tab in the header line (',' on a tie)") \
+  X(DECIMAL, "decimal", STRING, ".", 0, 0, ". or ,", \
+    "decimal mark of CSV numbers: ',' reads 3,14 as 3.14 (files with decimal commas, usually ';'-separated)") \
   X(KEEP, "keep", STRING, "", 0, 0, "comma-separated column names or indices", \
     "CSV columns kept as text beside the features, e.g. row IDs (grove predict --keep COL writes them into the output)") \
   X(NUMERIC, "numeric", STRING, "", 0, 0, "comma-separated column names or indices", \

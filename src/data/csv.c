@@ -218,6 +218,7 @@ typedef struct csv_ctx {
     const char *path, *text;
     int mapped;                /* text is a mapped file: passes release what they are done with */
     char sep;                  /* the field separator: ',', ';', '\t' or parameter "sep" */
+    char decimal;              /* the decimal mark: '.' or ',' (parameter "decimal") */
     const char *header_start, *header_end;
     size_t n_cols;
     char **names;              /* [n_cols] column names, owned */
@@ -578,6 +579,28 @@ static int label_unusable(const csv_ctx *c, const csv_field *f, int r, int missi
 }
 
 /* Parses data row i into the dataset; 0 ok, -1 error recorded in w. */
+/* A number field under the decimal mark c->decimal: with ',' the field's one comma is read as
+ * the point ("3,14" is 3.14) and a field holding a '.' as well is not a number. */
+static int parse_number(const csv_ctx *c, const char *p, size_t len, double *v)
+{
+    const char *comma = c->decimal == ',' && len ? memchr(p, ',', len) : NULL;
+    if (!comma) return gv_parse_decimal(p, len, v);
+    char t[64];
+    if (len >= sizeof t || memchr(p, '.', len)) return GV_NUM_BAD;
+    memcpy(t, p, len);
+    t[comma - p] = '.';
+    return gv_parse_decimal(t, len, v);
+}
+
+/* Whether a field reads as a number when ',' is the decimal mark (for the hint). */
+static int comma_number(const char *p, size_t len)
+{
+    csv_ctx c = {0};
+    c.decimal = ',';
+    double v;
+    return memchr(p, ',', len) && parse_number(&c, p, len, &v) == GV_NUM_OK;
+}
+
 static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
 {
     const char *rs = c->rec[2 * i], *re = c->rec[2 * i + 1];
@@ -613,7 +636,7 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
         double v = 0;
         int r = col->role == COL_CATEGORICAL ? GV_NUM_BAD
                 : f->parsed                   ? (v = f->number, GV_NUM_OK)
-                                              : gv_parse_decimal(f->p, f->len, &v);
+                                              : parse_number(c, f->p, f->len, &v);
         if (r == GV_NUM_NOMEM) {
             gv_row_fail(&w->err, GROVE_ERR_NOMEM, i, f->p, k + 1,
                         "out of memory while reading a number");
@@ -916,6 +939,7 @@ static grove_status collect_categories(csv_ctx *c, const unsigned char *is_text)
  * made only when some column met text. */
 typedef struct text_stats {
     size_t n_numbers, n_text;
+    size_t n_comma; /* text values that are numbers with a decimal comma */
     const char *first; /* the first text value (NULL: none) */
     size_t first_len;
 } text_stats;
@@ -930,10 +954,11 @@ static grove_status count_text(csv_ctx *c, const unsigned char *mask, text_stats
             if (!mask[k]) continue;
             const csv_field *f = &fields[k];
             double v;
-            int r = gv_parse_decimal(f->p, f->len, &v);
+            int r = parse_number(c, f->p, f->len, &v);
             if (r == GV_NUM_OK || r == GV_NUM_RANGE) {
                 st[k].n_numbers++;
             } else if (r == GV_NUM_BAD && !gv_is_missing_token(f->p, f->len)) {
+                if (c->decimal == '.' && comma_number(f->p, f->len)) st[k].n_comma++;
                 if (st[k].n_text++ == 0) {
                     st[k].first = f->p;
                     st[k].first_len = f->len;
@@ -975,7 +1000,12 @@ static grove_status explain_columns(csv_ctx *c, const grove_params *params,
         char found[96];
         gv_excerpt(ts[k].first, ts[k].first_len, found, sizeof found);
         size_t line = gv_line_of(c->text, ts[k].first);
-        if (c->force_numeric[k])
+        if (ts[k].n_comma == ts[k].n_text)
+            st = gv_dataset_warn(c->ds, "%s: column '%s' is read as categorical because its "
+                                 "values look like numbers with a decimal comma (first: line %zu: "
+                                 "%s); --decimal , reads them as numbers",
+                                 c->path, c->names[k], line, found);
+        else if (c->force_numeric[k])
             st = gv_dataset_warn(c->ds, "%s: column '%s' (numeric=): %zu value%s that %s not a "
                                  "number read as missing (first: line %zu: %s)",
                                  c->path, c->names[k], ts[k].n_text,
@@ -1166,6 +1196,12 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int map
     const char *start = buf;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) start += 3;
     c.sep = sniff_separator(params, start, buf + len);
+    c.decimal = gv_param_str(params, GV_P_DECIMAL)[0];
+    if (c.decimal == ',' && c.sep == ',') {
+        st = gv_err(GROVE_ERR_PARAM, "%s: decimal=, needs a field separator other than ',' "
+                    "(--sep ';')", path);
+        goto done;
+    }
     if ((st = find_records(&c, start, buf + len)) != GROVE_OK) goto done;
     if (!c.header_start) {
         st = gv_err(GROVE_ERR_PARSE, "%s:1: expected a header row, found an empty file", path);
