@@ -345,6 +345,14 @@ size_t grove_dataset_n_kept(const grove_dataset *data);
 const char *grove_dataset_kept_name(const grove_dataset *data, size_t k);
 const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t row);
 
+/* Query groups (learning to rank: LIBSVM `qid:n` tokens, or the CSV column of parameter
+ * "group"; the rows of a query are contiguous): how many queries (0 when the data has none),
+ * and the first row of query q (q = n_queries: n_rows; beyond: n_rows).  Query q is rows
+ * [grove_dataset_query_start(d, q), grove_dataset_query_start(d, q + 1)).  Subsets keep none.
+ * Since 0.1. */
+size_t grove_dataset_n_queries(const grove_dataset *data);
+size_t grove_dataset_query_start(const grove_dataset *data, size_t q);
+
 /* Schema queries (all returned strings borrowed from the schema). */
 typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;
 grove_task grove_schema_task(const grove_schema *schema);

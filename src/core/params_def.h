@@ -86,6 +86,8 @@
     "label column (default: the column named 'label', else the first column)") \
   X(WEIGHT, "weight", STRING, "", 0, 0, "a column name or 0-based index", \
     "column of non-negative sample weights (default: none, all 1)") \
+  X(GROUP, "group", STRING, "", 0, 0, "a column name or 0-based index", \
+    "column of query ids (learning to rank; rows of a query contiguous; LIBSVM: qid:n)") \
   X(CATEGORICAL, "categorical", STRING, "", 0, 0, "comma-separated column names or indices", \
     "columns to treat as categorical even if their values look numeric") \
   X(IGNORE, "ignore", STRING, "", 0, 0, "comma-separated column names or indices", \
