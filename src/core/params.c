@@ -427,6 +427,17 @@ static int64_t default_ival(gv_param_id id)
     return iv;
 }
 
+int gv_param_task(const grove_params *p)
+{
+    const int task = (int)gv_param_int(p, GV_P_TASK);
+    const int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
+    const char *allowed = defs[GV_P_OBJECTIVE].allowed;
+    if (task == GV_TASK_AUTO &&
+        (obj == enum_index(allowed, "lambdarank") || obj == enum_index(allowed, "rank:pairwise")))
+        return GV_TASK_REGRESSION;
+    return task;
+}
+
 int64_t gv_param_int(const grove_params *p, gv_param_id id)
 {
     mark_read(p, id);

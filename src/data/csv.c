@@ -1173,7 +1173,7 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int map
     c.text = buf;
     c.mapped = mapped;
     c.follow = schema;
-    c.task_param = (int)gv_param_int(params, GV_P_TASK);
+    c.task_param = gv_param_task(params);
     c.label_col = c.weight_col = c.group_col = -1;
     unsigned char *text_seen = NULL, *guessed = NULL;
     grove_status st = GROVE_OK;

@@ -552,7 +552,7 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
                               result.ignored_index - (size_t)c.zero_based)) != GROVE_OK)
         goto done;
     if (!schema) {
-        st = gv_labels_infer_numeric(c.labels, c.n_rows, (int)gv_param_int(params, GV_P_TASK),
+        st = gv_labels_infer_numeric(c.labels, c.n_rows, gv_param_task(params),
                                      c.ds->schema);
         if (st != GROVE_OK) goto done;
     }
