@@ -632,6 +632,16 @@ grove_status grove_model_evaluate(const grove_model *model, const grove_dataset 
 grove_status grove_eval_predictions(const grove_model *model, const grove_dataset *data,
                                     const double *pred, size_t pred_len, grove_eval **out);
 
+/* Learning to rank: metric "ndcg" (NDCG@k, gains 2^y - 1, discounts 1/log2(r + 2)) or "map"
+ * (MAP@k, relevant: y > 0) of model's scores (one output a row) on labelled `data` with query
+ * groups (grove_dataset_n_queries > 0): each query's value into per_query[q] (NULL: not wanted;
+ * else room for n_queries), their mean into *mean.  A query without relevant rows counts 1.
+ * GROVE_ERR_DATA without queries or labels, GROVE_ERR_ARG for another metric, k = 0 or a model
+ * of several outputs.  Thread-safe.  Since 0.1. */
+grove_status grove_model_rank_metric(const grove_model *model, const grove_dataset *data,
+                                     const char *metric, size_t k, int n_threads,
+                                     double *per_query, double *mean);
+
 void grove_eval_free(grove_eval *eval);
 
 /* A metric by name: "n", "accuracy", "error", "logloss", "auc" (binary only), "rmse", "mae",

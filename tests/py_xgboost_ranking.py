@@ -11,9 +11,11 @@ both libraries' predictions; grove's within 0.02 of XGBoost's (or above it).  Th
 differ in detail (grove's lambdarank is LightGBM's, with truncation 30 and normalization;
 XGBoost 1.7 samples its pairs), hence the tolerance.
 Also: the training log's ndcg (eval_at=10) and map (eval_at=5) equal the reference on grove's
-own training predictions (1e-9); the per-query reference equals scikit-learn's ndcg_score on
+own training predictions (1e-9), and so do `grove eval --json`'s mean and per-query ndcg@10
+and map@10 on the test set (1e-12); the per-query reference equals scikit-learn's ndcg_score on
 gains 2^y - 1; a query whose rows are not contiguous is refused with its line.
 """
+import json
 import os
 import sys
 import tempfile
@@ -124,6 +126,15 @@ for obj, xobj in (("lambdarank", "rank:ndcg"), ("rank:pairwise", "rank:pairwise"
     lv = info_value(model, "final_train_ndcg")
     ref = mean_metric(ndcg_at, gtr, ytr, qtr, 10)
     check(abs(lv - ref) <= 1e-9, f"{obj}: the log's train ndcg {lv} vs the reference {ref}")
+    if obj == "lambdarank":  # grove eval: the means and every query's values
+        ev = json.loads(grove("eval", model, te, "--json", "-q"))
+        check(ev["queries"] == len(groups(qte)), "grove eval --json counts the queries")
+        check(abs(ev["ndcg@10"] - gs) <= 1e-12, f"grove eval ndcg@10 {ev['ndcg@10']} vs {gs}")
+        mref = mean_metric(map_at, gte, yte, qte, 10)
+        check(abs(ev["map@10"] - mref) <= 1e-12, f"grove eval map@10 {ev['map@10']} vs {mref}")
+        pq = [ndcg_at(gte[a:b], yte[a:b], 10) for a, b in groups(qte)]
+        check(max(abs(v["ndcg@10"] - r) for v, r in zip(ev["per_query"], pq)) <= 1e-12,
+              "grove eval --json: every query's ndcg@10 equals the reference")
 
 # map@5 in the log
 model = os.path.join(tmp, "map.grove")
