@@ -10,7 +10,7 @@ rounds, learning rate 0.1, depth 4, lambda 1, min_child_weight 1 (XGBoost: tree_
 both libraries' predictions; grove's within 0.02 of XGBoost's (or above it).  The objectives
 differ in detail (grove's lambdarank is LightGBM's, with truncation 30 and normalization;
 XGBoost 1.7 samples its pairs), hence the tolerance.
-Also: the training log's ndcg (eval_at=10) and map (eval_at=5) equal the reference on grove's
+Also: the training log's ndcg (eval_at=10) and map (eval_metric=map@5) equal the reference on grove's
 own training predictions (1e-9), and so do `grove eval --json`'s mean and per-query ndcg@10
 and map@10 on the test set (1e-12); the per-query reference equals scikit-learn's ndcg_score on
 gains 2^y - 1; a query whose rows are not contiguous is refused with its line.
@@ -139,11 +139,24 @@ for obj, xobj in (("lambdarank", "rank:ndcg"), ("rank:pairwise", "rank:pairwise"
 # map@5 in the log
 model = os.path.join(tmp, "map.grove")
 grove("train", tr, "-o", model, "--algo", "gbdt", "--rounds", "10", "--set",
-      "objective=lambdarank", "--set", "eval_metric=map", "--set", "eval_at=5", "--set",
-      "train_metric=true", "-q")
+      "objective=lambdarank", "--set", "eval_metric=map@5", "--set", "train_metric=true", "-q")
 lv = info_value(model, "final_train_map")
 ref = mean_metric(map_at, grove_predict(model, tr), ytr, qtr, 5)
 check(abs(lv - ref) <= 1e-9, f"the log's train map@5 {lv} vs the reference {ref}")
+
+# eval_metric=ndcg@3 is eval_metric=ndcg with eval_at=3
+m3a, m3b = os.path.join(tmp, "a3.grove"), os.path.join(tmp, "b3.grove")
+grove("train", tr, "-o", m3a, "--algo", "gbdt", "--rounds", "3", "--set", "objective=lambdarank",
+      "--set", "eval_metric=ndcg@3", "--set", "train_metric=true", "-q")
+grove("train", tr, "-o", m3b, "--algo", "gbdt", "--rounds", "3", "--set", "objective=lambdarank",
+      "--set", "eval_at=3", "--set", "train_metric=true", "-q")
+check(info_value(m3a, "final_train_ndcg") == info_value(m3b, "final_train_ndcg"),
+      "eval_metric=ndcg@3 is eval_at=3")
+try:
+    grove("train", tr, "-o", m3a, "--algo", "gbdt", "--set", "eval_metric=rmse@3", "-q")
+    check(False, "eval_metric=rmse@3 refused")
+except RuntimeError as e:
+    check("ndcg@K, map@K" in str(e), f"eval_metric=rmse@3 message: {e}")
 
 # thread counts give the same model
 m1, m4 = os.path.join(tmp, "t1.grove"), os.path.join(tmp, "t4.grove")

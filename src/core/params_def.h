@@ -166,7 +166,7 @@
   X(EVAL_AT, "eval_at", INT, "10", 1, 1073741824, "", \
     "gbdt, metrics ndcg and map: the top positions of each query counted (ndcg@k, map@k)") \
   X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss|poisson-nloglik|tweedie-nloglik|gamma-deviance|quantile|ndcg|map", \
-    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential), poisson-nloglik, tweedie-nloglik, gamma-deviance, quantile (pinball loss) for the objectives of those names, ndcg for lambdarank and rank:pairwise; ndcg and map: mean over queries of NDCG@k and MAP@k, k = eval_at") \
+    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential), poisson-nloglik, tweedie-nloglik, gamma-deviance, quantile (pinball loss) for the objectives of those names, ndcg for lambdarank and rank:pairwise; ndcg and map: mean over queries of NDCG@k and MAP@k, k = eval_at, or written ndcg@k, map@k") \
   X(TRAIN_METRIC, "train_metric", BOOL, "false", 0, 0, "true|false", \
     "gbdt: also evaluate eval_metric on the training rows after every round (the log's train column; one more pass over the rows per round); grove train --log turns it on") \
   /* ---- neural network (learn/mlp.c) ---- */ \

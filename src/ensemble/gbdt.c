@@ -1197,7 +1197,7 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     const int metric = b->metric;
     grove_status st;
     *stop = 0;
-    const size_t at = (size_t)gv_param_int(tr->in->params, GV_P_EVAL_AT);
+    const size_t at = gv_param_eval_at(tr->in->params);
     gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric,
                        tr->lp.tweedie_power, tr->lp.quantile_alpha, tr->in->data->query_ptr,
                        tr->in->data->n_queries, at};
