@@ -359,7 +359,7 @@ grove_task grove_schema_task(const grove_schema *schema);
 size_t grove_schema_n_features(const grove_schema *schema);
 const char *grove_schema_feature_name(const grove_schema *schema, size_t feature);
 int grove_schema_is_categorical(const grove_schema *schema, size_t feature);
-/* Compact features (issue 16): a schema made from a sparse LIBSVM file or CSR array has a
+/* Compact features: a schema made from a sparse LIBSVM file or CSR array has a
  * feature only for each column that holds a value, and a model's file keeps only the features
  * its splits read; grove_schema_feature_column gives feature `feature`'s column of the source
  * (the LIBSVM index - 1, the CSR or array column) and grove_schema_n_columns the source's width

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""loc.py -- the largest files and functions of src/ and cli/ by line count (issue 9's measure).
+"""loc.py -- the largest files and functions of src/ and cli/ by line count.
 
 A function is counted from its signature's first line (a line at column 0 that is not a comment, a
 preprocessor line or a declaration ending in ';') to the closing brace at column 0.

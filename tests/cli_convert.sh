@@ -44,7 +44,9 @@ done
 expect_exit 1 "$GROVE" convert "$TMP/d.gvb"
 
 # encoding 1.0 and 1.1 files (1.0: 8-byte values, tagged words; 1.1: the narrow widths; both
-# with every tree field of every node) still load, and give their JSON twin's bytes
+# with every tree field of every node) still load, and give their JSON twin's bytes (the twin is
+# what grove writes for them today: every model file lists the whole parameter table, so the
+# twin is rewritten with `grove convert forest-enc1.0.gvb forest-enc1.0.json` when it grows)
 M=$SRC/tests/data/models
 for e in 1.0 1.1; do
   expect_exit 0 "$GROVE" convert "$M/forest-enc$e.gvb" "$TMP/e.json"

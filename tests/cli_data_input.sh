@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reading data without silent surprises (issue 17).  The truth each check leans on: the same
+# Reading data without silent surprises.  The truth each check leans on: the same
 # data written another way (';' or tabs, a trailing separator, zero-based LIBSVM indices,
 # standard input, '?' labels at prediction) gives the same predictions as the plain file; a
 # column forced numeric equals the column with its stray value blanked out by hand.

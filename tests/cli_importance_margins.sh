@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Importances and margins for every model that has them (issue 17).
+# Importances and margins for every model that has them.
 # Truths: permuting a constant column changes no prediction, so its permutation importance is
 # exactly 0 for any model; a gbdt's gain and cover are 0 exactly for features no split uses;
 # (gain and cover against XGBoost's get_score: tests/py_xgboost_gbdt.py).  A voting ensemble

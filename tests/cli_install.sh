@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installation (issue 17): `cmake --install` into a temporary prefix installs the CLI, both
+# Installation: `cmake --install` into a temporary prefix installs the CLI, both
 # libraries, grove.h, grove.pc, the CMake package, the man page and the docs; a small C program
 # builds and runs against it four ways (pkg-config shared; the static link line of
 # docs/install.md; find_package shared and static), and prints the training accuracy that

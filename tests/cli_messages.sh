@@ -33,7 +33,7 @@ grep -q "distinct integers" "$TMP/err" && fail "-q printed the note"
 expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --set max_dept=3
 expect_in "$TMP/err" "unknown parameter 'max_dept' (did you mean max_depth?)"
 expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --algo adaboost --set base.max_dept=3
-expect_in "$TMP/err" "unknown parameter 'max_dept' (did you mean max_depth?)"
+expect_in "$TMP/err" "unknown parameter 'base.max_dept' (did you mean base.max_depth?)"
 expect_exit 2 "$GROVE" train "$iris" -o "$TMP/x" --label lable
 expect_in "$TMP/err" "found \"lable\" (the header has 5 columns; did you mean 'label'?)"
 expect_exit 1 "$GROVE" train "$iris" -o "$TMP/x" --tread 2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Small models stay small (issue 17): a model file stores the bin cut points of the features its
+# Small models stay small: a model file stores the bin cut points of the features its
 # splits read, no others (format 1.2; a stump on breast_cancer's 30 features was 192,579 bytes
 # in format 1.1).  Checked on the files themselves: the features with stored cuts are exactly the
 # features some numeric split reads; the file loads and predicts; the model-format doc's claim.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output paths (issue 17): every output of the CLI and model saves go through grove_output.
+# Output paths: every output of the CLI and model saves go through grove_output.
 # Devices, FIFOs and "-" are written straight through (never replaced: CI runs as root, so
 # /dev/null is checked to stay a character device); a symlink's target is replaced and the
 # link kept; an output that is an input is refused; every output option is checked before

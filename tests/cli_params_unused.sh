@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unused parameters (issue 17): train, cv and biasvar warn about every parameter the algorithm
+# Unused parameters: train, cv and biasvar warn about every parameter the algorithm
 # did not read, with a hint where a parameter of the same name was read one level up or down
 # (max_depth -> base.max_depth) or one with the same last word (learning_rate ->
 # boost.learning_rate); --strict makes it an error and writes nothing.

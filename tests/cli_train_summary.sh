@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The train summary says why boosting stopped before its rounds (issue 17): a perfect
+# The train summary says why boosting stopped before its rounds: a perfect
 # hypothesis (epsilon = 0), a first hypothesis with no edge (epsilon >= 1/2: XOR, where every
 # stump errs on exactly half the weight), no edge in a later round, and early stopping
 # (adaboost and gbdt).  The rounds

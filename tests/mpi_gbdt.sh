@@ -38,6 +38,11 @@ run_case quantile "$D/boston_housing_train.csv" -a gbdt -r 12 --set objective=qu
   --set quantile_alpha=0.8 --set subsample=0.7
 run_case poisson "$D/boston_housing_train.csv" -a gbdt -r 12 --set objective=poisson \
   --set train_metric=true --set max_depth=4
+# monotone and interaction constraints: the nodes' bounds from the global totals
+run_case constraints "$D/boston_housing_train.csv" -a gbdt -r 12 --set max_depth=4 \
+  --set monotone_constraints=rm:1,lstat:-1,crim:-1 --set 'interaction_constraints=[[rm,lstat,crim],[nox,dis,age]]'
+run_case constraints_leafwise "$D/breast_cancer_train.csv" -a gbdt -r 12 --set growth=bestfirst \
+  --set max_leaves=10 --set monotone_constraints=0:1,1:-1
 # the training metric (train_metric, --log): sums exact over the ranks, the AUC over all rows
 run_case train_auc "$D/breast_cancer_train.csv" -a gbdt -r 30 --set train_metric=true \
   --set eval_metric=auc --valid "$D/breast_cancer_test.csv" --set early_stopping_rounds=3 \

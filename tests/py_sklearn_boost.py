@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """grove's AdaBoost family against scikit-learn's AdaBoostClassifier/Regressor, same splits.
 
-For every public dataset of the boosting issue (twonorm, ringnorm, sonar, ionosphere, glass,
+For every public dataset of the boosting benchmarks (twonorm, ringnorm, sonar, ionosphere, glass,
 breast cancer) and two base learners (stumps, depth-3 trees), 100 rounds: grove's `adaboost`
 (two classes) or `samme` (glass, six classes) next to scikit-learn's AdaBoostClassifier
 (algorithm="SAMME"), which is the same algorithm (for two classes SAMME's alpha is twice

@@ -1,5 +1,5 @@
 /*
- * test_alloc.c -- the allocation-failure sweep (issue 16): every operation a user runs is
+ * test_alloc.c -- the allocation-failure sweep: every operation a user runs is
  * repeated with the n-th allocation failing (and every later one, core/alloc.c's hook), for
  * n = 1, 2, ... until the operation succeeds.  At every failure point the operation must return
  * GROVE_ERR_NOMEM with a message naming what was being allocated, clear its out-parameter, and

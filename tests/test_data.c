@@ -705,7 +705,7 @@ static void test_follow_schema(void)
         grove_dataset_free(t);
     }
     /* with a schema the label is optional, value by value: an unknown class, a missing label
-     * or text for a regression target leaves the data label-less, with a note (issue 17) */
+     * or text for a regression target leaves the data label-less, with a note */
     t = LOAD(write_text("test_class.csv", "color,size,shape,label\nred,1,round,b\ngreen,2,round,c\n"),
              NULL, s, GROVE_OK);
     if (t) {
@@ -851,7 +851,7 @@ static void test_libsvm(void)
                                                      "index 3)");
             grove_dataset_free(f);
         }
-        /* an unknown class, following a schema: no labels, and a note (issue 17) */
+        /* an unknown class, following a schema: no labels, and a note */
         grove_dataset *u = LOAD(write_text("unknown_class.libsvm", "1 1:1\n5 2:1\n"), NULL,
                                 two->schema, GROVE_OK);
         if (u) {

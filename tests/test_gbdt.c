@@ -253,7 +253,7 @@ static void round_trip(const char *train_rel, const char *test_rel, const char *
         const char *want = j == 0 ? "objectivX" : j == 1 ? "base" : "objective";
         if (j == 0) json_object_set_new(o, "objectivX", json_true());
         if (j == 1) json_array_append_new(json_object_get(o, "base"), json_real(1));
-        if (j == 2) json_object_set_new(o, "objective", json_string("poisson"));
+        if (j == 2) json_object_set_new(o, "objective", json_string("cox"));
         void *impl = NULL;
         CHECK_EQ_INT(vt->from_json(o, &(gv_model_ctx){.schema = grove_model_schema(m), .minor = 2}, &impl), GROVE_ERR_MODEL);
         CHECK_CONTAINS(grove_last_error(), want);
@@ -737,7 +737,7 @@ static void test_objectives(void)
     grove_params_free(p);
     p = params(NULL);
     CHECK_EQ_INT(grove_params_set(p, "subsample", "0"), GROVE_ERR_PARAM);
-    CHECK_EQ_INT(grove_params_set(p, "objective", "poisson"), GROVE_ERR_PARAM);
+    CHECK_EQ_INT(grove_params_set(p, "objective", "cox"), GROVE_ERR_PARAM);
     grove_params_free(p);
     grove_dataset *bc = fx_load("examples/data/breast_cancer_train.csv", NULL, NULL);
     p = params((const char *const[]){"algo=gbdt", "base_score=1.5", NULL});
@@ -973,6 +973,149 @@ static void test_auc_brute_force(void)
     CHECK(isnan(auc));
 }
 
+/* Monotone and interaction constraints: predictions along x0 never decrease and along x1
+ * never increase on a grid over other rows (with missing values in the data, depth-wise and
+ * leaf-wise, exact and quantized histograms, regression and two classes); the same model for 1
+ * and 2 threads; with interaction constraints no tree path mixes the groups {0, 1} and
+ * {2, 3}; all-zero directions and an empty group list are no constraint (the same
+ * predictions as without them). */
+static void test_constraints(void)
+{
+    const size_t n = 1500, F = 4, NG = 40, NR = 30;
+    uint64_t s = 12345;
+    float *X = malloc(n * F * sizeof *X);
+    double *yr = malloc(n * sizeof *yr), *yb = malloc(n * sizeof *yb);
+    for (size_t i = 0; i < n; i++) {
+        double v[4];
+        for (size_t f = 0; f < F; f++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            v[f] = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+            X[i * F + f] = (float)v[f];
+        }
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double e = ((double)(s >> 11) / 9007199254740992.0 - 0.5);
+        /* non-monotone in x0 and x1 locally (the sin), monotone in trend */
+        double z = 2 * v[0] + 0.8 * sin(9 * v[0]) - 1.5 * v[1] + 0.6 * sin(7 * v[1]) + v[2] * v[3] + e;
+        yr[i] = z;
+        yb[i] = z > 0;
+        if (i % 17 == 3) X[i * F + (i % F)] = NAN;
+    }
+    /* the grid: NR rows, x0 (then x1) over NG values */
+    float *Xg = malloc(2 * NR * NG * F * sizeof *Xg);
+    double *yg = calloc(2 * NR * NG, sizeof *yg);
+    for (size_t c = 0; c < 2; c++)
+        for (size_t r = 0; r < NR; r++)
+            for (size_t k = 0; k < NG; k++) {
+                float *row = Xg + ((c * NR + r) * NG + k) * F;
+                memcpy(row, X + (r * 37 + 5) * F, F * sizeof *row);
+                row[c] = (float)(-1.2 + 2.4 * (double)k / (NG - 1));
+            }
+    for (int task = 0; task < 2; task++) {
+        const char *tk = task ? "task=classification" : "task=regression";
+        float *Xc = malloc(n * F * sizeof *Xc);
+        double *yc = malloc(n * sizeof *yc);
+        memcpy(Xc, X, n * F * sizeof *Xc);
+        memcpy(yc, task ? yb : yr, n * sizeof *yc);
+        grove_dataset *d = array_set(Xc, yc, n, F, tk);
+        float *Xgc = malloc(2 * NR * NG * F * sizeof *Xgc);
+        double *ygc = malloc(2 * NR * NG * sizeof *ygc);
+        memcpy(Xgc, Xg, 2 * NR * NG * F * sizeof *Xgc);
+        memcpy(ygc, yg, 2 * NR * NG * sizeof *ygc);
+        grove_dataset *g = array_set(Xgc, ygc, 2 * NR * NG, F, tk);
+        const size_t k = task ? 2 : 1, ng = 2 * NR * NG;
+        double *pg = malloc(ng * k * sizeof *pg);
+        for (int grow = 0; grow < 4; grow++) {
+            const char *g1 = grow & 1 ? "growth=bestfirst" : "max_depth=5";
+            const char *g2 = grow & 1 ? "max_leaves=20" : "max_leaves=0";
+            const char *q = grow & 2 ? "quantized_bits=8" : "quantized_bits=0";
+            const char *kv[] = {"algo=gbdt", "rounds=25", "learning_rate=0.3", tk, g1, g2, q,
+                                "monotone_constraints=(1,-1,0,0)", "threads=1", NULL};
+            grove_model *m = train(d, NULL, kv);
+            kv[8] = "threads=2";
+            grove_model *m2 = train(d, NULL, kv);
+            CHECK(same_bytes(m, m2));
+            CHECK_OK(grove_model_predict(m, g, 1, pg, ng * k));
+            double worst0 = INFINITY, worst1 = -INFINITY, span = 0;
+            for (size_t r = 0; r < NR; r++)
+                for (size_t j = 1; j < NG; j++) {
+                    size_t a0 = (r * NG + j) * k + k - 1, a1 = ((NR + r) * NG + j) * k + k - 1;
+                    double d0 = pg[a0] - pg[a0 - k], d1 = pg[a1] - pg[a1 - k];
+                    if (d0 < worst0) worst0 = d0;
+                    if (d1 > worst1) worst1 = d1;
+                    span += fabs(d0);
+                }
+            CHECK(worst0 >= 0);
+            CHECK(worst1 <= 0);
+            CHECK(span > 0);
+            grove_model_free(m);
+            grove_model_free(m2);
+            /* interaction constraints: every path within one group */
+            const char *kvi[] = {"algo=gbdt", "rounds=15", tk, g1, g2, q,
+                                 "interaction_constraints=[[0,1],[2,3]]", NULL};
+            m = train(d, NULL, kvi);
+            char *buf = NULL;
+            size_t len = 0;
+            CHECK_OK(grove_model_to_buffer(m, &buf, &len));
+            json_t *root = json_loads(buf, 0, NULL);
+            json_t *trees = json_object_get(json_object_get(root, "model"), "trees");
+            CHECK(json_array_size(trees) > 0);
+            size_t mixed = 0, paths = 0;
+            for (size_t t = 0; t < json_array_size(trees); t++) {
+                json_t *tr = json_array_get(trees, t);
+                const char *fs = json_string_value(json_object_get(tr, "feature"));
+                const char *ls = json_string_value(json_object_get(tr, "left"));
+                const char *rs = json_string_value(json_object_get(tr, "right"));
+                size_t nn = (size_t)json_integer_value(json_object_get(tr, "n_nodes"));
+                if (!fs || !ls || !rs || nn == 0) {
+                    CHECK(0);
+                    continue;
+                }
+                int *fe = malloc(3 * nn * sizeof *fe), *le = fe + nn, *ri = le + nn;
+                int *grp = malloc(nn * sizeof *grp); /* bit 0: group {0,1} used; bit 1: {2,3} */
+                char *e;
+                for (size_t i = 0; i < nn; i++) {
+                    fe[i] = (int)strtol(fs, &e, 10), fs = e;
+                    le[i] = (int)strtol(ls, &e, 10), ls = e;
+                    ri[i] = (int)strtol(rs, &e, 10), rs = e;
+                }
+                grp[0] = 0;
+                for (size_t i = 0; i < nn; i++) { /* children come after their parent */
+                    if (fe[i] < 0) {
+                        paths++;
+                        mixed += grp[i] == 3;
+                        continue;
+                    }
+                    int gi = grp[i] | (fe[i] < 2 ? 1 : 2);
+                    grp[le[i]] = grp[ri[i]] = gi;
+                }
+                free(fe);
+                free(grp);
+            }
+            CHECK(paths > 0);
+            CHECK(mixed == 0);
+            json_decref(root);
+            grove_string_free(buf);
+            grove_model_free(m);
+        }
+        /* all-zero directions and an empty group list: no constraint, the same predictions */
+        const char *kv0[] = {"algo=gbdt", "rounds=10", tk, NULL};
+        const char *kvz[] = {"algo=gbdt", "rounds=10", tk, "monotone_constraints=0,0,0,0",
+                             "interaction_constraints=[]", NULL};
+        grove_model *a = train(d, NULL, kv0), *b = train(d, NULL, kvz);
+        CHECK(same_predictions(a, b, g, k));
+        grove_model_free(a);
+        grove_model_free(b);
+        free(pg);
+        grove_dataset_free(g);
+        grove_dataset_free(d);
+    }
+    free(X);
+    free(yr);
+    free(yb);
+    free(Xg);
+    free(yg);
+}
+
 int main(void)
 {
     test_auc_brute_force();
@@ -994,5 +1137,6 @@ int main(void)
     test_quantized_exact_grid();
     test_early_stopping();
     test_objectives();
+    test_constraints();
     TEST_MAIN_END();
 }

@@ -1,5 +1,5 @@
 /*
- * test_kill.c -- crash safety of a model save (issue 16): `grove train DATA -o MODEL` is killed
+ * test_kill.c -- crash safety of a model save: `grove train DATA -o MODEL` is killed
  * with SIGKILL at many points while it writes MODEL, and run with the file size limited
  * (RLIMIT_FSIZE, a full disk as the process sees it); afterwards MODEL must hold exactly the old
  * file or exactly the complete new one, never a torn one.

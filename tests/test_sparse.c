@@ -4,7 +4,7 @@
  *
  * Differential: a LIBSVM file loaded dense and sparse (gv_libsvm_set_layout) holds the same
  * values cell by cell, subsets alike, and trains the same trees, forests, boosted stumps and
- * gbdt, so the predictions are identical.  Regression (issue 16): a four-row file naming feature
+ * gbdt, so the predictions are identical.  Regression: a four-row file naming feature
  * 2,000,011 is stored by its 7 values, and an index beyond the stated limit is refused by name.
  */
 #include <math.h>
@@ -245,7 +245,7 @@ static void test_huge_index(void)
             CHECK_OK(grove_model_predict(m, e, 1, o2, 4));
             CHECK(o2[0] == out[2] && o2[2] == out[0]);
         }
-        /* saved, the model keeps only the features its split reads (issue 16), and the file
+        /* saved, the model keeps only the features its split reads, and the file
          * read back with the saved model's schema predicts the same */
         char *buf = NULL;
         size_t len = 0;

@@ -3,7 +3,7 @@
 # RandomForestClassifier(n_estimators=100, n_jobs=2) and ranger (num.threads=2; skipped when
 # `Rscript -e 'library(ranger)'` fails -- `apt-get install r-cran-ranger`) on the same files:
 #   binary: N_TRAIN x 28 rows from bench/common/gen_binary.py (seed 1; test N_TEST rows, seed 2)
-#           (default 100,000 / 20,000; the size is N_TRAIN=1000000 N_TEST=200000)
+#           (default 100,000 / 20,000; the matrix's size is N_TRAIN=1000000 N_TEST=200000)
 #   fashion-MNIST: 60,000 x 784, 10 classes, test 10,000 rows (FASHION_DIR)
 # All defaults (unpruned trees, max_features sqrt, bootstrap).  Prints training time,
 # whole-process time (load + train + save for grove), peak memory (/usr/bin/time %M), test

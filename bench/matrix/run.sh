@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark matrix of issue 13, in one command: grove against XGBoost, scikit-learn and
+# The benchmark matrix, in one command: grove against XGBoost, scikit-learn and
 # ranger, run the way a user runs each tool -- one process trains from the CSV file and saves
 # a model file, a second one loads it, predicts class probabilities for the test CSV and
 # writes them to a CSV file -- on 2 threads, in the same run.

@@ -117,7 +117,7 @@ if grove and others:
                                           ratio(pcpu(r), pcpu(g)) or "–") if r else "")
         print(f"| {cell} | {g[9]} | {g[4]} | " + " | ".join(cols) + " |")
 
-# issue 13's targets: (cell, peer, what, target, kind); kind 'le': grove/peer <= target,
+# the matrix's targets: (cell, peer, what, target, kind); kind 'le': grove/peer <= target,
 # 'ge': peer/grove >= target (speedups), 'pred': grove rows/s / peer rows/s >= target
 TARGETS = [
     ("gbdt-d6:1m", "xgboost", "depth-6 training vs XGBoost hist, 1M", 0.5, "le"),

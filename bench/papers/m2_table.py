@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """AdaBoost.M2 with stumps that minimize the pseudo-loss, beside the stumps grown on D_t with
-gini it had before (base.criterion=gini), AdaBoost.M1 and SAMME (issue 10's first table).
+gini it had before (base.criterion=gini), AdaBoost.M1 and SAMME.
 
 usage: m2_table.py [GROVE_BIN] [DATA_DIR]      ROUNDS=300 (default)
 

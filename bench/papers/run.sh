@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the published tables (issue 10) and refreshes docs/papers.md.
+# Reproduces the published tables and refreshes docs/papers.md.
 #
 #   bench/papers/run.sh [GROVE_BIN] [DATA_DIR]        defaults: build/grove, /work/data
 #   ONLY="breiman_1996 drucker_1993" bench/papers/run.sh     a subset (script names without .sh)

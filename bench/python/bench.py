@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The Python package's overhead, measured (issue: fit from numpy within 5% of the CLI's training
+"""The Python package's overhead, measured (target: fit from numpy within 5% of the CLI's training
 on the same data in memory; predicting 1M rows into numpy at least as fast as XGBoost).
 
 usage: bench.py DATA.csv [REPS]      (DATA: bench/common/gen_binary.py's 1M x 28 set)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale (issue 16): gbdt and a depth-limited forest on 1M, 3M and 10M rows x 28 features from
+# Scale: gbdt and a depth-limited forest on 1M, 3M and 10M rows x 28 features from
 # one generated CSV each (bench/common/gen_binary.py, seed 1; the 10M file is ~2.5 GB), grove's
 # CLI against XGBoost on the same file, as whole processes under /usr/bin/time: wall seconds and
 # peak resident memory.  XGBoost reads the CSV two ways (xgb.py): "usual" (pandas frame, then a

@@ -33,7 +33,11 @@ except ImportError:  # pragma: no cover
 def _text(v):
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, dict):  # monotone_constraints={"age": 1, "income": -1}
+        return ",".join(f"{k}:{_text(x)}" for k, x in v.items())
     if isinstance(v, (tuple, list)):
+        if any(isinstance(x, (tuple, list, set)) for x in v):  # interaction_constraints
+            return "[" + ",".join("[" + ",".join(str(y) for y in x) + "]" for x in v) + "]"
         return ",".join(_text(x) for x in v)
     return str(v)
 
@@ -778,12 +782,17 @@ class _GBDT(_RoundsMixin):
                "reg_lambda": "lambda", "reg_alpha": "alpha", "subsample": "subsample",
                "colsample_bytree": "colsample_bytree", "colsample_bynode": "colsample_bynode",
                "max_bin": "max_bins", "objective": "objective", "base_score": "base_score",
-               "eval_metric": "eval_metric", "early_stopping_rounds": "early_stopping_rounds"}
+               "eval_metric": "eval_metric", "early_stopping_rounds": "early_stopping_rounds",
+               "monotone_constraints": "monotone_constraints",
+               "interaction_constraints": "interaction_constraints"}
 
     def _init(self, n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
               min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
               colsample_bynode, max_bin, objective, base_score, eval_metric,
-              early_stopping_rounds, random_state, n_jobs):
+              early_stopping_rounds, random_state, n_jobs, monotone_constraints=None,
+              interaction_constraints=None):
+        self.monotone_constraints = monotone_constraints
+        self.interaction_constraints = interaction_constraints
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -829,11 +838,13 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
                  reg_alpha=None, subsample=None, colsample_bytree=None, colsample_bynode=None,
                  max_bin=None, objective=None, base_score=None, eval_metric=None,
-                 early_stopping_rounds=None, random_state=None, n_jobs=None):
+                 early_stopping_rounds=None, random_state=None, n_jobs=None,
+                 monotone_constraints=None, interaction_constraints=None):
         self._init(n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
                    min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
-                   early_stopping_rounds, random_state, n_jobs)
+                   early_stopping_rounds, random_state, n_jobs, monotone_constraints,
+                   interaction_constraints)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
         """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);
@@ -850,11 +861,13 @@ class GradientBoostingRegressor(_GBDT, _Regressor):
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
                  reg_alpha=None, subsample=None, colsample_bytree=None, colsample_bynode=None,
                  max_bin=None, objective=None, base_score=None, eval_metric=None,
-                 early_stopping_rounds=None, random_state=None, n_jobs=None):
+                 early_stopping_rounds=None, random_state=None, n_jobs=None,
+                 monotone_constraints=None, interaction_constraints=None):
         self._init(n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
                    min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
-                   early_stopping_rounds, random_state, n_jobs)
+                   early_stopping_rounds, random_state, n_jobs, monotone_constraints,
+                   interaction_constraints)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
         """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);

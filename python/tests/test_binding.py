@@ -281,7 +281,7 @@ def test_scipy_sparse_matches_dense_and_scales_with_nonzeros():
     clf = g.RandomForestClassifier(n_estimators=3, random_state=0).fit(W, yw)
     assert clf.n_features_in_ == width
     assert clf.predict(W[:5]).shape == (5,)
-    # compact features (issue 16): only the columns that hold a value are features, and the
+    # compact features: only the columns that hold a value are features, and the
     # model's file keeps those its splits read; reloaded, it reads the full-width matrix (and
     # dense rows) and predicts the same; importances come per column
     assert clf.feature_importances_.shape == (width,)

@@ -274,6 +274,19 @@ static void key_excerpt(const char *key, char *buf, size_t size)
     snprintf(buf, size, "%.*s%s", (int)n, key, key[n] ? "..." : "");
 }
 
+/* The error for an unknown key whose name starts after its `base.` prefixes (prefix bytes):
+ * the nearest name of the table, under the same prefixes, as a suggestion. */
+static grove_status unknown_param(const char *key, size_t prefix)
+{
+    const char *names[GV_P_COUNT];
+    for (int i = 0; i < GV_P_COUNT; i++) names[i] = defs[i].name;
+    const char *near = gv_suggest(key + prefix, strlen(key + prefix), names, GV_P_COUNT);
+    if (near)
+        return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (did you mean %.*s%s?)", key,
+                      (int)prefix, key, near);
+    return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)", key);
+}
+
 grove_status grove_params_set(grove_params *p, const char *key, const char *value)
 {
     gv_err_clear();
@@ -301,9 +314,7 @@ grove_status grove_params_set(grove_params *p, const char *key, const char *valu
         /* the base learners' own parameters, validated by the same table before any level is
          * created, so that a refused key leaves the parameters unchanged */
         int id = find_param(name);
-        if (id < 0)
-            return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)",
-                          key);
+        if (id < 0) return unknown_param(key, (size_t)(name - key));
         int64_t iv;
         double dv;
         grove_status st = parse_value(id, value, &iv, &dv);
@@ -324,14 +335,7 @@ grove_status grove_params_set(grove_params *p, const char *key, const char *valu
         key = name;
     }
     int id = find_param(key);
-    if (id < 0) {
-        const char *names[GV_P_COUNT];
-        for (int i = 0; i < GV_P_COUNT; i++) names[i] = defs[i].name;
-        const char *near = gv_suggest(key, strlen(key), names, GV_P_COUNT);
-        if (near)
-            return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (did you mean %s?)", key, near);
-        return gv_err(GROVE_ERR_PARAM, "unknown parameter '%s' (see `grove help params`)", key);
-    }
+    if (id < 0) return unknown_param(key, 0);
     int64_t iv;
     double dv;
     grove_status st = parse_value(id, value, &iv, &dv);

@@ -125,6 +125,10 @@
   /* ---- gradient boosting (ensemble/gbdt.c; names and meanings as XGBoost's) ---- */ \
   X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential|poisson|tweedie|gamma|quantile|lambdarank|rank:pairwise", \
     "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost; poisson (counts), tweedie (tweedie_variance_power) and gamma (positive targets) fit log(E[y]) and predict E[y]; quantile fits the quantile_alpha-quantile of y (pinball loss, leaves refit to the quantile of their residuals); lambdarank (LambdaMART, |delta NDCG|-weighted pairs) and rank:pairwise (RankNet pairs) rank the rows of each query (query groups: LIBSVM qid:n or parameter group) by relevance labels >= 0; see docs/algorithms.md") \
+  X(MONOTONE_CONSTRAINTS, "monotone_constraints", STRING, "", 0, 0, "one direction -1|0|1 per feature: 1,-1,0 or (1,-1,0); or name:direction pairs: age:1,income:-1", \
+    "gbdt: leaf values that do not decrease (1) or increase (-1) with a numeric feature, 0 = free (XGBoost's semantics; see docs/algorithms.md); empty = none") \
+  X(INTERACTION_CONSTRAINTS, "interaction_constraints", STRING, "", 0, 0, "groups of feature indices or names: [[0,1],[2,3,4]] (at most 64 groups)", \
+    "gbdt: a tree path may only use features that together belong to one group (a feature in no group: alone); XGBoost's semantics; empty = none") \
   X(LEARNING_RATE, "learning_rate", FLOAT, "0.3", 1e-9, 1000, "", \
     "gbdt: shrinkage eta multiplying every tree's leaf values") \
   X(LAMBDA, "lambda", FLOAT, "1", 0, 1e300, "", \

@@ -3,8 +3,9 @@
  *
  * Pipeline position: core/ (the RNG: gv_rng_seed(rng, seed, STREAM, index) in core.h).  Random
  * numbers are derived from (seed, stream, index), never from thread timing, so a model depends
- * only on its seed and data (DESIGN.md, "determinism by construction").  Each user of randomness
- * has its own stream id here; the comment says who draws from it and what the index means.
+ * only on its seed and data, for any thread count (include/grove.h, "Training").  Each user
+ * of randomness has its own stream id here; the comment says who draws from it and what the
+ * index means.
  * The values are part of what a seed means: changing one changes the models a seed gives.
  */
 #ifndef GV_STREAMS_H
@@ -23,8 +24,9 @@ enum gv_stream {
     GV_STREAM_PERMUTE = 23,       /* importance.c: permutation importance of feature f */
     GV_STREAM_GBDT = 31,          /* gbdt.c: round * 4096 + j: j = 0 the row drawn when subsample
                                      drew none, 1 features, 2 + g tree g */
-    GV_STREAM_GBDT_QUANT = 32,    /* gbdt.c: quantized_bits' rounding of tree g of round t, rows
-                                     4096 b .. 4096 b + 4095: index (t * groups + g) << 24 | b */
+    GV_STREAM_GBDT_QUANT = 32,    /* gbdt.c's trees (learn/tree_session.c): quantized_bits'
+                                     rounding of tree g of round t, rows 4096 b .. 4096 b + 4095:
+                                     index (t * groups + g) << 24 | b */
     GV_STREAM_GBDT_ROWS = 33,     /* gbdt.c: subsample's draws of round t, global rows 4096 b ..
                                      4096 b + 4095 (one uniform each, in order): t << 32 | b */
     GV_STREAM_STACK = 41,         /* stacking.c: the folds, each member's fits */

@@ -42,7 +42,7 @@ struct grove_schema {
     char *label_name;         /* owned; "" when the source has no name */
     grove_task task;
     gv_dict classes;          /* classification: class names in class-index order */
-    /* Compact features (sparse sources, issue 16): feature f is column feature_ids[f] of a
+    /* Compact features (sparse sources): feature f is column feature_ids[f] of a
      * source n_columns wide (ids strictly increasing, all < n_columns); the other columns held
      * no stored value when the schema was made, and a reader following this schema drops
      * them.  NULL (and n_columns 0): feature f is column f.  Owned. */

@@ -36,9 +36,9 @@
  * is bit-identical for any number of threads.
  *
  * quantized_bits = B > 0 (Shi et al., NeurIPS 2022): before each tree, g and h are rounded
- * stochastically to B-bit integers (quantize_gradients) and the engine searches splits on
- * integer histograms of those (learn/tree_int.h); the node totals, so the leaf values, are
- * still summed from the exact g and h ("leaf refitting" in the paper).
+ * stochastically to B-bit integers (gv_tree_session_quantize, learn/tree_session.c) and the
+ * engine searches splits on integer histograms of those; the node totals, so the leaf values,
+ * are still summed from the exact g and h ("leaf refitting" in the paper).
  *
  * Training scores are updated from each tree's walk over the *binned* training rows (no raw
  * values, no per-row function pointers); validation scores from the raw validation rows.
@@ -47,6 +47,7 @@
  * validation metric.
  */
 #include "ensemble.h"
+#include "constraints.h"
 #include "../learn/tree_pack.h"
 
 #include "../core/mathx.h"
@@ -234,63 +235,6 @@ static void gbdt_predict_block(const void *impl, const grove_dataset *d, size_t 
  * Trees: pruning by gamma, leaf refits
  * ------------------------------------------------------------------------------------------ */
 
-/* XGBoost's pruner: bottom-up, a binary split whose children are both leaves and whose loss
- * reduction 2 * gain (XGBoost's units) is below gamma becomes a leaf; then the tree is
- * compacted (reachable nodes keep their order, so children still follow their parents). */
-static grove_status prune_tree(gv_tree *t, double gamma, int *changed_out)
-{
-    *changed_out = 0;
-    if (!(gamma > 0)) return GROVE_OK;
-    int changed = 0;
-    for (size_t k = t->n_nodes; k-- > 0;) {
-        gv_tree_node *n = &t->nodes[k];
-        if (n->type != GV_NODE_NUM && n->type != GV_NODE_CAT_SET) continue;
-        if (t->nodes[n->left].type != GV_NODE_LEAF || t->nodes[n->right].type != GV_NODE_LEAF)
-            continue;
-        if (!(2 * n->gain < gamma)) continue;
-        n->type = GV_NODE_LEAF;
-        n->feature = -1;
-        n->left = n->right = -1;
-        n->gain = 0;
-        n->threshold = 0;
-        n->bin_split = 0;
-        n->default_left = 0;
-        n->cat_begin = n->cat_len = 0;
-        changed = 1;
-    }
-    if (!changed) return GROVE_OK;
-    *changed_out = 1;
-    int32_t *map = gv_malloc_array(t->n_nodes, sizeof *map);
-    if (!map) return gv_err_nomem("tree pruning");
-    for (size_t k = 0; k < t->n_nodes; k++) map[k] = -1;
-    map[0] = 0;
-    size_t m = 0;
-    for (size_t k = 0; k < t->n_nodes; k++) {
-        if (map[k] < 0) continue; /* unreachable: its parent became a leaf */
-        map[k] = (int32_t)m;
-        gv_tree_node *n = &t->nodes[k];
-        if (n->type != GV_NODE_LEAF) {
-            map[n->left] = 0; /* reachable; numbered when the loop gets there */
-            map[n->right] = 0;
-        }
-        t->nodes[m] = *n;
-        memmove(t->values + m * (size_t)t->n_outputs, t->values + k * (size_t)t->n_outputs,
-                (size_t)t->n_outputs * sizeof *t->values);
-        m++;
-    }
-    /* children come after their parents, so their new numbers were set above (map is only
-     * read for nodes already visited, and a node's new number is final once visited) */
-    for (size_t j = 0; j < m; j++) {
-        gv_tree_node *n = &t->nodes[j];
-        if (n->type == GV_NODE_LEAF) continue;
-        n->left = map[n->left];
-        n->right = map[n->right];
-    }
-    gv_free(map);
-    t->n_nodes = m;
-    return GROVE_OK;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Training
  * ------------------------------------------------------------------------------------------ */
@@ -312,7 +256,7 @@ typedef struct trainer {
     double *grad, *hess;     /* [G * n] group-major */
     int gh_checked;          /* every grad finite, every hess finite and >= 0 (gv_loss_gradients) */
     int gh_in_ns;            /* this round's (g, h) are in scratch's position buffer
-                                (gv_tree_scratch_gh, gv_tree_input.gh_in_ns), not grad, hess */
+                                (gv_tree_session_gh, gv_tree_input.gh_in_ns), not grad, hess */
     const double *owed;      /* G = 1, no one reading F between rounds: the last tree's values,
                                 whose score update F[r] += owed[leaf[r]] the next gradient pass
                                 makes (gv_loss_gradients_upd; flush_scores at the end), or NULL */
@@ -321,15 +265,7 @@ typedef struct trainer {
     uint8_t *mask;           /* [F_count] per-tree feature mask */
     size_t *perm;            /* [F_count] */
     uint32_t *leaf;          /* [n] leaf of every training row in the current tree */
-    uint8_t *row_bins;       /* the binned rows row-major (gv_binned_row_major), or NULL */
-    gv_bundles *bundles;     /* with row_bins (no row_nz), every feature a candidate
-                                at every node: the feature bundles (gv_bundles_build) and the
-                                bundled rows, or NULL */
-    uint8_t *row_bund;
-    int qbits;               /* quantized_bits in effect (0: off) */
-    int32_t *qgh;            /* [2 n] the current group's quantized (g, h), or NULL */
-    gv_row_nz *row_nz;       /* with qgh: the sparse rows (gv_row_nz_build), or NULL */
-    gv_tree_scratch scratch; /* the tree grower's row buffers, kept across trees */
+    gv_tree_session *engine; /* the tree engine's layouts and scratch (tree.h) */
     double *part;            /* [2 * (max(n, nv) / GV_LOSS_SUM_BLOCK + 1)] */
     gv_wv *tmp;              /* GV_LEAF_QUANTILE: [n] residuals by leaf */
     /* the run's settings (trainer_init) */
@@ -338,6 +274,8 @@ typedef struct trainer {
     uint64_t seed;
     double subsample, col_tree;
     gv_tree_config cfg;         /* the trees' configuration (feature mask: mask) */
+    int8_t *mono;               /* cfg.monotone (monotone_constraints), or NULL */
+    uint64_t *igroups;          /* cfg.igroups (interaction_constraints), or NULL */
     const gv_gbdt *init;        /* continued training: the saved model (borrowed), or NULL */
     size_t t0;                  /* its rounds: the first round this run fits */
     /* early stopping: the best validation value so far and its round */
@@ -347,6 +285,8 @@ typedef struct trainer {
 
 static void trainer_free(trainer *tr)
 {
+    gv_free(tr->mono);
+    gv_free(tr->igroups);
     gv_free(tr->F);
     gv_free(tr->Fv);
     gv_free(tr->grad);
@@ -357,20 +297,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->leaf);
     gv_free(tr->part);
     gv_free(tr->tmp);
-    gv_free(tr->row_bins);
-    gv_bundles_free(tr->bundles);
-    gv_free(tr->row_bund);
-    gv_free(tr->qgh);
-    gv_row_nz_free(tr->row_nz);
-    gv_tree_scratch_free(&tr->scratch);
-}
-
-/* Frees round_roots' histograms the trees did not take, and the array. */
-static void free_roots(double **roots, size_t G)
-{
-    if (!roots) return;
-    for (size_t g = 0; g < G; g++) gv_free(roots[g]);
-    gv_free(roots);
+    gv_tree_session_close(tr->engine);
 }
 
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
@@ -388,9 +315,9 @@ static void compute_gradients(trainer *tr)
     }
     /* one group on every row, exact, one process: the pairs straight into the tree's position
      * buffer (what its root would copy them to) */
-    float *gh = tr->G == 1 && tr->o->task != GV_FIT_MULTICLASS && !tr->qbits && !tr->dist &&
-                         tr->subsample >= 1
-                     ? gv_tree_scratch_gh(&tr->scratch, tr->n)
+    float *gh = tr->G == 1 && tr->o->task != GV_FIT_MULTICLASS &&
+                         !gv_tree_session_qbits(tr->engine) && !tr->dist && tr->subsample >= 1
+                     ? gv_tree_session_gh(tr->engine)
                      : NULL;
     /* with the last tree's score update owed: both in one pass over the rows */
     tr->gh_checked = gv_loss_gradients_upd(tr->obj, tr->y, tr->w, tr->F, tr->n, tr->G,
@@ -410,70 +337,6 @@ static void compute_gradients(trainer *tr)
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
         gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
         tr->gh_checked = 0; /* the snapped values: the tree engine checks them */
-    }
-}
-
-/* quantized_bits = B (Shi et al., "Quantized Training of Gradient Boosting Decision Trees",
- * NeurIPS 2022): the gradients of group g become integers in [-(2^(B-1) - 1), 2^(B-1) - 1] and
- * the hessians in [0, 2^B - 1], by stochastic rounding q = floor(x / d + u), u uniform in
- * [0, 1) on a grid of 2^-32 (unbiased to that grid: E[q d] = x), with d = max |x| / levels over
- * all rows.  The draws come from
- * blocks of 4096 rows, each its own stream (GV_STREAM_GBDT_QUANT), so they do not depend on
- * the thread count.  scale[2] gets (d_g, d_h). */
-static void quantize_gradients(trainer *tr, size_t t, size_t g, double scale[2])
-{
-    const size_t n = tr->n;
-    const double *gr = tr->grad + g * n, *hs = tr->hess + g * n;
-    const double lg = (double)((1 << (tr->qbits - 1)) - 1), lh = (double)((1 << tr->qbits) - 1);
-    /* the largest |g| and h: over blocks in parallel, each from 0, then combined the same way
-     * (a maximum: the same value in any order) */
-    double mg = 0, mh = 0;
-    enum { QMAX_BLOCKS = 64 };
-    double bmg[QMAX_BLOCKS], bmh[QMAX_BLOCKS];
-    const size_t qbs = (n + QMAX_BLOCKS - 1) / QMAX_BLOCKS;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr->nt) schedule(static) if (n >= PAR_MIN_ROWS && tr->nt > 1)
-#endif
-    for (int k = 0; k < QMAX_BLOCKS; k++) {
-        const size_t lo = (size_t)k * qbs < n ? (size_t)k * qbs : n;
-        const size_t hi = lo + qbs < n ? lo + qbs : n;
-        double m1 = 0, m2 = 0;
-        for (size_t i = lo; i < hi; i++) { /* (gradients are finite: gv_tree_fit checks them) */
-            double a = fabs(gr[i]);
-            m1 = a > m1 ? a : m1;
-            m2 = hs[i] > m2 ? hs[i] : m2;
-        }
-        bmg[k] = m1;
-        bmh[k] = m2;
-    }
-    for (int k = 0; k < QMAX_BLOCKS; k++) {
-        mg = bmg[k] > mg ? bmg[k] : mg;
-        mh = bmh[k] > mh ? bmh[k] : mh;
-    }
-    const double dg = mg > 0 ? mg / lg : 1.0, dh = mh > 0 ? mh / lh : 1.0;
-    const double ig = 1 / dg, ih = 1 / dh;
-    scale[0] = dg;
-    scale[1] = dh;
-    int32_t *q = tr->qgh;
-    const long n_blocks = (long)((n + 4095) / 4096);
-    const uint64_t tree = (uint64_t)t * tr->G + g;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(tr->nt) schedule(static) if (n >= PAR_MIN_ROWS && tr->nt > 1)
-#endif
-    for (long b = 0; b < n_blocks; b++) {
-        gv_rng rng;
-        gv_rng_seed(&rng, tr->seed, GV_STREAM_GBDT_QUANT, tree << 24 | (uint64_t)b);
-        size_t lo = (size_t)b * 4096, hi = lo + 4096 < n ? lo + 4096 : n;
-        for (size_t i = lo; i < hi; i++) {
-            /* one 64-bit draw: u_g from its high 32 bits, u_h from its low 32 */
-            uint64_t u = gv_rng_next(&rng);
-            double a = floor(gr[i] * ig + (double)(u >> 32) * 0x1p-32);
-            double c = floor(hs[i] * ih + (double)(u & 0xffffffffu) * 0x1p-32);
-            a = a < -lg ? -lg : (a > lg ? lg : a);
-            c = c < 0 ? 0 : (c > lh ? lh : c);
-            q[2 * i] = (int32_t)a;
-            q[2 * i + 1] = (int32_t)c;
-        }
     }
 }
 
@@ -950,6 +813,18 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->w = in->weight;
     tr->F_count = in->binned->n_features;
     tree_config(p, tr->nt, &tr->cfg);
+    if ((st = gv_monotone_parse("monotone_constraints", gv_param_str(p, GV_P_MONOTONE_CONSTRAINTS),
+                                in->data->schema, &tr->mono)) != GROVE_OK ||
+        (st = gv_interactions_parse("interaction_constraints",
+                                    gv_param_str(p, GV_P_INTERACTION_CONSTRAINTS), in->data->schema,
+                                    &tr->igroups)) != GROVE_OK)
+        return st;
+    if (tr->mono && tr->o->leaf == GV_LEAF_QUANTILE)
+        return gv_err(GROVE_ERR_PARAM, "monotone_constraints: objective %s refits the leaves to "
+                      "quantiles of their residuals, which the constraints cannot bound; use squared, "
+                      "huber or another Newton objective", gv_objective_names[tr->obj]);
+    tr->cfg.monotone = tr->mono;
+    tr->cfg.igroups = tr->igroups;
     tr->dist = tr->cfg.dist = gv_dist_active();
     tr->n_total = tr->n;
     if (tr->dist) gv_dist_offsets(tr->n, &tr->row0, &tr->n_total);
@@ -993,32 +868,17 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         (col && (!tr->mask || !tr->perm)) || !tr->leaf || !tr->part ||
         (refit && !tr->tmp))
         return gv_err_nomem("gbdt training state");
-    if ((st = gv_binned_row_major(in->binned, tr->nt, &tr->row_bins)) != GROVE_OK) return st;
-    tr->qbits = (int)gv_param_int(p, GV_P_QUANTIZED_BITS);
-    if (tr->qbits == 1)
+    const int qbits = (int)gv_param_int(p, GV_P_QUANTIZED_BITS);
+    if (qbits == 1)
         return gv_err(GROVE_ERR_PARAM, "quantized_bits: must be 0 (off) or in [2, 8], got 1");
     /* the integer histograms are a one-process path: refuse rather than silently train exact */
-    if (tr->qbits && tr->dist)
+    if (qbits && tr->dist)
         return gv_err(GROVE_ERR_PARAM, "quantized_bits: not supported in data-parallel training "
                       "(mpirun), whose ranks sum exact histograms; use quantized_bits=0");
-    /* integer histograms sum up to n rows of 2^B - 1: fewer bits where that would pass 2^31 */
-    while (tr->qbits >= 2 && (double)n * (double)((1 << tr->qbits) - 1) >= 2147483647.0) tr->qbits--;
-    if (tr->qbits < 2) tr->qbits = 0;
-    if (tr->qbits && tr->row_bins) {
-        tr->qgh = gv_malloc_array(n ? n : 1, 2 * sizeof *tr->qgh);
-        if (!tr->qgh) return gv_err_nomem("gbdt quantized gradients");
-        if ((st = gv_row_nz_build(in->binned, tr->row_bins, tr->nt, &tr->row_nz)) != GROVE_OK)
-            return st;
-    }
-    /* bundles (hist.c reads the bundled rows for the histograms of every feature; the sparse
-     * rows row_nz go another way): only where every tree offers every feature at every node,
-     * one process (ranks would bundle their own rows differently) */
-    if (tr->row_bins && !tr->row_nz && !col && col_node >= 1 && !tr->dist) {
-        if ((st = gv_bundles_build(in->binned, &tr->bundles)) != GROVE_OK) return st;
-        if (tr->bundles &&
-            (st = gv_bundles_row_major(in->binned, tr->bundles, tr->nt, &tr->row_bund)) != GROVE_OK)
-            return st;
-    }
+    /* the engine's layouts: row-major bins, quantized gradients, sparse rows, feature bundles */
+    const gv_tree_session_opts eo = {.n_threads = tr->nt, .quantized_bits = qbits,
+                                     .every_feature = !col && col_node >= 1, .dist = tr->dist};
+    if ((st = gv_tree_session_open(in->binned, &eo, &tr->engine)) != GROVE_OK) return st;
     if (tr->init) {
         if ((st = init_rounds(tr)) != GROVE_OK) return st;
     } else if ((st = initial_scores(tr, p, b->base)) != GROVE_OK) {
@@ -1043,43 +903,6 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->cfg.feature_mask = tr->mask;
     tr->best_valid = NAN;
     return GROVE_OK;
-}
-
-/* The root histograms of the round's G trees (softmax: one per class), built in one pass over
- * the rows (gv_hist_roots_grad: the sums each tree's own root build gives, bit for bit), where
- * every tree grows on every row and all features with row-major bins and exact histograms; NULL
- * otherwise (or without memory: then each tree builds its own). */
-#define ROOTS_MAX_BYTES 512e6
-static double **round_roots(trainer *tr)
-{
-    const gv_binned *X = tr->in->binned;
-    const size_t G = tr->G;
-    if (G < 2 || tr->subsample < 1 || tr->col_tree < 1 || tr->qgh || tr->dist ||
-        (tr->cfg.max_features > 0 && tr->cfg.max_features < tr->F_count) ||
-        !gv_hist_roots_ok(X, tr->row_bins, G))
-        return NULL;
-    const size_t len = gv_hist_len_grad(X);
-    /* memory: the G histograms held at once, and the rows' G (g, h) side by side (the G
-     * gradient arrays' size again), each within ROOTS_MAX_BYTES (else the trees' own builds) */
-    if ((double)G * (double)len * sizeof(double) > ROOTS_MAX_BYTES ||
-        (double)tr->n * (double)(2 * G + 3) * sizeof(double) > ROOTS_MAX_BYTES)
-        return NULL;
-    double **roots = gv_calloc(G, sizeof *roots);
-    if (!roots) return NULL;
-    for (size_t g = 0; g < G; g++) {
-        roots[g] = gv_tree_scratch_hist(&tr->scratch, len);
-        if (!roots[g]) {
-            free_roots(roots, G);
-            return NULL;
-        }
-    }
-    if (gv_hist_roots_grad(X, tr->row_bins, tr->grad, tr->hess, G, tr->nt, &tr->scratch,
-                           roots) != GROVE_OK) {
-        gv_err_clear();
-        free_roots(roots, G);
-        return NULL;
-    }
-    return roots;
 }
 
 /* Scores: F[r] += val[leaf[r]] in column g for every training row. */
@@ -1113,42 +936,32 @@ static grove_status fit_round(trainer *tr, size_t t)
     compute_gradients(tr);
     draw_rows(tr, tr->subsample, tr->seed, t);
     if (tr->col_tree < 1) draw_features(tr, tr->col_tree, tr->seed, t);
-    double **roots = round_roots(tr);
+    gv_tree_session_round(tr->engine, tr->grad, tr->hess, G,
+                          !sub && tr->col_tree >= 1 &&
+                              !(tr->cfg.max_features > 0 && tr->cfg.max_features < tr->F_count));
     for (size_t g = 0; g < G; g++) {
         gv_tree_input ti = {
-            .X = tr->in->binned,
             .rows = sub ? tr->rows : NULL,
             .n_rows = tr->n_sampled,
             .grad = tr->gh_in_ns ? NULL : tr->grad + g * n,
             .hess = tr->gh_in_ns ? NULL : tr->hess + g * n,
             .gh_in_ns = tr->gh_in_ns,
-            .row_bins = tr->row_bins,
-            .bundles = tr->bundles,
-            .row_bund = tr->row_bund,
-            .qgh = tr->qgh,
-            .row_nz = tr->row_nz,
             .leaf_of_row = tr->leaf,
-            .scratch = &tr->scratch,
             .gh_checked = tr->gh_checked,
-            .root_hist = roots ? roots[g] : NULL,
         };
-        if (roots) roots[g] = NULL; /* the fit's now */
-        if (tr->qgh) {
-            quantize_gradients(tr, t, g, ti.qscale);
-            ti.qmax[0] = (1 << (tr->qbits - 1)) - 1; /* its levels: every |g| and h within */
-            ti.qmax[1] = (1 << tr->qbits) - 1;
-        }
+        if (gv_tree_session_quantized(tr->engine))
+            gv_tree_session_quantize(tr->engine, tr->grad + g * n, tr->hess + g * n, tr->seed,
+                                     (uint64_t)t * G + g);
         gv_rng trng;
         gv_rng_seed(&trng, tr->seed, GV_STREAM_GBDT, (uint64_t)t * 4096 + 2 + g);
         gv_tree *tree = NULL;
         if (sub) /* the rows out of the sample stay unset: walked below */
             memset(tr->leaf, 0xFF, n * sizeof *tr->leaf);
-        grove_status st = gv_tree_fit(&tr->cfg, &ti, &trng, &tree);
+        grove_status st = gv_tree_session_fit(tr->engine, &tr->cfg, &ti, g, &trng, &tree);
         int pruned = 0;
-        if (st == GROVE_OK) st = prune_tree(tree, tr->gamma, &pruned);
+        if (st == GROVE_OK) st = gv_tree_prune(tree, tr->gamma, &pruned);
         if (st != GROVE_OK) {
             gv_tree_free(tree);
-            free_roots(roots, G);
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
@@ -1160,7 +973,6 @@ static grove_status fit_round(trainer *tr, size_t t)
         if (st == GROVE_OK && tr->o->leaf == GV_LEAF_ADABOOST)
             st = line_search_exp(tr, tree, &b->log_eps[t], &b->log_alpha[t]);
         if (st != GROVE_OK) {
-            free_roots(roots, G);
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
@@ -1183,7 +995,6 @@ static grove_status fit_round(trainer *tr, size_t t)
                 Fv[(size_t)i * G] += val[gv_tree_leaf(tree, tr->valid, (size_t)i)];
         }
     }
-    free_roots(roots, G);
     b->n_rounds = t + 1;
     b->n_log = t + 1;
     return GROVE_OK;

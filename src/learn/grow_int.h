@@ -32,6 +32,10 @@ typedef struct gnode {
     gv_split split;    /* best split found at evaluation (feature -1: none) */
     size_t leaf_nl;    /* its children leaves: 1 + the rows split sends left, read off its
                           histogram (note_leaf_nl); 0: not known */
+    double lo, hi;     /* monotone constraints: bounds on its value (-inf, inf: none) */
+    uint64_t igroups;  /* interaction constraints: the groups holding every feature of its
+                          path (all ones at the root: any feature) */
+    int32_t ifeat;     /* with igroups 0: the one feature (in no group) its path used */
 } gnode;
 
 typedef struct grower {
@@ -62,6 +66,7 @@ typedef struct grower {
     double pre_tot[6];    /* its children's totals, partition_binary's tot2 */
     double *side_tot;     /* [2 S] hist_sides' totals of the left and right child */
     double *root_hist;    /* gv_tree_input.root_hist until grow takes it (owned) */
+    uint8_t *allow;       /* [F] interaction constraints: the evaluated node's features */
 } grower;
 
 

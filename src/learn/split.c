@@ -186,6 +186,70 @@ static void offer_point(const gv_engine *e, gv_split *best, size_t f, uint32_t b
     }
 }
 
+/* ---- monotone constraints (cfg->monotone; XGBoost's TreeEvaluator) ----
+ * The node's value bounds [lo, hi] (e->cons_lo, e->cons_hi) clip every value: a record's
+ * value is w = clip(-T_a(G) / (H + lambda), lo, hi) and its score at that value
+ *     sc_w = -(T_a(G) w + 1/2 (H + lambda) w^2),
+ * which is the unconstrained score 1/2 T_a(G)^2 / (H + lambda) where w is not clipped (the
+ * half of XGBoost's CalcGainGivenWeight, as grove's scores are).  A split on a feature with
+ * direction c != 0 is valid only when c (w_right - w_left) >= 0. */
+static inline double cons_value(const gv_engine *e, const double *s)
+{
+    const gv_tree_config *cfg = e->cfg;
+    double t = soft_threshold(s[1], cfg->alpha), d = s[2] + cfg->lambda;
+    double w = d > 0 ? -t / d : 0.0;
+    return w < e->cons_lo ? e->cons_lo : (w > e->cons_hi ? e->cons_hi : w);
+}
+
+static inline double cons_score(const gv_engine *e, const double *s, double w)
+{
+    if (s[0] <= 0) return 0.0;
+    const gv_tree_config *cfg = e->cfg;
+    double t = soft_threshold(s[1], cfg->alpha), d = s[2] + cfg->lambda;
+    return -(t * w + 0.5 * d * w * w);
+}
+
+/* offer2 with the clipped values' scores and feature f's direction. */
+static int offer2_cons(const gv_engine *e, gv_split *best, size_t f, const double *L,
+                       const double *R, double sp)
+{
+    if (!child_ok(e, L) || !child_ok(e, R)) return 0;
+    double wl = cons_value(e, L), wr = cons_value(e, R);
+    int dir = e->cfg->monotone[f];
+    if ((dir > 0 && wl > wr) || (dir < 0 && wl < wr)) return 0;
+    double sl = cons_score(e, L, wl), sr = cons_score(e, R, wr);
+    double gain = sl + sr - sp, tol = GV_TREE_TIE_REL * (fabs(sl) + fabs(sr) + fabs(sp));
+    return offer(e, best, gain, tol);
+}
+
+/* scan_numeric's candidates (bins, missing right then left) under monotone constraints; sp
+ * is the node's score at its clipped value. */
+static void scan_numeric_cons(const gv_engine *e, size_t f, const double *hf, const double *tot,
+                              double sp, gv_split_scratch *sc, gv_split *best)
+{
+    const size_t S = e->S;
+    uint32_t nb = e->X->mappers[f].n_bins;
+    const double *M = hf;
+    double *L = sc->acc, *R = L + S, *L2 = L + 2 * S, *R2 = L + 3 * S;
+    int has_missing = M[0] > 0;
+    rec_zero(L, S);
+    for (uint32_t b = 1; b + 1 < nb; b++) {
+        const double *hb = hf + (size_t)b * S;
+        if (hb[0] == 0 && b > 1) continue;
+        rec_add(L, hb, S);
+        rec_sub(R, tot, L, S);
+        if (offer2_cons(e, best, f, L, R, sp))
+            take_numeric(best, f, b, has_missing ? 0 : L[2] >= R[2]);
+        if (has_missing) {
+            rec_zero(L2, S);
+            rec_add(L2, L, S);
+            rec_add(L2, M, S);
+            rec_sub(R2, tot, L2, S);
+            if (offer2_cons(e, best, f, L2, R2, sp)) take_numeric(best, f, b, 1);
+        }
+    }
+}
+
 /* The lowest bin >= b marked in a small node's touched bins tb (tree_int.h), or 256. */
 static inline uint32_t next_touched(const uint64_t *tb, uint32_t b)
 {
@@ -1053,6 +1117,7 @@ static grove_status split_find(gv_engine *e, gv_split *fbest, int tid, double *h
         tot = qtot;
     }
     double sp = gv_split_score(e, tot);
+    const double sp_cons = cfg->monotone ? cons_score(e, tot, cons_value(e, tot)) : sp;
     size_t majority = 0;
     for (size_t k = 1; k < e->K; k++)
         if (tot[1 + k] > tot[1 + majority]) majority = k;
@@ -1074,8 +1139,10 @@ static grove_status split_find(gv_engine *e, gv_split *fbest, int tid, double *h
         gv_split *fb = &fbest[f];
         memset(fb, 0, sizeof *fb);
         fb->feature = -1;
+        if (e->cons_allow && !e->cons_allow[f]) continue; /* interaction constraints */
         double *hf = h + (e->use_touched ? e->touched_off[f] : e->hist_off[f]);
-        if (e->quant && !e->X->mappers[f].is_categorical && !cfg->random_thresholds) {
+        const int cons = cfg->monotone != NULL;
+        if (e->quant && !e->X->mappers[f].is_categorical && !cfg->random_thresholds && !cons) {
             scan_numeric_newton_q(e, f, gv_qhist(e, h, f), minus ? gv_qhist(e, minus, f) : NULL,
                                   tot, sp, &e->scratch[t], fb);
             continue;
@@ -1102,7 +1169,9 @@ static grove_status split_find(gv_engine *e, gv_split *fbest, int tid, double *h
         uint32_t *bits = e->fbits + e->fbits_off[f];
         double u = cfg->random_thresholds ? e->rand_u[k] : -1.0;
         if (!e->X->mappers[f].is_categorical) {
-            if (cfg->random_thresholds)
+            if (cons)
+                scan_numeric_cons(e, f, hf, tot, sp_cons, &e->scratch[t], fb);
+            else if (cfg->random_thresholds)
                 scan_numeric_random(e, f, hf, tot, sp, u, &e->scratch[t], fb);
             else if (cfg->criterion == GV_SPLIT_NEWTON && cfg->stats == GV_STATS_GRAD)
                 scan_numeric_newton(e, f, hf, tot, sp, &e->scratch[t], fb);

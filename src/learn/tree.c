@@ -171,6 +171,12 @@ static grove_status check_config(const gv_tree_config *cfg, const gv_tree_input 
     if (!in->X || !in->X->mappers)
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: the binned matrix (or its mappers) is NULL");
     size_t F = in->X->n_features;
+    if ((cfg->monotone || cfg->igroups) && (cfg->stats != GV_STATS_GRAD || cfg->random_thresholds))
+        return gv_err(GROVE_ERR_ARG, "gv_tree_fit: constraints need gradient statistics and searched thresholds");
+    if (cfg->monotone)
+        for (size_t f = 0; f < F; f++)
+            if (cfg->monotone[f] != 0 && in->X->mappers[f].is_categorical)
+                return gv_err(GROVE_ERR_ARG, "gv_tree_fit: a monotone constraint on categorical feature %zu", f);
     if (cfg->random_thresholds && !rng)
         return gv_err(GROVE_ERR_ARG, "gv_tree_fit: random thresholds need a random stream");
     if (cfg->max_features > 0 && cfg->max_features < F && !rng)
@@ -502,6 +508,7 @@ static void grower_free(grower *gr)
     gv_free(gr->tot);
     gv_free(gr->side_tot);
     gv_free(gr->all_feats);
+    gv_free(gr->allow);
     gv_free(gr->feats);
     gv_free(gr->perm);
     gv_free(gr->swap_j);
@@ -839,7 +846,9 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
     gr.swap_j = gv_malloc_array(gr.mf ? gr.mf : 1, sizeof *gr.swap_j);
     gr.child_of = gv_malloc_array(e->max_categories ? e->max_categories : 1, sizeof *gr.child_of);
     gr.child_pos = gv_malloc_array(e->max_categories + 1, sizeof *gr.child_pos);
-    if (!gr.all_feats || !gr.feats || !gr.perm || !gr.swap_j || !gr.child_of || !gr.child_pos) {
+    if (cfg->igroups) gr.allow = gv_malloc_array(F ? F : 1, sizeof *gr.allow);
+    if (!gr.all_feats || !gr.feats || !gr.perm || !gr.swap_j || !gr.child_of || !gr.child_pos ||
+        (cfg->igroups && !gr.allow)) {
         st = gv_err_nomem("tree");
         goto fail;
     }

@@ -74,6 +74,17 @@ typedef struct gv_tree_config {
                                     ranks (GRAD and CLASS; the caller makes the sums exact:
                                     statistics on dist.h's common grid), and
                                     every decision reads those global sums, never local counts */
+    /* GRAD only, both NULL/0 = off (XGBoost's semantics; see split.c and docs/algorithms.md).
+     * monotone[f] in {-1, 0, 1}: the leaf values of the tree do not decrease (1) or increase (-1)
+     * with feature f (numeric features only).  Every node carries bounds [lo, hi] on its value;
+     * a split on f is taken only when its children's clipped values respect the direction,
+     * the children's bounds meet at mid = (w_left + w_right) / 2, values are clipped to the
+     * bounds and gains are computed with the clipped values. */
+    const int8_t *monotone;      /* [n_features] or NULL */
+    /* Interaction constraints: igroups[f] has bit g set iff feature f is in group g (at most 64
+     * groups).  The root may split on any feature; a node below may split on the features of
+     * its path and those of every group that holds all of them. */
+    const uint64_t *igroups;     /* [n_features] or NULL */
 } gv_tree_config;
 
 /* Fills `cfg` with defaults for `stats` (depth-wise, no limits, min_samples_leaf 1, ...). */
@@ -253,5 +264,49 @@ int gv_tree_depth(const gv_tree *t);
  * cycles, cat ranges inside cat_data, features < n_features, finite thresholds, values finite);
  * used by the model loader.  GROVE_ERR_MODEL with a message naming the node on failure. */
 grove_status gv_tree_validate(const gv_tree *t, const grove_schema *schema);
+
+/* XGBoost's pruner (gamma = min_split_loss, in XGBoost's units: twice the engine's gain):
+ * bottom-up, a split whose two children are leaves and whose 2 gain < gamma becomes a leaf,
+ * repeatedly; the tree is then compacted (children still after their parents).  *changed_out:
+ * whether any node changed (then node numbers, so leaf ids, did).  gamma <= 0: nothing. */
+grove_status gv_tree_prune(gv_tree *t, double gamma, int *changed_out);
+
+/* A tree session (tree_session.c): the engine's layouts for many GRAD trees on one binned matrix
+ * X (row-major bins, feature bundles, sparse rows, quantized gradients, scratch, a round's root
+ * histograms), prepared once; gradient boosting hands it each tree's gradients and gets the
+ * tree back.  One fit at a time; not shared between threads. */
+typedef struct gv_tree_session gv_tree_session;
+typedef struct gv_tree_session_opts {
+    int n_threads;      /* >= 1 */
+    int quantized_bits; /* 0 (off) or in [2, 8]: reduced while X->n_rows (2^B - 1) >= 2^31 */
+    int every_feature;  /* 1: every tree offers every feature at every node (feature bundles) */
+    int dist;           /* 1: a data-parallel run (no bundles, no round roots) */
+} gv_tree_session_opts;
+/* New session on X (borrowed: must outlive it) in *out; free with gv_tree_session_close. */
+grove_status gv_tree_session_open(const gv_binned *X, const gv_tree_session_opts *o,
+                                  gv_tree_session **out);
+void gv_tree_session_close(gv_tree_session *s); /* NULL: nothing */
+/* quantized_bits in effect (0: off), and whether the trees search quantized histograms (then
+ * gv_tree_session_quantize before each fit). */
+int gv_tree_session_qbits(const gv_tree_session *s);
+int gv_tree_session_quantized(const gv_tree_session *s);
+/* The buffer for every row's (g, h) at [2 r], [2 r + 1] before a fit with gh_in_ns
+ * (gv_tree_scratch_gh on X's rows); NULL without memory. */
+float *gv_tree_session_gh(gv_tree_session *s);
+/* Rounds the next tree's grad, hess ([X->n_rows] each) to the session's integers, stochastically
+ * from the stream (seed, GV_STREAM_GBDT_QUANT, tree << 24 | block); only where
+ * gv_tree_session_quantized. */
+void gv_tree_session_quantize(gv_tree_session *s, const double *grad, const double *hess,
+                              uint64_t seed, uint64_t tree);
+/* Starts a round of G trees on grad + g n, hess + g n (g < G, n = X->n_rows): where
+ * every_row_feature (every tree on every row and every feature) and the layouts allow, their
+ * root histograms in one pass, each taken by the fit of its group. */
+void gv_tree_session_round(gv_tree_session *s, const double *grad, const double *hess, size_t G,
+                           int every_row_feature);
+/* gv_tree_fit with the session's layouts: the caller fills in's rows, n_rows, grad, hess,
+ * gh_checked, gh_in_ns and leaf_of_row; the session the rest (group: the tree's index in the
+ * round, for its root histogram). */
+grove_status gv_tree_session_fit(gv_tree_session *s, const gv_tree_config *cfg, gv_tree_input *in,
+                                 size_t group, gv_rng *rng, gv_tree **out);
 
 #endif /* GV_TREE_H */

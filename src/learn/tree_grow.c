@@ -69,6 +69,10 @@ size_t gv_grow_new_node(grower *gr, int depth, size_t begin, size_t end)
     g->begin = begin;
     g->end = end;
     g->split.feature = -1;
+    g->lo = -INFINITY;
+    g->hi = INFINITY;
+    g->igroups = ~(uint64_t)0;
+    g->ifeat = -1;
     memset(gr->tot + id * gr->e.S, 0, gr->e.S * sizeof(double));
     return id;
 }
@@ -99,6 +103,10 @@ static void node_finish(grower *gr, size_t id)
         double G = s[1], d = s[2] + cfg->lambda, a = cfg->alpha;
         double tg = G > a ? G - a : (G < -a ? G + a : 0.0);
         v[0] = d > 0 ? -tg / d : 0.0;
+        if (cfg->monotone) { /* clipped to the node's bounds */
+            const gnode *g = &gr->g[id];
+            v[0] = v[0] < g->lo ? g->lo : (v[0] > g->hi ? g->hi : v[0]);
+        }
         break;
     }
     }
@@ -180,6 +188,62 @@ void gv_grow_note_leaf_nl(grower *gr, size_t id, const double *hist)
         g->leaf_nl = nl + 1;
 }
 
+/* Interaction constraints: the features node id may split on into gr->allow (every feature
+ * at the root; else the one ungrouped feature of its path, or the members of the groups that
+ * hold every feature of its path). */
+static void node_allow(grower *gr, size_t id)
+{
+    const gnode *g = &gr->g[id];
+    const uint64_t *ig = gr->e.cfg->igroups;
+    const size_t F = gr->e.X->n_features;
+    for (size_t f = 0; f < F; f++)
+        gr->allow[f] = g->igroups == ~(uint64_t)0 ? 1
+                       : g->igroups ? (ig[f] & g->igroups) != 0
+                                    : (int32_t)f == g->ifeat;
+}
+
+/* Constraints: the children's bounds and interaction state from the split s of node id
+ * (XGBoost's rules): on a feature with monotone direction c, the children's values w_l, w_r
+ * (clipped to the parent's bounds) meet at mid = (w_l + w_r) / 2, which becomes the left
+ * child's upper (c = 1) or lower (c = -1) bound and the right child's other one. */
+static void children_constraints(grower *gr, size_t id, size_t first, size_t k, int32_t f)
+{
+    const gv_engine *e = &gr->e;
+    const gv_tree_config *cfg = e->cfg;
+    const gnode *p = &gr->g[id];
+    uint64_t ig = ~(uint64_t)0;
+    int32_t ifeat = -1;
+    if (cfg->igroups) {
+        ig = (p->igroups == ~(uint64_t)0 ? cfg->igroups[f] : p->igroups & cfg->igroups[f]);
+        ifeat = ig ? -1 : f;
+    }
+    for (size_t c = 0; c < k; c++) {
+        gnode *g = &gr->g[first + c];
+        g->lo = p->lo;
+        g->hi = p->hi;
+        g->igroups = ig;
+        g->ifeat = ifeat;
+    }
+    int dir = cfg->monotone ? cfg->monotone[f] : 0;
+    if (dir == 0 || k != 2) return;
+    double w[2];
+    for (size_t c = 0; c < 2; c++) {
+        const double *s = gr->tot + (first + c) * e->S;
+        double G = s[1], d = s[2] + cfg->lambda, a = cfg->alpha;
+        double tg = G > a ? G - a : (G < -a ? G + a : 0.0);
+        double v = d > 0 ? -tg / d : 0.0;
+        w[c] = v < p->lo ? p->lo : (v > p->hi ? p->hi : v);
+    }
+    double mid = 0.5 * (w[0] + w[1]);
+    if (dir > 0) {
+        gr->g[first].hi = mid;
+        gr->g[first + 1].lo = mid;
+    } else {
+        gr->g[first].lo = mid;
+        gr->g[first + 1].hi = mid;
+    }
+}
+
 /* Evaluates node id: finds its best split.  Takes over `hist` (the node's complete histogram,
  * or NULL to build it; with `minus`, the node's histogram is hist - minus, subtracted during
  * the scan) and keeps it in the node or returns it to the pool -- except with `hold`, where a
@@ -189,6 +253,13 @@ grove_status gv_grow_evaluate(grower *gr, size_t id, double *hist, const double 
     gv_engine *e = &gr->e;
     gnode *g = &gr->g[id];
     g->split.feature = -1;
+    e->cons_lo = g->lo;
+    e->cons_hi = g->hi;
+    e->cons_allow = NULL;
+    if (gr->allow) {
+        node_allow(gr, id);
+        e->cons_allow = gr->allow;
+    }
     at_depth(e, gr->t->nodes[id].depth);
     if (!gv_grow_splittable(gr, id)) {
         if (!hold) gv_hist_release(e, hist);
@@ -253,6 +324,8 @@ void gv_grow_finish_split(grower *gr, size_t id, size_t first, size_t k, const g
                           uint32_t cat_begin)
 {
     const gv_bin_mapper *mp = &gr->e.X->mappers[s->feature];
+    if (gr->e.cfg->monotone || gr->e.cfg->igroups)
+        children_constraints(gr, id, first, k, s->feature);
     for (size_t c = 0; c < k; c++) node_finish(gr, first + c);
 
     gv_tree_node *nd = &gr->t->nodes[id];

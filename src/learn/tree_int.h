@@ -1,8 +1,8 @@
 /*
  * tree_int.h -- private to the tree engine: the engine's state (gv_engine) and what its rooms
  * share -- tree*.c grow (grow_int.h), hist*.c build histograms (hist_int.h), split.c searches
- * splits, plan.c chooses the code paths.  Outside the engine only ensemble/gbdt.c (which still
- * prepares engine layouts itself) and the tests include it.
+ * splits, plan.c chooses the code paths.  Outside the engine only the tests include it
+ * (ensembles reach the engine through tree.h; gbdt's layouts are tree_session.c's).
  *
  * Histogram layout: a node's histogram is one array of hist_len doubles; feature f occupies
  * hist_off[f] .. hist_off[f] + n_bins(f) * S, bin b of f at hist_off[f] + b * S, and a bin
@@ -209,6 +209,12 @@ typedef struct gv_engine {
     size_t *sp_head;             /* [X->n_rows] */
     uint32_t *sp_rseen;          /* [X->n_rows] */
     size_t *sp_next;             /* [n] */
+
+    /* Constraints (cfg->monotone, cfg->igroups): the node being searched, set by the grower
+     * before each gv_split_find (nodes are then searched one at a time): its value's bounds,
+     * and the features it may split on (cons_allow[f] != 0; NULL: all). */
+    double cons_lo, cons_hi;
+    const uint8_t *cons_allow;
 } gv_engine;
 
 /* The statistics of original row r (gv_ns_stride() doubles, CLASS: its weight) and, for CLASS, its

@@ -182,6 +182,7 @@ int gv_grow_level_batchable(const grower *gr, size_t id)
     const gv_tree_config *cfg = e->cfg;
     if (cfg->best_first || cfg->max_leaves != 0 || !e->ns_pos || e->quant || e->nt < 2 ||
         gr->subset || e->X->csr_ptr || e->touched || cfg->random_thresholds || cfg->dist ||
+        cfg->monotone || cfg->igroups ||
         !gr->g[id].hist || gr->g[id].split.type != GV_NODE_NUM || gv_grow_leaf_batchable(gr, id) ||
         e->hist_len * sizeof(double) > LEVEL_HIST_MAX_BYTES)
         return 0;

@@ -21,8 +21,9 @@
  * -ffast-math (which would let the compiler reorder the sums).
  *
  * The component tree becomes one static function per component, `static void cN(const float *x,
- * double *out)`, members before the ensembles that call them (DESIGN.md, idea 4).  Trees take
- * one of two forms, chosen by the model's total node count (or by the caller):
+ * double *out)`, members before the ensembles that call them (the component tree:
+ * docs/model-format.md, "Components").  Trees take one of two forms, chosen by the model's
+ * total node count (or by the caller):
  *   code   one function per tree, one line per node (`nK: if (x[f] <= t) goto nL; goto nR;`)
  *          with the feature's name in a comment: readable, fastest for small models;
  *   table  every node of the model in one static table, walked by one loop: compiles in

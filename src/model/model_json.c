@@ -464,7 +464,7 @@ static grove_status model_doc(const grove_model *m, json_t **out, int32_t **map_
         st = GROVE_ERR_INTERNAL;
         goto done;
     }
-    /* Models store only the features they use (issue 16): a model with compact features whose
+    /* Models store only the features they use: a model with compact features whose
      * components read features only through splits keeps those (at least one), renumbered in
      * order; the others, never read, are left out of its schema, bins and components.  Of the
      * cut points it keeps those its numeric splits name (a split's bin_split renumbered), as
