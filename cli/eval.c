@@ -7,20 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_JSON, OPT_THREADS };
+enum { OPT_JSON, OPT_THREADS, OPT_GROUP, OPT_AT, OPT_PER_QUERY };
 static const cli_option eval_options[] = {
-    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table", NULL},
+    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the table (ranking: with every\n"
+     "query's values)", NULL},
+    {OPT_GROUP, "--group", NULL, "COL", "CSV column of query ids (ranking; LIBSVM: qid:n)", NULL},
+    {OPT_AT, "--at", NULL, "K", "ranking: the top K positions of each query counted (default 10)",
+     NULL},
+    {OPT_PER_QUERY, "--per-query", NULL, NULL, "ranking: also each query's ndcg@K and map@K", NULL},
     {OPT_THREADS, "--threads", "-j", "N", "threads (0 = all cores)", NULL},
     {CLI_QUIET, "--quiet", "-q", NULL, "no notes about DATA (warnings are still printed)", NULL},
     {0}};
 static const cli_command eval_command = {
     "eval",
-    "usage: grove eval MODEL DATA [--json] [--threads N] [--quiet]\n"
+    "usage: grove eval MODEL DATA [--json] [--group COL] [--at K] [--per-query] [--threads N]\n"
+    "                  [--quiet]\n"
     "\n"
     "Evaluates MODEL on the labelled DATA (CSV or LIBSVM, read with the model's schema).\n"
     "Classification: n, accuracy, error, logloss, auc (two classes), per-class precision,\n"
     "recall, F1 and support with their macro and weighted averages, and a confusion matrix.\n"
-    "Regression: n, rmse, mae, r2.\n"
+    "Regression: n, rmse, mae, r2.  Data with query groups (LIBSVM qid:n, or --group COL):\n"
+    "also the mean over queries of ndcg@K and map@K (`docs/algorithms.md`).\n"
     "\n",
     eval_options, NULL, 19};
 
@@ -85,7 +92,8 @@ int cmd_eval(int argc, char **argv)
 {
     const char *pos[2] = {0};
     int n_pos = 0, json = 0;
-    const char *threads = "0";
+    const char *threads = "0", *group = NULL, *at_arg = "10";
+    int per_query = 0;
     cli_args a = {.cmd = &eval_command, .argc = argc, .argv = argv};
     for (int o; (o = cli_next(&a)) != CLI_END;) {
         switch (o) {
@@ -104,6 +112,15 @@ int cmd_eval(int argc, char **argv)
         case OPT_THREADS:
             threads = a.value;
             break;
+        case OPT_GROUP:
+            group = a.value;
+            break;
+        case OPT_AT:
+            at_arg = a.value;
+            break;
+        case OPT_PER_QUERY:
+            per_query = 1;
+            break;
         }
     }
     const int quiet = a.quiet;
@@ -114,12 +131,20 @@ int cmd_eval(int argc, char **argv)
     grove_model *model = NULL;
     grove_dataset *data = NULL;
     grove_eval *e = NULL;
+    grove_params *lp = NULL;
+    double *rank_v = NULL;
     int rc;
-    long n_threads;
+    long n_threads, at;
     if (cli_int_arg("--threads", threads, 0, 4096, &n_threads) != 0) return EXIT_USAGE;
+    if (cli_int_arg("--at", at_arg, 1, 1073741824, &at) != 0) return EXIT_USAGE;
     grove_status st = grove_model_load(pos[0], &model);
     if (st != GROVE_OK) return cli_fail(st, NULL);
-    rc = cli_load_for_model(pos[1], model, NULL, (quiet ? CLI_LOAD_QUIET : 0) | CLI_LOAD_LABELS_OWN,
+    if (group && ((st = grove_params_create(&lp)) != GROVE_OK ||
+                  (st = grove_params_set(lp, "group", group)) != GROVE_OK)) {
+        rc = cli_fail(st, NULL);
+        goto done;
+    }
+    rc = cli_load_for_model(pos[1], model, lp, (quiet ? CLI_LOAD_QUIET : 0) | CLI_LOAD_LABELS_OWN,
                             &data);
     if (rc != EXIT_OK) goto done;
     if (!grove_dataset_has_labels(data)) {
@@ -153,6 +178,24 @@ int cmd_eval(int argc, char **argv)
         rc = cli_fail(st, NULL);
         goto done;
     }
+    /* ranking: ndcg@K and map@K per query (rank_v: nq of each) and their means */
+    const size_t nq = grove_dataset_n_queries(data);
+    double rank_mean[2] = {0, 0};
+    static const char *const rank_names[2] = {"ndcg", "map"};
+    if (nq) {
+        rank_v = malloc(2 * nq * sizeof *rank_v);
+        if (!rank_v) {
+            cli_error("eval: out of memory");
+            rc = EXIT_INTERNAL;
+            goto done;
+        }
+        for (int r = 0; r < 2; r++)
+            if ((st = grove_model_rank_metric(model, data, rank_names[r], (size_t)at, (int)n_threads,
+                                              rank_v + (size_t)r * nq, &rank_mean[r])) != GROVE_OK) {
+                rc = cli_fail(st, NULL);
+                goto done;
+            }
+    }
     if (json) {
         char *s = NULL;
         st = grove_eval_json(e, &s);
@@ -160,15 +203,41 @@ int cmd_eval(int argc, char **argv)
             rc = cli_fail(st, NULL);
             goto done;
         }
-        printf("%s\n", s);
+        size_t len = strlen(s);
+        if (nq && len && s[len - 1] == '}') {
+            /* the ranking metrics appended to the object (numbers as %.17g round-trip) */
+            s[len - 1] = '\0';
+            printf("%s, \"queries\": %zu, \"ndcg@%ld\": %.17g, \"map@%ld\": %.17g, \"per_query\": [", s,
+                   nq, at, rank_mean[0], at, rank_mean[1]);
+            for (size_t q = 0; q < nq; q++)
+                printf("%s{\"query\": %zu, \"rows\": %zu, \"ndcg@%ld\": %.17g, \"map@%ld\": %.17g}",
+                       q ? ", " : "", q, grove_dataset_query_start(data, q + 1) -
+                       grove_dataset_query_start(data, q), at, rank_v[q], at, rank_v[nq + q]);
+            printf("]}\n");
+        } else {
+            printf("%s\n", s);
+        }
         grove_string_free(s);
     } else {
         char title[512];
         snprintf(title, sizeof title, "%s on %s", pos[0], pos[1]);
         cli_print_metrics(stdout, e, grove_model_schema(model), title, 1);
+        if (nq) {
+            printf("ranking (%zu queries, mean over queries)\n  ndcg@%-4ld %.6f\n  map@%-5ld %.6f\n",
+                   nq, at, rank_mean[0], at, rank_mean[1]);
+            if (per_query) {
+                printf("per query\n  %8s %8s %10s %10s\n", "query", "rows", "ndcg", "map");
+                for (size_t q = 0; q < nq; q++)
+                    printf("  %8zu %8zu %10.6f %10.6f\n", q,
+                           grove_dataset_query_start(data, q + 1) - grove_dataset_query_start(data, q),
+                           rank_v[q], rank_v[nq + q]);
+            }
+        }
     }
     rc = EXIT_OK;
 done:
+    free(rank_v);
+    grove_params_free(lp);
     grove_eval_free(e);
     grove_dataset_free(data);
     grove_model_free(model);

@@ -25,6 +25,8 @@ static const cli_option train_options[] = {
     {CLI_PARAM, "--label", NULL, "COL",
      "label column, by name or 0-based index (default: 'label', else first)", "label"},
     {CLI_PARAM, "--weight", NULL, "COL", "column of sample weights", "weight"},
+    {CLI_PARAM, "--group", NULL, "COL",
+     "column of query ids (ranking objectives; LIBSVM: qid:n)", "group"},
     {CLI_PARAM, "--rounds", "-r", "N", "rounds / ensemble members (ensemble algorithms)",
      "rounds"},
     {CLI_SET, "--set", "-s", "KEY=VALUE", "any parameter (`grove help params`), repeatable", NULL},
@@ -53,8 +55,8 @@ static const cli_option train_options[] = {
 const cli_command cli_train_command = {
     "train",
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
-    "                   [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N] [--sep C]\n"
-    "                   [--valid FILE] [--init-model MODEL] [--log FILE.csv] [--strict]\n"
+    "                   [--group COL] [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N]\n"
+    "                   [--sep C] [--valid FILE] [--init-model MODEL] [--log FILE.csv] [--strict]\n"
     "                   [--quiet]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"

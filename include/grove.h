@@ -347,6 +347,14 @@ size_t grove_dataset_n_kept(const grove_dataset *data);
 const char *grove_dataset_kept_name(const grove_dataset *data, size_t k);
 const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t row);
 
+/* Query groups (learning to rank: LIBSVM `qid:n` tokens, or the CSV column of parameter
+ * "group"; the rows of a query are contiguous): how many queries (0 when the data has none),
+ * and the first row of query q (q = n_queries: n_rows; beyond: n_rows).  Query q is rows
+ * [grove_dataset_query_start(d, q), grove_dataset_query_start(d, q + 1)).  Subsets keep none.
+ * Since 0.1. */
+size_t grove_dataset_n_queries(const grove_dataset *data);
+size_t grove_dataset_query_start(const grove_dataset *data, size_t q);
+
 /* Schema queries (all returned strings borrowed from the schema). */
 typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;
 grove_task grove_schema_task(const grove_schema *schema);
@@ -625,6 +633,16 @@ grove_status grove_model_evaluate(const grove_model *model, const grove_dataset 
  * from grove_train_predicted.  The same result as grove_model_evaluate.  Since 0.1. */
 grove_status grove_eval_predictions(const grove_model *model, const grove_dataset *data,
                                     const double *pred, size_t pred_len, grove_eval **out);
+
+/* Learning to rank: metric "ndcg" (NDCG@k, gains 2^y - 1, discounts 1/log2(r + 2)) or "map"
+ * (MAP@k, relevant: y > 0) of model's scores (one output a row) on labelled `data` with query
+ * groups (grove_dataset_n_queries > 0): each query's value into per_query[q] (NULL: not wanted;
+ * else room for n_queries), their mean into *mean.  A query without relevant rows counts 1.
+ * GROVE_ERR_DATA without queries or labels, GROVE_ERR_ARG for another metric, k = 0 or a model
+ * of several outputs.  Thread-safe.  Since 0.1. */
+grove_status grove_model_rank_metric(const grove_model *model, const grove_dataset *data,
+                                     const char *metric, size_t k, int n_threads,
+                                     double *per_query, double *mean);
 
 void grove_eval_free(grove_eval *eval);
 

@@ -885,6 +885,46 @@ static void test_libsvm(void)
     grove_dataset_free(m);
 }
 
+/* Query groups: LIBSVM qid:n, CSV parameter "group"; rows of a query must be contiguous. */
+static void test_queries(void)
+{
+    grove_dataset *d = LOAD(write_text("q.libsvm", "2 qid:7 1:1\n0 qid:7 1:2\n1 qid:3 2:1\n"
+                                                   "0 qid:9 1:1\n1 qid:9 2:2\n"),
+                            NULL, NULL, GROVE_OK);
+    if (d) {
+        CHECK_EQ_INT(grove_dataset_n_queries(d), 3);
+        static const size_t want[4] = {0, 2, 3, 5};
+        for (size_t q = 0; q < 4; q++) CHECK_EQ_INT(grove_dataset_query_start(d, q), want[q]);
+        CHECK_EQ_INT(grove_dataset_query_start(d, 9), 5);
+    }
+    grove_dataset_free(d);
+    LOAD(write_text("qbad.libsvm", "1 qid:1 1:1\n0 qid:2 1:1\n1 qid:1 1:2\n"), NULL, NULL,
+         GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "qbad.libsvm:3: qid:1 comes back after rows of other "
+                                       "queries");
+    LOAD(write_text("qnum.libsvm", "1 qid:x 1:1\n"), NULL, NULL, GROVE_ERR_PARSE);
+    CHECK_CONTAINS(grove_last_error(), "qnum.libsvm:1:2: expected qid:n with an integer n");
+    d = LOAD(write_text("qsome.libsvm", "1 qid:1 1:1\n0 1:1\n"), NULL, NULL, GROVE_OK);
+    if (d) {
+        CHECK_EQ_INT(grove_dataset_n_queries(d), 0);
+        CHECK_CONTAINS(grove_dataset_warning(d), "qid:n tokens ignored (no query groups): line 2");
+    }
+    grove_dataset_free(d);
+    d = LOAD(write_text("q.csv", "y,q,x\n1,5,0.5\n0,5,1\n2,6,3\n"), "label=y;group=q", NULL,
+             GROVE_OK);
+    if (d) {
+        CHECK_EQ_INT(grove_dataset_n_queries(d), 2);
+        CHECK_EQ_INT(grove_dataset_query_start(d, 1), 2);
+        CHECK_EQ_INT(d->schema->n_features, 1);
+    }
+    grove_dataset_free(d);
+    LOAD(write_text("qbad.csv", "y,q,x\n1,5,0.5\n0,6,1\n2,5,3\n"), "label=y;group=q", NULL,
+         GROVE_ERR_DATA);
+    CHECK_CONTAINS(grove_last_error(), "qbad.csv:4: query 5 of column 'q' comes back");
+    LOAD(write_text("qtext.csv", "y,q,x\n1,a,0.5\n"), "label=y;group=q", NULL, GROVE_ERR_PARSE);
+    CHECK_CONTAINS(grove_last_error(), "expected an integer query id in the group column 'q'");
+}
+
 static void test_format_detection(void)
 {
     const char *svm = "1 1:2 2:3\n0 1:1\n";
@@ -1442,6 +1482,7 @@ int main(void)
     test_follow_schema();
     test_gzip();
     test_libsvm();
+    test_queries();
     test_format_detection();
     test_arrays();
     test_subset();

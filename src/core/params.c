@@ -152,6 +152,28 @@ static grove_status parse_value(int id, const char *value, int64_t *iv, double *
         return GROVE_OK;
     }
     case K_ENUM: {
+        const char *at = id == GV_P_EVAL_METRIC ? strchr(value, '@') : NULL;
+        if (at) { /* ndcg@K, map@K: the metric, and K as the value's number */
+            char name[8];
+            int64_t k = 0;
+            size_t nlen = (size_t)(at - value), i = 1;
+            int ok = nlen < sizeof name && at[1] != '\0';
+            for (; ok && at[i]; i++) {
+                ok = at[i] >= '0' && at[i] <= '9' && k < 1073741824;
+                k = k * 10 + (at[i] - '0');
+            }
+            if (ok) {
+                memcpy(name, value, nlen);
+                name[nlen] = '\0';
+                ok = k >= 1 && k <= 1073741824 && (!strcmp(name, "ndcg") || !strcmp(name, "map"));
+            }
+            if (!ok)
+                return gv_err(GROVE_ERR_PARAM, "%s: must be one of %s (ndcg and map also as "
+                              "ndcg@K, map@K, K >= 1), got '%s'", d->name, d->allowed, value);
+            *iv = enum_index(d->allowed, name);
+            *dv = (double)k;
+            return GROVE_OK;
+        }
         int i = enum_index(d->allowed, value);
         if (i < 0)
             return gv_err(GROVE_ERR_PARAM, "%s: must be one of %s, got '%s'", d->name,
@@ -432,6 +454,23 @@ static int64_t default_ival(gv_param_id id)
     double dv;
     parse_value(id, defs[id].def, &iv, &dv);
     return iv;
+}
+
+size_t gv_param_eval_at(const grove_params *p)
+{
+    const double k = gv_param_double(p, GV_P_EVAL_METRIC);
+    return k >= 1 ? (size_t)k : (size_t)gv_param_int(p, GV_P_EVAL_AT);
+}
+
+int gv_param_task(const grove_params *p)
+{
+    const int task = (int)gv_param_int(p, GV_P_TASK);
+    const int obj = (int)gv_param_int(p, GV_P_OBJECTIVE);
+    const char *allowed = defs[GV_P_OBJECTIVE].allowed;
+    if (task == GV_TASK_AUTO &&
+        (obj == enum_index(allowed, "lambdarank") || obj == enum_index(allowed, "rank:pairwise")))
+        return GV_TASK_REGRESSION;
+    return task;
 }
 
 int64_t gv_param_int(const grove_params *p, gv_param_id id)

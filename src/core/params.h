@@ -28,6 +28,12 @@ enum { GV_FORMAT_AUTO = 0, GV_FORMAT_CSV = 1, GV_FORMAT_LIBSVM = 2 };
 
 /* Getters; `p` may be NULL (then the default is returned). */
 int64_t gv_param_int(const grove_params *p, gv_param_id id);   /* INT, ENUM (index), BOOL */
+/* Parameter task for the loaders: its value, except that auto is regression when parameter
+ * objective is a ranking one (lambdarank, rank:pairwise: relevance grades are targets, however
+ * few their values). */
+int gv_param_task(const grove_params *p);
+/* The K of metrics ndcg and map: K of eval_metric=ndcg@K (map@K), else parameter eval_at. */
+size_t gv_param_eval_at(const grove_params *p);
 double gv_param_double(const grove_params *p, gv_param_id id); /* FLOAT (or INT as double) */
 const char *gv_param_str(const grove_params *p, gv_param_id id); /* any kind, as text; borrowed */
 int gv_param_is_set(const grove_params *p, gv_param_id id);      /* set explicitly by the user */

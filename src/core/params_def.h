@@ -86,6 +86,8 @@
     "label column (default: the column named 'label', else the first column)") \
   X(WEIGHT, "weight", STRING, "", 0, 0, "a column name or 0-based index", \
     "column of non-negative sample weights (default: none, all 1)") \
+  X(GROUP, "group", STRING, "", 0, 0, "a column name or 0-based index", \
+    "column of query ids (learning to rank; rows of a query contiguous; LIBSVM: qid:n)") \
   X(CATEGORICAL, "categorical", STRING, "", 0, 0, "comma-separated column names or indices", \
     "columns to treat as categorical even if their values look numeric") \
   X(IGNORE, "ignore", STRING, "", 0, 0, "comma-separated column names or indices", \
@@ -123,8 +125,8 @@
   X(OOB_IMPORTANCE, "oob_importance", BOOL, "false", 0, 0, "true|false", \
     "bagging of trees, forest, extra-trees: compute permutation importances on every tree's out-of-bag rows while training (Breiman 2001) and store them in the model") \
   /* ---- gradient boosting (ensemble/gbdt.c; names and meanings as XGBoost's) ---- */ \
-  X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential|poisson|tweedie|gamma|quantile", \
-    "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost; poisson (counts), tweedie (tweedie_variance_power) and gamma (positive targets) fit log(E[y]) and predict E[y]; quantile fits the quantile_alpha-quantile of y (pinball loss, leaves refit to the quantile of their residuals); see docs/algorithms.md") \
+  X(OBJECTIVE, "objective", ENUM, "auto", 0, 0, "auto|squared|absolute|huber|logistic|softmax|exponential|poisson|tweedie|gamma|quantile|lambdarank|rank:pairwise", \
+    "gbdt: loss minimized; auto: logistic for two classes, softmax for more, squared for regression; exponential (two classes) with stumps is AdaBoost; poisson (counts), tweedie (tweedie_variance_power) and gamma (positive targets) fit log(E[y]) and predict E[y]; quantile fits the quantile_alpha-quantile of y (pinball loss, leaves refit to the quantile of their residuals); lambdarank (LambdaMART, |delta NDCG|-weighted pairs) and rank:pairwise (RankNet pairs) rank the rows of each query (query groups: LIBSVM qid:n or parameter group) by relevance labels >= 0; see docs/algorithms.md") \
   X(MONOTONE_CONSTRAINTS, "monotone_constraints", STRING, "", 0, 0, "one direction -1|0|1 per feature: 1,-1,0 or (1,-1,0); or name:direction pairs: age:1,income:-1", \
     "gbdt: leaf values that do not decrease (1) or increase (-1) with a numeric feature, 0 = free (XGBoost's semantics; see docs/algorithms.md); empty = none") \
   X(INTERACTION_CONSTRAINTS, "interaction_constraints", STRING, "", 0, 0, "groups of feature indices or names: [[0,1],[2,3,4]] (at most 64 groups)", \
@@ -165,8 +167,12 @@
     "gbdt, objective quantile (and metric quantile): the quantile fitted (0.5: the median)") \
   X(POISSON_MAX_DELTA_STEP, "poisson_max_delta_step", FLOAT, "0.7", 0, 1e300, "", \
     "gbdt, objective poisson: the hessian is e^(F + this) instead of e^F, which shortens the Newton steps where counts are small (XGBoost's and LightGBM's safeguard)") \
-  X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss|poisson-nloglik|tweedie-nloglik|gamma-deviance|quantile", \
-    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential), poisson-nloglik, tweedie-nloglik, gamma-deviance, quantile (pinball loss) for the objectives of those names") \
+  X(LAMBDARANK_TRUNCATION, "lambdarank_truncation", INT, "30", 0, 1073741824, "", \
+    "gbdt, objective lambdarank: only pairs with a row among the top this many of its query (by the current scores) get lambdas; 0 = all (LightGBM's lambdarank_truncation_level, default 30)") \
+  X(EVAL_AT, "eval_at", INT, "10", 1, 1073741824, "", \
+    "gbdt, metrics ndcg and map: the top positions of each query counted (ndcg@k, map@k)") \
+  X(EVAL_METRIC, "eval_metric", ENUM, "auto", 0, 0, "auto|rmse|mae|logloss|error|auc|mlogloss|merror|exploss|poisson-nloglik|tweedie-nloglik|gamma-deviance|quantile|ndcg|map", \
+    "gbdt: metric of the per-round log and of early stopping; auto: rmse (squared), mae (absolute, huber), logloss (logistic), mlogloss (softmax), exploss (exponential), poisson-nloglik, tweedie-nloglik, gamma-deviance, quantile (pinball loss) for the objectives of those names, ndcg for lambdarank and rank:pairwise; ndcg and map: mean over queries of NDCG@k and MAP@k, k = eval_at, or written ndcg@k, map@k") \
   X(TRAIN_METRIC, "train_metric", BOOL, "false", 0, 0, "true|false", \
     "gbdt: also evaluate eval_metric on the training rows after every round (the log's train column; one more pass over the rows per round); grove train --log turns it on") \
   /* ---- neural network (learn/mlp.c) ---- */ \

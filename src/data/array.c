@@ -156,7 +156,7 @@ static grove_status finish(grove_dataset *ds, grove_status st, const double *lab
 {
     size_t n_rows = ds->n_rows;
     if (st == GROVE_OK && labels)
-        st = copy_labels(ds, labels, (int)gv_param_int(params, GV_P_TASK), follow);
+        st = copy_labels(ds, labels, gv_param_task(params), follow);
     if (st == GROVE_OK && weights) {
         ds->weights = gv_malloc_array(n_rows, sizeof *ds->weights);
         if (!ds->weights) st = gv_err_nomem("the weights");

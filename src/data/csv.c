@@ -188,7 +188,7 @@ static const char *field_text(const csv_field *f, gv_buf *scratch, size_t *len)
 
 /* ---- the loader's state ---- */
 
-enum { COL_SKIP = 0, COL_NUMERIC, COL_CATEGORICAL, COL_LABEL, COL_WEIGHT };
+enum { COL_SKIP = 0, COL_NUMERIC, COL_CATEGORICAL, COL_LABEL, COL_WEIGHT, COL_GROUP };
 
 typedef struct csv_column {
     unsigned char role; /* COL_* */
@@ -230,6 +230,8 @@ typedef struct csv_ctx {
     const grove_schema *follow; /* borrowed; NULL = infer */
     int task_param;
     long label_col, weight_col; /* -1: none */
+    long group_col;            /* parameter "group": the query ids, or -1 */
+    double *qid;               /* [n_rows] with group_col */
     int label_guessed;         /* no "label" parameter and no column named label: the first */
     int trailing_empty;        /* the header ends with an empty, unnamed field ("a,b,") */
     unsigned char *force_numeric; /* [n_cols]: parameter "numeric" */
@@ -245,6 +247,7 @@ static void ctx_free(csv_ctx *c)
     gv_free(c->numeric);
     gv_free(c->force_numeric);
     gv_free(c->rec);
+    gv_free(c->qid);
     grove_dataset_free(c->ds);
 }
 
@@ -474,7 +477,11 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
     grove_status st;
     if ((st = param_column(c, params, GV_P_LABEL, &c->label_col)) != GROVE_OK) return st;
     if ((st = param_column(c, params, GV_P_WEIGHT, &c->weight_col)) != GROVE_OK) return st;
+    if ((st = param_column(c, params, GV_P_GROUP, &c->group_col)) != GROVE_OK) return st;
     size_t header_line = gv_line_of(c->text, c->header_start);
+    if (c->group_col >= 0 && (c->group_col == c->weight_col || c->group_col == c->label_col))
+        return gv_err(GROVE_ERR_DATA, "%s:%zu: expected the group column '%s' to be neither the "
+                      "label nor the weight", c->path, header_line, c->names[c->group_col]);
 
     if (!c->follow) {
         if (c->label_col < 0) {
@@ -488,6 +495,7 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
         for (size_t k = 0; k < c->n_cols; k++) c->cols[k].role = COL_NUMERIC;
         c->cols[c->label_col].role = COL_LABEL;
         if (c->weight_col >= 0) c->cols[c->weight_col].role = COL_WEIGHT;
+        if (c->group_col >= 0) c->cols[c->group_col].role = COL_GROUP;
         if (c->trailing_empty && c->cols[c->n_cols - 1].role == COL_NUMERIC)
             c->cols[c->n_cols - 1].role = COL_SKIP;
         if ((st = mark_columns(c, params, GV_P_IGNORE, COL_SKIP)) != GROVE_OK) return st;
@@ -546,6 +554,13 @@ static grove_status assign_roles(csv_ctx *c, const grove_params *params)
                           "a feature nor the label", c->path, header_line,
                           c->names[c->weight_col]);
         c->cols[c->weight_col].role = COL_WEIGHT;
+    }
+    if (c->group_col >= 0) {
+        if (c->cols[c->group_col].role != COL_SKIP)
+            return gv_err(GROVE_ERR_DATA, "%s:%zu: expected the group column '%s' to be neither "
+                          "a feature nor the label", c->path, header_line,
+                          c->names[c->group_col]);
+        c->cols[c->group_col].role = COL_GROUP;
     }
     return GROVE_OK;
 }
@@ -746,6 +761,16 @@ static int parse_row(csv_ctx *c, csv_worker *w, size_t i)
                 return -1;
             }
             ds->weights[i] = v;
+            break;
+        case COL_GROUP:
+            if (r != GV_NUM_OK || v != floor(v) || !(fabs(v) < 9007199254740992.0)) {
+                if (f->len) gv_excerpt(f->p, f->len, found, sizeof found);
+                gv_row_fail(&w->err, GROVE_ERR_PARSE, i, f->p, k + 1,
+                            "expected an integer query id in the group column '%s', found %s",
+                            c->names[k], f->len ? found : "an empty field");
+                return -1;
+            }
+            c->qid[i] = v;
             break;
         default:
             break;
@@ -1159,6 +1184,10 @@ static grove_status build_dataset(csv_ctx *c)
         c->ds->weights = gv_malloc_array(c->n_rows, sizeof *c->ds->weights);
         if (!c->ds->weights) return gv_err_nomem("the weights");
     }
+    if (c->group_col >= 0) {
+        c->qid = gv_malloc_array(c->n_rows, sizeof *c->qid);
+        if (!c->qid) return gv_err_nomem("the query ids");
+    }
     return GROVE_OK;
 }
 
@@ -1174,8 +1203,8 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int map
     c.text = buf;
     c.mapped = mapped;
     c.follow = schema;
-    c.task_param = (int)gv_param_int(params, GV_P_TASK);
-    c.label_col = c.weight_col = -1;
+    c.task_param = gv_param_task(params);
+    c.label_col = c.weight_col = c.group_col = -1;
     unsigned char *text_seen = NULL, *guessed = NULL;
     grove_status st = GROVE_OK;
 
@@ -1221,7 +1250,7 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int map
     }
     for (size_t k = 0; k < c.n_cols; k++)
         c.numeric[k] = c.cols[k].role == COL_NUMERIC || c.cols[k].role == COL_LABEL ||
-                       c.cols[k].role == COL_WEIGHT;
+                       c.cols[k].role == COL_WEIGHT || c.cols[k].role == COL_GROUP;
     if ((st = build_dataset(&c)) != GROVE_OK) goto done;
     text_seen = gv_calloc(c.n_cols, 1);
     if (!text_seen) {
@@ -1261,6 +1290,20 @@ grove_status gv_parse_csv(const char *path, const char *buf, size_t len, int map
             goto done;
     }
     if ((st = keep_columns(&c, params)) != GROVE_OK) goto done;
+    if (c.qid) { /* query groups */
+        size_t bad = 0;
+        int r = gv_dataset_set_queries(c.ds, c.qid, c.n_rows, &bad);
+        if (r < 0) {
+            st = gv_err_nomem("the query groups");
+            goto done;
+        }
+        if (r > 0) {
+            st = gv_err(GROVE_ERR_DATA, "%s:%zu: query %.0f of column '%s' comes back after rows "
+                        "of other queries (the rows of a query must be contiguous)", path,
+                        gv_line_of(buf, c.rec[2 * bad]), c.qid[bad], c.names[c.group_col]);
+            goto done;
+        }
+    }
     *out = c.ds;
     c.ds = NULL;
 done:

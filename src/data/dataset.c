@@ -405,6 +405,7 @@ void grove_dataset_free(grove_dataset *d)
     gv_free(d->labels);
     gv_free(d->partial_labels);
     gv_free(d->weights);
+    gv_free(d->query_ptr);
     gv_free(d->source);
     gv_free(d->warning);
     for (size_t k = 0; k < d->n_kept; k++) {
@@ -482,5 +483,54 @@ int gv_schema_name_features(grove_schema *s, const char *prefix, size_t first)
         gv_free(s->feature_names[f]);
         s->feature_names[f] = copy;
     }
+    return 0;
+}
+
+typedef struct query_run {
+    double id;
+    size_t row; /* its first row */
+} query_run;
+
+static int run_cmp(const void *a, const void *b)
+{
+    const query_run *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+int gv_dataset_set_queries(grove_dataset *d, const double *qid, size_t n, size_t *bad_row)
+{
+    size_t n_runs = 0;
+    for (size_t i = 0; i < n; i++) n_runs += i == 0 || qid[i] != qid[i - 1];
+    size_t *ptr = gv_malloc_array(n_runs + 1, sizeof *ptr);
+    query_run *runs = gv_malloc_array(n_runs ? n_runs : 1, sizeof *runs);
+    if (!ptr || !runs) {
+        gv_free(ptr);
+        gv_free(runs);
+        return -1;
+    }
+    size_t q = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || qid[i] != qid[i - 1]) {
+            runs[q].id = qid[i];
+            runs[q].row = i;
+            ptr[q++] = i;
+        }
+    ptr[n_runs] = n;
+    /* an id in two runs: sorted by (id, first row), the later run of each pair is a repeat;
+     * the earliest such run is the row to name */
+    qsort(runs, n_runs, sizeof *runs, run_cmp);
+    size_t bad = SIZE_MAX;
+    for (size_t k = 1; k < n_runs; k++)
+        if (runs[k].id == runs[k - 1].id && runs[k].row < bad) bad = runs[k].row;
+    gv_free(runs);
+    if (bad != SIZE_MAX) {
+        gv_free(ptr);
+        *bad_row = bad;
+        return 1;
+    }
+    gv_free(d->query_ptr);
+    d->query_ptr = ptr;
+    d->n_queries = n_runs;
     return 0;
 }

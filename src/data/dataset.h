@@ -101,6 +101,11 @@ struct grove_dataset {
                                  usable; NaN on those rows (grove_dataset_labelled_rows); else
                                  NULL; owned */
     double *weights;          /* [n_rows] or NULL (all 1); owned */
+    /* Query groups (learning to rank: LIBSVM `qid:` tokens, CSV parameter "group"): query q
+     * is rows query_ptr[q] .. query_ptr[q + 1] (contiguous, in file order).  n_queries 0 and
+     * query_ptr NULL when the data has none; owned. */
+    size_t n_queries;
+    size_t *query_ptr;        /* [n_queries + 1] */
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */
     /* Columns passed through as text (parameter "keep", CSV only): column k's name, and row
@@ -167,6 +172,11 @@ grove_dataset *gv_dataset_new_unfilled(grove_schema *schema, size_t n_rows, int 
 /* Appends a line to d->warning (lines separated by '\n'; a line starting "note: " is a notice,
  * not a warning).  GROVE_ERR_NOMEM, with d->warning unchanged, when out of memory. */
 grove_status gv_dataset_warn(grove_dataset *d, const char *fmt, ...) GV_PRINTF(2, 3);
+
+/* The query groups of per-row query ids qid[0..n) into d (query_ptr, n_queries): runs of equal
+ * ids.  0 ok, -1 out of memory, 1 when an id comes back after another id's rows (the rows of
+ * a query must be contiguous): *bad_row then gets the first row of its second run. */
+int gv_dataset_set_queries(grove_dataset *d, const double *qid, size_t n, size_t *bad_row);
 
 /* Loaders (csv.c, libsvm.c, array.c).  `schema` NULL = infer (see grove.h), else follow. */
 grove_status gv_load_csv(const char *path, const grove_params *params,

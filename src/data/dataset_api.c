@@ -315,6 +315,17 @@ const char *grove_dataset_warning(const grove_dataset *data)
     return null_arg(data, __func__) ? "" : data->warning;
 }
 
+size_t grove_dataset_n_queries(const grove_dataset *data)
+{
+    return null_arg(data, __func__) ? 0 : data->n_queries;
+}
+
+size_t grove_dataset_query_start(const grove_dataset *data, size_t q)
+{
+    if (null_arg(data, __func__)) return 0;
+    return data->query_ptr && q <= data->n_queries ? data->query_ptr[q] : data->n_rows;
+}
+
 size_t grove_dataset_n_kept(const grove_dataset *data)
 {
     return null_arg(data, __func__) ? 0 : data->n_kept;

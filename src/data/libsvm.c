@@ -7,7 +7,9 @@
  * decimal number); then `index:value` pairs with 1-based integer indices in [1, 2^31 - 1],
  * strictly increasing within a row (zero-based, [0, 2^31 - 2], when some row starts at index 0,
  * as scikit-learn's dump_svmlight_file writes by default, or when following a schema whose
- * first feature is "f0"; a notice says so, and the features are then named "f0".."fN-1"); a `qid:n` token is ignored; `#` starts a comment to the end
+ * first feature is "f0"; a notice says so, and the features are then named "f0".."fN-1"); a `qid:n` token gives the
+ * row's query (learning to rank; dataset.h's query_ptr): when every row has one, the rows of a
+ * query must be contiguous, else they are ignored with a notice; `#` starts a comment to the end
  * of the line; blank and comment-only lines are not rows; LF or CRLF.  A value may be a missing
  * token (NA, ?, NaN).  An index absent from a row means 0, or missing with parameter
  * libsvm_absent=missing.
@@ -74,6 +76,7 @@ typedef struct svm_ctx {
     uint32_t *csr_col;     /* second pass of a sparse dataset: [nnz] features (columns,
                               index - 1, when the features are to be made compact) */
     float *csr_val;        /* [nnz] values */
+    double *qid;           /* first pass: [n_rows] the rows' qid:n values, NaN without one */
 } svm_ctx;
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
@@ -184,7 +187,19 @@ static int parse_row(svm_ctx *c, svm_worker *w, size_t i)
             c->labels[i] = y;
             continue;
         }
-        if (len > 4 && memcmp(tok, "qid:", 4) == 0) continue;
+        if (len > 4 && memcmp(tok, "qid:", 4) == 0) {
+            double q;
+            if (c->pass2) continue;
+            if (gv_parse_decimal(tok + 4, len - 4, &q) != GV_NUM_OK || q != floor(q) ||
+                !(fabs(q) < 9007199254740992.0)) {
+                gv_excerpt(tok, len, found, sizeof found);
+                gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t,
+                            "expected qid:n with an integer n, found %s", found);
+                return -1;
+            }
+            c->qid[i] = q;
+            continue;
+        }
         if (!colon) {
             gv_excerpt(tok, len, found, sizeof found);
             gv_row_fail(&w->err, GROVE_ERR_PARSE, i, tok, t, "expected index:value, found %s",
@@ -485,6 +500,12 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
         st = gv_err_nomem("the row index");
         goto done;
     }
+    c.qid = gv_malloc_array(c.n_rows, sizeof *c.qid);
+    if (!c.qid) {
+        st = gv_err_nomem("the query ids");
+        goto done;
+    }
+    for (size_t i = 0; i < c.n_rows; i++) c.qid[i] = NAN;
     /* validate, size and count, then fill */
     if ((st = parse_rows(&c, n_threads, &result)) != GROVE_OK) goto done;
     if (!schema && result.max_index == 0) {
@@ -495,6 +516,29 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
     if ((st = load_values(&c, n_threads, schema ? schema->n_features : result.max_index,
                           &result)) != GROVE_OK)
         goto done;
+    size_t n_qid = 0, no_qid = SIZE_MAX;
+    for (size_t i = 0; i < c.n_rows; i++) {
+        if (!isnan(c.qid[i])) n_qid++;
+        else if (no_qid == SIZE_MAX) no_qid = i;
+    }
+    if (n_qid == c.n_rows) { /* query groups */
+        size_t bad = 0;
+        int r = gv_dataset_set_queries(c.ds, c.qid, c.n_rows, &bad);
+        if (r < 0) {
+            st = gv_err_nomem("the query groups");
+            goto done;
+        }
+        if (r > 0) {
+            st = gv_err(GROVE_ERR_DATA, "%s:%zu: qid:%.0f comes back after rows of other queries "
+                        "(the rows of a query must be contiguous)", path,
+                        gv_line_of(buf, c.rec[2 * bad]), c.qid[bad]);
+            goto done;
+        }
+    } else if (n_qid &&
+               (st = gv_dataset_warn(c.ds, "note: %s: qid:n tokens ignored (no query groups): "
+                                     "line %zu has none", path, gv_line_of(buf, c.rec[2 * no_qid]))) != GROVE_OK) {
+        goto done;
+    }
     if (zero &&
         (st = gv_dataset_warn(c.ds, "note: %s: feature indices are zero-based (index 0 on line "
                               "%zu), as scikit-learn's dump_svmlight_file writes them: index i is "
@@ -508,7 +552,7 @@ grove_status gv_parse_libsvm(const char *path, const char *buf, size_t len,
                               result.ignored_index - (size_t)c.zero_based)) != GROVE_OK)
         goto done;
     if (!schema) {
-        st = gv_labels_infer_numeric(c.labels, c.n_rows, (int)gv_param_int(params, GV_P_TASK),
+        st = gv_labels_infer_numeric(c.labels, c.n_rows, gv_param_task(params),
                                      c.ds->schema);
         if (st != GROVE_OK) goto done;
     }
@@ -534,6 +578,7 @@ done:
     gv_free(c.row_nnz);
     gv_free(c.csr_col);
     gv_free(c.csr_val);
+    gv_free(c.qid);
     grove_dataset_free(c.ds);
     return st;
 }

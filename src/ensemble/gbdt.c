@@ -303,6 +303,16 @@ static void trainer_free(trainer *tr)
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
+    if (gv_objective_is_ranking(tr->obj)) { /* per query (loss/rank.c) */
+        if (tr->owed)
+            for (size_t i = 0; i < tr->n; i++) tr->F[i] += tr->owed[tr->leaf[i]];
+        tr->owed = NULL;
+        tr->gh_in_ns = 0;
+        const grove_dataset *d = tr->in->data;
+        tr->gh_checked = gv_rank_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, d->query_ptr,
+                                           d->n_queries, &tr->lp, tr->nt, tr->grad, tr->hess);
+        return;
+    }
     /* one group on every row, exact, one process: the pairs straight into the tree's position
      * buffer (what its root would copy them to) */
     float *gh = tr->G == 1 && tr->o->task != GV_FIT_MULTICLASS &&
@@ -772,6 +782,21 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     }
     tr->o = gv_objective_get(tr->obj);
     tr->quantile = gv_objective_quantile(tr->o, &tr->lp);
+    if (gv_objective_is_ranking(tr->obj)) {
+        /* a query's gradients need all its rows: one process, the loaded queries */
+        if (gv_dist_active())
+            return gv_err(GROVE_ERR_PARAM, "objective %s: not supported in data-parallel training "
+                          "(mpirun): the ranks' shards would split queries; train in one process",
+                          tr->o->name);
+        if (!in->data->n_queries)
+            return gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
+                          "tokens, or a CSV column named by --group COL)",
+                          in->data->source ? in->data->source : "the data", tr->o->name);
+        if (valid && !valid->n_queries)
+            return gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups in the validation "
+                          "data too", valid->source ? valid->source : "the validation data",
+                          tr->o->name);
+    }
     int metric = GV_MET_AUTO;
     if ((st = gv_metric_resolve(p, tr->obj, K, &metric)) != GROVE_OK) return st;
     tr->rounds = tr->t0 + (size_t)gv_param_int(p, GV_P_ROUNDS); /* (t0: the saved rounds) */
@@ -983,8 +1008,10 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     const int metric = b->metric;
     grove_status st;
     *stop = 0;
+    const size_t at = gv_param_eval_at(tr->in->params);
     gv_metric_in mi = {tr->F, tr->y, tr->w, tr->n, tr->G, tr->obj, metric,
-                       tr->lp.tweedie_power, tr->lp.quantile_alpha};
+                       tr->lp.tweedie_power, tr->lp.quantile_alpha, tr->in->data->query_ptr,
+                       tr->in->data->n_queries, at};
     if (b->log_train &&
         (st = tr->dist ? gv_metric_value_dist(&mi, &b->log_train[t])
                        : gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
@@ -992,7 +1019,7 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
     if (!tr->valid) return GROVE_OK;
     gv_metric_in mv = {tr->Fv,   tr->valid->labels, tr->valid->weights,      tr->nv,
                        tr->G,    tr->obj,           metric,                  tr->lp.tweedie_power,
-                       tr->lp.quantile_alpha};
+                       tr->lp.quantile_alpha, tr->valid->query_ptr, tr->valid->n_queries, at};
     if ((st = gv_metric_value(&mv, tr->nt, tr->part, &b->log_valid[t])) != GROVE_OK) return st;
     double v = b->log_valid[t];
     if (t == tr->t0 || (gv_metric_higher_better(metric) ? v > tr->best_valid : v < tr->best_valid)) {

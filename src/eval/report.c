@@ -364,8 +364,9 @@ static double gbdt_metric(const gv_gbdt_view *v, const grove_dataset *d, const d
     int met = 0;
     while (met < GV_MET_COUNT - 1 && strcmp(gv_metric_names[met], v->metric)) met++;
     gv_metric_in m = {F,   d->labels,        NULL, d->n_rows, v->n_groups, v->obj->id,
-                      met, v->tweedie_power, v->quantile_alpha};
+                      met, v->tweedie_power, v->quantile_alpha, d->query_ptr, d->n_queries, 10};
     double out = NAN;
+    if ((met == GV_MET_NDCG || met == GV_MET_MAP) && !d->n_queries) return NAN;
     if (gv_metric_value(&m, 1, part, &out) != GROVE_OK) return NAN;
     return out;
 }

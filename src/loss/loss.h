@@ -17,15 +17,21 @@
  * eval_metric). */
 enum { GV_OBJ_AUTO, GV_OBJ_SQUARED, GV_OBJ_ABSOLUTE, GV_OBJ_HUBER, GV_OBJ_LOGISTIC, GV_OBJ_SOFTMAX,
        GV_OBJ_EXPONENTIAL, GV_OBJ_POISSON, GV_OBJ_TWEEDIE, GV_OBJ_GAMMA, GV_OBJ_QUANTILE,
-       GV_OBJ_COUNT };
+       GV_OBJ_LAMBDARANK, GV_OBJ_RANK_PAIRWISE, GV_OBJ_COUNT };
 enum { GV_MET_AUTO, GV_MET_RMSE, GV_MET_MAE, GV_MET_LOGLOSS, GV_MET_ERROR, GV_MET_AUC,
        GV_MET_MLOGLOSS, GV_MET_MERROR, GV_MET_EXPLOSS, GV_MET_POISSON_NLOGLIK,
-       GV_MET_TWEEDIE_NLOGLIK, GV_MET_GAMMA_DEVIANCE, GV_MET_QUANTILE, GV_MET_COUNT };
+       GV_MET_TWEEDIE_NLOGLIK, GV_MET_GAMMA_DEVIANCE, GV_MET_QUANTILE, GV_MET_NDCG, GV_MET_MAP,
+       GV_MET_COUNT };
 extern const char *const gv_objective_names[GV_OBJ_COUNT];
 extern const char *const gv_metric_names[GV_MET_COUNT];
 
 /* What an objective fits: the task it needs and the trees a round grows. */
 enum { GV_FIT_REGRESSION, GV_FIT_BINARY, GV_FIT_MULTICLASS };
+/* 1 for the learning-to-rank objectives (gradients per query: gv_rank_gradients). */
+static inline int gv_objective_is_ranking(int obj)
+{
+    return obj == GV_OBJ_LAMBDARANK || obj == GV_OBJ_RANK_PAIRWISE;
+}
 /* The initial score when base_score is not set: the link of the weighted label mean (the
  * mean clipped to the link's domain), the class log-priors, or a weighted quantile of the
  * labels (the median, or quantile_alpha's). */
@@ -63,6 +69,7 @@ typedef struct gv_loss_params {
     double quantile_alpha;         /* quantile: the quantile fitted */
     double tweedie_power;          /* tweedie: the variance power rho in (1, 2) */
     double poisson_max_delta_step; /* poisson: the hessian is e^{F + this} */
+    size_t lambdarank_truncation;  /* lambdarank: pairs with a member in the top this many */
 } gv_loss_params;
 
 /* The table's entry of objective id (GV_OBJ_AUTO excluded); NULL when out of range. */
@@ -142,6 +149,9 @@ typedef struct gv_metric_in {
     int metric;
     double tweedie_power;  /* tweedie-nloglik's rho */
     double quantile_alpha; /* quantile's alpha */
+    const size_t *query_ptr; /* ndcg, map: the queries' rows [n_queries + 1] (dataset.h) */
+    size_t n_queries;
+    size_t at;             /* ndcg, map: the top positions counted (eval_at) */
 } gv_metric_in;
 /* The weighted metric over all rows into *out; `part` is scratch of
  * 2 * (n / GV_LOSS_SUM_BLOCK + 1) doubles. */
@@ -157,5 +167,19 @@ int gv_metric_higher_better(int metric);
  * half; NAN when one class has no weight. */
 grove_status gv_weighted_auc(const double *s, size_t stride, const double *y, const double *w,
                              size_t n, double *out);
+
+/* rank.c: learning to rank. */
+/* Gradients and hessians of ranking objective obj (lambdarank, rank:pairwise) at scores F,
+ * query by query (queries q: rows query_ptr[q] .. query_ptr[q + 1]), into grad and hess [n]
+ * (each multiplied by its row's weight, rounded once to float).  Queries in parallel, each on
+ * its own: the same values for any n_threads.  Returns 1 when every pair is finite, else 0. */
+int gv_rank_gradients(int obj, const double *y, const double *w, const double *F, size_t n,
+                      const size_t *query_ptr, size_t n_queries, const gv_loss_params *lp,
+                      int n_threads, double *grad, double *hess);
+/* NDCG@k (metric GV_MET_NDCG) or MAP@k (GV_MET_MAP) of one query: scores s[0..m), labels
+ * y[0..m); ties in score keep row order.  A query with no relevant row scores 1. */
+double gv_rank_query_metric(int metric, const double *s, const double *y, size_t m, size_t k);
+/* The mean over the queries of gv_rank_query_metric; GROVE_ERR_NOMEM without memory. */
+grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out);
 
 #endif /* GV_LOSS_H */

@@ -149,6 +149,7 @@ grove_status gv_weighted_auc(const double *s, size_t stride, const double *y, co
 grove_status gv_metric_value(const gv_metric_in *m, int n_threads, double *part, double *out)
 {
     if (m->metric == GV_MET_AUC) return gv_weighted_auc(m->F, 1, m->y, m->w, m->n, out);
+    if (m->metric == GV_MET_NDCG || m->metric == GV_MET_MAP) return gv_rank_metric(m, n_threads, out);
     const long nb = (long)((m->n + GV_LOSS_SUM_BLOCK - 1) / GV_LOSS_SUM_BLOCK);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(n_threads) schedule(static) if (nb > 1 && n_threads > 1)
@@ -176,7 +177,10 @@ grove_status gv_metric_value(const gv_metric_in *m, int n_threads, double *part,
     return GROVE_OK;
 }
 
-int gv_metric_higher_better(int metric) { return metric == GV_MET_AUC; }
+int gv_metric_higher_better(int metric)
+{
+    return metric == GV_MET_AUC || metric == GV_MET_NDCG || metric == GV_MET_MAP;
+}
 
 grove_status gv_metric_value_dist(const gv_metric_in *m, double *out)
 {

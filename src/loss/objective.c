@@ -34,11 +34,11 @@
 
 const char *const gv_objective_names[GV_OBJ_COUNT] = {
     "auto",        "squared", "absolute", "huber", "logistic", "softmax",
-    "exponential", "poisson", "tweedie",  "gamma", "quantile"};
+    "exponential", "poisson", "tweedie",  "gamma", "quantile", "lambdarank", "rank:pairwise"};
 const char *const gv_metric_names[GV_MET_COUNT] = {
     "auto",    "rmse",            "mae",             "logloss",        "error",   "auc",
     "mlogloss", "merror",         "exploss",         "poisson-nloglik", "tweedie-nloglik",
-    "gamma-deviance", "quantile"};
+    "gamma-deviance", "quantile", "ndcg", "map"};
 
 /* The objectives (indexed by GV_OBJ_*; entry 0, "auto", is resolved before use).  The
  * gradients are gradient_rows' cases below. */
@@ -70,6 +70,11 @@ static const gv_objective objectives[GV_OBJ_COUNT] = {
     /* pinball loss; leaves refit to the quantile of their residuals (LightGBM's quantile) */
     {GV_OBJ_QUANTILE, "quantile", GV_FIT_REGRESSION, GV_MET_QUANTILE, GV_BASE_QUANTILE,
      GV_LINK_IDENTITY, 1.0, GV_LEAF_QUANTILE, -1, GV_LABELS_ANY},
+    /* learning to rank (rank.c): labels are relevance grades, scores only order a query's rows */
+    {GV_OBJ_LAMBDARANK, "lambdarank", GV_FIT_REGRESSION, GV_MET_NDCG, GV_BASE_MEAN,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
+    {GV_OBJ_RANK_PAIRWISE, "rank:pairwise", GV_FIT_REGRESSION, GV_MET_NDCG, GV_BASE_MEAN,
+     GV_LINK_IDENTITY, 1.0, GV_LEAF_NEWTON, 0.5, GV_LABELS_NONNEGATIVE},
 };
 
 const gv_objective *gv_objective_get(int id)
@@ -206,6 +211,7 @@ grove_status gv_objective_resolve(const grove_params *p, int K, int *out, gv_los
         lp->quantile_alpha = gv_param_double(p, GV_P_QUANTILE_ALPHA);
         lp->tweedie_power = gv_param_double(p, GV_P_TWEEDIE_VARIANCE_POWER);
         lp->poisson_max_delta_step = gv_param_double(p, GV_P_POISSON_MAX_DELTA_STEP);
+        lp->lambdarank_truncation = (size_t)gv_param_int(p, GV_P_LAMBDARANK_TRUNCATION);
     }
     *out = obj;
     return GROVE_OK;
@@ -220,11 +226,13 @@ grove_status gv_metric_resolve(const grove_params *p, int obj, int K, int *out)
     switch (m) {
     case GV_MET_RMSE:
     case GV_MET_MAE:
-    case GV_MET_QUANTILE: ok = K == 0; break;
+    case GV_MET_QUANTILE: ok = K == 0 && !gv_objective_is_ranking(obj); break;
     /* the log-likelihoods of a mean: on the scores of a log link */
     case GV_MET_POISSON_NLOGLIK:
     case GV_MET_TWEEDIE_NLOGLIK:
     case GV_MET_GAMMA_DEVIANCE: ok = objectives[obj].link == GV_LINK_LOG; break;
+    case GV_MET_NDCG:
+    case GV_MET_MAP: ok = gv_objective_is_ranking(obj); break;
     case GV_MET_LOGLOSS:
     case GV_MET_ERROR:
     case GV_MET_AUC:
