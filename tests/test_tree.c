@@ -404,7 +404,7 @@ static void make_random(tdata *t, size_t n, size_t F, int stats, int n_classes, 
     }
     for (size_t i = 0; i < n; i++) {
         double x0 = isnan(tget(t, 0, i)) ? 0 : tget(t, 0, i);
-        double x1 = isnan(tget(t, 1, i)) ? 1 : tget(t, 1, i);
+        double x1 = F < 2 || isnan(tget(t, 1, i)) ? 1 : tget(t, 1, i); /* F = 1: no second feature */
         double noise = rnd_unit() + rnd_unit() + rnd_unit() - 1.5;
         if (stats == GV_STATS_CLASS) {
             double s = (x0 > 0) + (x1 > 0.5 * x0) + (rnd_unit() < 0.25 ? (double)(rnd() % 3) : 0);
