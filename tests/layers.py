@@ -43,6 +43,8 @@ ALLOWED = {
     "src/eval/biasvar.c -> api": "bias-variance trains and predicts through the public grove_train and "
                                  "grove_model_predict_label",
     "src/eval/metrics.c -> api": "grove_model_evaluate predicts through the public grove_model_predict",
+    "src/eval/ranking.c -> api": "grove_model_rank_metric predicts through the public grove_model_predict, "
+                                 "as metrics.c does",
     "src/eval/report.c -> api": "the report predicts and reads importances through the public API",
 }
 used_allowed = set()
