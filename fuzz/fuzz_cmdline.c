@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         grove_dataset *ds = NULL;
         if (grove_dataset_load(path, p, NULL, &ds) == GROVE_OK) fuzz_train_stump(ds, p);
         grove_dataset_free(ds);
-        (void)cli_check_unused(p, "train", 1);
+        (void)cli_check_unused(p, "train");
     }
 done:
     grove_params_free(p);
