@@ -156,6 +156,16 @@ static inline void rec_sub(double *c, const double *a, const double *b, size_t S
     for (size_t k = 0; k < S; k++) c[k] = a[k] - b[k];
 }
 
+/* The split L | R with the missing rows M moved left: L2 = L + M, R2 = tot - L2. */
+static inline void with_missing(double *L2, double *R2, const double *L, const double *M,
+                                const double *tot, size_t S)
+{
+    rec_zero(L2, S);
+    rec_add(L2, L, S);
+    rec_add(L2, M, S);
+    rec_sub(R2, tot, L2, S);
+}
+
 /* Records the numeric split "bin <= b" of feature f as the best. */
 static inline void take_numeric(gv_split *best, size_t f, uint32_t b, int default_left)
 {
@@ -178,10 +188,7 @@ static void offer_point(const gv_engine *e, gv_split *best, size_t f, uint32_t b
         /* No missing rows here: missing values later follow the heavier child. */
         take_numeric(best, f, b, has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R));
     if (has_missing) {
-        rec_zero(L2, S);
-        rec_add(L2, L, S);
-        rec_add(L2, M, S);
-        rec_sub(R2, tot, L2, S);
+        with_missing(L2, R2, L, M, tot, S);
         if (offer2(e, best, L2, R2, sp)) take_numeric(best, f, b, 1);
     }
 }
@@ -241,10 +248,7 @@ static void scan_numeric_cons(const gv_engine *e, size_t f, const double *hf, co
         if (offer2_cons(e, best, f, L, R, sp))
             take_numeric(best, f, b, has_missing ? 0 : L[2] >= R[2]);
         if (has_missing) {
-            rec_zero(L2, S);
-            rec_add(L2, L, S);
-            rec_add(L2, M, S);
-            rec_sub(R2, tot, L2, S);
+            with_missing(L2, R2, L, M, tot, S);
             if (offer2_cons(e, best, f, L2, R2, sp)) take_numeric(best, f, b, 1);
         }
     }
@@ -916,10 +920,7 @@ static int scan_partition_reg(const gv_engine *e, size_t f, const double *hf, co
                 best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
             }
             if (has_missing) {
-                rec_zero(L2, S);
-                rec_add(L2, L, S);
-                rec_add(L2, M, S);
-                rec_sub(R2, tot, L2, S);
+                with_missing(L2, R2, L, M, tot, S);
                 if (offer_cat(e, best, L2, R2, sp)) found = 1, *dir = from_end, *len = j + 1, best->default_left = 1;
             }
         }
@@ -991,10 +992,7 @@ static void scan_partition(const gv_engine *e, size_t f, const double *hf, const
             best->default_left = has_missing ? 0 : gv_split_weight(e, L) >= gv_split_weight(e, R);
         }
         if (has_missing) {
-            rec_zero(L2, S);
-            rec_add(L2, L, S);
-            rec_add(L2, M, S);
-            rec_sub(R2, tot, L2, S);
+            with_missing(L2, R2, L, M, tot, S);
             if (offer2(e, best, L2, R2, sp)) {
                 found = 1;
                 best_j = j;
