@@ -111,7 +111,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     size_t r = 0;
     switch (fz_next(&s) % 8) {
     case 0:
-        if (size >= 48 && memcmp(data, "GROVEBIN", 8) == 0) { /* a double into the payload */
+        if (size > 48 && memcmp(data, "GROVEBIN", 8) == 0) { /* a double into the payload */
             size_t at = 24 + fz_next(&s) % (size - 48);
             double v = fz_extreme_value[fz_next(&s) % (sizeof fz_extreme_value / sizeof *fz_extreme_value)];
             memcpy(data + at, &v, sizeof v);
