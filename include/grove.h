@@ -217,6 +217,13 @@ typedef int (*grove_round_fn)(void *ctx, size_t round, size_t total, const char 
                               double train, double valid);
 grove_status grove_params_set_round_callback(grove_params *params, grove_round_fn fn, void *ctx);
 
+/* What training chose, for a verbose display: called from the training thread with a topic and
+ * one line of text -- "plan" (gbdt: the tree engine's code paths for this data, threads and
+ * CPU, the line `grove train --verbose` prints).  Informational only: nothing depends on it.
+ * `ctx` is borrowed.  Pass NULL to remove.  Since 0.1. */
+typedef void (*grove_note_fn)(void *ctx, const char *topic, const char *text);
+grove_status grove_params_set_note_callback(grove_params *params, grove_note_fn fn, void *ctx);
+
 /* ---------------------------------------------------------------------------------------------
  * Datasets.
  *

@@ -47,6 +47,8 @@ struct grove_params {
     void *progress_ctx;
     grove_round_fn round_fn;
     void *round_ctx;
+    grove_note_fn note_fn;
+    void *note_ctx;
     grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
     struct tracker *track; /* NULL unless grove_params_track: shared with every copy */
 };
@@ -537,6 +539,20 @@ int gv_progress_round(const grove_params *p, size_t round, size_t total, const c
 {
     if (!p || !p->round_fn) return 0;
     return p->round_fn(p->round_ctx, round, total, metric, train, valid);
+}
+
+grove_status grove_params_set_note_callback(grove_params *p, grove_note_fn fn, void *ctx)
+{
+    gv_err_clear();
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_set_note_callback: params is NULL");
+    p->note_fn = fn;
+    p->note_ctx = ctx;
+    return GROVE_OK;
+}
+
+void gv_note(const grove_params *p, const char *topic, const char *text)
+{
+    if (p && p->note_fn) p->note_fn(p->note_ctx, topic, text);
 }
 
 const grove_params *gv_params_base(const grove_params *p) { return p ? p->base : NULL; }

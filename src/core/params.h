@@ -54,5 +54,7 @@ int gv_progress(const grove_params *p, const char *stage, size_t done, size_t to
 /* The round callback (grove_params_set_round_callback), if any: non-zero = cancel. */
 int gv_progress_round(const grove_params *p, size_t round, size_t total, const char *metric,
                       double train, double valid);
+/* The note callback (grove_params_set_note_callback), if any. */
+void gv_note(const grove_params *p, const char *topic, const char *text);
 
 #endif /* GV_PARAMS_H */
