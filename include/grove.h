@@ -187,6 +187,16 @@ grove_status grove_params_describe(size_t index, const char **name, const char *
                                    const char **default_value, const char **allowed,
                                    const char **help);
 
+/* Which models parameter `index` (< grove_params_count) applies to, as the table declares it
+ * (static; NULL out of range): the algorithms whose training reads it, '|'-separated
+ * ("tree|id3|forest|extra-trees|gbdt"), "*" (every model), "data" (reading data: every model)
+ * or "cascade" (the cascade trainer, no model).  grove_params_applies: 1 when parameter `key`
+ * applies to a model of algorithm `algo` (its "*", "data" or a list naming algo; a base
+ * learner's "base.KEY", which are stored only where set, always), else 0 (also for an unknown
+ * key).  What `grove info` shows.  Thread-safe.  Since 0.1. */
+const char *grove_params_applies_to(size_t index);
+int grove_params_applies(const char *key, const char *algo);
+
 /* Unused parameters.  grove_params_track starts recording which parameters are read from
  * `params`, its base parameters ("base.KEY") and every copy made of them (training copies
  * parameters); it snapshots which ones the user has set so far.  After training (or any other
