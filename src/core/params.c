@@ -27,11 +27,12 @@ typedef struct param_def {
     double lo, hi;
     const char *allowed;
     const char *help;
+    const char *applies; /* '|'-separated algorithms, "*", "data" or "cascade" */
 } param_def;
 
 static const param_def defs[GV_P_COUNT] = {
-#define GV_PARAM_DEF_(id, name, kind, def, lo, hi, allowed, help)                                 \
-    {name, KIND_##kind, def, (double)(lo), (double)(hi), allowed, help},
+#define GV_PARAM_DEF_(id, name, kind, def, lo, hi, allowed, help, applies)                        \
+    {name, KIND_##kind, def, (double)(lo), (double)(hi), allowed, help, applies},
     GV_PARAM_TABLE(GV_PARAM_DEF_)
 #undef GV_PARAM_DEF_
 };
@@ -437,6 +438,23 @@ grove_status grove_params_describe(size_t i, const char **name, const char **kin
         }
     }
     return GROVE_OK;
+}
+
+const char *grove_params_applies_to(size_t index)
+{
+    return index < GV_P_COUNT ? defs[index].applies : NULL;
+}
+
+int grove_params_applies(const char *key, const char *algo)
+{
+    if (!key || !algo) return 0;
+    if (!strncmp(key, BASE_PREFIX, BASE_PREFIX_LEN)) return 1; /* the base learner's, as set */
+    for (int i = 0; i < GV_P_COUNT; i++) {
+        if (strcmp(defs[i].name, key) != 0) continue;
+        const char *a = defs[i].applies;
+        return !strcmp(a, GV_AP_ALL) || !strcmp(a, GV_AP_DATA) || enum_index(a, algo) >= 0;
+    }
+    return 0;
 }
 
 grove_status grove_params_set_progress(grove_params *p, grove_progress_fn fn, void *ctx)

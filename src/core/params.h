@@ -11,7 +11,7 @@
 #include "params_def.h"
 
 typedef enum gv_param_id {
-#define GV_PARAM_ID_(id, name, kind, def, lo, hi, allowed, help) GV_P_##id,
+#define GV_PARAM_ID_(id, name, kind, def, lo, hi, allowed, help, applies) GV_P_##id,
     GV_PARAM_TABLE(GV_PARAM_ID_)
 #undef GV_PARAM_ID_
         GV_P_COUNT
