@@ -287,6 +287,9 @@ typedef struct gv_tree_session_opts {
 grove_status gv_tree_session_open(const gv_binned *X, const gv_tree_session_opts *o,
                                   gv_tree_session **out);
 void gv_tree_session_close(gv_tree_session *s); /* NULL: nothing */
+/* The session's row-major bins (gv_tree_input.row_bins: what ensembles of CLASS or REG trees
+ * hand their members through gv_fit_input), NULL where a bin takes 16 bits. */
+const uint8_t *gv_tree_session_row_bins(const gv_tree_session *s);
 /* quantized_bits in effect (0: off), and whether the trees search quantized histograms (then
  * gv_tree_session_quantize before each fit). */
 int gv_tree_session_qbits(const gv_tree_session *s);

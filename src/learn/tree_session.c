@@ -108,6 +108,8 @@ void gv_tree_session_close(gv_tree_session *s)
     gv_free(s);
 }
 
+const uint8_t *gv_tree_session_row_bins(const gv_tree_session *s) { return s->row_bins; }
+
 int gv_tree_session_qbits(const gv_tree_session *s) { return s->qbits; }
 
 int gv_tree_session_quantized(const gv_tree_session *s) { return s->qgh != NULL; }
