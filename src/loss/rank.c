@@ -28,11 +28,17 @@
  *   NDCG@k  DCG@k / maxDCG@k, DCG@k = sum_{r < k} (2^y_(r) - 1) D(r); 1 when maxDCG@k = 0
  *   MAP@k   sum_{r < k, y_(r) > 0} P@(r + 1) / (rows with y > 0), P@n the fraction of the top n
  *           with y > 0; 1 when no row has y > 0 (XGBoost's map@k)
+ * Data-parallel (gv_rank_metric_dist, dist/): every query lies whole on one rank (gbdt checks
+ * it); the ranks' per-query values are gathered in rank order and added as one process adds
+ * them, so the mean does not depend on the rank count.
  */
 #include "loss.h"
 
+#include "../dist/dist.h"
+
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct ranked {
@@ -209,7 +215,9 @@ done:
     return v;
 }
 
-grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
+/* The mean over queries; dist: over every rank's queries, gathered in rank order and added as
+ * one process adds them (so the value does not depend on the split). */
+static grove_status rank_metric(const gv_metric_in *m, int n_threads, int dist, double *out)
 {
     const long nq = (long)m->n_queries;
     double *v = gv_malloc_array(m->n_queries ? m->n_queries : 1, sizeof *v);
@@ -223,14 +231,38 @@ grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
         const size_t lo = m->query_ptr[q], len = m->query_ptr[q + 1] - lo;
         v[q] = gv_rank_query_metric(m->metric, m->F + lo * m->G, m->y + lo, len, m->at);
     }
-    double sum = 0;
-    int nomem = 0;
-    for (long q = 0; q < nq; q++) {
-        nomem |= isnan(v[q]);
-        sum += v[q];
+    int64_t nomem = 0;
+    for (long q = 0; q < nq; q++) nomem |= isnan(v[q]);
+    size_t n_all = m->n_queries;
+    const double *all = v;
+    void *gathered = NULL;
+    if (dist) { /* every rank's queries in rank order: one process's sum */
+        gv_dist_max_i64(&nomem, 1);
+        size_t bytes = 0;
+        grove_status st = nomem ? GROVE_OK
+                                : gv_dist_allgatherv(v, m->n_queries * sizeof *v, &gathered, &bytes);
+        if (st != GROVE_OK) {
+            gv_free(v);
+            return st;
+        }
+        all = gathered;
+        n_all = bytes / sizeof *v;
     }
+    double sum = 0;
+    for (size_t q = 0; q < n_all && !nomem; q++) sum += all[q];
+    gv_free(gathered);
     gv_free(v);
     if (nomem) return gv_err_nomem("a ranking metric");
-    *out = nq ? sum / (double)nq : 0.0;
+    *out = n_all ? sum / (double)n_all : 0.0;
     return GROVE_OK;
+}
+
+grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
+{
+    return rank_metric(m, n_threads, 0, out);
+}
+
+grove_status gv_rank_metric_dist(const gv_metric_in *m, int n_threads, double *out)
+{
+    return rank_metric(m, n_threads, 1, out);
 }
