@@ -20,8 +20,10 @@ its Python package (the same library as the CLI), XGBoost through its own (xgb.t
 DMatrix built before the clock starts; grove's Dataset likewise).  Quality is computed here by
 one formula on both libraries' test predictions: the mean Poisson deviance, Tweedie negative
 log-likelihood (rho 1.5), gamma deviance, pinball loss (all lower is better), NDCG@10 (higher
-is better).  Time: the best of REPEAT training runs, the two libraries alternating.  Prints a
-Markdown table with the ratios grove / XGBoost.
+is better).  Time: the best of REPEAT training runs, the two libraries alternating, in wall
+and CPU seconds (user + system of this process: one thread, so the work itself, which moves
+less than wall time on a shared machine).  Prints a Markdown table with the ratios grove /
+XGBoost (< 1: grove faster).
 """
 import math
 import os
@@ -122,27 +124,29 @@ def main():
         if ranking:
             xd.set_group(np.bincount(qid.astype(int)))
         xdt = xgb.DMatrix(Xt, nthread=1)
-        tg, tx = [], []
+        tg, tx, cg, cx = [], [], [], []
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             bx = xgb.train(xp, xd, ROUNDS)
             tx.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
+            cx.append(time.process_time() - c0)
+            t0, c0 = time.perf_counter(), time.process_time()
             mg = Model.train(gd, Params(gp))
             tg.append(time.perf_counter() - t0)
+            cg.append(time.process_time() - c0)
         qg = quality(kind, yt, mg.predict(gdt, 1).ravel(), qidt)
         qx = quality(kind, yt, bx.predict(xdt), qidt)
-        rows.append((gobj, xobj, qname, qg, qx, min(tg), min(tx)))
-        print("%s: grove %.4f %.2f s, XGBoost %.4f %.2f s" % (gobj, qg, min(tg), qx, min(tx)),
-              flush=True)
+        rows.append((gobj, xobj, qname, qg, qx, min(tg), min(tx), min(cg), min(cx)))
+        print("%s: grove %.4f %.2f s (CPU %.2f s), XGBoost %.4f %.2f s (CPU %.2f s)"
+              % (gobj, qg, min(tg), min(cg), qx, min(tx), min(cx)), flush=True)
     print("load after: %.2f %.2f %.2f" % os.getloadavg())
     print()
-    print("| objective | XGBoost 1.7 peer | test quality | grove | XGBoost | grove train s | "
-          "XGBoost train s | time ratio grove / XGBoost |")
+    print("| objective | XGBoost 1.7 peer | test quality | grove | XGBoost | grove train s "
+          "(CPU) | XGBoost train s (CPU) | time ratio grove / XGBoost: wall, CPU |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
-    for gobj, xobj, qname, qg, qx, tg, tx in rows:
-        print("| %s | %s | %s | %.4f | %.4f | %.2f | %.2f | %.2f |"
-              % (gobj, xobj, qname, qg, qx, tg, tx, tg / tx))
+    for gobj, xobj, qname, qg, qx, tg, tx, cg, cx in rows:
+        print("| %s | %s | %s | %.4f | %.4f | %.2f (%.2f) | %.2f (%.2f) | %.2f, %.2f |"
+              % (gobj, xobj, qname, qg, qx, tg, cg, tx, cx, tg / tx, cg / cx))
 
 
 if __name__ == "__main__":

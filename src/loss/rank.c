@@ -63,18 +63,50 @@ static int by_label(const void *a, const void *b)
 static inline double discount(size_t r) { return 1.0 / log2((double)r + 2.0); }
 static inline double gain(double y) { return exp2(y) - 1.0; }
 
+/* Sorts with cmp; queries of up to 32 rows by insertion (no calls through qsort).  Both orders
+ * used here are total or sort equal keys only (labels), so the result is qsort's. */
+#define SMALL_SORT 32
+static void sort_ranked(ranked *o, size_t m)
+{
+    if (m > SMALL_SORT) {
+        qsort(o, m, sizeof *o, by_score);
+        return;
+    }
+    for (size_t a = 1; a < m; a++) {
+        const ranked x = o[a];
+        size_t b = a;
+        for (; b > 0 && by_score(&x, &o[b - 1]) < 0; b--) o[b] = o[b - 1];
+        o[b] = x;
+    }
+}
+
+static void sort_labels(double *t, size_t m)
+{
+    if (m > SMALL_SORT) {
+        qsort(t, m, sizeof *t, by_label);
+        return;
+    }
+    for (size_t a = 1; a < m; a++) {
+        const double x = t[a];
+        size_t b = a;
+        for (; b > 0 && t[b - 1] < x; b--) t[b] = t[b - 1];
+        t[b] = x;
+    }
+}
+
 /* maxDCG@k of labels y[0..m) (sorted into tmp). */
 static double max_dcg(const double *y, size_t m, size_t k, double *tmp)
 {
     for (size_t i = 0; i < m; i++) tmp[i] = y[i];
-    qsort(tmp, m, sizeof *tmp, by_label);
+    sort_labels(tmp, m);
     double d = 0;
     for (size_t r = 0; r < m && r < k; r++) d += gain(tmp[r]) * discount(r);
     return d;
 }
 
 /* One query: rows y[0..m), F[0..m) -> g, h [m] (unweighted, double).  o: [m] scratch order,
- * tmp [m]. */
+ * tmp [3 m] (the labels sorted, then each row's gain and each position's discount, computed
+ * once a query rather than once a pair: the same values). */
 static void query_gradients(int obj, const double *y, const double *F, size_t m,
                             size_t trunc, ranked *o, double *tmp, double *g, double *h)
 {
@@ -84,7 +116,7 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
         o[i].i = i;
     }
     if (m < 2) return;
-    qsort(o, m, sizeof *o, by_score);
+    sort_ranked(o, m);
     if (obj == GV_OBJ_RANK_PAIRWISE) {
         for (size_t a = 0; a < m; a++)
             for (size_t b = a + 1; b < m; b++) {
@@ -108,6 +140,11 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
     if (!(idcg > 0)) return; /* no relevant row in the top T: nothing to reorder */
     const double inv = 1.0 / idcg;
     const int spread = o[0].s != o[m - 1].s;
+    double *gn = tmp + m, *disc = tmp + 2 * m;
+    for (size_t i = 0; i < m; i++) {
+        gn[i] = gain(y[i]);
+        disc[i] = discount(i);
+    }
     double sum = 0;
     const size_t top = m < trunc ? m : trunc;
     for (size_t a = 0; a < top; a++)
@@ -123,7 +160,7 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
                 rj = t;
             }
             const double s = F[i] - F[j];
-            double dn = fabs(gain(y[i]) - gain(y[j])) * fabs(discount(ri) - discount(rj)) * inv;
+            double dn = fabs(gn[i] - gn[j]) * fabs(disc[ri] - disc[rj]) * inv;
             if (spread) dn /= 0.01 + fabs(s);
             const double p = 1.0 / (1.0 + exp(s));
             const double l = dn * p, lh = dn * p * (1.0 - p);
@@ -160,7 +197,7 @@ int gv_rank_gradients(int obj, const double *y, const double *w, const double *F
 #endif
     {
         ranked *o = gv_malloc_array(big ? big : 1, sizeof *o);
-        double *tmp = gv_malloc_array(big ? big : 1, 3 * sizeof *tmp);
+        double *tmp = gv_malloc_array(big ? big : 1, 5 * sizeof *tmp);
         if (!o || !tmp) bad = 2;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16)
@@ -168,7 +205,7 @@ int gv_rank_gradients(int obj, const double *y, const double *w, const double *F
         for (long q = 0; q < nq; q++) {
             if (!o || !tmp) continue;
             const size_t lo = query_ptr[q], m = query_ptr[q + 1] - lo;
-            double *g = tmp + big, *h = tmp + 2 * big;
+            double *g = tmp + 3 * big, *h = tmp + 4 * big;
             query_gradients(obj, y + lo, F + lo, m, trunc, o, tmp, g, h);
             for (size_t i = 0; i < m; i++) {
                 const double wi = w ? w[lo + i] : 1.0;
@@ -193,7 +230,7 @@ double gv_rank_query_metric(int metric, const double *s, const double *y, size_t
         o[i].s = s[i];
         o[i].i = i;
     }
-    qsort(o, m, sizeof *o, by_score);
+    sort_ranked(o, m);
     if (metric == GV_MET_NDCG) {
         const double idcg = max_dcg(y, m, k, tmp);
         double dcg = 0;
