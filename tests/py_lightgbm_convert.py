@@ -12,6 +12,10 @@ single-leaf trees): binary (sigmoid 1 and 0.7), multiclass, regression, and rand
 (average_output).  The inputs are floats, with the thresholds themselves, zeros, values
 within 1e-35 of zero, NaN, and category codes beyond the bitsets.  Probabilities must agree
 within 1e-9 and regression values within 1e-12 relative.
+Then models trained by the real LightGBM (tests/data/convert/lightgbm, made with its CLI by
+make_fixtures.py there): grove's predictions, raw scores and contributions (--contrib) of the
+converted models against LightGBM's own (task=predict, predict_raw_score, predict_contrib),
+within 1e-6.
 """
 import math
 import os
