@@ -1020,6 +1020,13 @@ static grove_status fit_round(trainer *tr, size_t t)
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
+        if (tr->obj == GV_OBJ_POISSON && tr->lp.poisson_max_delta_step > 0) {
+            /* XGBoost's max_delta_step for count:poisson: each Newton step (a node's value
+             * before eta) at most poisson_max_delta_step in absolute value */
+            const double c = tr->lp.poisson_max_delta_step;
+            for (size_t k = 0; k < tree->n_nodes; k++)
+                tree->values[k] = fmin(fmax(tree->values[k], -c), c);
+        }
         for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
         /* scores: F += value of the row's leaf (binned walk done above); with one group and
          * nothing reading F before the next round's gradients (no train metric, one process),
