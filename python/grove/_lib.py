@@ -96,6 +96,7 @@ _decl("grove_model_to_buffer", _status, _vp, ctypes.POINTER(ctypes.c_void_p), ct
 _decl("grove_model_from_buffer", _status, _vp, _sz, ctypes.POINTER(_vp))
 _decl("grove_model_convert_buffer", _status, _cp, _vp, _sz, ctypes.POINTER(_vp))
 _decl("grove_model_info_json", _status, _vp, ctypes.POINTER(ctypes.c_void_p))
+_decl("grove_model_dump", _status, _vp, _cp, ctypes.POINTER(ctypes.c_void_p))
 _decl("grove_string_free", None, _vp)
 _decl("grove_model_importance", _status, _vp, _cp, _vp, ctypes.c_uint64, _int, _dp, _sz)
 _decl("grove_biasvar", _status, _vp, _vp, _vp, _sz, ctypes.POINTER(ctypes.c_void_p))

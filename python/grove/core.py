@@ -377,6 +377,12 @@ class Model:
         full[self.feature_columns()] = out
         return full
 
+    def dump(self, format="text"):
+        """Every tree of the model as grove_model_dump writes it: "text", "json" or "csv"."""
+        p = ctypes.c_void_p()
+        check(lib.grove_model_dump(self.handle, format.encode(), ctypes.byref(p)))
+        return take_string(p)
+
     def info(self):
         p = ctypes.c_void_p()
         check(lib.grove_model_info_json(self.handle, ctypes.byref(p)))

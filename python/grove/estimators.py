@@ -10,8 +10,11 @@ DecisionTreeClassifier(max_depth=3))` becomes grove's base=tree, base.max_depth=
 random_state None means seed 0 (grove is deterministic: the same data and seed give the same
 model bytes as `grove train --seed`); n_jobs None or -1 uses every core.
 """
+import csv
+import io
 import json
 import numbers
+import re
 import warnings
 
 import numpy as np
@@ -324,6 +327,76 @@ class _GroveBase(BaseEstimator):
 
     def _importances(self, m):
         return m.importance(self._IMPORTANCE)
+
+    # ---- the trees as text and tables ----
+    def get_dump(self, dump_format="text", with_stats=True):
+        """Every tree as a list of strings, one per tree, as XGBoost's Booster.get_dump:
+        dump_format "text" (lines "0:[f<=t] yes=1,no=2,missing=1,gain=..,cover=..", leaves
+        "leaf=v"; with_stats=False drops gain, cover and count) or "json" (one nested object
+        per tree).  Members without trees (linear models) are entries of their own.  Leaf
+        values of gbdt are margin terms: base_score plus the leaves a row reaches in the trees
+        of its group give the margin (output_margin)."""
+        m = self._fitted()
+        if dump_format == "json":
+            return [json.dumps(t) for t in json.loads(m.dump("json"))["trees"]]
+        if dump_format != "text":
+            raise ValueError("dump_format must be 'text' or 'json', got %r" % (dump_format,))
+        trees, cur = [], None
+        for line in m.dump("text").splitlines():
+            if line.startswith("booster["):
+                cur = [line]
+                trees.append(cur)
+            elif cur is not None and not line.startswith("#"):
+                if not with_stats:
+                    line = re.sub(r",(gain|cover|count)=[^,]*", "", line)
+                cur.append(line)
+        return ["\n".join(t) + "\n" for t in trees]
+
+    def dump_model(self, fout, dump_format="text", with_stats=True):
+        """Writes every tree to the file or path `fout` (XGBoost's Booster.dump_model): the text
+        of `grove dump` (dump_format "text", "json" or "csv"); with_stats=False: text without
+        gain, cover and count."""
+        if dump_format not in ("text", "json", "csv"):
+            raise ValueError("dump_format must be 'text', 'json' or 'csv', got %r" % (dump_format,))
+        text = self._fitted().dump(dump_format)
+        if dump_format == "text" and not with_stats:
+            text = re.sub(r",(gain|cover|count)=[^,\n]*", "", text)
+        if hasattr(fout, "write"):
+            fout.write(text)
+        else:
+            with open(fout, "w", encoding="utf-8") as f:
+                f.write(text)
+
+    _DUMP_INT = ("Tree", "Node", "Member", "Round")
+    _DUMP_FLOAT = ("Split", "Gain", "Cover", "Count", "Weight")
+
+    def trees_to_dataframe(self):
+        """One row per node of every tree, as XGBoost's and LightGBM's trees_to_dataframe:
+        columns Tree, Node, ID ("tree-node"), Feature ("Leaf" for leaves), Split (threshold,
+        NaN for categorical splits and leaves), Category (the categories sent to Yes), Yes, No,
+        Missing (IDs), Gain, Cover, Count, Value (a leaf's value; several values, such as a
+        classification tree's class probabilities, joined by ';'), Class, Member, Round and
+        Weight (alpha or voting weight; NaN when none).  A pandas DataFrame when pandas can be
+        imported; otherwise a dict of numpy arrays (column name -> array, in the same order),
+        which pandas.DataFrame() accepts as it is.  Members without trees have no rows."""
+        rows = list(csv.reader(io.StringIO(self._fitted().dump("csv"))))
+        head, body = rows[0], rows[1:]
+        cols = {}
+        for j, h in enumerate(head):
+            v = [r[j] for r in body]
+            if h in self._DUMP_INT:
+                cols[h] = np.array([int(x) for x in v], dtype=np.int64)
+            elif h in self._DUMP_FLOAT:
+                cols[h] = np.array([float(x) if x else np.nan for x in v], dtype=np.float64)
+            elif h == "Value" and not any(";" in x for x in v):
+                cols[h] = np.array([float(x) if x else np.nan for x in v], dtype=np.float64)
+            else:
+                cols[h] = np.array(v, dtype=object)
+        try:
+            import pandas
+        except ImportError:
+            return cols
+        return pandas.DataFrame(cols)
 
     # ---- contributions ----
     def shap_values(self, X, interactions=False):

@@ -293,9 +293,9 @@ typedef struct trainer {
     double *imp_err;              /* [F] this tree's err_t(f) */
     size_t imp_trees;             /* trees with OOB rows */
     size_t *oob_rows;             /* [n] this tree's OOB data rows */
-    uint8_t *row_bins;            /* forest, extra-trees with max_features: the binned rows
-                                     row-major (gv_binned_row_major; small nodes read rows), or
-                                     NULL */
+    gv_tree_session *engine;      /* forest, extra-trees with max_features: the tree engine's
+                                     session (its row-major bins: small nodes read rows), or NULL */
+    const uint8_t *row_bins;      /* its gv_tree_session_row_bins */
     int dist;                     /* 1: a data-parallel run: the n rows are this rank's share */
     double *oob_terms;            /* data-parallel regression: [n] the rows' OOB squared errors */
     size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
@@ -521,7 +521,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->imp_sum);
     gv_free(tr->imp_err);
     gv_free(tr->oob_rows);
-    gv_free(tr->row_bins);
+    gv_tree_session_close(tr->engine);
     gv_free(tr->weight);
     gv_free(tr->pos);
     bagging_free(tr->b);
@@ -656,8 +656,10 @@ static grove_status alloc_scratch(trainer *tr)
     if (!tr->slots) return gv_err_nomem("bagging scratch");
     /* (data-parallel trees build every node's histogram from its rows: no row-major copy) */
     if (tr->mode != BAG_BAGGING && tr->cfg.max_features > 0 && !tr->dist) {
-        grove_status st = gv_binned_row_major(tr->in->binned, tr->nt, &tr->row_bins);
+        const gv_tree_session_opts eo = {.n_threads = tr->nt};
+        grove_status st = gv_tree_session_open(tr->in->binned, &eo, &tr->engine);
         if (st != GROVE_OK) return st;
+        tr->row_bins = gv_tree_session_row_bins(tr->engine);
     }
     for (size_t j = 0; j < tr->n_slots; j++) {
         slot *s = &tr->slots[j];

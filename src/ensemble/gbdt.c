@@ -1141,6 +1141,11 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         if ((st = gv_dist_round(t + 1)) != GROVE_OK || (st = fit_round(&tr, t)) != GROVE_OK ||
             (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
+        if (t == tr.t0) { /* the engine's plan, as the first tree had it */
+            char plan[512];
+            gv_tree_session_plan(tr.engine, plan, sizeof plan);
+            if (plan[0]) gv_note(p, "plan", plan);
+        }
         if (gv_progress_round(p, t + 1, rounds, gv_metric_names[tr.b->metric],
                               tr.b->log_train ? tr.b->log_train[t] : NAN,
                               tr.valid ? tr.b->log_valid[t] : NAN)) {
