@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds grove (scripts/build.sh, the build
 # scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then builds again
-# with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite once more (but Python);
+# with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite once more (of Python, only
+# the estimators' thread race);
 # then the concurrency stress test under ThreadSanitizer (label tsan); then builds the libFuzzer
 # targets (fuzz/, clang) and runs each for GROVE_FUZZ_SECONDS (default 30) on its seed corpus.
 # Each phase prints one line with the time since the start.  Test timeouts scale with the load:
@@ -31,6 +32,9 @@ if [[ "${1:-}" != "--no-sanitize" ]]; then
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$jobs" -LE python)
+  # of the Python tests, only the thread race (predictions while another thread refits): the
+  # interpreter with the ASan runtime preloaded over the ASan libgrove (tests/CMakeLists.txt)
+  (cd build-asan && ctest --output-on-failure -L asan_python)
   # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP and MPI
   phase "TSan build and test (build-tsan/)"
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON -DGROVE_MPI=OFF \

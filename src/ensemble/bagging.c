@@ -1026,6 +1026,16 @@ static grove_status validate_fields(const gv_bagging *b, const grove_schema *sch
     for (size_t f = 0; b->oob_importance && f < b->n_features; f++)
         if (!isfinite(b->oob_importance[f]))
             return gv_err(GROVE_ERR_MODEL, "oob_importance[%zu]: must be finite", f);
+    /* a regression's mean (1/T) sum_t f_t(x): the sum is computed first, so it must not
+     * overflow: sum_t max |v_t| finite over the tree members (training never comes near: its
+     * labels' sums are finite; only a file can hold leaves of 1e308) */
+    double bound = 0;
+    for (size_t t = 0; b->n_classes == 0 && t < b->n_members; t++)
+        if (b->members[t].vt == &gv_tree_component &&
+            !isfinite(bound += gv_tree_max_abs_value(b->members[t].impl)))
+            return gv_err(GROVE_ERR_MODEL, "members[%zu]: the mean can overflow: the largest "
+                          "|value| of each tree up to this one sums to more than the largest "
+                          "double", t);
     for (size_t t = 0; t < b->n_members; t++) {
         double e = b->oob_error[t];
         if (b->oob_n[t] > 0 && !(e >= 0 && (b->n_classes == 0 ? isfinite(e) : e <= 1)))

@@ -1384,6 +1384,21 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
     for (size_t t = 0; b->log_train && t < b->n_log; t++)
         if (!isfinite(b->log_train[t]) && !isnan(b->log_train[t]))
             return gv_err(GROVE_ERR_MODEL, "log.train[%zu]: not finite", t);
+    /* Every score is finite: F_g(x) = base_g + sum_t v_tg(x), and
+     *   |F_g(x)| <= |base_g| + sum_t max_j |v_tg[j]| = B_g,
+     * so B_g finite means no partial sum, in any row and in tree order, overflows to +-inf (and
+     * none is inf - inf = NaN).  Training never comes near (its labels' sums are finite); only
+     * a file can hold leaves of 1e308 whose sum overflows. */
+    for (size_t g = 0; g < b->n_groups; g++) {
+        double bound = fabs(b->base[g]);
+        for (size_t t = 0; t < b->n_rounds; t++) {
+            bound += gv_tree_max_abs_value(b->trees[t * b->n_groups + g]);
+            if (!isfinite(bound))
+                return gv_err(GROVE_ERR_MODEL, "trees[%zu]: the scores can overflow: |base[%zu]| "
+                              "plus the largest |value| of each tree of output %zu up to this one "
+                              "is not finite", t * b->n_groups + g, g, g);
+        }
+    }
     return GROVE_OK;
 }
 
