@@ -12,6 +12,7 @@
  *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
  *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
  *   poisson      l = e^F - y F                   g = e^F - y              h = e^{F + max_delta_step}
+ *                (and gbdt clips each leaf's Newton step to +-max_delta_step, as XGBoost does)
  *   tweedie      l = -y e^{(1-r)F}/(1-r) + e^{(2-r)F}/(2-r)   (r = tweedie_variance_power)
  *                g = e^{(2-r)F} - y e^{(1-r)F}   h = (2-r) e^{(2-r)F} - (1-r) y e^{(1-r)F}
  *   gamma        l = y e^{-F} + F                g = 1 - y e^{-F}         h = y e^{-F}
