@@ -188,6 +188,7 @@ int cmd_biasvar(int argc, char **argv);
 int cmd_detect(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_cascade(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ static const struct {
     {"detect", cmd_detect, "find faces/objects in images with a Haar cascade (OpenCV XML or grove)"},
     {"export", cmd_export, "a model as one standalone C99 file (--lang c)"},
     {"report", cmd_report, "a model as one self-contained HTML page of charts"},
+    {"dump", cmd_dump, "every tree of a model as text, JSON or CSV (one row per node)"},
 };
 
 void cli_usage(FILE *fp)

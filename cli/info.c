@@ -1,6 +1,8 @@
 /*
- * info.c -- `grove info MODEL [--json]`: what a model file holds (algorithm, parameters,
- * schema, size), as readable text or as the JSON object of grove_model_info_json.
+ * info.c -- `grove info MODEL [--all] [--json]`: what a model file holds (algorithm, parameters,
+ * schema, size), as readable text or as the JSON object of grove_model_info_json.  The text
+ * shows the parameters that apply to the model's algorithm (grove_params_applies) and the data
+ * options that differ from their defaults; --all and --json show every one.
  */
 #include "cli.h"
 
@@ -8,13 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_JSON };
+enum { OPT_JSON, OPT_ALL };
 static const cli_option info_options[] = {
-    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the description", NULL},
+    {OPT_JSON, "--json", NULL, NULL, "one JSON object instead of the description (every parameter)",
+     NULL},
+    {OPT_ALL, "--all", "-a", NULL,
+     "every stored parameter (default: those that apply to the algorithm,\n"
+     "and data options set to other than their defaults)", NULL},
     {0}};
 static const cli_command info_command = {
     "info",
-    "usage: grove info MODEL [--json]\n"
+    "usage: grove info MODEL [--all] [--json]\n"
     "\n"
     "Describes MODEL: algorithm, task, features, classes, parameters and the model's size.\n"
     "\n",
@@ -48,10 +54,45 @@ static void print_value(const char *indent, const char *key, json_t *v)
     free(s);
 }
 
+/* 1 when parameter `key` = `value` is shown for a model of `algo` without --all: it applies to
+ * the algorithm, and a data option only where it is not at its default. */
+static int param_shown(const char *algo, const char *key, json_t *value)
+{
+    if (!grove_params_applies(key, algo)) return 0;
+    for (size_t i = 0; i < grove_params_count(); i++) {
+        const char *name, *def;
+        if (grove_params_describe(i, &name, NULL, &def, NULL, NULL) != GROVE_OK ||
+            strcmp(name, key) != 0)
+            continue;
+        if (strcmp(grove_params_applies_to(i), "data") != 0) return 1;
+        return !json_is_string(value) || strcmp(json_string_value(value), def) != 0;
+    }
+    return 1;
+}
+
+/* The parameters that apply (param_shown), and a line saying how many are not shown. */
+static void print_params(const char *algo, json_t *params)
+{
+    printf("params:\n");
+    const char *k;
+    json_t *v;
+    size_t hidden = 0;
+    json_object_foreach(params, k, v)
+    {
+        if (param_shown(algo, k, v))
+            print_value("  ", k, v);
+        else
+            hidden++;
+    }
+    if (hidden)
+        printf("  (%zu more that do not apply to %s or are data options at their defaults: "
+               "--all)\n", hidden, algo);
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
-    int json = 0;
+    int json = 0, all = 0;
     cli_args a = {.cmd = &info_command, .argc = argc, .argv = argv};
     for (int o; (o = cli_next(&a)) != CLI_END;) {
         switch (o) {
@@ -66,6 +107,9 @@ int cmd_info(int argc, char **argv)
             break;
         case OPT_JSON:
             json = 1;
+            break;
+        case OPT_ALL:
+            all = 1;
             break;
         }
     }
@@ -88,7 +132,14 @@ int cmd_info(int argc, char **argv)
             printf("model file: %s\n", path);
             const char *k;
             json_t *v;
-            json_object_foreach(root, k, v) print_value("", k, v);
+            const char *algo = json_string_value(json_object_get(root, "algo"));
+            json_object_foreach(root, k, v)
+            {
+                if (!all && algo && !strcmp(k, "params") && json_is_object(v))
+                    print_params(algo, v);
+                else
+                    print_value("", k, v);
+            }
             json_decref(root);
         }
     }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_OUTPUT, OPT_VALID, OPT_LOG, OPT_INIT };
+enum { OPT_OUTPUT, OPT_VALID, OPT_LOG, OPT_INIT, OPT_VERBOSE };
 static const cli_option train_options[] = {
     {OPT_OUTPUT, "--output", "-o", "MODEL",
      "model file to write (required; a name ending in .gz is gzip'd)", NULL},
@@ -51,18 +51,28 @@ static const cli_option train_options[] = {
      "a parameter the algorithm does not use is an error (default: a\n"
      "warning, with a hint such as 'did you mean base.max_depth?')", NULL},
     {CLI_QUIET, "--quiet", "-q", NULL, "no progress, notes or summary (warnings are still printed)", NULL},
+    {OPT_VERBOSE, "--verbose", "-v", NULL,
+     "also print what training chose for this data, threads and CPU (gbdt:\n"
+     "the tree engine's plan: histogram layout, records, code paths)", NULL},
     {0}};
 const cli_command cli_train_command = {
     "train",
     "usage: grove train DATA -o MODEL [--algo NAME] [--base LEARNER] [--label COL] [--weight COL]\n"
     "                   [--group COL] [--rounds N] [--set KEY=VALUE]... [--seed N] [--threads N]\n"
     "                   [--sep C] [--valid FILE] [--init-model MODEL] [--log FILE.csv] [--strict]\n"
-    "                   [--quiet]\n"
+    "                   [--quiet] [--verbose]\n"
     "\n"
     "Trains the algorithm NAME (default: tree; `grove help algos`) on DATA (CSV or LIBSVM,\n"
     "gzip'd or not; `grove help formats`) and writes the model to MODEL atomically.\n"
     "\n",
     train_options, NULL, 23};
+
+/* --verbose: what training chose, a line each */
+static void print_note(void *ctx, const char *topic, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "grove: %s: %s\n", topic, text);
+}
 
 /* "depth 5, 23 leaves" from the model's info JSON, when it describes a tree, and why training
  * stopped before its rounds ran out (boosting, gbdt: the "stop" text, "" if it did not). */
@@ -99,7 +109,7 @@ int cmd_train(int argc, char **argv)
     const char *data_path = NULL, *out_path = NULL, *valid_path = NULL, *log_path = NULL;
     const char *init_path = NULL;
     grove_model *init = NULL;
-    int quiet = 0, rc = EXIT_USAGE;
+    int quiet = 0, verbose = 0, rc = EXIT_USAGE;
     cli_out model_out = {0}, log_out = {0};
     grove_status st = grove_params_create(&params);
     if (st != GROVE_OK) return cli_fail(st, NULL);
@@ -129,6 +139,9 @@ int cmd_train(int argc, char **argv)
         case OPT_INIT:
             init_path = a.value;
             break;
+        case OPT_VERBOSE:
+            verbose = 1;
+            break;
         }
     }
     quiet = a.quiet;
@@ -146,6 +159,7 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     cli_enable_progress(params, quiet);
+    if (verbose && !quiet) grove_params_set_note_callback(params, print_note, NULL);
 
     /* every output is opened (checked) before anything is loaded or trained: a bad path fails
      * now, writes nothing and leaves the old files intact */

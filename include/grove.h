@@ -187,6 +187,16 @@ grove_status grove_params_describe(size_t index, const char **name, const char *
                                    const char **default_value, const char **allowed,
                                    const char **help);
 
+/* Which models parameter `index` (< grove_params_count) applies to, as the table declares it
+ * (static; NULL out of range): the algorithms whose training reads it, '|'-separated
+ * ("tree|id3|forest|extra-trees|gbdt"), "*" (every model), "data" (reading data: every model)
+ * or "cascade" (the cascade trainer, no model).  grove_params_applies: 1 when parameter `key`
+ * applies to a model of algorithm `algo` (its "*", "data" or a list naming algo; a base
+ * learner's "base.KEY", which are stored only where set, always), else 0 (also for an unknown
+ * key).  What `grove info` shows.  Thread-safe.  Since 0.1. */
+const char *grove_params_applies_to(size_t index);
+int grove_params_applies(const char *key, const char *algo);
+
 /* Unused parameters.  grove_params_track starts recording which parameters are read from
  * `params`, its base parameters ("base.KEY") and every copy made of them (training copies
  * parameters); it snapshots which ones the user has set so far.  After training (or any other
@@ -216,6 +226,13 @@ grove_status grove_params_set_progress(grove_params *params, grove_progress_fn f
 typedef int (*grove_round_fn)(void *ctx, size_t round, size_t total, const char *metric,
                               double train, double valid);
 grove_status grove_params_set_round_callback(grove_params *params, grove_round_fn fn, void *ctx);
+
+/* What training chose, for a verbose display: called from the training thread with a topic and
+ * one line of text -- "plan" (gbdt: the tree engine's code paths for this data, threads and
+ * CPU, the line `grove train --verbose` prints).  Informational only: nothing depends on it.
+ * `ctx` is borrowed.  Pass NULL to remove.  Since 0.1. */
+typedef void (*grove_note_fn)(void *ctx, const char *topic, const char *text);
+grove_status grove_params_set_note_callback(grove_params *params, grove_note_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------------------------------------
  * Datasets.
@@ -354,6 +371,13 @@ const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t
  * Since 0.1. */
 size_t grove_dataset_n_queries(const grove_dataset *data);
 size_t grove_dataset_query_start(const grove_dataset *data, size_t q);
+/* Sets the query groups of `data` from one query id per row, qid[0..n) (borrowed), n =
+ * grove_dataset_n_rows: the runs of equal ids, whose rows must be contiguous (as LIBSVM's
+ * qid:n).  For bindings whose arrays carry no qid column (XGBRanker's qid, or group sizes
+ * turned into ids).  GROVE_ERR_ARG for a NULL argument or n other than the row count,
+ * GROVE_ERR_DATA for a NaN id or an id that comes back after other ids' rows (naming the row);
+ * the dataset is unchanged then.  Not thread-safe, like grove_dataset_set_feature.  Since 0.1. */
+grove_status grove_dataset_set_queries(grove_dataset *data, const double *qid, size_t n);
 
 /* Schema queries (all returned strings borrowed from the schema). */
 typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;
@@ -571,6 +595,32 @@ void grove_string_free(char *s);
  * Thread-safe.  Since 0.1. */
 grove_status grove_model_export(const grove_model *model, const char *lang, const char *prefix,
                                 const char *form, char **out);
+
+/* Every tree of the model as text, as XGBoost's dump_model and trees_to_dataframe show them,
+ * as a new string (free with grove_string_free).  `format` (NULL = "text"):
+ *   "text"  per tree a line "booster[N]" (with round, group and class for gbdt; member, alpha
+ *           or weight and the ensemble's kind for members) and one line per node, indented by
+ *           depth: "0:[age<=30.5] yes=1,no=2,missing=1,gain=..,cover=..,count=.." (a
+ *           categorical split: "[color in {red,blue}]"; id3's multiway: "[color] red=1,...")
+ *           and leaves "3:leaf=0.25,cover=..,count=.." (several outputs: leaf=[p0,p1,...]);
+ *           ensembles as "# " lines saying how their members add up (gbdt: base_score).
+ *   "json"  {"algo", "task", "classes", "base_score" (gbdt), "trees": [one object per tree:
+ *           "tree", placement fields, "root": nested nodes ("nodeid", "depth", "split",
+ *           "split_condition" or "categories", "yes", "no", "missing", "gain", "cover",
+ *           "count", "children"; leaves "leaf")]}.
+ *   "csv"   one row per node: Tree,Node,ID,Feature,Split,Category,Yes,No,Missing,Gain,Cover,
+ *           Count,Value,Class,Member,Round,Weight (IDs "tree-node"; Feature "Leaf" for
+ *           leaves; Value the leaf's value, several separated by ';'; Class gbdt's class of
+ *           the tree or a classification leaf's predicted class).
+ * yes: x <= split (or the category is listed); missing values and unseen categories go to
+ * `missing`.  Numbers are exact (shortest round-trip text), so summing a gbdt's leaves along a
+ * row's paths plus base_score gives grove_model_predict_margin bit for bit.  gain: the split's
+ * impurity decrease (gbdt: XGBoost's loss_chg, twice the Newton gain); cover: the training
+ * weight at the node (gbdt: hessian sum); count: training rows.  Members without trees (linear
+ * models: their intercepts and coefficients; networks: a line) are numbered with the trees in
+ * text and JSON and left out of CSV.  Any model; GROVE_ERR_ARG for another format.
+ * Thread-safe.  Since 0.1. */
+grove_status grove_model_dump(const grove_model *model, const char *format, char **out);
 
 /* "Did you mean": the entry of candidates[0..n) closest to `word` by edit distance (insertions,
  * deletions, substitutions, adjacent transpositions), within one edit per three characters of

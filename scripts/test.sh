@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds grove (scripts/build.sh, the build
-# scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then builds again
-# with AddressSanitizer + UndefinedBehaviorSanitizer and runs the suite once more (but Python);
-# then the concurrency stress test under ThreadSanitizer (label tsan); then builds the libFuzzer
-# targets (fuzz/, clang) and runs each for GROVE_FUZZ_SECONDS (default 30) on its seed corpus.
-# Each phase prints one line with the time since the start.  Test timeouts scale with the load:
+# scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then makes three
+# sanitizer builds at once (AddressSanitizer + UndefinedBehaviorSanitizer, ThreadSanitizer, the
+# libFuzzer targets with clang) and runs the suite once more under ASan + UBSan (of Python, only
+# the estimators' thread race), the
+# concurrency stress test under TSan (label tsan), and each fuzz target for GROVE_FUZZ_SECONDS
+# (default 30) on its seed corpus.  Each phase prints one line with the time since the start;
+# tests/README.md has each phase's cost.  Test timeouts scale with the load:
 # GROVE_TEST_TIMEOUT_SCALE (default 1 + the load average per CPU, at the start) multiplies
 # every ctest timeout, three times that in the sanitizer builds.
 # Usage: scripts/test.sh [--no-sanitize]
@@ -23,25 +25,44 @@ scripts/build.sh -DGROVE_TEST_TIMEOUT_SCALE="$scale"
 phase "release tests (timeouts x$scale)"
 (cd build && ctest --output-on-failure -j"$jobs")
 if [[ "${1:-}" != "--no-sanitize" ]]; then
-  phase "ASan + UBSan build (build-asan/)"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGROVE_SANITIZE=ON -DGROVE_WERROR=ON \
-    -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
-  cmake --build build-asan -j"$jobs" >build-asan/build.log 2>&1 || { tail -40 build-asan/build.log; exit 1; }
+  # The three sanitizer builds at once (no test runs meanwhile, so no timeout is at stake): each
+  # one's serial stretches (configure, its longest file, links) overlap the others' compiles.
+  phase "sanitizer builds at once: ASan + UBSan (build-asan/), TSan (build-tsan/), libFuzzer (build-fuzz/)"
+  build_asan() {
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGROVE_SANITIZE=ON -DGROVE_WERROR=ON \
+      -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null &&
+      cmake --build build-asan -j"$jobs" >build-asan/build.log 2>&1
+  }
+  # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP and MPI
+  build_tsan() {
+    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON -DGROVE_MPI=OFF \
+      -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null &&
+      cmake --build build-tsan -j"$jobs" --target test_concurrency >build-tsan/build.log 2>&1
+  }
+  # the fuzz targets only (fuzz_targets: not the CLI, not the shared library)
+  build_fuzz() {
+    CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_FUZZ=ON \
+      -DGROVE_FUZZ_SECONDS="${GROVE_FUZZ_SECONDS:-30}" -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null &&
+      cmake --build build-fuzz -j"$jobs" --target fuzz_targets >build-fuzz/build.log 2>&1
+  }
+  build_asan & asan_pid=$!
+  build_tsan & tsan_pid=$!
+  build_fuzz & fuzz_pid=$!
+  failed=
+  for b in asan:$asan_pid tsan:$tsan_pid fuzz:$fuzz_pid; do
+    wait "${b#*:}" || { failed=1; echo "build-${b%:*} failed:"; tail -40 "build-${b%:*}/build.log" 2>/dev/null; }
+  done
+  [[ -z $failed ]] || exit 1
   phase "ASan + UBSan tests (timeouts x$((3 * scale)))"
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$jobs" -LE python)
-  # ThreadSanitizer: the concurrency stress test (label tsan), built without OpenMP and MPI
-  phase "TSan build and test (build-tsan/)"
-  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_TSAN=ON -DGROVE_MPI=OFF \
-    -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
-  cmake --build build-tsan -j"$jobs" --target test_concurrency >build-tsan/build.log 2>&1 ||
-    { tail -40 build-tsan/build.log; exit 1; }
+  # of the Python tests, only the thread race (predictions while another thread refits): the
+  # interpreter with the ASan runtime preloaded over the ASan libgrove (tests/CMakeLists.txt)
+  (cd build-asan && ctest --output-on-failure -L asan_python)
+  phase "TSan test (build-tsan/)"
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L tsan)
-  phase "libFuzzer build and runs (build-fuzz/, ${GROVE_FUZZ_SECONDS:-30} s each)"
-  CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGROVE_FUZZ=ON \
-    -DGROVE_FUZZ_SECONDS="${GROVE_FUZZ_SECONDS:-30}" -DGROVE_TEST_TIMEOUT_SCALE=$((3 * scale)) >/dev/null
-  cmake --build build-fuzz -j"$jobs" >build-fuzz/build.log 2>&1 || { tail -40 build-fuzz/build.log; exit 1; }
+  phase "libFuzzer runs (build-fuzz/, ${GROVE_FUZZ_SECONDS:-30} s each)"
   (cd build-fuzz && ctest --output-on-failure -j"$jobs" -L fuzz)
 fi
 phase "all tests passed"

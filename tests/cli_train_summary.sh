@@ -35,4 +35,19 @@ done
 expect_exit 0 "$GROVE" train "$train" -o "$TMP/f.model" --algo adaboost -r 5
 expect_in "$TMP/out" "rounds: 5"
 grep -q "stopped early" "$TMP/out" && fail "a full run reported an early stop"
+# --verbose: the tree engine's plan, once, as the first tree had it; nothing with --quiet;
+# `grove info` shows the plan for dense rows of the model's features
+expect_exit 0 "$GROVE" train "$train" -o "$TMP/g.model" --algo gbdt -r 3 --verbose --threads 1
+expect_in "$TMP/err" "grove: plan: row-major histograms (double records"
+expect_in "$TMP/err" ", 1 thread; split_simd="
+[[ $(grep -c "plan:" "$TMP/err") == 1 ]] || fail "--verbose printed the plan other than once"
+expect_exit 0 "$GROVE" train "$train" -o "$TMP/g.model" --algo gbdt -r 3 --set max_bins=1000 -v -j 2
+expect_in "$TMP/err" "grove: plan: column-wise histograms (double records"
+expect_in "$TMP/err" ", 2 threads;"
+expect_exit 0 "$GROVE" train "$train" -o "$TMP/g.model" --algo gbdt -r 3 --verbose --quiet
+grep -q "plan:" "$TMP/err" && fail "--quiet printed the plan"
+expect_exit 0 "$GROVE" info "$TMP/g.model"
+expect_in "$TMP/out" "plan: row-major histograms"
+expect_exit 0 "$GROVE" info "$TMP/f.model"
+grep -q "^plan:" "$TMP/out" && fail "grove info showed a tree engine plan for adaboost"
 finish

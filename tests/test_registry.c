@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* The allowed values of the "algo" parameter, straight from the table. */
-#define ALGO_ALLOWED_(id, name, kind, def, lo, hi, allowed, help) \
+#define ALGO_ALLOWED_(id, name, kind, def, lo, hi, allowed, help, applies) \
     if (!strcmp(name, "algo")) return allowed;
 static const char *algo_allowed(void)
 {

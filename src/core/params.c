@@ -27,11 +27,12 @@ typedef struct param_def {
     double lo, hi;
     const char *allowed;
     const char *help;
+    const char *applies; /* '|'-separated algorithms, "*", "data" or "cascade" */
 } param_def;
 
 static const param_def defs[GV_P_COUNT] = {
-#define GV_PARAM_DEF_(id, name, kind, def, lo, hi, allowed, help)                                 \
-    {name, KIND_##kind, def, (double)(lo), (double)(hi), allowed, help},
+#define GV_PARAM_DEF_(id, name, kind, def, lo, hi, allowed, help, applies)                        \
+    {name, KIND_##kind, def, (double)(lo), (double)(hi), allowed, help, applies},
     GV_PARAM_TABLE(GV_PARAM_DEF_)
 #undef GV_PARAM_DEF_
 };
@@ -47,6 +48,8 @@ struct grove_params {
     void *progress_ctx;
     grove_round_fn round_fn;
     void *round_ctx;
+    grove_note_fn note_fn;
+    void *note_ctx;
     grove_params *base; /* "base.KEY" parameters of an ensemble's base learner; NULL = defaults */
     struct tracker *track; /* NULL unless grove_params_track: shared with every copy */
 };
@@ -437,6 +440,23 @@ grove_status grove_params_describe(size_t i, const char **name, const char **kin
     return GROVE_OK;
 }
 
+const char *grove_params_applies_to(size_t index)
+{
+    return index < GV_P_COUNT ? defs[index].applies : NULL;
+}
+
+int grove_params_applies(const char *key, const char *algo)
+{
+    if (!key || !algo) return 0;
+    if (!strncmp(key, BASE_PREFIX, BASE_PREFIX_LEN)) return 1; /* the base learner's, as set */
+    for (int i = 0; i < GV_P_COUNT; i++) {
+        if (strcmp(defs[i].name, key) != 0) continue;
+        const char *a = defs[i].applies;
+        return !strcmp(a, GV_AP_ALL) || !strcmp(a, GV_AP_DATA) || enum_index(a, algo) >= 0;
+    }
+    return 0;
+}
+
 grove_status grove_params_set_progress(grove_params *p, grove_progress_fn fn, void *ctx)
 {
     gv_err_clear();
@@ -537,6 +557,20 @@ int gv_progress_round(const grove_params *p, size_t round, size_t total, const c
 {
     if (!p || !p->round_fn) return 0;
     return p->round_fn(p->round_ctx, round, total, metric, train, valid);
+}
+
+grove_status grove_params_set_note_callback(grove_params *p, grove_note_fn fn, void *ctx)
+{
+    gv_err_clear();
+    if (!p) return gv_err(GROVE_ERR_ARG, "grove_params_set_note_callback: params is NULL");
+    p->note_fn = fn;
+    p->note_ctx = ctx;
+    return GROVE_OK;
+}
+
+void gv_note(const grove_params *p, const char *topic, const char *text)
+{
+    if (p && p->note_fn) p->note_fn(p->note_ctx, topic, text);
 }
 
 const grove_params *gv_params_base(const grove_params *p) { return p ? p->base : NULL; }

@@ -11,7 +11,7 @@
 #include "params_def.h"
 
 typedef enum gv_param_id {
-#define GV_PARAM_ID_(id, name, kind, def, lo, hi, allowed, help) GV_P_##id,
+#define GV_PARAM_ID_(id, name, kind, def, lo, hi, allowed, help, applies) GV_P_##id,
     GV_PARAM_TABLE(GV_PARAM_ID_)
 #undef GV_PARAM_ID_
         GV_P_COUNT
@@ -54,5 +54,7 @@ int gv_progress(const grove_params *p, const char *stage, size_t done, size_t to
 /* The round callback (grove_params_set_round_callback), if any: non-zero = cancel. */
 int gv_progress_round(const grove_params *p, size_t round, size_t total, const char *metric,
                       double train, double valid);
+/* The note callback (grove_params_set_note_callback), if any. */
+void gv_note(const grove_params *p, const char *topic, const char *text);
 
 #endif /* GV_PARAMS_H */

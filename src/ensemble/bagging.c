@@ -293,9 +293,9 @@ typedef struct trainer {
     double *imp_err;              /* [F] this tree's err_t(f) */
     size_t imp_trees;             /* trees with OOB rows */
     size_t *oob_rows;             /* [n] this tree's OOB data rows */
-    uint8_t *row_bins;            /* forest, extra-trees with max_features: the binned rows
-                                     row-major (gv_binned_row_major; small nodes read rows), or
-                                     NULL */
+    gv_tree_session *engine;      /* forest, extra-trees with max_features: the tree engine's
+                                     session (its row-major bins: small nodes read rows), or NULL */
+    const uint8_t *row_bins;      /* its gv_tree_session_row_bins */
     int dist;                     /* 1: a data-parallel run: the n rows are this rank's share */
     int exact;                    /* 1: the weights and the OOB squared errors on dist.h's
                                      grids (always: one process as every rank count) */
@@ -524,7 +524,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->imp_sum);
     gv_free(tr->imp_err);
     gv_free(tr->oob_rows);
-    gv_free(tr->row_bins);
+    gv_tree_session_close(tr->engine);
     gv_free(tr->weight);
     gv_free(tr->pos);
     bagging_free(tr->b);
@@ -660,8 +660,10 @@ static grove_status alloc_scratch(trainer *tr)
     if (!tr->slots) return gv_err_nomem("bagging scratch");
     /* (data-parallel trees build every node's histogram from its rows: no row-major copy) */
     if (tr->mode != BAG_BAGGING && tr->cfg.max_features > 0 && !tr->dist) {
-        grove_status st = gv_binned_row_major(tr->in->binned, tr->nt, &tr->row_bins);
+        const gv_tree_session_opts eo = {.n_threads = tr->nt};
+        grove_status st = gv_tree_session_open(tr->in->binned, &eo, &tr->engine);
         if (st != GROVE_OK) return st;
+        tr->row_bins = gv_tree_session_row_bins(tr->engine);
     }
     for (size_t j = 0; j < tr->n_slots; j++) {
         slot *s = &tr->slots[j];
@@ -1028,6 +1030,16 @@ static grove_status validate_fields(const gv_bagging *b, const grove_schema *sch
     for (size_t f = 0; b->oob_importance && f < b->n_features; f++)
         if (!isfinite(b->oob_importance[f]))
             return gv_err(GROVE_ERR_MODEL, "oob_importance[%zu]: must be finite", f);
+    /* a regression's mean (1/T) sum_t f_t(x): the sum is computed first, so it must not
+     * overflow: sum_t max |v_t| finite over the tree members (training never comes near: its
+     * labels' sums are finite; only a file can hold leaves of 1e308) */
+    double bound = 0;
+    for (size_t t = 0; b->n_classes == 0 && t < b->n_members; t++)
+        if (b->members[t].vt == &gv_tree_component &&
+            !isfinite(bound += gv_tree_max_abs_value(b->members[t].impl)))
+            return gv_err(GROVE_ERR_MODEL, "members[%zu]: the mean can overflow: the largest "
+                          "|value| of each tree up to this one sums to more than the largest "
+                          "double", t);
     for (size_t t = 0; t < b->n_members; t++) {
         double e = b->oob_error[t];
         if (b->oob_n[t] > 0 && !(e >= 0 && (b->n_classes == 0 ? isfinite(e) : e <= 1)))

@@ -103,8 +103,9 @@ typedef struct trainer {
     gv_wv *r2_tmp;              /* [r2_cap] */
     size_t r2_cap;           /* rounds the r2 arrays hold (grown as rounds run: boost_grow) */
     double *c;               /* [n] per-row terms of a sum (rows_sum) */
-    uint8_t *row_bins;       /* two classes, tree members, reweighting, one process: the binned
-                                rows row-major for their histograms (gv_binned_row_major), or NULL */
+    gv_tree_session *engine; /* two classes, tree members, reweighting, one process: the tree
+                                engine's session, whose row-major bins the members' histograms
+                                read (gv_tree_session_row_bins), or NULL */
     gv_fit_cells cells;      /* reweighting: the rows' cells the base learner reports, if any */
     double *cell_h;          /* [cap_cells * k] the round's member output per cell */
     uint32_t *cell_pred;     /* [cap_cells] its argmax */
@@ -180,7 +181,7 @@ static void trainer_free(trainer *tr)
     gv_free(tr->r2_vpred);
     gv_free(tr->r2_tmp);
     gv_free(tr->c);
-    gv_free(tr->row_bins);
+    gv_tree_session_close(tr->engine);
     gv_free(tr->cells.cell);
     gv_free(tr->cell_h);
     gv_free(tr->cell_pred);
@@ -917,8 +918,9 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     if (K == 2 && variant != BV_M2 && !tr.resample && !dist &&
         (tr.base->fit == gv_fit_tree || tr.base->fit == gv_fit_stump || tr.base->fit == gv_fit_id3)) {
         /* the members' root histograms read whole rows (hist.c, build_rows_class2) */
-        if ((st = gv_binned_row_major(in->binned, in->n_threads, &tr.row_bins)) != GROVE_OK) goto fail;
-        tr.base_in.row_bins = tr.row_bins;
+        const gv_tree_session_opts eo = {.n_threads = in->n_threads};
+        if ((st = gv_tree_session_open(in->binned, &eo, &tr.engine)) != GROVE_OK) goto fail;
+        tr.base_in.row_bins = gv_tree_session_row_bins(tr.engine);
     }
     /* D_1 proportional to the sample weights (uniform without them) */
     for (size_t i = 0; i < n; i++) tr.D[i] = in->weight ? in->weight[i] : 1.0;

@@ -68,3 +68,78 @@ grove_status gv_margins_averaged(const gv_component *c, size_t n_classes, const 
     gv_free(p);
     return GROVE_OK;
 }
+
+/* One level of gv_component_walk: `it` describes c (its parent's fields filled in). */
+static int walk(const gv_walk_item *it, gv_walk_fn fn, void *ctx)
+{
+    const gv_component *c = it->c;
+    int r = fn(ctx, it);
+    if (r) return r;
+    gv_walk_item m = {.parent = c, .group = -1, .weight = NAN, .depth = it->depth + 1,
+                      .schema = it->schema};
+    gv_boost_view bv;
+    gv_bagging_view bg;
+    gv_gbdt_view gb;
+    gv_majority3_view mj;
+    gv_confidence_view cf;
+    gv_voting_view vo;
+    gv_stacking_view sv;
+    const gv_component *members = NULL;
+    size_t n = 0;
+    const double *weights = NULL;
+    if (gv_gbdt_view_of(c, &gb)) {
+        for (size_t k = 0; k < gb.n_rounds * gb.n_groups && !r; k++) {
+            m.c = NULL;
+            m.tree = gb.trees[k];
+            m.member = k;
+            m.round = k / gb.n_groups;
+            m.group = (int)(k % gb.n_groups);
+            r = fn(ctx, &m);
+        }
+        return r;
+    }
+    if (gv_boost_view_of(c, &bv)) {
+        members = bv.members;
+        n = bv.n_members;
+        weights = bv.alpha;
+    } else if (gv_bagging_view_of(c, &bg)) {
+        members = bg.members;
+        n = bg.n_members;
+    } else if (gv_majority3_view_of(c, &mj)) {
+        members = mj.children;
+        n = 3;
+    } else if (gv_confidence_view_of(c, &cf)) {
+        members = cf.chosen;
+        n = 1;
+    } else if (gv_voting_view_of(c, &vo)) {
+        members = vo.members;
+        n = vo.n_members;
+        weights = vo.weights;
+    } else if (gv_stacking_view_of(c, &sv)) {
+        members = sv.members;
+        n = sv.n_members;
+    }
+    for (size_t t = 0; t < n && !r; t++) {
+        m.c = &members[t];
+        m.tree = members[t].vt == &gv_tree_component ? members[t].impl : NULL;
+        m.member = m.round = t;
+        m.weight = weights ? weights[t] : NAN;
+        r = walk(&m, fn, ctx);
+    }
+    if (!r && gv_stacking_view_of(c, &sv) && sv.meta) {
+        m.c = sv.meta;
+        m.tree = sv.meta->vt == &gv_tree_component ? sv.meta->impl : NULL;
+        m.member = m.round = sv.n_members;
+        m.weight = NAN;
+        m.schema = sv.meta_schema;
+        r = walk(&m, fn, ctx);
+    }
+    return r;
+}
+
+int gv_component_walk(const gv_component *c, gv_walk_fn fn, void *ctx)
+{
+    gv_walk_item it = {.c = c, .tree = c->vt == &gv_tree_component ? c->impl : NULL,
+                       .group = -1, .weight = NAN};
+    return walk(&it, fn, ctx);
+}

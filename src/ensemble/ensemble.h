@@ -191,6 +191,28 @@ typedef struct gv_voting_view {
     const double *weights;        /* [n_members] */
 } gv_voting_view;
 int gv_voting_view_of(const gv_component *c, gv_voting_view *v);
+/* Walking the component tree: gv_component_walk calls fn(ctx, item) for c and every component
+ * below it, in model order and pre-order (an ensemble before its members), and for each tree of
+ * a gbdt (its trees are no components: item->c is NULL there).  The one walk that the code
+ * listing or counting a model's trees from outside the kinds' files shares (model/dump.c,
+ * model/export.c).  It stops at fn's first non-zero return and returns it; 0 after the whole
+ * walk.  Every pointer in the item is borrowed from the model and valid during the call. */
+typedef struct gv_walk_item {
+    const gv_component *c;      /* the component, or NULL for a gbdt tree */
+    const gv_tree *tree;        /* a tree component's or gbdt's tree, else NULL */
+    const gv_component *parent; /* the ensemble holding it; NULL for c itself */
+    size_t member;              /* its index among the parent's members (gbdt: round G + group;
+                                   filter-boost: 0..2 for h1..h3; stacking's meta: n_members) */
+    size_t round;               /* gbdt: the boosting round; otherwise = member */
+    int group;                  /* gbdt: the score group (softmax: the class); else -1 */
+    double weight;              /* alpha_t (AdaBoost family), the voting weight; else NaN */
+    int depth;                  /* 0 for c, 1 for its members, ... */
+    const grove_schema *schema; /* the features the component reads: NULL for the walk's own,
+                                   a stacking meta-learner's meta row below it */
+} gv_walk_item;
+typedef int (*gv_walk_fn)(void *ctx, const gv_walk_item *item);
+int gv_component_walk(const gv_component *c, gv_walk_fn fn, void *ctx);
+
 /* The discrete AdaBoost round (Freund & Schapire 1997), shared by boost.c and the Viola-Jones
  * stage trainer (vision/train.c): for a hypothesis with weighted error 0 < eps < 1/2,
  *   alpha = nu/2 ln((1 - eps)/eps),  D(i) <- D(i) exp(-alpha y_i h(x_i)) / Z,

@@ -310,6 +310,46 @@ static void trainer_free(trainer *tr)
     gv_tree_session_close(tr->engine);
 }
 
+/* Learning to rank in a data-parallel run (collective): each rank computes the gradients of
+ * its own queries, so every query must lie whole on one rank -- the shards cut at query
+ * boundaries ({rank} files holding whole queries, or byte ranges that happen to fall between
+ * queries).  The ranks exchange their first and last query ids; a query whose id ends one
+ * non-empty rank's rows and starts the next one's is cut in two, and every rank then fails
+ * with the same message naming it.  A rank with rows but no query ids fails likewise. */
+static grove_status rank_shards_check(const grove_dataset *d, const char *objective)
+{
+    const size_t R = (size_t)gv_dist_size();
+    double mine[3] = {(double)d->n_rows, d->n_queries ? d->query_id_first : 0,
+                      d->n_queries ? d->query_id_last : 0};
+    if (d->n_rows && !d->n_queries) mine[0] = -1; /* rows without query ids */
+    double *all = gv_malloc_array(R, sizeof mine);
+    grove_status st = gv_dist_agree(all ? GROVE_OK : gv_err_nomem("the ranks' query ids"));
+    if (st != GROVE_OK) {
+        gv_free(all);
+        return st;
+    }
+    gv_dist_allgather(mine, all, sizeof mine);
+    size_t prev = SIZE_MAX; /* the last rank before r with rows */
+    for (size_t r = 0; r < R && st == GROVE_OK; r++) {
+        const double *a = all + 3 * r;
+        if (a[0] < 0)
+            st = gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
+                        "tokens, or a CSV column named by --group COL); rank %zu's rows have none",
+                        d->source ? d->source : "the data", objective, r);
+        else if (a[0] > 0) {
+            if (prev != SIZE_MAX && all[3 * prev + 2] == a[1])
+                st = gv_err(GROVE_ERR_DATA, "%s: objective %s over MPI: query %.17g has rows on "
+                            "rank %zu and on rank %zu; every query must lie whole on one rank "
+                            "(cut the data at query boundaries, e.g. one file per rank with "
+                            "{rank} in the path)", d->source ? d->source : "the data",
+                            objective, a[1], prev, r);
+            prev = r;
+        }
+    }
+    gv_free(all);
+    return st;
+}
+
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
@@ -321,6 +361,11 @@ static void compute_gradients(trainer *tr)
         const grove_dataset *d = tr->in->data;
         tr->gh_checked = gv_rank_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, d->query_ptr,
                                            d->n_queries, &tr->lp, tr->nt, tr->grad, tr->hess);
+        if (tr->dist) { /* each rank's own queries; the sums on dist.h's grid, as below */
+            gv_dist_snap(tr->grad, tr->n, gv_dist_grid(tr->grad, tr->n));
+            gv_dist_snap(tr->hess, tr->n, gv_dist_grid(tr->hess, tr->n));
+            tr->gh_checked = 0;
+        }
         return;
     }
     /* one group on every row, exact, one process: the pairs straight into the tree's position
@@ -799,11 +844,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->o = gv_objective_get(tr->obj);
     tr->quantile = gv_objective_quantile(tr->o, &tr->lp);
     if (gv_objective_is_ranking(tr->obj)) {
-        /* a query's gradients need all its rows: one process, the loaded queries */
-        if (gv_dist_active())
-            return gv_err(GROVE_ERR_PARAM, "objective %s: not supported in data-parallel training "
-                          "(mpirun): the ranks' shards would split queries; train in one process",
-                          tr->o->name);
+        /* a query's gradients need all its rows: in a data-parallel run every query must lie
+         * whole on one rank */
+        if (gv_dist_active() && (st = rank_shards_check(in->data, tr->o->name)) != GROVE_OK)
+            return st;
         if (!in->data->n_queries)
             return gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
                           "tokens, or a CSV column named by --group COL)",
@@ -993,6 +1037,13 @@ static grove_status fit_round(trainer *tr, size_t t)
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
+        if (tr->obj == GV_OBJ_POISSON && tr->lp.poisson_max_delta_step > 0) {
+            /* XGBoost's max_delta_step for count:poisson: each Newton step (a node's value
+             * before eta) at most poisson_max_delta_step in absolute value */
+            const double c = tr->lp.poisson_max_delta_step;
+            for (size_t k = 0; k < tree->n_nodes; k++)
+                tree->values[k] = fmin(fmax(tree->values[k], -c), c);
+        }
         for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
         /* scores: F += value of the row's leaf (binned walk done above); with one group and
          * nothing reading F before the next round's gradients (no train metric, one process),
@@ -1107,6 +1158,11 @@ grove_status gv_fit_gbdt(const gv_fit_input *in, gv_rng *rng_unused, gv_componen
         if ((st = gv_dist_round(t + 1)) != GROVE_OK || (st = fit_round(&tr, t)) != GROVE_OK ||
             (st = log_round(&tr, t, &stop)) != GROVE_OK)
             goto fail;
+        if (t == tr.t0) { /* the engine's plan, as the first tree had it */
+            char plan[512];
+            gv_tree_session_plan(tr.engine, plan, sizeof plan);
+            if (plan[0]) gv_note(p, "plan", plan);
+        }
         if (gv_progress_round(p, t + 1, rounds, gv_metric_names[tr.b->metric],
                               tr.b->log_train ? tr.b->log_train[t] : NAN,
                               tr.valid ? tr.b->log_valid[t] : NAN)) {
@@ -1396,6 +1452,21 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
     for (size_t t = 0; b->log_train && t < b->n_log; t++)
         if (!isfinite(b->log_train[t]) && !isnan(b->log_train[t]))
             return gv_err(GROVE_ERR_MODEL, "log.train[%zu]: not finite", t);
+    /* Every score is finite: F_g(x) = base_g + sum_t v_tg(x), and
+     *   |F_g(x)| <= |base_g| + sum_t max_j |v_tg[j]| = B_g,
+     * so B_g finite means no partial sum, in any row and in tree order, overflows to +-inf (and
+     * none is inf - inf = NaN).  Training never comes near (its labels' sums are finite); only
+     * a file can hold leaves of 1e308 whose sum overflows. */
+    for (size_t g = 0; g < b->n_groups; g++) {
+        double bound = fabs(b->base[g]);
+        for (size_t t = 0; t < b->n_rounds; t++) {
+            bound += gv_tree_max_abs_value(b->trees[t * b->n_groups + g]);
+            if (!isfinite(bound))
+                return gv_err(GROVE_ERR_MODEL, "trees[%zu]: the scores can overflow: |base[%zu]| "
+                              "plus the largest |value| of each tree of output %zu up to this one "
+                              "is not finite", t * b->n_groups + g, g, g);
+        }
+    }
     return GROVE_OK;
 }
 

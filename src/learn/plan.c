@@ -11,6 +11,7 @@
 #include "tree_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Row-major GRAD builds add into 32-byte records where the whole histogram in them,
  * records x 32 bytes, fits this (half a core's L2): then one 256-bit read-modify-write a row and
@@ -32,28 +33,54 @@ const gv_plan_force *gv_plan_forced(void) { return &forced; }
 /* a forced choice (0 or 1) where a test set one, else the rule */
 static int pick(int force, int rule) { return force >= 0 ? force != 0 : rule != 0; }
 
-void gv_plan_choose(gv_engine *e)
+/* The rules, on what a fit's shape gives (the fields of p before "the choices"), the rows'
+ * layouts it has (pack: packed quantized words; row_nz: sparse rows; bundles: bundled rows) and
+ * the forcing in effect. */
+static void plan_rules(gv_plan *p, int pack, int row_nz, int bundles)
 {
-    const gv_tree_input *in = e->in;
-    gv_plan *p = &e->plan;
     int avx2 = 0;
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
     avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
     p->split_simd = avx2 && forced.split_simd != 0;
-    p->rec32 = pick(forced.rec32, e->hist_len / 3 * 32 <= REC32_MAX_BYTES);
-    p->pack = e->qpk && in->row_bins && forced.pack != 0;
-    p->row_nz = e->quant && in->row_nz && forced.row_nz != 0;
-    p->bundles = in->bundles && in->row_bund && forced.bundles != 0;
+    p->rec32 = pick(forced.rec32, p->hist_bytes / 24 * 32 <= REC32_MAX_BYTES);
+    p->pack = pack && p->row_major && forced.pack != 0;
+    p->row_nz = p->quant && row_nz && forced.row_nz != 0;
+    p->bundles = bundles && forced.bundles != 0;
     p->leaf_in_place = forced.leaf_in_place != 0;
     p->root_fuse = forced.root_fuse != 0;
+}
+
+void gv_plan_choose(gv_engine *e)
+{
+    const gv_tree_input *in = e->in;
+    gv_plan *p = &e->plan;
+    p->row_major = in->row_bins != NULL;
+    p->quant = e->quant;
+    p->threads = e->nt;
+    p->hist_bytes = e->hist_len * sizeof(double);
+    plan_rules(p, e->qpk != NULL, in->row_nz != NULL, in->bundles && in->row_bund);
+}
+
+void gv_plan_for_shape(size_t n_bins, int bins8, int quantized, int threads, gv_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->row_major = bins8;
+    p->quant = quantized && bins8 ? 8 : 0;
+    p->threads = threads;
+    p->hist_bytes = 3 * n_bins * sizeof(double);
+    plan_rules(p, 0, 0, 0);
 }
 
 size_t gv_plan_describe(const gv_plan *p, char *buf, size_t n)
 {
     int len = snprintf(buf, n,
-                       "split_simd=%d rec32=%d pack=%d row_nz=%d bundles=%d leaf_in_place=%d "
-                       "root_fuse=%d",
+                       "%s histograms (%s records, %.0f KiB a node), %d thread%s; split_simd=%d "
+                       "rec32=%d pack=%d row_nz=%d bundles=%d leaf_in_place=%d root_fuse=%d",
+                       p->row_major ? "row-major" : "column-wise",
+                       p->quant == 8 ? "8-bit quantized" : p->quant == 16 ? "16-bit quantized"
+                                                                          : "double",
+                       (double)p->hist_bytes / 1024.0, p->threads, p->threads == 1 ? "" : "s",
                        p->split_simd, p->rec32, p->pack, p->row_nz, p->bundles, p->leaf_in_place,
                        p->root_fuse);
     return len < 0 ? 0 : (size_t)len;

@@ -15,6 +15,14 @@
 
 /* A tree's code paths (1: taken where the data allows; each field says what else it needs). */
 typedef struct gv_plan {
+    /* what the data and the fit give (recorded here so that the plan names everything a fit's
+     * speed depends on; plan.c takes them as they are) */
+    int row_major;     /* the bins row-major (gv_tree_input.row_bins): histograms read whole rows
+                          in blocks of columns, else column by column */
+    int quant;         /* histogram records of 8- or 16-bit quantized (g, h) sums, 0: doubles */
+    int threads;       /* the fit's threads */
+    size_t hist_bytes; /* one node's histogram */
+    /* the choices */
     int split_simd;    /* the split search's AVX2 scans (the CPU has AVX2) */
     int rec32;         /* row-major GRAD builds add into 32-byte (count, g, h, 0) records while
                           building, else straight into the 24-byte histogram records */
@@ -40,6 +48,11 @@ typedef struct gv_plan_force {
 void gv_plan_force_set(const gv_plan_force *force);
 /* The forcing in effect (all -1 unless a test set one). */
 const gv_plan_force *gv_plan_forced(void);
+/* The plan a fit would choose on dense rows of n_bins bins in all (each feature's bins plus its
+ * missing bin), row-major where bins8 (every feature at most 256 bins), with quantized gradients
+ * or not, on this CPU: what `grove info` shows for a model (quant then reads 8, the narrower of
+ * the two record sizes a fit may take). */
+void gv_plan_for_shape(size_t n_bins, int bins8, int quantized, int threads, gv_plan *p);
 /* One line naming the plan's choices ("split_simd=1 rec32=0 ..."), into buf of n bytes (always
  * terminated); returns the length it needed, as snprintf. */
 size_t gv_plan_describe(const gv_plan *plan, char *buf, size_t n);

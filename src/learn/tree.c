@@ -805,6 +805,7 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
         }
     }
     gv_plan_choose(e); /* (the records and quantization are known) */
+    if (in->plan_out) *in->plan_out = e->plan;
     if (in->qgh && cfg->stats == GV_STATS_GRAD && !cfg->dist && e->ns_tmp) {
         /* quantized gradients: (g, h) in position order when the histograms are of doubles,
          * and with their records too when those are 8 bytes (an optimization only: without

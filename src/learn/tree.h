@@ -211,6 +211,7 @@ typedef struct gv_tree_input {
                               rows' (g, h) are in gv_tree_scratch_gh's buffer (written by the
                               caller for this fit; the fit overwrites it), and grad and hess
                               are not read (may be NULL) -- the root's copy of them spared */
+    struct gv_plan *plan_out; /* optional: gets the fit's plan (plan.h), for a verbose display */
 } gv_tree_input;
 
 enum { GV_NODE_LEAF = 0, GV_NODE_NUM = 1, GV_NODE_CAT_SET = 2, GV_NODE_CAT_MULTI = 3 };
@@ -259,6 +260,9 @@ size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, 
                                 size_t j);
 /* Number of leaves, and the depth of the deepest leaf. */
 size_t gv_tree_n_leaves(const gv_tree *t);
+/* max |values[k]| over every node and output: a bound on what the tree predicts for any row (a
+ * row stops at a leaf, or at an inner node with the value it would predict as a leaf). */
+double gv_tree_max_abs_value(const gv_tree *t);
 int gv_tree_depth(const gv_tree *t);
 /* Checks every structural invariant of a tree (children in range and after their parent, no
  * cycles, cat ranges inside cat_data, features < n_features, finite thresholds, values finite);
@@ -286,6 +290,9 @@ typedef struct gv_tree_session_opts {
 grove_status gv_tree_session_open(const gv_binned *X, const gv_tree_session_opts *o,
                                   gv_tree_session **out);
 void gv_tree_session_close(gv_tree_session *s); /* NULL: nothing */
+/* The session's row-major bins (gv_tree_input.row_bins: what ensembles of CLASS or REG trees
+ * hand their members through gv_fit_input), NULL where a bin takes 16 bits. */
+const uint8_t *gv_tree_session_row_bins(const gv_tree_session *s);
 /* quantized_bits in effect (0: off), and whether the trees search quantized histograms (then
  * gv_tree_session_quantize before each fit). */
 int gv_tree_session_qbits(const gv_tree_session *s);
@@ -308,5 +315,8 @@ void gv_tree_session_round(gv_tree_session *s, const double *grad, const double 
  * round, for its root histogram). */
 grove_status gv_tree_session_fit(gv_tree_session *s, const gv_tree_config *cfg, gv_tree_input *in,
                                  size_t group, gv_rng *rng, gv_tree **out);
+/* One line describing the plan of the session's first tree (plan.h's gv_plan_describe) into buf
+ * of n bytes; "" before any tree. */
+void gv_tree_session_plan(const gv_tree_session *s, char *buf, size_t n);
 
 #endif /* GV_TREE_H */

@@ -16,6 +16,7 @@
  * None of these change a tree: each is a faster way to the same sums (tests/test_gbdt.c).
  * gv_tree_prune is XGBoost's gamma pruning of a grown tree.
  */
+#include "plan.h"
 #include "tree.h"
 
 #include "../core/streams.h"
@@ -42,6 +43,8 @@ struct gv_tree_session {
     gv_tree_scratch scratch;
     double **roots;        /* [n_roots] the round's root histograms not yet taken, or NULL */
     size_t n_roots;
+    gv_plan plan;          /* the first tree's (gv_tree_session_plan) */
+    int has_plan;
 };
 
 /* Frees round_roots' histograms the trees did not take, and the array. */
@@ -104,6 +107,8 @@ void gv_tree_session_close(gv_tree_session *s)
     gv_tree_scratch_free(&s->scratch);
     gv_free(s);
 }
+
+const uint8_t *gv_tree_session_row_bins(const gv_tree_session *s) { return s->row_bins; }
 
 int gv_tree_session_qbits(const gv_tree_session *s) { return s->qbits; }
 
@@ -245,7 +250,22 @@ grove_status gv_tree_session_fit(gv_tree_session *s, const gv_tree_config *cfg, 
         in->qmax[0] = (1 << (s->qbits - 1)) - 1; /* its levels: every |g| and h within */
         in->qmax[1] = (1 << s->qbits) - 1;
     }
-    return gv_tree_fit(cfg, in, rng, out);
+    gv_plan plan;
+    in->plan_out = s->has_plan ? NULL : &plan;
+    grove_status st = gv_tree_fit(cfg, in, rng, out);
+    if (in->plan_out && st == GROVE_OK) {
+        s->plan = plan;
+        s->has_plan = 1;
+    }
+    in->plan_out = NULL;
+    return st;
+}
+
+void gv_tree_session_plan(const gv_tree_session *s, char *buf, size_t n)
+{
+    if (n == 0) return;
+    buf[0] = '\0';
+    if (s->has_plan) gv_plan_describe(&s->plan, buf, n);
 }
 
 /* XGBoost's pruner: bottom-up, a binary split whose children are both leaves and whose loss

@@ -656,32 +656,16 @@ static grove_status emit_component(gen *g, const gv_component *c, size_t *id)
 }
 
 /* The total nodes of every tree in the component tree (to choose the form). */
+static int add_nodes(void *ctx, const gv_walk_item *it)
+{
+    if (it->tree) *(size_t *)ctx += it->tree->n_nodes;
+    return 0;
+}
+
 static size_t count_nodes(const gv_component *c)
 {
-    gv_boost_view bv;
-    gv_bagging_view bg;
-    gv_gbdt_view gb;
-    gv_majority3_view mj;
-    gv_confidence_view cf;
-    gv_voting_view vo;
     size_t n = 0;
-    if (c->vt == &gv_tree_component) return ((const gv_tree *)c->impl)->n_nodes;
-    if (gv_boost_view_of(c, &bv))
-        for (size_t t = 0; t < bv.n_members; t++) n += count_nodes(&bv.members[t]);
-    if (gv_bagging_view_of(c, &bg))
-        for (size_t t = 0; t < bg.n_members; t++) n += count_nodes(&bg.members[t]);
-    if (gv_gbdt_view_of(c, &gb))
-        for (size_t t = 0; t < gb.n_rounds * gb.n_groups; t++) n += gb.trees[t]->n_nodes;
-    if (gv_majority3_view_of(c, &mj))
-        for (int j = 0; j < 3; j++) n += count_nodes(&mj.children[j]);
-    if (gv_confidence_view_of(c, &cf)) n += count_nodes(cf.chosen);
-    if (gv_voting_view_of(c, &vo))
-        for (size_t t = 0; t < vo.n_members; t++) n += count_nodes(&vo.members[t]);
-    gv_stacking_view sv;
-    if (gv_stacking_view_of(c, &sv)) {
-        for (size_t t = 0; t < sv.n_members; t++) n += count_nodes(&sv.members[t]);
-        if (sv.meta) n += count_nodes(sv.meta);
-    }
+    gv_component_walk(c, add_nodes, &n);
     return n;
 }
 

@@ -7,6 +7,40 @@
 #include "model_int.h"
 
 #include "../core/params.h"
+#include "../learn/plan.h"
+
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* gbdt: the tree engine's plan for dense rows of the model's features with its parameters, on
+ * this machine (a fit's own plan depends on the data too: `grove train --verbose` prints it). */
+static json_t *engine_plan(const grove_model *m)
+{
+    const grove_schema *s = m->schema;
+    const int64_t max_bins = gv_param_int(m->params, GV_P_MAX_BINS);
+    int threads = (int)gv_param_int(m->params, GV_P_THREADS);
+#ifdef _OPENMP
+    if (threads <= 0) threads = omp_get_max_threads();
+#endif
+    if (threads <= 0) threads = 1;
+    size_t n_bins = 0;
+    int bins8 = 1;
+    for (size_t f = 0; f < s->n_features; f++) {
+        size_t nb = s->is_categorical[f] ? s->categories[f].n + 1
+                    : m->mappers[f].n_bins ? m->mappers[f].n_bins : (size_t)max_bins + 1;
+        if (nb > 256) bins8 = 0;
+        n_bins += nb;
+    }
+    gv_plan plan;
+    gv_plan_for_shape(n_bins, bins8, gv_param_int(m->params, GV_P_QUANTIZED_BITS) > 0, threads,
+                      &plan);
+    char line[512];
+    gv_plan_describe(&plan, line, sizeof line);
+    return json_string(line);
+}
 
 grove_status grove_model_info_json(const grove_model *model, char **out)
 {
@@ -40,6 +74,7 @@ grove_status grove_model_info_json(const grove_model *model, char **out)
     bad |= gv_json_set_new(info, "n_train_rows", json_integer((json_int_t)m->n_train_rows));
     bad |= gv_json_set_new(info, "params", gv_model_params_json(m->params));
     bad |= gv_json_set_new(info, "model", gv_component_summary(&m->root));
+    if (!strcmp(m->algo, "gbdt")) bad |= gv_json_set_new(info, "plan", engine_plan(m));
     json_decref(features);
     gv_buf text = {0};
     /* one line: `grove info --json` prints it as it is */

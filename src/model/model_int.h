@@ -8,6 +8,7 @@
  *   model_file.c   files: atomic save, gzip, load
  *   model_info.c   the description for `grove info`
  *   export.c       the model as C source
+ *   dump.c         every tree as text, JSON or CSV (grove_model_dump)
  */
 #ifndef GV_MODEL_INT_H
 #define GV_MODEL_INT_H
