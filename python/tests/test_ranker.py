@@ -5,8 +5,8 @@ Data: 240 training and 120 test queries of 20 rows, 8 features, relevance grades
 noisy function of 4 of them.  Both libraries grow 60 depth-4 trees at learning_rate 0.1 on 256
 bins; quality is the mean NDCG@10 (gains 2^y - 1) over the test queries, computed here in
 numpy.  Tolerance: grove's test NDCG at least XGBoost's minus 0.02 (measured: rank:pairwise
-within 0.02 either way, lambdarank 0.027 above XGBoost's rank:ndcg), both far above the random
-ordering's.  The two are not bit-equal (their histograms' cut points and
+0.8881 against XGBoost's 0.8791, lambdarank 0.8994 against rank:ndcg's 0.8724), both far above
+the random ordering's.  The two are not bit-equal (their histograms' cut points and
 XGBoost's pair sampling differ), so the check is on quality, as docs/algorithms.md's table.
 """
 import numpy as np

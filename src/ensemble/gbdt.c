@@ -848,7 +848,8 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
          * whole on one rank */
         if (gv_dist_active() && (st = rank_shards_check(in->data, tr->o->name)) != GROVE_OK)
             return st;
-        if (!in->data->n_queries)
+        /* (a rank without rows has no queries; the check above has passed every rank) */
+        if (!in->data->n_queries && !(gv_dist_active() && !in->data->n_rows))
             return gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
                           "tokens, or a CSV column named by --group COL)",
                           in->data->source ? in->data->source : "the data", tr->o->name);
