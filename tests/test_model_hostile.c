@@ -450,6 +450,47 @@ static void test_huge_leaves(void)
     check_finite_values(big);
 }
 
+/* Every number of the array doc."model".key (at path `from`) set to v, saved at `to`. */
+static void set_array(const char *from, const char *to, const char *key, double v)
+{
+    json_t *doc = load_doc(from);
+    json_t *a = json_object_get(json_object_get(doc, "model"), key);
+    CHECK(json_is_array(a));
+    for (size_t t = 0; t < json_array_size(a); t++) json_array_set_new(a, t, json_real(v));
+    save_doc(doc, to);
+    json_decref(doc);
+}
+
+/* Networks, voting and stacking: a network whose hidden sums or outputs can overflow for some
+ * input (its inputs are bounded after standardizing) is refused; a regression network whose
+ * y_mean + y_std * output overflows predicts the largest double; a voting regression whose
+ * weighted sum overflows predicts the weighted mean of its members' finite values; a stacked
+ * linear model whose value can overflow is refused. */
+static void test_extreme_networks(void)
+{
+    const char *mlp = tmp_path("mlp.json"), *big = tmp_path("bigmlp.json");
+    const char *big2 = tmp_path("bigmlp2.json");
+    train_data_to("mlp", "label=label", "diabetes_train.csv", mlp);
+    set_array(mlp, big, "w1", 1e300);
+    expect_refused(big, "can overflow");
+    set_array(mlp, big, "w2", 1e300);
+    expect_refused(big, "can overflow");
+    set_array(mlp, big, "w2", 1e30);
+    json_t *doc = load_doc(big);
+    json_object_set_new(json_object_get(doc, "model"), "y_std", json_real(1e300));
+    save_doc(doc, big2);
+    json_decref(doc);
+    check_finite_values(big2);
+
+    const char *vote = tmp_path("vote.json"), *stack = tmp_path("stack.json");
+    train_data_to("voting", "voting.learners=tree,tree", "diabetes_train.csv", vote);
+    set_leaves(vote, big, "members", 0, 2, 1.7976931348623157e308);
+    check_finite_values(big);
+    train_data_to("stacking", "stack.meta=linear", "diabetes_train.csv", stack);
+    set_array(stack, big, "coef", 1e300);
+    expect_refused(big, "can overflow");
+}
+
 static void test_extreme_weights(void)
 {
     const char *variants[] = {"adaboost", "samme", "adaboost.m1"};
@@ -567,6 +608,7 @@ int main(void)
     test_bin_nul();
     test_extreme_weights();
     test_huge_leaves();
+    test_extreme_networks();
     test_overflowing_sums();
     test_many_rounds();
     char cmd[300];

@@ -9,10 +9,17 @@
 #ifndef GV_MATHX_H
 #define GV_MATHX_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 
 /* The index of the largest of v[0..k) (k >= 1); ties go to the first. */
+/* x within [-DBL_MAX, DBL_MAX]: an overflowed regression value (+-inf) as the largest double. */
+static inline double gv_clamp_finite(double x)
+{
+    return x > DBL_MAX ? DBL_MAX : x < -DBL_MAX ? -DBL_MAX : x;
+}
+
 static inline size_t gv_argmax(const double *v, size_t k)
 {
     size_t best = 0;

@@ -45,6 +45,7 @@
 #include "../core/json.h"
 #include "../core/mathx.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -446,6 +447,15 @@ static grove_status stacking_validate(const void *impl, const grove_schema *sche
         }
         if (!isfinite(s->lin.intercept))
             return gv_err(GROVE_ERR_MODEL, "intercept: must be finite");
+        /* the value's bound: every column a float (or its fill), so no row's sum overflows */
+        double bound = fabs(s->lin.intercept);
+        for (size_t c = 0; c < s->n_meta; c++) {
+            double x = fabs(s->lin.fill[c]) > FLT_MAX ? fabs(s->lin.fill[c]) : FLT_MAX;
+            bound += fabs(s->lin.coef[c]) * x;
+        }
+        if (!isfinite(bound))
+            return gv_err(GROVE_ERR_MODEL, "coef: the stacked value can overflow (|intercept| + "
+                                           "sum |coef| max(FLT_MAX, |fill|) is not finite)");
     } else if (s->meta.vt->validate &&
                (st = s->meta.vt->validate(s->meta.impl, s->meta_schema)) != GROVE_OK) {
         gv_err_prefix("meta");

@@ -17,6 +17,7 @@
 #include "../core/json.h"
 #include "../core/mathx.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,16 @@ static void voting_predict_row(const void *impl, const grove_dataset *d, size_t 
             out[gv_argmax(p, K)] += w;
     }
     for (size_t k = 0; k < K; k++) out[k] /= wsum;
+    if (!v->n_classes && !isfinite(out[0])) {
+        /* the weighted sum overflowed (members near the largest double): the same mean as a
+         * sum of fractions w / wsum <= 1 of finite values, which stays finite */
+        double s = 0;
+        for (size_t l = 0; l < v->n_learners; l++) {
+            v->members[l].vt->predict_row(v->members[l].impl, d, i, p);
+            s += v->weights[l] / wsum * p[0];
+        }
+        out[0] = gv_clamp_finite(s);
+    }
     if (p != pbuf) gv_free(p);
 }
 

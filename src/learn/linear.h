@@ -63,6 +63,9 @@ void gv_linear_map_fit(gv_linear_map *m, const grove_dataset *d, const size_t *r
                        const double *q);
 
 /* The encoded entry of raw value x of feature f (see the file comment). */
+/* The largest |encoded value| of a numeric feature (gv_linear_encode). */
+#define GV_LINEAR_ENCODED_MAX 1e150
+
 static inline double gv_linear_encode(const gv_linear_map *m, size_t f, float x)
 {
     if (m->is_categorical[f]) {
@@ -72,7 +75,11 @@ static inline double gv_linear_encode(const gv_linear_map *m, size_t f, float x)
     }
     double v = (double)x;
     if (!(m->std[f] > 0) || !(v - v == 0)) return 0; /* ignored, missing or infinite */
-    return (v - m->mean[f]) / m->std[f];
+    v = (v - m->mean[f]) / m->std[f];
+    /* within GV_LINEAR_ENCODED_MAX standard deviations: the bound that keeps a loaded model's
+     * scores finite (gv_mlp's check); no real feature comes near it */
+    return v > GV_LINEAR_ENCODED_MAX ? GV_LINEAR_ENCODED_MAX
+           : v < -GV_LINEAR_ENCODED_MAX ? -GV_LINEAR_ENCODED_MAX : v;
 }
 
 /* Feature f's contribution to the score of weight vector w (dim entries) for entry v. */

@@ -45,6 +45,7 @@
 
 #include "../core/params.h"
 #include "../core/json.h"
+#include "../core/mathx.h"
 
 #include <math.h>
 #include <string.h>
@@ -440,7 +441,7 @@ static void mlp_predict_row(const void *impl, const grove_dataset *d, size_t i, 
     if (m->n_classes)
         softmax_inplace(out, m->n_out);
     else
-        out[0] = m->y_mean + m->y_std * out[0];
+        out[0] = gv_clamp_finite(m->y_mean + m->y_std * out[0]);
     if (a != stack_a) gv_free(a);
 }
 
@@ -468,6 +469,47 @@ static json_t *mlp_to_json(const void *impl)
         return NULL;
     }
     return obj;
+}
+
+/* Whether every output stays finite for any input: the encoded inputs are bounded
+ * (GV_LINEAR_ENCODED_MAX, a category's column 1), so each hidden unit's sum is within |b1| plus
+ * the |weights| times those bounds, its activation within that (relu) or 1 (tanh), and each
+ * output within |b2| + sum |w2| times the activations' bounds; a regression's y_mean + y_std
+ * times it is then at worst +-inf, which prediction takes to +-DBL_MAX.
+ * GROVE_ERR_MODEL naming the unit whose bound is not finite. */
+static grove_status output_bound(const gv_mlp *m)
+{
+    const size_t H = m->hidden;
+    layout l;
+    if (make_layout(m->map.dim, H, m->n_out, &l) != 0) return GROVE_OK; /* (checked on reading) */
+    double out_max = 0;
+    for (size_t o = 0; o < m->n_out; o++) {
+        double bo = fabs(m->theta[l.b2 + o]);
+        for (size_t j = 0; j < H; j++) {
+            double a = fabs(m->theta[l.b1 + j]);
+            for (size_t f = 0; f < m->map.n_features; f++) {
+                const size_t off = m->map.offset[f];
+                if (m->map.is_categorical[f]) {
+                    double mx = 0;
+                    for (size_t c = 0; c < m->map.width[f]; c++)
+                        mx = fmax(mx, fabs(m->theta[l.w1 + (off + c) * H + j]));
+                    a += mx;
+                } else {
+                    a += GV_LINEAR_ENCODED_MAX * fabs(m->theta[l.w1 + off * H + j]);
+                }
+            }
+            if (!isfinite(a))
+                return gv_err(GROVE_ERR_MODEL, "weights: hidden unit %zu's sum can overflow for "
+                              "some input (|b1| + sum |w1| x %g is not finite)", j,
+                              GV_LINEAR_ENCODED_MAX);
+            bo += fabs(m->theta[l.w2 + o * H + j]) * (m->activation == ACT_RELU ? a : 1.0);
+        }
+        out_max = fmax(out_max, bo);
+    }
+    if (!isfinite(out_max))
+        return gv_err(GROVE_ERR_MODEL, "weights: an output can overflow for some input (its "
+                      "bound |b2| + sum |w2| x the hidden units' bounds is not finite)");
+    return GROVE_OK;
 }
 
 static grove_status mlp_validate(const void *impl, const grove_schema *schema)
@@ -502,7 +544,7 @@ static grove_status mlp_validate(const void *impl, const grove_schema *schema)
         return gv_err(GROVE_ERR_MODEL, "y_mean/y_std: must be finite with y_std > 0");
     if (m->n_classes && (m->y_mean != 0 || m->y_std != 1))
         return gv_err(GROVE_ERR_MODEL, "y_mean/y_std: must be 0 and 1 for classification");
-    return GROVE_OK;
+    return output_bound(m);
 }
 
 static const char *const mlp_fields[] = {"kind", "n_classes", "hidden", "activation", "mean",
