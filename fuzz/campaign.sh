@@ -9,7 +9,7 @@ set -uo pipefail
 build=$1 work=$2 secs=$3; shift 3
 src=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(csv libsvm model params cmdline image cascade)
+[ ${#targets[@]} -gt 0 ] || targets=(csv libsvm model params cmdline image cascade roundtrip)
 mkdir -p "$work"
 [ -f "$work/summary.tsv" ] ||
   printf 'target\tseconds\texecs\texecs_per_s\tcov_seeds\tft_seeds\tcov_end\tft_end\tcorpus\tpeak_rss_mb\tfindings\tcpu_s\n' \
@@ -19,7 +19,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   # the scratch directory is the working directory: targets write their temporary files there
   scratch=$(mktemp -d)
-  dict=(); [[ -f "$src/$t.dict" ]] && dict=(-dict="$src/$t.dict") # fuzz/model.dict for fuzz_model
+  dict=(); [[ -f "$src/$t.dict" ]] && dict=(-dict="$src/$t.dict") # fuzz/<target>.dict (model, params, roundtrip)
   (cd "$scratch" && nice -n "${NICE:-19}" /usr/bin/time -f '%U %S' -o "$work/cpu-$t.txt" "$build/fuzz_$t" -max_total_time="$secs" -timeout=20 \
      "${dict[@]}" -rss_limit_mb=3072 -artifact_prefix="$findings/" -close_fd_mask=3 -print_final_stats=1 \
      "$corpus" "$src/corpus/$t") > "$log" 2>&1

@@ -6,9 +6,12 @@
  * unused list), copied, and then used: a small built-in CSV is loaded with them (label, weight,
  * categorical, ignore, sep, ... are data parameters) and a stump is trained with them and
  * predicts (fuzz_common.h).  The algorithm is always a stump so that "rounds=100000000" does
- * not turn into a timeout.
+ * not turn into a timeout.  Besides libFuzzer's mutations, mutate.h's put deep "base." chains
+ * (up to 20,000 levels) at the start of lines and finite extremes (1e308, 5e-324, ...) in values.
  */
+#define FUZZ_CUSTOM_MUTATOR
 #include "fuzz_common.h"
+#include "mutate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,6 +4,9 @@
 # Usage: fuzz/run.sh FUZZ_EXE CORPUS_DIR SECONDS [libFuzzer options...]
 set -euo pipefail
 exe=$1 corpus=$2 secs=$3; shift 3
+# the target's dictionary, fuzz/<name>.dict, when there is one (fuzz_model, fuzz_params, fuzz_roundtrip)
+dict=$(cd "$(dirname "$0")" && pwd)/$(basename "$corpus").dict
+[[ -f "$dict" ]] && set -- -dict="$dict" "$@"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cp -r "$corpus"/. "$work/"
 artifacts=$(pwd)/

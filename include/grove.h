@@ -371,6 +371,13 @@ const char *grove_dataset_kept_value(const grove_dataset *data, size_t k, size_t
  * Since 0.1. */
 size_t grove_dataset_n_queries(const grove_dataset *data);
 size_t grove_dataset_query_start(const grove_dataset *data, size_t q);
+/* Sets the query groups of `data` from one query id per row, qid[0..n) (borrowed), n =
+ * grove_dataset_n_rows: the runs of equal ids, whose rows must be contiguous (as LIBSVM's
+ * qid:n).  For bindings whose arrays carry no qid column (XGBRanker's qid, or group sizes
+ * turned into ids).  GROVE_ERR_ARG for a NULL argument or n other than the row count,
+ * GROVE_ERR_DATA for a NaN id or an id that comes back after other ids' rows (naming the row);
+ * the dataset is unchanged then.  Not thread-safe, like grove_dataset_set_feature.  Since 0.1. */
+grove_status grove_dataset_set_queries(grove_dataset *data, const double *qid, size_t n);
 
 /* Schema queries (all returned strings borrowed from the schema). */
 typedef enum grove_task { GROVE_CLASSIFICATION = 0, GROVE_REGRESSION = 1 } grove_task;

@@ -2,7 +2,8 @@
 # The whole test suite: installs dependencies, builds grove (scripts/build.sh, the build
 # scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then makes three
 # sanitizer builds at once (AddressSanitizer + UndefinedBehaviorSanitizer, ThreadSanitizer, the
-# libFuzzer targets with clang) and runs the suite once more under ASan + UBSan (but Python), the
+# libFuzzer targets with clang) and runs the suite once more under ASan + UBSan (of Python, only
+# the estimators' thread race), the
 # concurrency stress test under TSan (label tsan), and each fuzz target for GROVE_FUZZ_SECONDS
 # (default 30) on its seed corpus.  Each phase prints one line with the time since the start;
 # tests/README.md has each phase's cost.  Test timeouts scale with the load:
@@ -56,6 +57,9 @@ if [[ "${1:-}" != "--no-sanitize" ]]; then
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j"$jobs" -LE python)
+  # of the Python tests, only the thread race (predictions while another thread refits): the
+  # interpreter with the ASan runtime preloaded over the ASan libgrove (tests/CMakeLists.txt)
+  (cd build-asan && ctest --output-on-failure -L asan_python)
   phase "TSan test (build-tsan/)"
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L tsan)
   phase "libFuzzer runs (build-fuzz/, ${GROVE_FUZZ_SECONDS:-30} s each)"

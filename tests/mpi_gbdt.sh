@@ -2,13 +2,14 @@
 # Data-parallel gbdt (label mpi; docs/distributed.md): `mpirun -np N grove train` must write the
 # same model file, byte for byte, for N = 1, 2, 3 and 4 ranks, whether the ranks cut one CSV file
 # (byte ranges at line starts) or read one file each ({rank} in the path); and that model must
-# be the one-process model up to the exact-sum grid: the same tree shapes, split features and
-# thresholds, and predictions within 1e-9.  Cases: logistic with validation-file early stopping,
+# be the one-process model, byte for byte (one process rounds g and h to the same grid and takes
+# the same exact sums).  Cases: logistic with validation-file early stopping,
 # squared with per-tree and per-node column sampling, softmax over 10 classes, and a bin sample
 # smaller than the data (the sampled rows gathered from their ranks), subsample < 1, the
 # absolute, huber, quantile, poisson and exponential objectives (exact distributed medians and
 # quantiles, line search),
 # train_metric (logloss-type sums and the AUC) with early stopping at one process's best round,
+# sample weights with missing values (binary, 10 classes, regression),
 # and --log's file (the same bytes for 1-4 ranks); LIBSVM files cut into byte ranges or read
 # as {rank} files (features widened to the whole file's, zero-based when any part is, sparse
 # parts made dense), and a LIBSVM part that fails.  Then a shard that fails
@@ -65,6 +66,15 @@ for name in logistic train_auc train_mlogloss; do
   a=$(grep -o 'kept the best round [0-9]*' "$TMP/$name.plain") b=$(grep -o 'kept the best round [0-9]*' "$TMP/$name.1")
   [[ -n $a && $a == "$b" ]] || fail "$name: early stopping: one process '$a', ranks '$b'"
 done
+# sample weights (not binary fractions) and missing values
+# (absolute: weighted medians of the leaves' residuals)
+with_missing_and_weights "$D/breast_cancer_train.csv" "$TMP/bc_wm.csv"
+with_missing_and_weights "$D/iris_train.csv" "$TMP/iris_wm.csv"
+with_missing_and_weights "$D/boston_housing_train.csv" "$TMP/boston_wm.csv"
+run_case weighted_missing "$TMP/bc_wm.csv" -a gbdt -r 8 --weight w
+run_case weighted_missing_softmax "$TMP/iris_wm.csv" -a gbdt -r 8 --weight w
+run_case weighted_missing_absolute "$TMP/boston_wm.csv" -a gbdt -r 8 --weight w \
+  --set objective=absolute --set subsample=0.8
 run_case sampled "$D/twonorm_test.csv" -a gbdt -r 10 --set bin_sample=700 --set max_bins=32
 
 # {rank} files: breast_cancer_train.csv cut by hand into 3 files of consecutive rows is the

@@ -12,6 +12,10 @@ single-leaf trees): binary (sigmoid 1 and 0.7), multiclass, regression, and rand
 (average_output).  The inputs are floats, with the thresholds themselves, zeros, values
 within 1e-35 of zero, NaN, and category codes beyond the bitsets.  Probabilities must agree
 within 1e-9 and regression values within 1e-12 relative.
+Then models trained by the real LightGBM (tests/data/convert/lightgbm, made with its CLI by
+make_fixtures.py there): grove's predictions, raw scores and contributions (--contrib) of the
+converted models against LightGBM's own (task=predict, predict_raw_score, predict_contrib),
+within 1e-6.
 """
 import math
 import os
@@ -155,6 +159,63 @@ for name in ["lgb_binary", "lgb_binary_sigmoid", "lgb_multiclass", "lgb_regressi
         err = np.max(np.abs(got - ref) / np.maximum(1, np.abs(ref)))
         check(err <= 1e-12, f"{name}: max relative |y - reference| {err:.3g} > 1e-12")
     print(f"{name:20s} max difference {err:.3g}")
+
+# ---- models trained by the real LightGBM (its CLI, v4; tests/data/convert/lightgbm, made by
+# make_fixtures.py there, docs/convert.md): LightGBM's own predictions of the test rows are the
+# truth -- probabilities or values (task=predict), raw scores (predict_raw_score) and
+# contributions (predict_contrib: per class, one column per feature and the expected value) --
+# and grove's converted model must give them within 1e-6 (measured: printed below)
+R = os.path.join(D, "lightgbm")
+
+
+def table(path):
+    return np.array([[float(v) for v in line.split()] for line in open(path)])
+
+
+for name in ["binary", "multiclass", "regression", "regression_zero"]:
+    src = os.path.join(R, name + ".txt")
+    model = os.path.join(tmp, "real_" + name + ".grove")
+    grove("convert", "--from", "lightgbm", src, "-o", model)
+    head, _ = parse(src)
+    names = head["feature_names"].split()
+    K = int(head["num_tree_per_iteration"])
+    data = os.path.join(tmp, "real_" + name + ".csv")
+    with open(os.path.join(R, name + "_test.csv")) as f, open(data, "w") as g:
+        cols = f.readline().strip().split(",")
+        check(cols[1:] == names, f"{name}: the test file's columns are the model's features")
+        g.write(",".join(cols[1:]) + "\n")
+        for line in f:  # without the label; missing cells empty
+            g.write(",".join("" if v == "nan" else v for v in line.strip().split(",")[1:]) + "\n")
+    out = os.path.join(tmp, "real_" + name + ".out")
+    grove("predict", model, data, "-o", out, "--contrib", "-q",
+          *(["--proba"] if head["objective"].split()[0] != "regression" else []))
+    with open(out) as f:
+        ocols = f.readline().strip().split(",")
+        rows = np.array([[float(v) if v else np.nan for v in line.strip().split(",")]
+                         for line in f])
+    pred, raw, contrib = (table(os.path.join(R, name + ext)) for ext in (".pred", ".raw", ".contrib"))
+    if head["objective"].startswith("binary"):
+        got = rows[:, [ocols.index("p_1")]]
+    elif K > 1:
+        got = rows[:, [ocols.index(f"p_{k}") for k in range(K)]]
+    else:
+        got = rows[:, [ocols.index("label")]]
+    err_pred = np.abs(got - pred).max()
+    check(err_pred <= 1e-6, f"{name}: max |prediction - LightGBM's| {err_pred:.3g} > 1e-6")
+    # grove's contribution columns, group by group, in LightGBM's order (features, then bias)
+    phi = np.zeros((len(rows), K * (len(names) + 1)))
+    for k in range(K):
+        pre = f"phi_{k}_" if K > 1 else "phi_"
+        for j, fname in enumerate(names + ["bias"]):
+            if pre + fname in ocols:  # a feature no split reads has no column: 0
+                phi[:, k * (len(names) + 1) + j] = rows[:, ocols.index(pre + fname)]
+    err_contrib = np.abs(phi - contrib).max()
+    check(err_contrib <= 1e-6, f"{name}: max |contribution - LightGBM's| {err_contrib:.3g} > 1e-6")
+    sums = phi.reshape(len(rows), K, len(names) + 1).sum(axis=2)
+    err_raw = np.abs(sums - raw).max()
+    check(err_raw <= 1e-6, f"{name}: max |raw score - LightGBM's| {err_raw:.3g} > 1e-6")
+    print(f"LightGBM CLI {name:16s} max difference: prediction {err_pred:.3g}, raw score "
+          f"{err_raw:.3g}, contributions {err_contrib:.3g}")
 
 # the rest of grove on a converted model with categorical splits
 model = os.path.join(tmp, "lgb_binary.grove")

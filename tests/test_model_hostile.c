@@ -10,7 +10,9 @@
  * then saved as a file its own reader refused); models read from a FIFO, text, gzip and
  * binary (once a hang, or "empty file" from a pipe); a file rewritten in place while it is
  * loaded, over and over, gives a model or an error and never a signal (mapped files once died
- * of SIGBUS); a binary string with a NUL byte inside ("demo\0rat": once cut short silently).
+ * of SIGBUS); a binary string with a NUL byte inside ("demo\0rat": once cut short silently);
+ * finite weights and leaves whose sums overflow (alphas of 1e308, leaves of 1e308: once NaN or
+ * +-inf predictions), refused at load or predicted as numbers.
  */
 #include "check.h"
 
@@ -62,8 +64,8 @@ static void save_doc(json_t *doc, const char *path)
                                         JSON_REAL_PRECISION(17)) == 0);
 }
 
-/* A small model trained on the examples' data (`algo`, extra "key=value" settings), saved. */
-static void train_to(const char *algo, const char *extra, const char *path)
+/* A small model trained on examples/data/`data` (`algo`, extra "key=value" settings), saved. */
+static void train_data_to(const char *algo, const char *extra, const char *data, const char *path)
 {
     grove_params *p = NULL;
     grove_dataset *d = NULL;
@@ -74,12 +76,20 @@ static void train_to(const char *algo, const char *extra, const char *path)
     CHECK_OK(grove_params_set_pair(p, kv));
     CHECK_OK(grove_params_set(p, "rounds", "5"));
     if (extra) CHECK_OK(grove_params_set_pair(p, extra));
-    CHECK_OK(grove_dataset_load("examples/data/house_votes84_train.csv", p, NULL, &d));
+    char file[256];
+    snprintf(file, sizeof file, "examples/data/%s", data);
+    CHECK_OK(grove_dataset_load(file, p, NULL, &d));
     CHECK_OK(grove_train(d, NULL, p, &m));
     CHECK_OK(grove_model_save(m, path));
     grove_model_free(m);
     grove_dataset_free(d);
     grove_params_free(p);
+}
+
+/* The same on the house votes (classification). */
+static void train_to(const char *algo, const char *extra, const char *path)
+{
+    train_data_to(algo, extra, "house_votes84_train.csv", path);
 }
 
 /* "base." n times, then `name` (new, free with free()). */
@@ -369,6 +379,77 @@ static void set_alphas(const char *from, const char *to, double v)
     json_decref(doc);
 }
 
+/* Every predicted value of the regression model at `path` on the examples' diabetes test rows
+ * is finite. */
+static void check_finite_values(const char *path)
+{
+    grove_model *m = NULL;
+    CHECK_OK(grove_model_load(path, &m));
+    if (!m) return;
+    grove_dataset *d = NULL;
+    CHECK_OK(grove_dataset_load("examples/data/diabetes_test.csv", NULL, grove_model_schema(m), &d));
+    size_t n = grove_dataset_n_rows(d);
+    double *p = malloc(n * sizeof *p);
+    CHECK_OK(grove_model_predict(m, d, 1, p, n));
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) bad += !isfinite(p[i]);
+    CHECK_EQ_INT(bad, 0);
+    free(p);
+    grove_dataset_free(d);
+    grove_model_free(m);
+}
+
+/* The file `from` with the values of trees [first, first + count) of its model's array `field`
+ * ("trees" of a gbdt, "members" of a forest) all set to v, saved at `to` with its checksum. */
+static void set_leaves(const char *from, const char *to, const char *field, size_t first,
+                       size_t count, double v)
+{
+    json_t *doc = load_doc(from);
+    json_t *trees = json_object_get(json_object_get(doc, "model"), field);
+    CHECK(json_array_size(trees) >= first + count);
+    for (size_t t = first; t < first + count && t < json_array_size(trees); t++) {
+        json_t *tr = json_array_get(trees, t);
+        size_t n = (size_t)json_integer_value(json_object_get(tr, "n_nodes")) *
+                   (size_t)json_integer_value(json_object_get(tr, "n_outputs"));
+        char *text = malloc(n * 32 + 1), *at = text;
+        for (size_t k = 0; k < n; k++) at += sprintf(at, k ? " %.17g" : "%.17g", v);
+        *at = '\0';
+        CHECK(json_is_string(json_object_get(tr, "values")));
+        json_object_set_new(tr, "values", json_string(text));
+        free(text);
+    }
+    save_doc(doc, to);
+    json_decref(doc);
+}
+
+/* Finite leaves whose sum overflows: a regression gbdt or forest with leaves of +-1e308 once
+ * predicted +-inf, or NaN from inf - inf, for every row.  A model whose scores can overflow --
+ * |base| plus the largest |value| of every tree summed, or a forest's sum before its mean --
+ * is refused, naming the tree; one leaf of 1e308 alone still loads and predicts finite values.
+ * A log-link gbdt (poisson) predicts e^F, which stays the largest double past F = 709.78. */
+static void test_huge_leaves(void)
+{
+    const char *gbdt = tmp_path("gbdt.json"), *forest = tmp_path("forest.json");
+    const char *poisson = tmp_path("poisson.json"), *big = tmp_path("big.json");
+    train_data_to("gbdt", "label=label", "diabetes_train.csv", gbdt);
+    train_data_to("forest", "label=label", "diabetes_train.csv", forest);
+    train_data_to("gbdt", "objective=poisson", "diabetes_train.csv", poisson);
+    set_leaves(gbdt, big, "trees", 0, 5, 1e308);
+    expect_refused(big, "the scores can overflow");
+    expect_refused(big, "trees[1]");
+    set_leaves(gbdt, big, "trees", 2, 3, -1.7976931348623157e308);
+    expect_refused(big, "trees[3]");
+    set_leaves(gbdt, big, "trees", 4, 1, 1e308);
+    check_finite_values(big);
+    set_leaves(forest, big, "members", 0, 5, 1e308);
+    expect_refused(big, "the mean can overflow");
+    expect_refused(big, "members[1]");
+    set_leaves(forest, big, "members", 3, 1, -1e308);
+    check_finite_values(big);
+    set_leaves(poisson, big, "trees", 0, 5, 800);
+    check_finite_values(big);
+}
+
 static void test_extreme_weights(void)
 {
     const char *variants[] = {"adaboost", "samme", "adaboost.m1"};
@@ -391,8 +472,12 @@ static void test_extreme_weights(void)
         grove_model_free(m);
         grove_dataset_free(d);
         grove_params_free(p);
-        set_alphas(path, big, 1e308);
+        /* alphas whose sum is finite but whose scaled scores overflow (adaboost: 2 x 1.7e308) */
+        set_alphas(path, big, 1.7e308 / 5);
         check_finite_predictions(big, test);
+        /* alphas whose sum overflows are refused, naming the member where it does */
+        set_alphas(path, big, 1e308);
+        expect_refused(big, "alpha[1]: the sum of alpha up to this member is not finite");
     }
 }
 
@@ -481,6 +566,7 @@ int main(void)
     test_rewritten_underneath();
     test_bin_nul();
     test_extreme_weights();
+    test_huge_leaves();
     test_overflowing_sums();
     test_many_rounds();
     char cmd[300];

@@ -6,8 +6,10 @@
 # predictions), the tools of a cell in turn for REPS rounds.
 #
 # Cells are KIND:ROWS:COLS:TASK (gen.py): KIND dense | missing | cat | sparse; TASK bin | mc7 | reg.
-# Workloads: d6 (depth 6, level by level; grove vs XGBoost hist) and 63L (63 leaves best first,
-# at least 20 rows a leaf; grove vs XGBoost lossguide and LightGBM).  Common settings: ROUNDS
+# Workloads: d6 (depth 6, level by level; grove vs XGBoost hist), 63L (63 leaves best first,
+# at least 20 rows a leaf; grove vs XGBoost lossguide and LightGBM) and rf (random forests of
+# RF_TREES (100) trees, max_features sqrt, grove vs scikit-learn; classification cells of at most
+# 100 columns).  Common settings: ROUNDS
 # (100) rounds, learning rate 0.1, 255 bins, L2 1.
 #
 #   bench/shapes/run.sh                         # the whole matrix (hours on 2 cores)
@@ -26,7 +28,8 @@ SMALL=${SMALL:-0}
 REPS=${REPS:-$([[ $SMALL == 1 ]] && echo 1 || echo 3)}
 ROUNDS=${ROUNDS:-$([[ $SMALL == 1 ]] && echo 20 || echo 100)}
 THREADS=${THREADS:-"1 2"}
-WORKLOADS=${WORKLOADS:-"d6 63L"}
+WORKLOADS=${WORKLOADS:-"d6 63L rf"}
+RF_TREES=${RF_TREES:-$([[ $SMALL == 1 ]] && echo 20 || echo 100)}
 CELLS=${CELLS:-"dense:100000:10:bin dense:100000:50:bin dense:100000:100:bin dense:100000:300:bin
   dense:100000:1000:bin dense:1000000:10:bin dense:1000000:50:bin dense:1000000:100:bin
   dense:100000:50:mc7 dense:1000000:20:mc7 dense:100000:50:reg dense:1000000:20:reg
@@ -61,7 +64,7 @@ run_tool() {
     "$(echo "$w1 + $w2" | bc)" $(((m1 > m2 ? m1 : m2) / 1024)) \
     "$("$PY" "$ROOT/bench/shapes/score.py" "$task" "$te" "$OUT/pred.csv")" \
     "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/results.tsv"
-  rm -f "$OUT/model" "$OUT/model.json" "$OUT/pred.csv"
+  rm -f "$OUT/model" "$OUT/model.json" "$OUT/model.pkl" "$OUT/pred.csv"
 }
 
 printf '# %s, %s, %s cores; grove %s; ROUNDS=%s REPS=%s SMALL=%s%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
@@ -85,6 +88,19 @@ s = gen.Signal('cat', $cols, '$task'); print(','.join('%d:%d' % (j, s.levels[j])
   gtask=(); [[ $task == reg ]] && gtask=(--set objective=squared)
   proba=(--proba); [[ $task == reg ]] && proba=()
   for wl in $WORKLOADS; do
+    if [[ $wl == rf ]]; then
+      [[ $task == reg || $cols -gt 100 ]] && continue
+      for t in $THREADS; do
+        for rep in $(seq "$REPS"); do
+          run_tool grove "$GROVE" train "$tr" -o "$OUT/model" --algo forest --rounds "$RF_TREES" \
+            --set max_features=sqrt "${gcat[@]}" --threads "$t" --seed 1 \
+            -- "$GROVE" predict "$OUT/model" "$te" --proba -o "$OUT/pred.csv" --threads "$t"
+          run_tool sklearn "$PY" "$ROOT/bench/shapes/peer.py" train rf "$task" "$tr" "$OUT/model" "$RF_TREES" "$t" \
+            -- "$PY" "$ROOT/bench/shapes/peer.py" predict "$task" "$OUT/model" "$te" "$OUT/pred.csv" "$t"
+        done
+      done
+      continue
+    fi
     if [[ $wl == d6 ]]; then g=(--set max_depth=6)
     else g=(--set growth=bestfirst --set max_leaves=63 --set max_depth=0 --set min_samples_leaf=20
             --set min_child_weight=0.001); fi

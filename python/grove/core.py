@@ -77,10 +77,12 @@ class Dataset:
     None (infer the schema) or a Model or Dataset whose schema the new dataset follows (it is
     referenced while the dataset lives; grove copies the schema);
     `categories` maps a feature index to its list of category names (values are codes);
-    `feature_names` names the features; `class_names`/`label_name` rename the classes."""
+    `feature_names` names the features; `class_names`/`label_name` rename the classes;
+    `qid` (one query id per row, each query's rows contiguous) gives learning to rank its
+    query groups."""
 
     def __init__(self, X, labels=None, weights=None, params=None, like=None, categories=None,
-                 feature_names=None, class_names=None, label_name=None):
+                 feature_names=None, class_names=None, label_name=None, qid=None):
         if like is not None and not isinstance(like, (Model, Dataset)):
             raise TypeError("like: expected a grove Model or Dataset, found %r" % (like,))
         self._like = like     # keeps the schema's owner alive while this object lives
@@ -110,6 +112,9 @@ class Dataset:
                                                  ctypes.byref(h)))
         self.handle = h
         self.n_rows = n
+        if qid is not None:  # query groups (learning to rank): one id per row, runs contiguous
+            qid = np.ascontiguousarray(qid, dtype=np.float64)
+            check(lib.grove_dataset_set_queries(h, _dptr(qid), len(qid)))
         if schema is None:
             # only the features named or categorical: never a Python loop over every column of
             # a wide sparse matrix (up to 2^32 - 1 of them)
@@ -317,6 +322,16 @@ class Model:
         check(lib.grove_model_margins(self.handle, data.handle, n_threads,
                                       out.ctypes.data_as(_DP), out.size))
         return out
+
+    def rank_metric(self, data, metric="ndcg", k=10, n_threads=0):
+        """NDCG@k or MAP@k (metric "ndcg" or "map") of the scores on labelled data with query
+        groups: (mean over the queries, per-query values)."""
+        nq = lib.grove_dataset_n_queries(data.handle)
+        per = np.empty(max(nq, 1), dtype=np.float64)
+        mean = ctypes.c_double()
+        check(lib.grove_model_rank_metric(self.handle, data.handle, metric.encode(), k,
+                                          n_threads, per.ctypes.data_as(_DP), ctypes.byref(mean)))
+        return mean.value, per[:nq]
 
     def log(self):
         """The per-round log as a dict of numpy arrays (column name -> values)."""

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (check_is_fitted, check_array, _check_sample_weight, column_or_1d,
-                                      check_consistent_length)
+                                      check_consistent_length, _num_samples)
 
 from .core import Params, Dataset, Model, biasvar as _biasvar
 from ._lib import lib
@@ -178,7 +178,8 @@ class _GroveBase(BaseEstimator):
         return Dataset(A, like=model)
 
     # ---- fit ----
-    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0, init_model=None):
+    def _fit(self, X, y, sample_weight, task, eval_set=None, verbose=0, init_model=None,
+             qid=None, valid_qid=None):
         if y is None:
             self._validate_data(X, y)  # raises: requires y
         A, cats, names = self._prepare_X(X, reset=True)
@@ -219,15 +220,16 @@ class _GroveBase(BaseEstimator):
             if task == "classification" and not np.array_equal(
                     getattr(init_model, "classes_", classes), classes):
                 raise ValueError("init_model was fitted on other classes")
-            data = Dataset(A, labels, w, params, like=init)
+            data = Dataset(A, labels, w, params, like=init, qid=qid)
         else:
             data = Dataset(A, labels, w, params, categories=cats, feature_names=names,
-                           class_names=class_names, label_name=label_name)
+                           class_names=class_names, label_name=label_name, qid=qid)
         valid = None
         if eval_set:
             Xv, yv = eval_set[-1]
             Av, _, _ = self._prepare_X(Xv, reset=False)
-            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data)
+            valid = Dataset(Av, self._valid_labels(data, yv, task), None, params, like=data,
+                            qid=valid_qid)
         try:
             model = Model.train(data, params, valid, verbose, init)
         except ValueError as e:
@@ -858,12 +860,23 @@ class _GBDT(_RoundsMixin):
                "eval_metric": "eval_metric", "early_stopping_rounds": "early_stopping_rounds",
                "monotone_constraints": "monotone_constraints",
                "interaction_constraints": "interaction_constraints"}
+    # grove's own gbdt parameters under their grove names (docs/params.md): each estimator
+    # lists those of its objectives in _EXTRA, and its _PARAMS gets them
+    _EXTRA = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "_EXTRA" in cls.__dict__:
+            cls._PARAMS = dict(_GBDT._PARAMS, **{k: k for k in cls._EXTRA})
 
     def _init(self, n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
               min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
               colsample_bynode, max_bin, objective, base_score, eval_metric,
               early_stopping_rounds, random_state, n_jobs, monotone_constraints=None,
-              interaction_constraints=None):
+              interaction_constraints=None, **extra):
+        for k in self._EXTRA:
+            setattr(self, k, extra.pop(k))
+        assert not extra, extra
         self.monotone_constraints = monotone_constraints
         self.interaction_constraints = interaction_constraints
         self.n_estimators = n_estimators
@@ -905,19 +918,27 @@ class _GBDT(_RoundsMixin):
 class GradientBoostingClassifier(_GBDT, _Classifier):
     """Gradient boosting on histograms with XGBoost's parameter names (max_depth default 6,
     learning_rate 0.3, reg_lambda 1 ...); fit(X, y, eval_set=[(X_val, y_val)]) with
-    early_stopping_rounds stops on the last eval_set's metric and keeps the best round."""
+    early_stopping_rounds stops on the last eval_set's metric and keeps the best round.
+    cat_smooth, max_cat_threshold, min_data_per_group, cat_l2, quantized_bits and train_metric
+    are grove's parameters of those names (docs/params.md)."""
+    _EXTRA = ("cat_smooth", "max_cat_threshold", "min_data_per_group", "cat_l2", "quantized_bits",
+              "train_metric")
 
     def __init__(self, n_estimators=100, learning_rate=None, max_depth=6, max_leaves=None,
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
                  reg_alpha=None, subsample=None, colsample_bytree=None, colsample_bynode=None,
                  max_bin=None, objective=None, base_score=None, eval_metric=None,
                  early_stopping_rounds=None, random_state=None, n_jobs=None,
-                 monotone_constraints=None, interaction_constraints=None):
+                 monotone_constraints=None, interaction_constraints=None, cat_smooth=None,
+                 max_cat_threshold=None, min_data_per_group=None, cat_l2=None,
+                 quantized_bits=None, train_metric=None):
         self._init(n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
                    min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs, monotone_constraints,
-                   interaction_constraints)
+                   interaction_constraints, cat_smooth=cat_smooth,
+                   max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
+                   cat_l2=cat_l2, quantized_bits=quantized_bits, train_metric=train_metric)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
         """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);
@@ -928,25 +949,126 @@ class GradientBoostingClassifier(_GBDT, _Classifier):
 
 class GradientBoostingRegressor(_GBDT, _Regressor):
     """Gradient boosting regression (objective squared | absolute | huber | poisson | tweedie |
-    gamma | quantile), XGBoost's names."""
+    gamma | quantile), XGBoost's names; the objectives' own parameters under grove's names:
+    huber_delta, tweedie_variance_power, quantile_alpha (XGBoost 2's name),
+    poisson_max_delta_step (XGBoost's max_delta_step for poisson); and those of
+    GradientBoostingClassifier (cat_smooth ... train_metric)."""
+    _EXTRA = ("huber_delta", "tweedie_variance_power", "quantile_alpha",
+              "poisson_max_delta_step", "cat_smooth", "max_cat_threshold", "min_data_per_group", "cat_l2", "quantized_bits",
+              "train_metric")
 
     def __init__(self, n_estimators=100, learning_rate=None, max_depth=6, max_leaves=None,
                  grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
                  reg_alpha=None, subsample=None, colsample_bytree=None, colsample_bynode=None,
                  max_bin=None, objective=None, base_score=None, eval_metric=None,
                  early_stopping_rounds=None, random_state=None, n_jobs=None,
-                 monotone_constraints=None, interaction_constraints=None):
+                 monotone_constraints=None, interaction_constraints=None, huber_delta=None,
+                 tweedie_variance_power=None, quantile_alpha=None, poisson_max_delta_step=None,
+                 cat_smooth=None, max_cat_threshold=None, min_data_per_group=None, cat_l2=None,
+                 quantized_bits=None, train_metric=None):
         self._init(n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
                    min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
                    colsample_bynode, max_bin, objective, base_score, eval_metric,
                    early_stopping_rounds, random_state, n_jobs, monotone_constraints,
-                   interaction_constraints)
+                   interaction_constraints, huber_delta=huber_delta,
+                   tweedie_variance_power=tweedie_variance_power, quantile_alpha=quantile_alpha,
+                   poisson_max_delta_step=poisson_max_delta_step, cat_smooth=cat_smooth,
+                   max_cat_threshold=max_cat_threshold, min_data_per_group=min_data_per_group,
+                   cat_l2=cat_l2, quantized_bits=quantized_bits, train_metric=train_metric)
 
     def fit(self, X, y, sample_weight=None, eval_set=None, verbose=0, init_model=None):
         """verbose=N prints every N-th round's metrics while it trains (XGBoost's format);
         init_model: a fitted GradientBoostingRegressor (or its grove Model) whose rounds the new
         model starts with (continued training: n_estimators more rounds)."""
         return self._fit(X, y, sample_weight, "regression", eval_set, verbose, init_model)
+
+
+class GradientBoostingRanker(_GBDT, _GroveBase):
+    """Learning to rank with gradient boosting, as xgboost.XGBRanker: fit(X, y, group=sizes)
+    or fit(X, y, qid=ids) with y the relevance grades (>= 0) and each query's rows contiguous;
+    predict(X) gives the scores (higher first); score(X, y, group=/qid=) the mean NDCG@eval_at
+    (default 10) over the queries.  objective "rank:pairwise" (XGBRanker's default; RankNet
+    pairs) or "lambdarank" (LambdaMART, lambdarank_truncation); sample_weight one weight per
+    query, as XGBRanker's.  eval_set=[(X_val, y_val)] with eval_group=[sizes] or
+    eval_qid=[ids] for early stopping on the validation NDCG.  Other parameters as
+    GradientBoostingRegressor's."""
+    _EXTRA = ("lambdarank_truncation", "eval_at", "cat_smooth", "max_cat_threshold", "min_data_per_group", "cat_l2", "quantized_bits",
+              "train_metric")
+
+    def __init__(self, n_estimators=100, learning_rate=None, max_depth=6, max_leaves=None,
+                 grow_policy=None, min_child_weight=None, gamma=None, reg_lambda=None,
+                 reg_alpha=None, subsample=None, colsample_bytree=None, colsample_bynode=None,
+                 max_bin=None, objective="rank:pairwise", base_score=None, eval_metric=None,
+                 early_stopping_rounds=None, random_state=None, n_jobs=None,
+                 monotone_constraints=None, interaction_constraints=None,
+                 lambdarank_truncation=None, eval_at=None, cat_smooth=None,
+                 max_cat_threshold=None, min_data_per_group=None, cat_l2=None,
+                 quantized_bits=None, train_metric=None):
+        self._init(n_estimators, learning_rate, max_depth, max_leaves, grow_policy,
+                   min_child_weight, gamma, reg_lambda, reg_alpha, subsample, colsample_bytree,
+                   colsample_bynode, max_bin, objective, base_score, eval_metric,
+                   early_stopping_rounds, random_state, n_jobs, monotone_constraints,
+                   interaction_constraints, lambdarank_truncation=lambdarank_truncation,
+                   eval_at=eval_at, cat_smooth=cat_smooth, max_cat_threshold=max_cat_threshold,
+                   min_data_per_group=min_data_per_group, cat_l2=cat_l2,
+                   quantized_bits=quantized_bits, train_metric=train_metric)
+
+    @staticmethod
+    def _qid(n, group, qid, what="group"):
+        """Per-row query ids from XGBRanker's group (sizes of consecutive queries) or qid."""
+        if (group is None) == (qid is None):
+            raise ValueError("give the query groups: one of %s= (the sizes of consecutive "
+                             "queries) or %s= (a query id per row)"
+                             % (what, "qid" if what == "group" else "eval_qid"))
+        if qid is not None:
+            qid = np.asarray(column_or_1d(qid), dtype=np.float64)
+            if len(qid) != n:
+                raise ValueError("qid: %d ids for %d rows" % (len(qid), n))
+            return qid
+        sizes = np.asarray(column_or_1d(group), dtype=np.int64)
+        if np.any(sizes <= 0) or sizes.sum() != n:
+            raise ValueError("%s: the query sizes must be positive and sum to the %d rows, got "
+                             "%d in all" % (what, n, int(sizes.sum())))
+        return np.repeat(np.arange(len(sizes), dtype=np.float64), sizes)
+
+    def fit(self, X, y, group=None, qid=None, sample_weight=None, eval_set=None,
+            eval_group=None, eval_qid=None, verbose=0, init_model=None):
+        """X, y (relevance grades >= 0); group (query sizes, in row order) or qid (a query id
+        per row, each query's rows contiguous); sample_weight: one weight per query."""
+        n = _num_samples(X)
+        q = self._qid(n, group, qid)
+        w = None
+        if sample_weight is not None:  # per query, as XGBRanker's: every row of the query
+            sw = np.asarray(column_or_1d(sample_weight), dtype=np.float64)
+            starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+            if len(sw) != len(starts):
+                raise ValueError("sample_weight: one weight per query (%d queries), got %d"
+                                 % (len(starts), len(sw)))
+            w = np.repeat(sw, np.diff(np.r_[starts, n]))
+        qv = None
+        if eval_set:
+            nv = _num_samples(eval_set[-1][0])
+            qv = self._qid(nv, None if eval_group is None else eval_group[-1],
+                           None if eval_qid is None else eval_qid[-1], "eval_group")
+        return self._fit(X, y, w, "regression", eval_set, verbose, init_model, qid=q,
+                         valid_qid=qv)
+
+    def predict(self, X, pred_contribs=False, pred_interactions=False):
+        """The scores (higher ranks first); with pred_contribs or pred_interactions the
+        contributions instead (shap_values)."""
+        if pred_contribs or pred_interactions:
+            return self._predict_contrib(X, pred_contribs, pred_interactions)
+        m = self._fitted()
+        return m.predict(self._dataset(X, m), self._threads()).ravel()
+
+    def score(self, X, y, group=None, qid=None):
+        """The mean over the queries of NDCG@eval_at (gains 2^y - 1, XGBoost's ndcg@k)."""
+        m = self._fitted()
+        A, _, _ = self._prepare_X(X, reset=False)
+        d = Dataset(A, np.asarray(column_or_1d(y), dtype=np.float64), like=m,
+                    qid=self._qid(A.shape[0], group, qid))
+        k = self.eval_at if self.eval_at is not None else 10
+        return m.rank_metric(d, "ndcg", int(k), self._threads())[0]
 
 
 # ---- bagging family ----

@@ -181,7 +181,7 @@
   X(QUANTILE_ALPHA, "quantile_alpha", FLOAT, "0.5", 1e-6, 0.999999, "", \
     "gbdt, objective quantile (and metric quantile): the quantile fitted (0.5: the median)", "gbdt") \
   X(POISSON_MAX_DELTA_STEP, "poisson_max_delta_step", FLOAT, "0.7", 0, 1e300, "", \
-    "gbdt, objective poisson: the hessian is e^(F + this) instead of e^F, which shortens the Newton steps where counts are small (XGBoost's and LightGBM's safeguard)", "gbdt") \
+    "gbdt, objective poisson: the hessian is e^(F + this) instead of e^F, and every leaf's Newton step (before learning_rate) is clipped to [-this, this]: shorter steps where counts are small (XGBoost's max_delta_step for count:poisson; LightGBM's hessian safeguard); 0 = neither", "gbdt") \
   X(LAMBDARANK_TRUNCATION, "lambdarank_truncation", INT, "30", 0, 1073741824, "", \
     "gbdt, objective lambdarank: only pairs with a row among the top this many of its query (by the current scores) get lambdas; 0 = all (LightGBM's lambdarank_truncation_level, default 30)", "gbdt") \
   X(EVAL_AT, "eval_at", INT, "10", 1, 1073741824, "", \

@@ -532,5 +532,7 @@ int gv_dataset_set_queries(grove_dataset *d, const double *qid, size_t n, size_t
     gv_free(d->query_ptr);
     d->query_ptr = ptr;
     d->n_queries = n_runs;
+    d->query_id_first = n ? qid[0] : 0;
+    d->query_id_last = n ? qid[n - 1] : 0;
     return 0;
 }

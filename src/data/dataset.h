@@ -106,6 +106,9 @@ struct grove_dataset {
      * query_ptr NULL when the data has none; owned. */
     size_t n_queries;
     size_t *query_ptr;        /* [n_queries + 1] */
+    /* The ids of the first and the last query (when n_queries > 0): a data-parallel run checks
+     * with them that no query continues on the next rank (ensemble/gbdt.c). */
+    double query_id_first, query_id_last;
     char *source;             /* file name for messages ("<array>" for arrays); owned */
     char *warning;            /* "" or a message gathered while loading; owned */
     /* Columns passed through as text (parameter "keep", CSV only): column k's name, and row

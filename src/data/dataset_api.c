@@ -426,6 +426,26 @@ static int names_bad(const char *const *names, size_t n, size_t *dup)
     return 0;
 }
 
+grove_status grove_dataset_set_queries(grove_dataset *data, const double *qid, size_t n)
+{
+    gv_err_clear();
+    if (!data || !qid) return gv_err(GROVE_ERR_ARG, "grove_dataset_set_queries: NULL argument");
+    if (n != data->n_rows)
+        return gv_err(GROVE_ERR_ARG, "grove_dataset_set_queries: %zu query ids for %zu rows", n,
+                      data->n_rows);
+    for (size_t i = 0; i < n; i++)
+        if (isnan(qid[i]))
+            return gv_err(GROVE_ERR_DATA, "%s: row %zu: the query id is NaN", data->source, i);
+    size_t bad = 0;
+    int r = gv_dataset_set_queries(data, qid, n, &bad);
+    if (r < 0) return gv_err_nomem("the query groups");
+    if (r > 0)
+        return gv_err(GROVE_ERR_DATA, "%s: row %zu: query %.17g comes back after rows of other "
+                      "queries (the rows of a query must be contiguous)", data->source, bad,
+                      qid[bad]);
+    return GROVE_OK;
+}
+
 grove_status grove_dataset_set_feature(grove_dataset *data, size_t feature, const char *name,
                                        const char *const *categories, size_t n_categories)
 {

@@ -19,6 +19,7 @@
 #endif
 #include "dist.h"
 
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -232,19 +233,17 @@ void gv_dist_allgather(const void *in, void *out, size_t n)
 #endif
 }
 
-double gv_dist_grid(const double *v, size_t n)
+/* The grid of a largest magnitude m (NaN: a value not finite) and this rank's count n. */
+static double grid_of(double m, size_t n)
 {
     /* e_max: max|v| < 2^e_max; k: total n < 2^k; q = 2^(e_max + k - 52) */
     int64_t a[2] = {INT32_MIN, (int64_t)n};
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(v[i])) {
-            a[0] = INT32_MAX; /* no grid: every rank learns it from the same max */
-            continue;
-        }
-        if (v[i] == 0) continue;
+    if (!(m == m) || isinf(m)) {
+        a[0] = INT32_MAX; /* no grid: every rank learns it from the same max */
+    } else if (m > 0) {
         int e;
-        frexp(v[i], &e);
-        if (e > a[0]) a[0] = e;
+        frexp(m, &e);
+        a[0] = e;
     }
     int64_t total = a[1];
     gv_dist_max_i64(a, 1);
@@ -256,10 +255,53 @@ double gv_dist_grid(const double *v, size_t n)
     return ldexp(1.0, (int)a[0] + k - 52);
 }
 
+/* (the exponent of max|v| is the largest exponent: frexp is monotone in |v|) */
+double gv_dist_grid(const double *v, size_t n)
+{
+    double m = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(v[i]);
+        bad |= !(a <= DBL_MAX); /* inf or NaN */
+        m = a > m ? a : m;
+    }
+    return grid_of(bad ? NAN : m, n);
+}
+
+double gv_dist_grid_f32(const float *v, size_t n, size_t stride)
+{
+    float m = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(v[i * stride]);
+        bad |= !(a <= FLT_MAX);
+        m = a > m ? a : m;
+    }
+    return grid_of(bad ? NAN : (double)m, n);
+}
+
+/* v / q as v * (1 / q) when 1 / q is a normal double (q a power of two: the same correctly
+ * rounded quotient, without a division) */
 void gv_dist_snap(double *v, size_t n, double q)
 {
     if (!isfinite(q)) return; /* values that are not finite have no grid: left as they are */
-    for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
+    const double r = 1 / q;
+    if (isnormal(r) && isnormal(q)) {
+        for (size_t i = 0; i < n; i++) v[i] = rint(v[i] * r) * q;
+    } else {
+        for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
+    }
+}
+
+void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q)
+{
+    if (!isfinite(q)) return;
+    const double r = 1 / q;
+    if (isnormal(r) && isnormal(q)) {
+        for (size_t i = 0; i < n; i++) v[i * stride] = (float)(rint((double)v[i * stride] * r) * q);
+    } else {
+        for (size_t i = 0; i < n; i++) v[i * stride] = (float)(rint((double)v[i * stride] / q) * q);
+    }
 }
 
 double gv_dist_sum_exact(const double *v, size_t n)

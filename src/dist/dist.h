@@ -57,6 +57,12 @@ void gv_dist_allgather(const void *in, void *out, size_t n);
 double gv_dist_grid(const double *v, size_t n);
 void gv_dist_snap(double *v, size_t n, double q);
 double gv_dist_sum_exact(const double *v, size_t n);
+/* The same grid and rounding for floats at v[0], v[stride], ... v[(n - 1) stride] (one
+ * process's (g, h) pairs, gbdt.c): a float rounded to a grid q of floats stays a float (below
+ * 2^24 q it is an integer of at most 24 bits times q; above, its own spacing is a multiple of
+ * q), so snapped floats and the same values snapped as doubles are equal. */
+double gv_dist_grid_f32(const float *v, size_t n, size_t stride);
+void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q);
 /* Every rank's in[0..n) (n may differ by rank) concatenated in rank order, into *out (a new
  * gv_malloc'd buffer of *n_out bytes, freed with gv_free) on every rank (collective).  The
  * total must fit an int (MPI's counts): GROVE_ERR_DATA on every rank otherwise; out of

@@ -297,6 +297,8 @@ typedef struct trainer {
                                      session (its row-major bins: small nodes read rows), or NULL */
     const uint8_t *row_bins;      /* its gv_tree_session_row_bins */
     int dist;                     /* 1: a data-parallel run: the n rows are this rank's share */
+    int exact;                    /* 1: the weights and the OOB squared errors on dist.h's
+                                     grids (always: one process as every rank count) */
     double *oob_terms;            /* data-parallel regression: [n] the rows' OOB squared errors */
     size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
     double *weight;               /* data-parallel forests: the sample weights on the grid, or NULL */
@@ -486,7 +488,8 @@ static void oob_update(trainer *tr, const slot *s, size_t t)
         gv_dist_sum_i64(v, 2);
         S = (size_t)v[0];
         err = (double)v[1];
-    } else if (tr->dist) { /* regression: the squared errors' sum exact on dist.h's grid */
+    } else if (tr->exact && !tr->classification) {
+        /* regression: the squared errors' sum exact on dist.h's grid (one process too) */
         double *terms = tr->oob_terms;
         for (size_t pos = 0; pos < tr->n; pos++) {
             terms[pos] = 0;
@@ -587,6 +590,7 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
     tr->oob_imp = (int)gv_param_int(p, GV_P_OOB_IMPORTANCE) && in->binned;
     tr->N = tr->n;
     tr->dist = gv_dist_active();
+    tr->exact = 1;
     if (tr->dist) {
         /* data-parallel: the replicates are drawn over the global row numbers; the trees'
          * histograms (class counts, or regression sums on dist.h's grid) are summed over the
@@ -628,8 +632,8 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
         tr->cfg.max_features = mf >= tr->F ? 0 : mf;
     }
     tr->cfg.random_thresholds = mode == BAG_EXTRA;
-    if (tr->dist) {
-        tr->cfg.n_threads = tr->nt; /* one tree at a time, each over the ranks */
+    if (tr->dist) tr->cfg.n_threads = tr->nt; /* one tree at a time, each over the ranks */
+    if (tr->exact) {
         if (in->weight) {
             /* sample weights on dist.h's grid: exact histogram sums (learners.c does the same
              * for bagging's members) */
@@ -676,7 +680,7 @@ static grove_status alloc_scratch(trainer *tr)
     tr->oob_count = gv_calloc(tr->n, sizeof *tr->oob_count);
     tr->h = gv_malloc_array((size_t)tr->nt * tr->k, sizeof *tr->h);
     if (!tr->acc || !tr->oob_count || !tr->h) return gv_err_nomem("OOB aggregates");
-    if (tr->dist && !tr->classification) {
+    if (tr->exact && !tr->classification) {
         tr->oob_terms = gv_malloc_array(tr->n ? tr->n : 1, sizeof *tr->oob_terms);
         if (!tr->oob_terms) return gv_err_nomem("OOB aggregates");
     }
@@ -1026,6 +1030,16 @@ static grove_status validate_fields(const gv_bagging *b, const grove_schema *sch
     for (size_t f = 0; b->oob_importance && f < b->n_features; f++)
         if (!isfinite(b->oob_importance[f]))
             return gv_err(GROVE_ERR_MODEL, "oob_importance[%zu]: must be finite", f);
+    /* a regression's mean (1/T) sum_t f_t(x): the sum is computed first, so it must not
+     * overflow: sum_t max |v_t| finite over the tree members (training never comes near: its
+     * labels' sums are finite; only a file can hold leaves of 1e308) */
+    double bound = 0;
+    for (size_t t = 0; b->n_classes == 0 && t < b->n_members; t++)
+        if (b->members[t].vt == &gv_tree_component &&
+            !isfinite(bound += gv_tree_max_abs_value(b->members[t].impl)))
+            return gv_err(GROVE_ERR_MODEL, "members[%zu]: the mean can overflow: the largest "
+                          "|value| of each tree up to this one sums to more than the largest "
+                          "double", t);
     for (size_t t = 0; t < b->n_members; t++) {
         double e = b->oob_error[t];
         if (b->oob_n[t] > 0 && !(e >= 0 && (b->n_classes == 0 ? isfinite(e) : e <= 1)))

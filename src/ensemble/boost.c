@@ -117,18 +117,22 @@ typedef struct trainer {
     double eps, dsum;        /* sum_i D(i) [h(x_i) != y_i], sum_i D(i) (lane_sums) */
     double fac[2];           /* one process, discrete: the update's factors by [h(x_i) != y_i],
                                 applied by normalize_and_log (update_discrete) */
-    int dist;                /* 1: a data-parallel run (dist.h); the rows are this rank's share */
+    int exact;               /* 1: every sum over the rows exact (gv_dist_sum_exact, D on dist.h's
+                                grid): a data-parallel run (the rows are this rank's share), and
+                                one process boosting tree members, so that both write the same
+                                model; 0: one process's fused row-order sums (other members) */
     size_t N;                /* rows over all ranks (n in one process) */
     size_t first;            /* this rank's first row in the global order */
     gv_rng rng;
 } trainer;
 
-/* The sum over the training rows (all ranks' in a data-parallel run) of v[0..n): in one
- * process in row order; data-parallel, exactly (gv_dist_sum_exact: v rounded to the common
- * grid, summed in integers), so the result does not depend on how the rows are split. */
+/* The sum over the training rows (all ranks' in a data-parallel run) of v[0..n): when exact
+ * (data-parallel, or one process boosting tree members) exactly (gv_dist_sum_exact: v rounded
+ * to the common grid, summed in integers), so the result does not depend on how the rows are
+ * split; otherwise in row order. */
 static double rows_sum(const trainer *tr, const double *v)
 {
-    if (tr->dist) return gv_dist_sum_exact(v, tr->n);
+    if (tr->exact) return gv_dist_sum_exact(v, tr->n);
     double s = 0;
     for (size_t i = 0; i < tr->n; i++) s += v[i];
     return s;
@@ -203,7 +207,7 @@ static grove_status set_stop(gv_boost *b, const char *fmt, size_t t, double v)
 static size_t draw_sample(trainer *tr)
 {
     double acc = 0, lo_tot = 0;
-    if (tr->dist) {
+    if (tr->exact) {
         /* cum[i] = the global cumulative weight through row i: the lower ranks' total plus
          * this rank's prefix, all exact multiples of the grid */
         double q = gv_dist_grid(tr->D, tr->n);
@@ -229,7 +233,7 @@ static size_t draw_sample(trainer *tr)
     size_t kept = 0;
     for (size_t j = 0; j < tr->sample_size; j++) {
         double u = gv_rng_uniform(&tr->rng) * acc;
-        if (tr->dist && (u < lo_tot || u >= hi_tot)) continue; /* another rank's row */
+        if (tr->exact && (u < lo_tot || u >= hi_tot)) continue; /* another rank's row */
         size_t lo = 0, hi = tr->n - 1;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -248,7 +252,7 @@ static grove_status fit_round(trainer *tr, size_t t, gv_component *c)
     if (tr->resample) {
         size_t kept = draw_sample(tr);
         grove_status st = kept == SIZE_MAX ? gv_err_nomem("the boosting sample") : GROVE_OK;
-        if (tr->dist) st = gv_dist_agree(st);
+        if (tr->exact) st = gv_dist_agree(st);
         if (st != GROVE_OK) return st;
         bi.rows = tr->sample;
         bi.n_rows = kept;
@@ -303,7 +307,7 @@ static grove_status m2_tree_plausibilities(trainer *tr, const gv_tree *tree, dou
     }
     /* data-parallel: every term rounded to the grid of D (each is at most D(i)), so the sums
      * per leaf, and over the ranks, are exact */
-    const double q = tr->dist ? gv_dist_grid(tr->D, n) : 0;
+    const double q = tr->exact ? gv_dist_grid(tr->D, n) : 0;
     for (size_t i = 0; i < n; i++) {
         size_t leaf = gv_tree_leaf(tree, tr->in->data, i), yi = (size_t)tr->y[i];
         double W = 0;
@@ -317,7 +321,7 @@ static grove_status m2_tree_plausibilities(trainer *tr, const gv_tree *tree, dou
                 B[leaf * k + c] += q > 0 ? rint(v / q) * q : v;
             }
     }
-    if (tr->dist) {
+    if (tr->exact) {
         gv_dist_sum_f64(A, tree->n_nodes * k);
         gv_dist_sum_f64(B, tree->n_nodes * k);
     }
@@ -398,7 +402,7 @@ static double combined_error(trainer *tr, size_t t, const grove_dataset *d, cons
     const size_t n = d->n_rows, k = tr->k;
     if (b->variant == BV_R2) {
         /* the training rows: all ranks' (their squared errors summed exactly, rows_sum) */
-        const int all = d == tr->in->data && tr->dist;
+        const int all = d == tr->in->data && tr->exact;
         const double nn = (double)(all ? tr->N : n);
         for (size_t i = 0; i < n; i++) r2_pred[t * n + i] = h[i];
         double se = 0;
@@ -456,7 +460,7 @@ static double scale_rows(trainer *tr, const uint32_t *pred, double right, double
     const uint32_t *yc = tr->yc;
     double *D = tr->D;
     const double factor[2] = {right, wrong}; /* by [h(x_i) != y_i], without a branch */
-    if (tr->dist) {
+    if (tr->exact) {
         for (size_t i = 0; i < n; i++) D[i] *= factor[pred[i] != yc[i]];
         return rows_sum(tr, D);
     }
@@ -524,7 +528,7 @@ static void update_discrete(trainer *tr, round_stats *rs)
     const double nu = tr->nu;
     const uint32_t *pred = tr->pred, *yc = tr->yc;
     double eps = 0;
-    if (tr->dist) {
+    if (tr->exact) {
         for (size_t i = 0; i < n; i++) tr->c[i] = tr->D[i] * (double)(pred[i] != yc[i]);
         eps = rows_sum(tr, tr->c);
     } else if (tr->eps_ready) { /* summed with pred (cells_output) */
@@ -646,7 +650,7 @@ static void update_r2(trainer *tr, round_stats *rs)
         double e = fabs(tr->y[i] - h[i]);
         if (e > emax) emax = e;
     }
-    if (tr->dist) { /* the largest over all ranks: a double >= 0 orders as its bits */
+    if (tr->exact) { /* the largest over all ranks: a double >= 0 orders as its bits */
         int64_t bits;
         memcpy(&bits, &emax, sizeof bits);
         gv_dist_max_i64(&bits, 1);
@@ -657,10 +661,10 @@ static void update_r2(trainer *tr, round_stats *rs)
     for (size_t i = 0; i < n; i++) {
         double r = emax > 0 ? fabs(tr->y[i] - h[i]) / emax : 0;
         L[i] = loss == 0 ? r : loss == 1 ? r * r : 1 - exp(-r);
-        if (tr->dist) tr->c[i] = tr->D[i] * L[i];
+        if (tr->exact) tr->c[i] = tr->D[i] * L[i];
         else eps += tr->D[i] * L[i];
     }
-    if (tr->dist) eps = rows_sum(tr, tr->c); /* exact over the ranks */
+    if (tr->exact) eps = rows_sum(tr, tr->c); /* exact over the ranks */
     rs->eps = eps;
     if (eps <= 0) {
         rs->perfect = 1;
@@ -736,7 +740,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     } else {
         const int discrete = b->variant == BV_ADABOOST || b->variant == BV_M1 ||
                              b->variant == BV_SAMME;
-        double tot = discrete && !tr->dist ? (b->variant == BV_ADABOOST ? z : rs.sum)
+        double tot = discrete && !tr->exact ? (b->variant == BV_ADABOOST ? z : rs.sum)
                                            : rows_sum(tr, tr->D);
         if (!(tot > 0) || !isfinite(tot)) {
             gv_component_free(comp);
@@ -745,7 +749,7 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
                               "stopped", t + 1, tot);
             return 1;
         }
-        if (discrete && !tr->dist) {
+        if (discrete && !tr->exact) {
             add_member(b, comp, plaus, alpha, eps, z);
             b->log_train[t] = normalize_and_log(tr, tot, alpha);
             tr->train_logged = 1;
@@ -786,7 +790,7 @@ static int cells_output(trainer *tr, const gv_component *c)
     const uint32_t *cell = tr->cells.cell, *cp = tr->cell_pred, *yc = tr->yc;
     uint32_t *pred = tr->pred;
     const int variant = tr->b->variant;
-    if ((variant == BV_ADABOOST || variant == BV_M1 || variant == BV_SAMME) && !tr->dist) {
+    if ((variant == BV_ADABOOST || variant == BV_M1 || variant == BV_SAMME) && !tr->exact) {
         /* with update_discrete's sums (the same terms in the same lanes) */
         static const double miss01[2] = {0.0, 1.0};
         const double *D = tr->D;
@@ -848,9 +852,14 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
     tr.nu = gv_param_double(in->params, GV_P_BOOST_LEARNING_RATE);
     tr.resample = gv_param_int(in->params, GV_P_BOOST_MODE) == 1;
     tr.y = in->y;
-    tr.dist = gv_dist_active();
+    const int dist = gv_dist_active();
+    const int tree_members = tr.base->fit == gv_fit_tree || tr.base->fit == gv_fit_stump ||
+                             tr.base->fit == gv_fit_id3;
+    /* tree members: the data-parallel arithmetic in one process too (exact sums, D on the
+     * grid), so that one process and every rank count write the same model */
+    tr.exact = dist || tree_members;
     tr.N = n;
-    if (tr.dist) {
+    if (dist) {
         /* data-parallel: tree members only (their histograms are summed over the ranks) */
         if (tr.base->fit != gv_fit_tree && tr.base->fit != gv_fit_stump && tr.base->fit != gv_fit_id3)
             return gv_err(GROVE_ERR_PARAM, "base: data-parallel training (mpirun) boosts tree, "
@@ -904,9 +913,9 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
         (variant != BV_R2 && (!tr.F || (valid && !tr.Fv))) ||
         (tr.resample && (!tr.sample || !tr.cum)) || (variant == BV_M2 && (!tr.mw || !tr.q)))
         st = gv_err_nomem("boosting state");
-    if (tr.dist) st = gv_dist_agree(st); /* no rank may be left waiting in a collective */
+    if (dist) st = gv_dist_agree(st); /* no rank may be left waiting in a collective */
     if (st != GROVE_OK) goto fail;
-    if (K == 2 && variant != BV_M2 && !tr.resample && !tr.dist &&
+    if (K == 2 && variant != BV_M2 && !tr.resample && !dist &&
         (tr.base->fit == gv_fit_tree || tr.base->fit == gv_fit_stump || tr.base->fit == gv_fit_id3)) {
         /* the members' root histograms read whole rows (hist.c, build_rows_class2) */
         const gv_tree_session_opts eo = {.n_threads = in->n_threads};
@@ -942,7 +951,7 @@ static grove_status fit_boost(int variant, const gv_fit_input *in, gv_rng *rng,
          * in between cost no collective */
         int grows = t + 1 > tr.b->cap || (tr.r2_tmp && t + 1 > tr.r2_cap);
         st = boost_grow(tr.b, &tr.r2_pred, &tr.r2_vpred, &tr.r2_tmp, &tr.r2_cap, n, nv, t + 1);
-        if (tr.dist && grows) st = gv_dist_agree(st);
+        if (dist && grows) st = gv_dist_agree(st);
         if (st != GROVE_OK) goto fail;
         if ((st = gv_dist_round(t + 1)) != GROVE_OK) goto fail;
         tr.pred_ready = tr.eps_ready = tr.train_logged = 0;

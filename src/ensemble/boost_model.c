@@ -522,9 +522,15 @@ fail:
 static grove_status boost_validate(const void *impl, const grove_schema *schema)
 {
     const gv_boost *b = impl;
+    double alpha_sum = 0;
     for (size_t t = 0; t < b->n_members; t++) {
         if (!isfinite(b->alpha[t]) || b->alpha[t] < 0)
             return gv_err(GROVE_ERR_MODEL, "alpha[%zu]: must be finite and >= 0", t);
+        /* the scores sum alpha_t h_t, m2 divides by sum_t alpha_t and r2's weighted median
+         * halves it: sum_t alpha_t must be finite */
+        if (!isfinite(alpha_sum += b->alpha[t]))
+            return gv_err(GROVE_ERR_MODEL, "alpha[%zu]: the sum of alpha up to this member is "
+                          "not finite", t);
         const gv_component *c = &b->members[t];
         if (c->vt->validate) {
             grove_status st = c->vt->validate(c->impl, schema);

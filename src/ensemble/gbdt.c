@@ -33,7 +33,12 @@
  * (seed, GV_STREAM_GBDT, t * 4096 + 0), features per tree (colsample_bytree) from (..., + 1),
  * and tree g's per-node draws (colsample_bynode) from (..., + 2 + g).  Row loops write one row
  * each (OpenMP static); sums run over fixed blocks of rows added in block order.  So the model
- * is bit-identical for any number of threads.
+ * is bit-identical for any number of threads.  Every round's g and h are then rounded to a grid
+ * common to all rows (dist.h: q the smallest power of two with rows x max|g| < 2^52 q; floats
+ * stay floats), so every histogram and node sum is exact in any order: one process and any
+ * number of MPI ranks write the same model (docs/distributed.md); the base score, the
+ * exponential line search, the quantiles and the training metric are exact sums too.  (Not
+ * for quantized_bits and the ranking objectives, one-process paths.)
  *
  * quantized_bits = B > 0 (Shi et al., NeurIPS 2022): before each tree, g and h are rounded
  * stochastically to B-bit integers (gv_tree_session_quantize, learn/tree_session.c) and the
@@ -248,8 +253,13 @@ typedef struct trainer {
     gv_loss_params lp;       /* the objectives' parameters */
     double quantile;         /* GV_BASE_QUANTILE, GV_LEAF_QUANTILE: the quantile */
     int dist;                /* a data-parallel run (dist/): rows are this rank's share */
+    int exact;               /* the sums exact on dist.h's grids (g and h, base score, line
+                                search, quantiles, train metric): every data-parallel run, and
+                                one process too but for quantized_bits and the ranking
+                                objectives (which are one-process paths), so that one process
+                                and any number of ranks write the same model */
     size_t row0, n_total;    /* the global number of local row 0, the rows of all ranks */
-    double wq;               /* the sample weights' common grid (dist.h) in a data-parallel run */
+    double wq;               /* the sample weights' common grid (dist.h) when exact */
     double eta, gamma;
     const double *y, *w;
     double *F, *Fv;          /* [n * G], [nv * G] scores */
@@ -300,6 +310,46 @@ static void trainer_free(trainer *tr)
     gv_tree_session_close(tr->engine);
 }
 
+/* Learning to rank in a data-parallel run (collective): each rank computes the gradients of
+ * its own queries, so every query must lie whole on one rank -- the shards cut at query
+ * boundaries ({rank} files holding whole queries, or byte ranges that happen to fall between
+ * queries).  The ranks exchange their first and last query ids; a query whose id ends one
+ * non-empty rank's rows and starts the next one's is cut in two, and every rank then fails
+ * with the same message naming it.  A rank with rows but no query ids fails likewise. */
+static grove_status rank_shards_check(const grove_dataset *d, const char *objective)
+{
+    const size_t R = (size_t)gv_dist_size();
+    double mine[3] = {(double)d->n_rows, d->n_queries ? d->query_id_first : 0,
+                      d->n_queries ? d->query_id_last : 0};
+    if (d->n_rows && !d->n_queries) mine[0] = -1; /* rows without query ids */
+    double *all = gv_malloc_array(R, sizeof mine);
+    grove_status st = gv_dist_agree(all ? GROVE_OK : gv_err_nomem("the ranks' query ids"));
+    if (st != GROVE_OK) {
+        gv_free(all);
+        return st;
+    }
+    gv_dist_allgather(mine, all, sizeof mine);
+    size_t prev = SIZE_MAX; /* the last rank before r with rows */
+    for (size_t r = 0; r < R && st == GROVE_OK; r++) {
+        const double *a = all + 3 * r;
+        if (a[0] < 0)
+            st = gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
+                        "tokens, or a CSV column named by --group COL); rank %zu's rows have none",
+                        d->source ? d->source : "the data", objective, r);
+        else if (a[0] > 0) {
+            if (prev != SIZE_MAX && all[3 * prev + 2] == a[1])
+                st = gv_err(GROVE_ERR_DATA, "%s: objective %s over MPI: query %.17g has rows on "
+                            "rank %zu and on rank %zu; every query must lie whole on one rank "
+                            "(cut the data at query boundaries, e.g. one file per rank with "
+                            "{rank} in the path)", d->source ? d->source : "the data",
+                            objective, a[1], prev, r);
+            prev = r;
+        }
+    }
+    gv_free(all);
+    return st;
+}
+
 /* Gradients and hessians of every group at the current scores (loss/objective.c). */
 static void compute_gradients(trainer *tr)
 {
@@ -311,6 +361,11 @@ static void compute_gradients(trainer *tr)
         const grove_dataset *d = tr->in->data;
         tr->gh_checked = gv_rank_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, d->query_ptr,
                                            d->n_queries, &tr->lp, tr->nt, tr->grad, tr->hess);
+        if (tr->dist) { /* each rank's own queries; the sums on dist.h's grid, as below */
+            gv_dist_snap(tr->grad, tr->n, gv_dist_grid(tr->grad, tr->n));
+            gv_dist_snap(tr->hess, tr->n, gv_dist_grid(tr->hess, tr->n));
+            tr->gh_checked = 0;
+        }
         return;
     }
     /* one group on every row, exact, one process: the pairs straight into the tree's position
@@ -325,6 +380,10 @@ static void compute_gradients(trainer *tr)
                                            tr->owed ? tr->leaf : NULL, tr->owed, gh);
     tr->owed = NULL;
     tr->gh_in_ns = gh != NULL;
+    if (gh && tr->gh_checked && tr->exact) { /* the pairs on the grid, as in the branch below */
+        gv_dist_snap_f32(gh, tr->n, 2, gv_dist_grid_f32(gh, tr->n, 2));
+        gv_dist_snap_f32(gh + 1, tr->n, 2, gv_dist_grid_f32(gh + 1, tr->n, 2));
+    }
     if (gh && !tr->gh_checked) { /* a bad pair: grad and hess, for the tree to name its row */
         for (size_t i = 0; i < tr->n; i++) {
             tr->grad[i] = gh[2 * i];
@@ -332,7 +391,10 @@ static void compute_gradients(trainer *tr)
         }
         tr->gh_in_ns = 0;
     }
-    if (tr->dist) { /* on the common grid of dist.h: every tree sum is exact, in any split */
+    if (tr->exact && !tr->gh_in_ns) {
+        /* on the common grid of dist.h: every tree sum is exact, in any order and any split
+         * of the rows, so one process (whose tree engine keeps them as floats: they are floats
+         * on a grid of floats) and every rank count build the same trees */
         size_t m = tr->n * tr->G;
         gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
         gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
@@ -356,13 +418,12 @@ static void assign_leaves(trainer *tr, const gv_tree *t, int only_unset)
             leaf[i] = (uint32_t)gv_tree_leaf_binned(t, X, (size_t)i);
 }
 
-/* A data-parallel run's weighted q-quantiles, exact over the ranks (gv_dist_quantile_exact):
+/* The weighted q-quantiles when exact (tr->exact), over the ranks (gv_dist_quantile_exact):
  * a[0..) sorted by group, then by value within each group, group k being a[off[k] ..
  * off[k + 1]); med[k] becomes the lower weighted q-quantile of the group's values over every
  * rank, or stays when the group is empty everywhere.  The weights are integers: 1 a row
- * without sample weights (so the quantile is exactly the one of one process), else
- * rint(w / wq), the sample weights on their common grid (dist.h; one process sums the
- * unrounded weights). */
+ * without sample weights, else rint(w / wq), the sample weights on their common grid
+ * (dist.h), in one process as over the ranks. */
 static grove_status quantiles_dist(const trainer *tr, const gv_wv *a, const size_t *off, size_t K,
                                    double q, double *med)
 {
@@ -420,13 +481,13 @@ static grove_status refit_quantile(trainer *tr, gv_tree *t)
     }
     for (size_t k = 0; k < K; k++) {
         if (off[k] == off[k + 1]) continue;
-        if (tr->dist)
+        if (tr->exact)
             qsort(tr->tmp + off[k], off[k + 1] - off[k], sizeof *tr->tmp, cmp_wv_value);
         else
             t->values[k] = gv_weighted_quantile(tr->tmp + off[k], off[k + 1] - off[k], tr->quantile);
     }
     /* every leaf with rows on some rank gets its quantile; the others keep their value */
-    if (tr->dist) st = quantiles_dist(tr, tr->tmp, off, K, tr->quantile, t->values);
+    if (tr->exact) st = quantiles_dist(tr, tr->tmp, off, K, tr->quantile, t->values);
     gv_free(off);
     return st;
 }
@@ -438,7 +499,7 @@ static grove_status line_search_exp(trainer *tr, gv_tree *t, double *eps_out, do
     double wrong = 0, tot = 0;
     const size_t ns = tr->n_sampled;
     double *term = NULL;
-    if (tr->dist) {
+    if (tr->exact) {
         term = gv_malloc_array(ns ? ns : 1, 2 * sizeof *term);
         grove_status st = gv_dist_agree(term ? GROVE_OK : gv_err_nomem("gbdt line search"));
         if (st != GROVE_OK) return st;
@@ -496,7 +557,7 @@ static grove_status label_quantile(const trainer *tr, double q, double *out)
         a[i].v = tr->y[i];
         a[i].w = tr->w ? tr->w[i] : 1.0;
     }
-    if (tr->dist) {
+    if (tr->exact) {
         qsort(a, tr->n, sizeof *a, cmp_wv_value);
         size_t off[2] = {0, tr->n};
         *out = 0;
@@ -508,7 +569,7 @@ static grove_status label_quantile(const trainer *tr, double q, double *out)
     return st;
 }
 
-/* A data-parallel run's weighted means: the sums over all ranks made exact (dist.h), so
+/* The weighted means when exact (tr->exact): the sums over all ranks made exact (dist.h), so
  * they do not depend on the split of the rows; t is scratch of n doubles. */
 static grove_status initial_scores_dist(const trainer *tr, double *base)
 {
@@ -550,7 +611,7 @@ static grove_status initial_scores(const trainer *tr, const grove_params *p, dou
         return GROVE_OK;
     }
     if (o->base == GV_BASE_QUANTILE) return label_quantile(tr, tr->quantile, base);
-    if (tr->dist) return initial_scores_dist(tr, base);
+    if (tr->exact) return initial_scores_dist(tr, base);
     double sw = 0;
     for (size_t i = 0; i < tr->n; i++) sw += tr->w ? tr->w[i] : 1.0;
     if (!(sw > 0)) return gv_err(GROVE_ERR_DATA, "gbdt: the sample weights sum to zero");
@@ -783,12 +844,12 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     tr->o = gv_objective_get(tr->obj);
     tr->quantile = gv_objective_quantile(tr->o, &tr->lp);
     if (gv_objective_is_ranking(tr->obj)) {
-        /* a query's gradients need all its rows: one process, the loaded queries */
-        if (gv_dist_active())
-            return gv_err(GROVE_ERR_PARAM, "objective %s: not supported in data-parallel training "
-                          "(mpirun): the ranks' shards would split queries; train in one process",
-                          tr->o->name);
-        if (!in->data->n_queries)
+        /* a query's gradients need all its rows: in a data-parallel run every query must lie
+         * whole on one rank */
+        if (gv_dist_active() && (st = rank_shards_check(in->data, tr->o->name)) != GROVE_OK)
+            return st;
+        /* (a rank without rows has no queries; the check above has passed every rank) */
+        if (!in->data->n_queries && !(gv_dist_active() && !in->data->n_rows))
             return gv_err(GROVE_ERR_DATA, "%s: objective %s needs query groups (LIBSVM qid:n "
                           "tokens, or a CSV column named by --group COL)",
                           in->data->source ? in->data->source : "the data", tr->o->name);
@@ -837,9 +898,10 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         /* what the data-parallel path does not reduce (yet): say so rather than differ */
         if (in->binned->csr_ptr)
             return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: sparse data not supported");
-        /* the sample weights' grid, for exact quantiles (GV_BASE_QUANTILE, GV_LEAF_QUANTILE) */
-        tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
     }
+    tr->exact = tr->dist || (!gv_param_int(p, GV_P_QUANTIZED_BITS) && !gv_objective_is_ranking(tr->obj));
+    /* the sample weights' grid, for exact quantiles (GV_BASE_QUANTILE, GV_LEAF_QUANTILE) */
+    if (tr->exact) tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
 
     tr->b = gbdt_new(tr->obj, K, tr->rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC),
                      valid != NULL);
@@ -976,6 +1038,13 @@ static grove_status fit_round(trainer *tr, size_t t)
             gv_err_prefix("round %zu", t + 1);
             return st;
         }
+        if (tr->obj == GV_OBJ_POISSON && tr->lp.poisson_max_delta_step > 0) {
+            /* XGBoost's max_delta_step for count:poisson: each Newton step (a node's value
+             * before eta) at most poisson_max_delta_step in absolute value */
+            const double c = tr->lp.poisson_max_delta_step;
+            for (size_t k = 0; k < tree->n_nodes; k++)
+                tree->values[k] = fmin(fmax(tree->values[k], -c), c);
+        }
         for (size_t k = 0; k < tree->n_nodes; k++) tree->values[k] *= tr->eta;
         /* scores: F += value of the row's leaf (binned walk done above); with one group and
          * nothing reading F before the next round's gradients (no train metric, one process),
@@ -1013,7 +1082,7 @@ static grove_status log_round(trainer *tr, size_t t, int *stop)
                        tr->lp.tweedie_power, tr->lp.quantile_alpha, tr->in->data->query_ptr,
                        tr->in->data->n_queries, at};
     if (b->log_train &&
-        (st = tr->dist ? gv_metric_value_dist(&mi, &b->log_train[t])
+        (st = tr->exact ? gv_metric_value_dist(&mi, &b->log_train[t])
                        : gv_metric_value(&mi, tr->nt, tr->part, &b->log_train[t])) != GROVE_OK)
         return st;
     if (!tr->valid) return GROVE_OK;
@@ -1384,6 +1453,21 @@ static grove_status gbdt_validate(const void *impl, const grove_schema *schema)
     for (size_t t = 0; b->log_train && t < b->n_log; t++)
         if (!isfinite(b->log_train[t]) && !isnan(b->log_train[t]))
             return gv_err(GROVE_ERR_MODEL, "log.train[%zu]: not finite", t);
+    /* Every score is finite: F_g(x) = base_g + sum_t v_tg(x), and
+     *   |F_g(x)| <= |base_g| + sum_t max_j |v_tg[j]| = B_g,
+     * so B_g finite means no partial sum, in any row and in tree order, overflows to +-inf (and
+     * none is inf - inf = NaN).  Training never comes near (its labels' sums are finite); only
+     * a file can hold leaves of 1e308 whose sum overflows. */
+    for (size_t g = 0; g < b->n_groups; g++) {
+        double bound = fabs(b->base[g]);
+        for (size_t t = 0; t < b->n_rounds; t++) {
+            bound += gv_tree_max_abs_value(b->trees[t * b->n_groups + g]);
+            if (!isfinite(bound))
+                return gv_err(GROVE_ERR_MODEL, "trees[%zu]: the scores can overflow: |base[%zu]| "
+                              "plus the largest |value| of each tree of output %zu up to this one "
+                              "is not finite", t * b->n_groups + g, g, g);
+        }
+    }
     return GROVE_OK;
 }
 

@@ -73,14 +73,15 @@ grove_status gv_tree_config_from_params(const char *name, const grove_params *p,
     return GROVE_OK;
 }
 
-/* A data-parallel run's weights (cfg->dist): a copy of w[0..n) rounded to the common grid of
- * dist.h (gv_dist_grid over all ranks' n), so that the histograms and node totals built from
- * them are exact sums, the same for any split of the rows over ranks (collective when
- * cfg->dist).  *own = NULL (use w as it is) outside a data-parallel run or without weights. */
-static grove_status dist_weights(const gv_tree_config *cfg, const double *w, size_t n, double **own)
+/* The weights of a tree: a copy of w[0..n) rounded to the common grid of dist.h (gv_dist_grid
+ * over all ranks' n), so that the histograms and node totals built from them are exact sums,
+ * the same in any order and for any split of the rows over ranks -- in one process too, so
+ * that one process and every rank count grow the same trees (collective when cfg->dist).
+ * *own = NULL (use w as it is) without weights. */
+static grove_status dist_weights(const double *w, size_t n, double **own)
 {
     *own = NULL;
-    if (!cfg->dist || !w) return GROVE_OK;
+    if (!w) return GROVE_OK;
     double *c = gv_malloc_array(n ? n : 1, sizeof *c);
     grove_status st = gv_dist_agree(c ? GROVE_OK : gv_err_nomem("the weights"));
     if (st != GROVE_OK) {
@@ -120,7 +121,7 @@ static grove_status fit_pseudo(gv_tree_config *cfg, const gv_fit_input *in, gv_r
             w[r * K + c] = c == yr ? wr : wr * in->mislabel[r * K + c];
         }
     }
-    if (cfg->dist) gv_dist_snap(w, N * K, gv_dist_grid(w, N * K));
+    gv_dist_snap(w, N * K, gv_dist_grid(w, N * K)); /* exact sums (dist_weights) */
     for (size_t p = 0; p < nv; p++) {
         size_t r = in->rows ? in->rows[p] : p;
         for (size_t c = 0; c < K; c++) rows[p * K + c] = r * K + c;
@@ -167,7 +168,7 @@ static grove_status fit_tree_named(const char *name, const gv_fit_input *in, gv_
         st = fit_pseudo(&cfg, in, rng, &t);
     } else {
         double *w = NULL;
-        st = dist_weights(&cfg, in->weight, in->binned->n_rows, &w);
+        st = dist_weights(in->weight, in->binned->n_rows, &w);
         if (st != GROVE_OK) return st;
         gv_tree_input ti = {
             .X = in->binned,

@@ -532,13 +532,14 @@ static unsigned bits_of(uint64_t x)
     return x ? 64u - (unsigned)__builtin_clzll((unsigned long long)x) : 0u;
 }
 
-/* A data-parallel run's regression statistics (cfg->dist): the sums of w, w d and w d^2
- * (d = y - c) are not exact in floating point, so every view row's three terms are rounded to
- * grids common to all ranks (dist.h: each the smallest power of two q with the total view rows
- * x the largest |term| < 2^52 q), and every histogram, node total, subtraction and sum over the
- * ranks of them is exact, in any order.  c, the weighted mean of y, comes from exact sums too.
- * One process adds the unrounded terms: its sums differ from these by at most n q / 2, about
- * n^2 2^-53 of the largest term (docs/distributed.md). */
+/* Regression statistics (every GV_STATS_REG tree, one process or data-parallel): the sums of
+ * w, w d and w d^2 (d = y - c) are not exact in floating point, so every view row's three
+ * terms are rounded to grids common to all ranks (dist.h: each the smallest power of two q
+ * with the total view rows x the largest |term| < 2^52 q), and every histogram, node total,
+ * subtraction and sum over the ranks of them is exact, in any order.  c, the weighted mean of
+ * y, comes from exact sums too.  The rounding moves each term by at most q / 2, about
+ * n 2^-53 of the largest term; in exchange one process and any number of ranks build the
+ * same trees (docs/distributed.md). */
 static grove_status reg_stats_dist(gv_engine *e)
 {
     const gv_tree_input *in = e->in;
@@ -857,19 +858,7 @@ static grove_status tree_fit(const gv_tree_config *cfg, const gv_tree_input *in,
         if (!cfg->feature_mask || cfg->feature_mask[f]) gr.all_feats[j++] = (int32_t)f;
     for (size_t i = 0; i < F; i++) gr.perm[i] = i;
 
-    if (cfg->stats == GV_STATS_REG && cfg->dist) {
-        if ((st = reg_stats_dist(e)) != GROVE_OK) goto fail;
-    } else if (cfg->stats == GV_STATS_REG) {
-        /* c = sum w y / sum w over the view, subtracted from every y (0 if no weight) */
-        double sw = 0, swy = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t r = e->idx[i];
-            double w = in->weight ? in->weight[r] : 1.0;
-            sw += w;
-            swy += w * in->y[r];
-        }
-        e->shift = sw > 0 ? swy / sw : 0.0;
-    }
+    if (cfg->stats == GV_STATS_REG && (st = reg_stats_dist(e)) != GROVE_OK) goto fail;
 
     if ((st = gv_grow_tree(&gr)) != GROVE_OK) goto fail;
     if (in->leaf_of_row) gv_grow_leaves_of_rows(&gr, in->leaf_of_row);

@@ -260,6 +260,9 @@ size_t gv_tree_leaf_binned_swap(const gv_tree *t, const gv_binned *b, size_t i, 
                                 size_t j);
 /* Number of leaves, and the depth of the deepest leaf. */
 size_t gv_tree_n_leaves(const gv_tree *t);
+/* max |values[k]| over every node and output: a bound on what the tree predicts for any row (a
+ * row stops at a leaf, or at an inner node with the value it would predict as a leaf). */
+double gv_tree_max_abs_value(const gv_tree *t);
 int gv_tree_depth(const gv_tree *t);
 /* Checks every structural invariant of a tree (children in range and after their parent, no
  * cycles, cat ranges inside cat_data, features < n_features, finite thresholds, values finite);

@@ -94,6 +94,14 @@ size_t gv_tree_n_leaves(const gv_tree *t)
     return n;
 }
 
+double gv_tree_max_abs_value(const gv_tree *t)
+{
+    double m = 0;
+    for (size_t k = 0; k < t->n_nodes * (size_t)t->n_outputs; k++)
+        if (fabs(t->values[k]) > m) m = fabs(t->values[k]);
+    return m;
+}
+
 int gv_tree_depth(const gv_tree *t)
 {
     int depth = 0;

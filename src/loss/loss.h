@@ -181,5 +181,8 @@ int gv_rank_gradients(int obj, const double *y, const double *w, const double *F
 double gv_rank_query_metric(int metric, const double *s, const double *y, size_t m, size_t k);
 /* The mean over the queries of gv_rank_query_metric; GROVE_ERR_NOMEM without memory. */
 grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out);
+/* The same over a data-parallel run's ranks (collective): each rank's own queries, their
+ * values gathered in rank order and averaged as one process averages them. */
+grove_status gv_rank_metric_dist(const gv_metric_in *m, int n_threads, double *out);
 
 #endif /* GV_LOSS_H */

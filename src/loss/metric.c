@@ -185,6 +185,7 @@ int gv_metric_higher_better(int metric)
 grove_status gv_metric_value_dist(const gv_metric_in *m, double *out)
 {
     const size_t n = m->n;
+    if (m->metric == GV_MET_NDCG || m->metric == GV_MET_MAP) return gv_rank_metric_dist(m, 1, out);
     if (m->metric == GV_MET_AUC) { /* the rows of every rank, in global row order */
         double *r = gv_malloc_array(n ? n : 1, 3 * sizeof *r);
         grove_status st = gv_dist_agree(r ? GROVE_OK : gv_err_nomem("the AUC"));

@@ -12,6 +12,7 @@
  *   exponential  l = exp(-y' F), y' = 2y - 1     g = -y' e^{-y'F}        h = e^{-y'F}
  *   softmax      l = -log p_y, p = softmax(F)    g_k = p_k - [k = y]      h_k = max(2 p_k (1-p_k), 1e-16)
  *   poisson      l = e^F - y F                   g = e^F - y              h = e^{F + max_delta_step}
+ *                (and gbdt clips each leaf's Newton step to +-max_delta_step, as XGBoost does)
  *   tweedie      l = -y e^{(1-r)F}/(1-r) + e^{(2-r)F}/(2-r)   (r = tweedie_variance_power)
  *                g = e^{(2-r)F} - y e^{(1-r)F}   h = (2-r) e^{(2-r)F} - (1-r) y e^{(1-r)F}
  *   gamma        l = y e^{-F} + F                g = 1 - y e^{-F}         h = y e^{-F}
@@ -31,6 +32,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* ln(DBL_MAX), rounded down: e^t is finite for every t < GV_LOG_DBL_MAX. */
+#define GV_LOG_DBL_MAX 709.782712893384
 
 const char *const gv_objective_names[GV_OBJ_COUNT] = {
     "auto",        "squared", "absolute", "huber", "logistic", "softmax",
@@ -133,7 +137,8 @@ void gv_objective_outputs(const gv_objective *o, size_t K, double *out)
         break;
     }
     case GV_LINK_SOFTMAX: gv_softmax_scaled(out, K, 1.0, out); break;
-    case GV_LINK_LOG: out[0] = exp(out[0]); break;
+    /* e^F overflows past F = ln(DBL_MAX) = 709.78...: the prediction stays the largest double */
+    case GV_LINK_LOG: out[0] = out[0] < GV_LOG_DBL_MAX ? exp(out[0]) : DBL_MAX; break;
     default: break;
     }
 }
@@ -180,7 +185,8 @@ int gv_objective_c_outputs(const gv_objective *o, size_t G, gv_buf *b)
     case GV_LINK_SOFTMAX:
         return gv_buf_printf(b, "    size_t g;\n    for (g = 0; g < %zu; g++) out[g] = s[g];\n"
                                 "    softmax_scaled(out, %zu, 1.0, out);\n", G, G);
-    case GV_LINK_LOG: return gv_buf_printf(b, "    out[0] = exp(s[0]);\n");
+    case GV_LINK_LOG:
+        return gv_buf_printf(b, "    out[0] = s[0] < 709.782712893384 ? exp(s[0]) : 1.7976931348623157e308;\n");
     default: return gv_buf_printf(b, "    out[0] = s[0];\n");
     }
 }

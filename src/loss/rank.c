@@ -28,11 +28,17 @@
  *   NDCG@k  DCG@k / maxDCG@k, DCG@k = sum_{r < k} (2^y_(r) - 1) D(r); 1 when maxDCG@k = 0
  *   MAP@k   sum_{r < k, y_(r) > 0} P@(r + 1) / (rows with y > 0), P@n the fraction of the top n
  *           with y > 0; 1 when no row has y > 0 (XGBoost's map@k)
+ * Data-parallel (gv_rank_metric_dist, dist/): every query lies whole on one rank (gbdt checks
+ * it); the ranks' per-query values are gathered in rank order and added as one process adds
+ * them, so the mean does not depend on the rank count.
  */
 #include "loss.h"
 
+#include "../dist/dist.h"
+
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct ranked {
@@ -57,18 +63,50 @@ static int by_label(const void *a, const void *b)
 static inline double discount(size_t r) { return 1.0 / log2((double)r + 2.0); }
 static inline double gain(double y) { return exp2(y) - 1.0; }
 
+/* Sorts with cmp; queries of up to 32 rows by insertion (no calls through qsort).  Both orders
+ * used here are total or sort equal keys only (labels), so the result is qsort's. */
+#define SMALL_SORT 32
+static void sort_ranked(ranked *o, size_t m)
+{
+    if (m > SMALL_SORT) {
+        qsort(o, m, sizeof *o, by_score);
+        return;
+    }
+    for (size_t a = 1; a < m; a++) {
+        const ranked x = o[a];
+        size_t b = a;
+        for (; b > 0 && by_score(&x, &o[b - 1]) < 0; b--) o[b] = o[b - 1];
+        o[b] = x;
+    }
+}
+
+static void sort_labels(double *t, size_t m)
+{
+    if (m > SMALL_SORT) {
+        qsort(t, m, sizeof *t, by_label);
+        return;
+    }
+    for (size_t a = 1; a < m; a++) {
+        const double x = t[a];
+        size_t b = a;
+        for (; b > 0 && t[b - 1] < x; b--) t[b] = t[b - 1];
+        t[b] = x;
+    }
+}
+
 /* maxDCG@k of labels y[0..m) (sorted into tmp). */
 static double max_dcg(const double *y, size_t m, size_t k, double *tmp)
 {
     for (size_t i = 0; i < m; i++) tmp[i] = y[i];
-    qsort(tmp, m, sizeof *tmp, by_label);
+    sort_labels(tmp, m);
     double d = 0;
     for (size_t r = 0; r < m && r < k; r++) d += gain(tmp[r]) * discount(r);
     return d;
 }
 
 /* One query: rows y[0..m), F[0..m) -> g, h [m] (unweighted, double).  o: [m] scratch order,
- * tmp [m]. */
+ * tmp [3 m] (the labels sorted, then each row's gain and each position's discount, computed
+ * once a query rather than once a pair: the same values). */
 static void query_gradients(int obj, const double *y, const double *F, size_t m,
                             size_t trunc, ranked *o, double *tmp, double *g, double *h)
 {
@@ -78,7 +116,7 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
         o[i].i = i;
     }
     if (m < 2) return;
-    qsort(o, m, sizeof *o, by_score);
+    sort_ranked(o, m);
     if (obj == GV_OBJ_RANK_PAIRWISE) {
         for (size_t a = 0; a < m; a++)
             for (size_t b = a + 1; b < m; b++) {
@@ -102,6 +140,11 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
     if (!(idcg > 0)) return; /* no relevant row in the top T: nothing to reorder */
     const double inv = 1.0 / idcg;
     const int spread = o[0].s != o[m - 1].s;
+    double *gn = tmp + m, *disc = tmp + 2 * m;
+    for (size_t i = 0; i < m; i++) {
+        gn[i] = gain(y[i]);
+        disc[i] = discount(i);
+    }
     double sum = 0;
     const size_t top = m < trunc ? m : trunc;
     for (size_t a = 0; a < top; a++)
@@ -117,7 +160,7 @@ static void query_gradients(int obj, const double *y, const double *F, size_t m,
                 rj = t;
             }
             const double s = F[i] - F[j];
-            double dn = fabs(gain(y[i]) - gain(y[j])) * fabs(discount(ri) - discount(rj)) * inv;
+            double dn = fabs(gn[i] - gn[j]) * fabs(disc[ri] - disc[rj]) * inv;
             if (spread) dn /= 0.01 + fabs(s);
             const double p = 1.0 / (1.0 + exp(s));
             const double l = dn * p, lh = dn * p * (1.0 - p);
@@ -154,7 +197,7 @@ int gv_rank_gradients(int obj, const double *y, const double *w, const double *F
 #endif
     {
         ranked *o = gv_malloc_array(big ? big : 1, sizeof *o);
-        double *tmp = gv_malloc_array(big ? big : 1, 3 * sizeof *tmp);
+        double *tmp = gv_malloc_array(big ? big : 1, 5 * sizeof *tmp);
         if (!o || !tmp) bad = 2;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 16)
@@ -162,7 +205,7 @@ int gv_rank_gradients(int obj, const double *y, const double *w, const double *F
         for (long q = 0; q < nq; q++) {
             if (!o || !tmp) continue;
             const size_t lo = query_ptr[q], m = query_ptr[q + 1] - lo;
-            double *g = tmp + big, *h = tmp + 2 * big;
+            double *g = tmp + 3 * big, *h = tmp + 4 * big;
             query_gradients(obj, y + lo, F + lo, m, trunc, o, tmp, g, h);
             for (size_t i = 0; i < m; i++) {
                 const double wi = w ? w[lo + i] : 1.0;
@@ -187,7 +230,7 @@ double gv_rank_query_metric(int metric, const double *s, const double *y, size_t
         o[i].s = s[i];
         o[i].i = i;
     }
-    qsort(o, m, sizeof *o, by_score);
+    sort_ranked(o, m);
     if (metric == GV_MET_NDCG) {
         const double idcg = max_dcg(y, m, k, tmp);
         double dcg = 0;
@@ -209,7 +252,9 @@ done:
     return v;
 }
 
-grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
+/* The mean over queries; dist: over every rank's queries, gathered in rank order and added as
+ * one process adds them (so the value does not depend on the split). */
+static grove_status rank_metric(const gv_metric_in *m, int n_threads, int dist, double *out)
 {
     const long nq = (long)m->n_queries;
     double *v = gv_malloc_array(m->n_queries ? m->n_queries : 1, sizeof *v);
@@ -223,14 +268,38 @@ grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
         const size_t lo = m->query_ptr[q], len = m->query_ptr[q + 1] - lo;
         v[q] = gv_rank_query_metric(m->metric, m->F + lo * m->G, m->y + lo, len, m->at);
     }
-    double sum = 0;
-    int nomem = 0;
-    for (long q = 0; q < nq; q++) {
-        nomem |= isnan(v[q]);
-        sum += v[q];
+    int64_t nomem = 0;
+    for (long q = 0; q < nq; q++) nomem |= isnan(v[q]);
+    size_t n_all = m->n_queries;
+    const double *all = v;
+    void *gathered = NULL;
+    if (dist) { /* every rank's queries in rank order: one process's sum */
+        gv_dist_max_i64(&nomem, 1);
+        size_t bytes = 0;
+        grove_status st = nomem ? GROVE_OK
+                                : gv_dist_allgatherv(v, m->n_queries * sizeof *v, &gathered, &bytes);
+        if (st != GROVE_OK) {
+            gv_free(v);
+            return st;
+        }
+        all = gathered;
+        n_all = bytes / sizeof *v;
     }
+    double sum = 0;
+    for (size_t q = 0; q < n_all && !nomem; q++) sum += all[q];
+    gv_free(gathered);
     gv_free(v);
     if (nomem) return gv_err_nomem("a ranking metric");
-    *out = nq ? sum / (double)nq : 0.0;
+    *out = n_all ? sum / (double)n_all : 0.0;
     return GROVE_OK;
+}
+
+grove_status gv_rank_metric(const gv_metric_in *m, int n_threads, double *out)
+{
+    return rank_metric(m, n_threads, 0, out);
+}
+
+grove_status gv_rank_metric_dist(const gv_metric_in *m, int n_threads, double *out)
+{
+    return rank_metric(m, n_threads, 1, out);
 }

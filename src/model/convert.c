@@ -118,6 +118,7 @@ typedef struct emitter {
     size_t n, cap;
     uint32_t *cat_data;
     size_t n_cat_data, cap_cat;
+    double scale;          /* new nodes' weight and count multiplied by it (emit_zero's copies) */
 } emitter;
 
 static int64_t new_node(emitter *e, const gv_tree_node *proto, const double *value)
@@ -132,6 +133,8 @@ static int64_t new_node(emitter *e, const gv_tree_node *proto, const double *val
         e->cap = cap;
     }
     e->nodes[e->n] = *proto;
+    e->nodes[e->n].weight *= e->scale;
+    e->nodes[e->n].count *= e->scale;
     memcpy(e->values + e->n * (size_t)e->c->n_out, value, (size_t)e->c->n_out * sizeof *value);
     return (int64_t)e->n++;
 }
@@ -200,6 +203,14 @@ static grove_status emit_child(emitter *e, const child_spec *cs, int32_t f, cons
     return emit_num(e, f, cs->thr, cs->dl, cs->l, cs->r, sn, value, depth, out);
 }
 
+/* A synthetic node's weight and count: its children's. */
+static void sum_children(emitter *e, int64_t k)
+{
+    gv_tree_node *nd = &e->nodes[k];
+    nd->weight = e->nodes[nd->left].weight + e->nodes[nd->right].weight;
+    nd->count = e->nodes[nd->left].count + e->nodes[nd->right].count;
+}
+
 static grove_status emit_pair(emitter *e, int32_t f, float thr, int dl, const child_spec *lc,
                               const child_spec *rc, const src_node *sn, const double *value,
                               unsigned depth, int64_t *out)
@@ -217,11 +228,15 @@ static grove_status emit_pair(emitter *e, int32_t f, float thr, int dl, const ch
     if (me < 0) return gv_err_nomem("a tree");
     int64_t a, b;
     grove_status st;
+    const double scale = e->scale;
+    e->scale = scale / 2; /* each side's copies hold half the rows (see emit_zero) */
     if ((st = emit_child(e, lc, f, sn, value, depth + 1, &a)) != GROVE_OK ||
         (st = emit_child(e, rc, f, sn, value, depth + 1, &b)) != GROVE_OK)
         return st;
+    e->scale = scale;
     e->nodes[me].left = (int32_t)a;
     e->nodes[me].right = (int32_t)b;
+    sum_children(e, me);
     *out = me;
     return GROVE_OK;
 }
@@ -231,7 +246,12 @@ static grove_status emit_pair(emitter *e, int32_t f, float thr, int dl, const ch
  *   D's side holds the whole band:   one node, x <= t, NaN to D;
  *   t < -z, D left:   x <= zn ? (x <= t ? L : R) : (x <= z ? L : R), NaN left;
  *   t >= z, D right:  x <= zn ? L : (x <= z ? R : (x <= t ? L : R)), NaN right;
- *   -z <= t < z:      D left: x <= z ? L : R;  D right: x <= zn ? L : R (NaN to D). */
+ *   -z <= t < z:      D left: x <= z ? L : R;  D right: x <= zn ? L : R (NaN to D).
+ * Covers (the node weights TreeSHAP reads): each copy of L or R gets half the weights and
+ * counts of the original subtree, and a new node the sum of its children's, so that L's copies
+ * together weigh L and R's weigh R.  The expectation of the tree given any set of features,
+ * computed with the covers, is then the original tree's, so the contributions are the
+ * original's (LightGBM's predict_contrib) as well as the predictions. */
 static grove_status emit_zero(emitter *e, const src_node *sn, float tf, const double *value,
                               unsigned depth, int64_t *out)
 {
@@ -262,12 +282,17 @@ static grove_status emit_zero(emitter *e, const src_node *sn, float tf, const do
     if (me < 0) return gv_err_nomem("a tree");
     int64_t a, b;
     grove_status st;
-    if ((st = emit_child(e, &lc, f, sn, value, depth + 1, &a)) != GROVE_OK) return st;
+    const double scale = e->scale;
+    e->scale = scale / 2;
+    st = emit_child(e, &lc, f, sn, value, depth + 1, &a);
+    e->scale = scale;
+    if (st != GROVE_OK) return st;
     child_spec inner_l = {NAN, 0, sn->right, -1}, inner_r = {tf, 0, sn->left, sn->right};
     if ((st = emit_pair(e, f, z, 0, &inner_l, &inner_r, sn, value, depth + 1, &b)) != GROVE_OK)
         return st;
     e->nodes[me].left = (int32_t)a;
     e->nodes[me].right = (int32_t)b;
+    sum_children(e, me);
     *out = me;
     return GROVE_OK;
 }
@@ -410,6 +435,7 @@ static grove_status emit_tree(conv *c, size_t t)
     grove_status st = check_links(c, s, t);
     if (st != GROVE_OK) return st;
     emitter e = {0};
+    e.scale = 1;
     e.c = c;
     e.s = s;
     e.tree = t;

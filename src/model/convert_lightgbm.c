@@ -270,11 +270,16 @@ static grove_status lgb_tree(conv *c, const lgb_block *b, size_t tree, double sc
     if (lgb_find(b, "internal_count") && lgb_numbers(c, b, "internal_count", I, tree, tmp) == GROVE_OK)
         for (size_t i = 0; i < I; i++) s->nodes[i].count = tmp[i] >= 0 ? tmp[i] : 0;
     gv_err_clear();
+    /* the covers of TreeSHAP (shap.c reads the node weights): LightGBM's own contributions
+     * (Tree::TreeSHAP) weigh a split's sides by their training row counts, not by their
+     * hessian sums, so with the counts in the file the weights are the counts */
+    const int counts = lgb_find(b, "leaf_count") && (I == 0 || lgb_find(b, "internal_count"));
     for (size_t k = 0; k < I + L; k++) {
         src_node *sn = &s->nodes[k];
         if (!isfinite(sn->gain)) sn->gain = 0;
         if (!isfinite(sn->weight)) sn->weight = 0;
         if (!isfinite(sn->count)) sn->count = 0;
+        if (counts) sn->weight = sn->count;
     }
 done:
     gv_free(tmp);

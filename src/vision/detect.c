@@ -11,7 +11,8 @@
  * minimum size skips the scale.  Scale f (as a float) resizes the image to
  * round(w / f) x round(h / f) (bilinear, OpenCV-exact); windows step by 2 pixels below f = 2
  * and by 1 above (or by the user's step); a window rejected by the first stage also skips the
- * next position.  A hit at (x, y) is the box (round(x f), round(y f), round(W f), round(H f)).
+ * next position; the window rows are those OpenCV's stripes cover (below: at some levels not
+ * the last one).  A hit at (x, y) is the box (round(x f), round(y f), round(W f), round(H f)).
  * Threads: the pyramid levels are built in parallel, then the window rows of all levels are cut
  * into stripes that threads take dynamically; every stripe keeps its hits, and the hits are
  * concatenated in (level, row, column) order, so the output does not depend on the threads.
@@ -134,11 +135,24 @@ grove_status gv_detect(const struct grove_cascade *c, const gv_image *img,
         }
         if (failed) st = gv_err_nomem("pyramid level");
     }
-    /* stripes of window rows */
+    /* stripes of window rows.  The rows OpenCV scans: it cuts every level's rows into
+     * nstripes = ceil(cols_0 / 32) stripes (cols_0: the first level's window columns) of
+     * ceil((rows / step) / nstripes) steps each, rows / step rounded down, so when rows is
+     * odd (step 2) and rows / 2 a multiple of nstripes the last window row is never scanned;
+     * grove scans the rows it scans */
+    const int cols0 = lv[0].w + 1 - c->width > 0 ? lv[0].w + 1 - c->width : 0;
+    const int n_cv_stripes = (cols0 + 31) / 32;
     size_t n_stripes = 0, cap_stripes = 0;
     stripe *sp = NULL;
     for (size_t i = 0; i < n_levels && !st; i++) {
-        int rows = lv[i].h + 1 - c->height; /* window rows y in [0, rows) */
+        int rows = lv[i].h + 1 - c->height > 0 ? lv[i].h + 1 - c->height : 0;
+        if (n_cv_stripes == 0) {
+            rows = 0;
+        } else {
+            long per = ((long)(rows / lv[i].step) + n_cv_stripes - 1) / n_cv_stripes;
+            long cover = (per > 1 ? per : 1) * lv[i].step * n_cv_stripes;
+            if (cover < rows) rows = (int)cover; /* window rows y in [0, rows) */
+        }
         int chunk = 8 * lv[i].step;
         for (int y0 = 0; y0 < rows; y0 += chunk) {
             if (n_stripes == cap_stripes) {
