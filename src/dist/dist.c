@@ -310,7 +310,10 @@ double gv_dist_sum_exact(const double *v, size_t n)
     int64_t s = 0;
     /* a value that is not finite (on any rank: q is then inf on all) has no integer: converting
      * inf to int64 is undefined.  The sum is then NaN on every rank (the same collectives run). */
-    if (isfinite(q))
+    const double r = 1 / q; /* v / q as v * r when both are normal powers of two (gv_dist_snap) */
+    if (isfinite(q) && isnormal(r) && isnormal(q))
+        for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] * r);
+    else if (isfinite(q))
         for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
     gv_dist_sum_i64(&s, 1);
     return isfinite(q) ? (double)s * q : NAN;
