@@ -3,9 +3,8 @@
 # scripts/demo.sh made, if any), runs ctest (labels unit, cli, python, mpi); then makes three
 # sanitizer builds at once (AddressSanitizer + UndefinedBehaviorSanitizer, ThreadSanitizer, the
 # libFuzzer targets with clang) and runs the suite once more under ASan + UBSan (of Python, only
-# the estimators' thread race), the
-# concurrency stress test under TSan (label tsan), and each fuzz target for GROVE_FUZZ_SECONDS
-# (default 30) on its seed corpus.  Each phase prints one line with the time since the start;
+# the estimators' thread race), the concurrency stress test under TSan (label tsan), and each fuzz
+# target for GROVE_FUZZ_SECONDS (default 30) on its seed corpus.  Each phase prints one line with the time since the start;
 # tests/README.md has each phase's cost.  Test timeouts scale with the load:
 # GROVE_TEST_TIMEOUT_SCALE (default 1 + the load average per CPU, at the start) multiplies
 # every ctest timeout, three times that in the sanitizer builds.
@@ -55,11 +54,11 @@ if [[ "${1:-}" != "--no-sanitize" ]]; then
   [[ -z $failed ]] || exit 1
   phase "ASan + UBSan tests (timeouts x$((3 * scale)))"
   # OpenMP's runtime keeps thread pools alive at exit; leak checks stay on for our code.
+  # Of the Python tests, only the thread race (label asan_python: predictions while another thread
+  # refits; the interpreter with the ASan runtime preloaded over the ASan libgrove), in the same
+  # ctest run as the rest: every label but python's (tests/CMakeLists.txt labels every test).
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j"$jobs" -LE python)
-  # of the Python tests, only the thread race (predictions while another thread refits): the
-  # interpreter with the ASan runtime preloaded over the ASan libgrove (tests/CMakeLists.txt)
-  (cd build-asan && ctest --output-on-failure -L asan_python)
+     ctest --output-on-failure -j"$jobs" -L '^(unit|cli|mpi|asan_python)$')
   phase "TSan test (build-tsan/)"
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L tsan)
   phase "libFuzzer runs (build-fuzz/, ${GROVE_FUZZ_SECONDS:-30} s each)"
