@@ -34,46 +34,6 @@ print("\n".join(bad[:5]), file=sys.stderr)
 PY
 }
 
-# near_model A B: the trees' shapes, features and thresholds equal, every number within 1e-9
-# (TOL overrides it; GAIN_TOL for the splits' gains; SKIP: keys not compared) -- for what one
-# process does not sum as the ranks do (the ranking objectives)
-near_model() {
-  checks=$((checks + 1))
-  python3 - "$1" "$2" "${TOL:-1e-9}" "${GAIN_TOL:-${TOL:-1e-9}}" "${SKIP:-}" <<'PY' || fail "$1 and $2 differ beyond the exact-sum grid"
-import json, sys
-a, b = (json.load(open(p))["model"] for p in sys.argv[1:3])
-tol = float(sys.argv[3])
-gain_tol = float(sys.argv[4])
-skip = set(sys.argv[5].split(",")) if sys.argv[5] else set()
-bad = []
-def walk(x, y, path):
-    if path.rsplit("/", 1)[-1] in skip: return
-    t = gain_tol if path.endswith("/gain") else tol
-    if isinstance(x, dict):
-        if set(x) != set(y): bad.append(path + ": keys")
-        for k in x: walk(x[k], y.get(k), path + "/" + k)
-    elif isinstance(x, list):
-        if not isinstance(y, list) or len(x) != len(y): bad.append(path + ": length"); return
-        for i, (u, v) in enumerate(zip(x, y)): walk(u, v, "%s[%d]" % (path, i))
-    elif isinstance(x, str) and isinstance(y, str) and x != y:
-        u, v = x.split(), y.split()
-        try:
-            u, v = [float(t) for t in u], [float(t) for t in v]
-        except ValueError:
-            bad.append("%s: %r vs %r" % (path, x[:80], y[:80])); return
-        if len(u) != len(v): bad.append(path + ": length"); return
-        for i, (p, q) in enumerate(zip(u, v)):
-            if abs(p - q) > t * max(1.0, abs(p)): bad.append("%s[%d]: %r vs %r" % (path, i, p, q))
-    elif isinstance(x, float) and isinstance(y, (int, float)):
-        if abs(x - y) > t * max(1.0, abs(x)): bad.append("%s: %r vs %r" % (path, x, y))
-    elif x != y:
-        bad.append("%s: %r vs %r" % (path, x, y))
-walk(a, b, "")
-print("\n".join(bad[:5]), file=sys.stderr)
-sys.exit(1 if bad else 0)
-PY
-}
-
 with_missing_and_weights() { # IN OUT
   awk -F, 'BEGIN { OFS = "," } NR == 1 { print $0, "w"; next }
     { if (NR % 7 == 0) $3 = ""; print $0, 1 + (NR % 5) * 0.37 }' "$1" > "$2"

@@ -2,8 +2,8 @@
 # Data-parallel learning to rank (label mpi; docs/distributed.md): lambdarank and rank:pairwise
 # under `mpirun -np N grove train` when every query lies whole on one rank -- one CSV file per
 # rank ({rank} in the path) cut at query boundaries -- must write the same model file, byte
-# for byte, for N = 1, 2, 3, 4, and that model must be the one-process model up to the
-# exact-sum grid (lib_mpi.sh's near_model; predictions within 1e-9); the training NDCG
+# for byte, for N = 1, 2, 3, 4, and that model must be the one-process model, byte for byte
+# (both take the gradients on the exact-sum grid of docs/distributed.md); the training NDCG
 # (train_metric) and early stopping on a validation file every rank reads stop at one
 # process's round.  A query cut by the ranks (one file cut into byte ranges whose boundary
 # falls inside a query, or {rank} files that split one) is refused on every rank with the
@@ -46,7 +46,8 @@ rank_case() { # NAME ARGS...
     checks=$((checks + 1))
     cmp -s "$TMP/$name.1" "$TMP/$name.$np" || fail "$name: $np ranks wrote another model than 1 rank"
   done
-  near_model "$TMP/$name.plain" "$TMP/$name.1"
+  checks=$((checks + 1))
+  cmp -s "$TMP/$name.plain" "$TMP/$name.1" || fail "$name: one process wrote another model than 1 rank"
   "$GROVE" predict "$TMP/$name.plain" "$TMP/rank.csv" -q -o "$TMP/p.plain" 2>/dev/null
   "$GROVE" predict "$TMP/$name.1" "$TMP/rank.csv" -q -o "$TMP/p.1" 2>/dev/null
   checks=$((checks + 1))

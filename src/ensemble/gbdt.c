@@ -361,7 +361,7 @@ static void compute_gradients(trainer *tr)
         const grove_dataset *d = tr->in->data;
         tr->gh_checked = gv_rank_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, d->query_ptr,
                                            d->n_queries, &tr->lp, tr->nt, tr->grad, tr->hess);
-        if (tr->dist) { /* each rank's own queries; the sums on dist.h's grid, as below */
+        if (tr->exact) { /* each rank's own queries; the sums on dist.h's grid, as below */
             gv_dist_snap(tr->grad, tr->n, gv_dist_grid(tr->grad, tr->n));
             gv_dist_snap(tr->hess, tr->n, gv_dist_grid(tr->hess, tr->n));
             tr->gh_checked = 0;
@@ -899,7 +899,7 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
         if (in->binned->csr_ptr)
             return gv_err(GROVE_ERR_PARAM, "gbdt over MPI: sparse data not supported");
     }
-    tr->exact = tr->dist || (!gv_param_int(p, GV_P_QUANTIZED_BITS) && !gv_objective_is_ranking(tr->obj));
+    tr->exact = tr->dist || !gv_param_int(p, GV_P_QUANTIZED_BITS);
     /* the sample weights' grid, for exact quantiles (GV_BASE_QUANTILE, GV_LEAF_QUANTILE) */
     if (tr->exact) tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
 
