@@ -2,7 +2,7 @@
 """Contributions (TreeSHAP) of one XGBoost model, converted: grove against XGBoost's own
 Booster.predict(pred_contribs=True).
 
-usage: bench/shap/run.py [N_ROWS [REPEAT [THREADS...]]]   (defaults 20000 2, threads 1 2)
+usage: bench/predict/contrib_converted.py [N_ROWS [REPEAT [THREADS...]]]   (defaults 20000 2, threads 1 2)
        GROVE (the CLI, default build/grove) converts; GROVE_LIB picks libgrove.so (default
        build/libgrove.so); BENCH_TMP keeps the generated data between runs.
 
