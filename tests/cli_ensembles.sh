@@ -137,6 +137,17 @@ expect_exit 1 "$GROVE" biasvar "$DATA/iris.csv" --algo nonesuch --replicates 2
 expect_in "$TMP/err" "algo: must be one of"
 expect_exit 2 "$GROVE" biasvar "$TMP/nonesuch.csv"
 
+
+# ---- weighted forests on a row view: stacking's folds hand each member a view of the rows, and
+# a forest's weights (on the exact-sum grid) are indexed by the data's row numbers, not the view's
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print $0, "w"; next } { print $0, 1 + (NR % 3) }' \
+  "$DATA/diabetes_train.csv" >"$TMP/wdiab.csv"
+for run in 1 2; do
+  expect_exit 0 "$GROVE" train "$TMP/wdiab.csv" -o "$TMP/ws$run.model" --algo stacking --label label \
+    --weight w --set stack.learners=tree,forest --set stack.folds=3 -q
+done
+checks=$((checks + 1))
+cmp -s "$TMP/ws1.model" "$TMP/ws2.model" || fail "weighted stacking with a forest: two runs differ"
 # ---- help
 expect_exit 0 "$GROVE" importance --help
 expect_in "$TMP/out" "usage: grove importance MODEL [DATA]"

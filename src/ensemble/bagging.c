@@ -301,7 +301,7 @@ typedef struct trainer {
                                      grids (always: one process as every rank count) */
     double *oob_terms;            /* data-parallel regression: [n] the rows' OOB squared errors */
     size_t N, first;              /* rows over all ranks, this rank's first (N = n, 0 otherwise) */
-    double *weight;               /* data-parallel forests: the sample weights on the grid, or NULL */
+    double *weight;               /* [data->n_rows] the sample weights on the grid, or NULL */
     size_t *pos;                  /* rows of positive weight (view positions), the only ones the
                                      replicates draw, when some row weighs 0; else NULL */
     size_t n_pos, N_pos, first_pos; /* their count here, over all ranks, this rank's first */
@@ -637,11 +637,13 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
         if (in->weight) {
             /* sample weights on dist.h's grid: exact histogram sums (learners.c does the same
              * for bagging's members) */
-            tr->weight = gv_malloc_array(tr->n, sizeof *tr->weight);
+            /* (indexed as in->weight, by the data's row numbers: a view's rows are among them) */
+            const size_t N = in->data->n_rows;
+            tr->weight = gv_malloc_array(N ? N : 1, sizeof *tr->weight);
             st = gv_dist_agree(tr->weight ? GROVE_OK : gv_err_nomem("the weights"));
             if (st != GROVE_OK) return st;
-            memcpy(tr->weight, in->weight, tr->n * sizeof *tr->weight);
-            gv_dist_snap(tr->weight, tr->n, gv_dist_grid(tr->weight, tr->n));
+            memcpy(tr->weight, in->weight, N * sizeof *tr->weight);
+            gv_dist_snap(tr->weight, N, gv_dist_grid(tr->weight, N));
         }
     }
     return zero_weight_rows(tr);
