@@ -33,13 +33,8 @@ from grove.core import Dataset, Model  # noqa: E402
 GROVE = os.environ.get("GROVE", os.path.join(ROOT, "build", "grove"))
 
 
-def data(n, seed, tmp):
-    path = os.path.join(tmp, "d%d_%d.csv" % (n, seed))
-    if not os.path.exists(path):
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench/common/gen_binary.py"), path,
-                        str(n), str(seed)], check=True)
-    a = np.loadtxt(path, delimiter=",", skiprows=1)
-    return a[:, 1:].copy(), a[:, 0].astype(int)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from contrib import data  # noqa: E402  (the same generated rows as contrib.py)
 
 
 def timed(fn):
