@@ -117,6 +117,17 @@ int main(void)
         CHECK(med[3] == expect);
     }
 
+    /* exact sums of subnormals: the grid stops at 2^-1074 (every double a whole multiple of it),
+     * so the sum is exact and finite: N ranks of {3, -1, 5} x 2^-1074 -> 7 N x 2^-1074 */
+    {
+        const double t = 0x1p-1074;
+        double s[3] = {3 * t, -t, 5 * t};
+        CHECK(gv_dist_grid(s, 3) == t);
+        CHECK(gv_dist_sum_exact(s, 3) == 7.0 * N * t);
+        double u[2] = {1e-320, 1e-315}; /* a subnormal maximum: the grid below it is 2^-1074 too */
+        CHECK(gv_dist_sum_exact(u, 2) == (1e-320 + 1e-315) * N);
+    }
+
     /* agree: all OK -> OK */
     CHECK_OK(gv_dist_agree(GROVE_OK));
     /* ranks >= N/2 fail with their own status and message; all end with the lowest failing

@@ -252,7 +252,10 @@ static double grid_of(double m, size_t n)
     if (a[0] == INT32_MAX) return INFINITY;
     int k = 0;
     while (k < 62 && ((int64_t)1 << k) <= total) k++;
-    return ldexp(1.0, (int)a[0] + k - 52);
+    /* no finer than the least subnormal, 2^-1074: a grid of 0 would make every v / q infinite,
+     * and every double is a whole multiple of that one */
+    int e = (int)a[0] + k - 52;
+    return ldexp(1.0, e > DBL_MIN_EXP - DBL_MANT_DIG ? e : DBL_MIN_EXP - DBL_MANT_DIG);
 }
 
 /* (the exponent of max|v| is the largest exponent: frexp is monotone in |v|) */
