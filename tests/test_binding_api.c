@@ -253,7 +253,7 @@ static void test_parallel_copy_first_error(void)
     x[1234 * C + 1] = -INFINITY;
     for (int th = 1; th <= 4; th++) {
         grove_params *p = NULL;
-        char t[8];
+        char t[16];
         snprintf(t, sizeof t, "%d", th);
         CHECK_OK(grove_params_create(&p));
         CHECK_OK(grove_params_set(p, "threads", t));

@@ -470,7 +470,7 @@ static void test_root_fuse(void)
     grove_dataset *d = lcg_set(100000, 9, 99, 6, 41, 2, 3.0, 0.1); /* 6-8: bundled */
     grove_model *ref = NULL;
     for (int t = 1; t <= 3; t++) {
-        char th[16];
+        char th[24];
         snprintf(th, sizeof th, "threads=%d", t);
         const char *kv[] = {"algo=gbdt", "rounds=3", "max_depth=6", "seed=3",
                             "train_metric=false", th, NULL};
