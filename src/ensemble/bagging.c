@@ -1101,6 +1101,37 @@ static json_t *bagging_summary(const void *impl)
     return o;
 }
 
+/* C export (learner.h's export_c slot, core/cgen.h): the members' functions, then
+ * bagging_predict_row's vote (hard: +1 at each member's argmax; soft, mean: the sum of their
+ * outputs) divided by T. */
+static grove_status bagging_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_bagging *v = impl;
+    const size_t T = v->n_members, K = g->n_outputs;
+    size_t *ids = gv_malloc_array(T ? T : 1, sizeof *ids);
+    if (!ids) return gv_err_nomem("export");
+    grove_status st = gv_cgen_members(g, v->members, T, ids);
+    if (st == GROVE_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "%s, %zu members, %s vote", mode_names[v->mode], T, vote_names[v->vote]);
+        *id = gv_cgen_open_function(g, what);
+        gv_buf *b = &g->body;
+        const int hard = v->vote == VOTE_HARD;
+        gv_cgen_out(b, g, "    double h[%zu];\n    size_t c;\n", K);
+        gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] = 0;\n", K);
+        for (size_t t = 0; t < T; t++) {
+            if (hard)
+                gv_cgen_out(b, g, "    c%zu(x, h); out[argmax(h, %zu)] += 1;\n", ids[t], K);
+            else
+                gv_cgen_out(b, g, "    c%zu(x, h); for (c = 0; c < %zu; c++) out[c] += h[c];\n",
+                            ids[t], K);
+        }
+        gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] /= %zu.0;\n}\n", K, T);
+    }
+    gv_free(ids);
+    return st;
+}
+
 const gv_component_vt gv_bagging_component = {
     .kind = "bagging",
     .predict_row = bagging_predict_row,
@@ -1118,6 +1149,7 @@ const gv_component_vt gv_bagging_component = {
     .importance = bagging_importance,
     .predict_block = bagging_predict_block,
     .predict_prepare = bagging_predict_prepare,
+    .export_c = bagging_export_c,
 };
 
 int gv_bagging_view_of(const gv_component *c, gv_bagging_view *v)

@@ -21,6 +21,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -611,6 +612,96 @@ static int boost_importance(const void *impl, const char *type, size_t n_feature
     return 1;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * C export (learner.h's export_c slot, core/cgen.h): the members' functions (adaboost.m2's tree
+ * members as their trees and per-leaf plausibilities), then the scores and the softmax of
+ * boost_predict_row, operation for operation.
+ * ------------------------------------------------------------------------------------------ */
+
+static grove_status boost_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_boost *v = impl;
+    const char *variant = variant_names[v->variant];
+    const size_t T = v->n_members, K = v->n_classes ? (size_t)v->n_classes : 1;
+    size_t *ids = gv_malloc_array(T ? T : 1, sizeof *ids);
+    gv_cgen_tree_ref *plaus_tree = gv_calloc(T ? T : 1, sizeof *plaus_tree);
+    if (!ids || !plaus_tree) {
+        gv_free(ids);
+        gv_free(plaus_tree);
+        return gv_err_nomem("export");
+    }
+    grove_status st = GROVE_OK;
+    char lit[GV_CGEN_LIT], buf[96];
+    const int m2 = v->variant == BV_M2;
+    /* adaboost.m2 tree members answer with per-leaf plausibilities instead of their values */
+    for (size_t t = 0; t < T && st == GROVE_OK; t++) {
+        if (m2 && v->plaus && v->plaus[t]) {
+            const gv_tree *tr = v->members[t].impl;
+            gv_cgen_tree(g, tr, &plaus_tree[t]);
+            ids[t] = SIZE_MAX;
+            gv_cgen_out(&g->body, g, "static const double tree%zu_plaus[%zu] = {", plaus_tree[t].id,
+                tr->n_nodes * K);
+            gv_cgen_dlist(&g->body, g, v->plaus[t], tr->n_nodes * K);
+            gv_cgen_out(&g->body, g, "};\n");
+        } else {
+            st = gv_cgen_component(g, &v->members[t], &ids[t]);
+        }
+    }
+    if (st != GROVE_OK) goto done;
+    char what[96];
+    snprintf(what, sizeof what, "%s, %zu members", variant, T);
+    *id = gv_cgen_open_function(g, what);
+    gv_buf *b = &g->body;
+    if (v->variant == BV_R2) {
+        /* the weighted median of the members' values with weights alpha_t (boost.c) */
+        gv_cgen_out(b, g, "    wv a[%zu];\n", T);
+        for (size_t t = 0; t < T; t++) {
+            gv_cgen_dlit(v->alpha[t], lit);
+            gv_cgen_out(b, g, "    c%zu(x, &a[%zu].v); a[%zu].w = %s;\n", ids[t], t, t, lit);
+        }
+        gv_cgen_out(b, g, "    out[0] = weighted_median(a, %zu);\n}\n", T);
+        goto done;
+    }
+    gv_cgen_out(b, g, "    double h[%zu], s[%zu];\n    size_t c;\n", K, K);
+    gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) s[c] = 0;\n", K);
+    for (size_t t = 0; t < T; t++) {
+        gv_cgen_dlit(v->alpha[t], lit);
+        if (ids[t] == SIZE_MAX) {
+            gv_cgen_tree_leaf(g, &plaus_tree[t], buf, sizeof buf);
+            gv_cgen_out(b, g, "    { const double *p = tree%zu_plaus + %zu * (size_t)%s;\n"
+                      "      for (c = 0; c < %zu; c++) h[c] = p[c]; }\n",
+                plaus_tree[t].id, K, buf, K);
+        } else {
+            gv_cgen_out(b, g, "    c%zu(x, h);\n", ids[t]);
+        }
+        if (m2)
+            gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) s[c] += %s * h[c];\n", K, lit);
+        else if (v->variant == BV_SAMME_R)
+            gv_cgen_out(b, g, "    samme_r_add(h, %zu, %s, s);\n", K, lit);
+        else
+            gv_cgen_out(b, g, "    s[argmax(h, %zu)] += %s;\n", K, lit);
+    }
+    /* the softmax scale of the variant (boost.c's scores_to_proba), computed alike */
+    double kk = (double)K, scale = 1;
+    if (v->variant == BV_ADABOOST) {
+        scale = 2;
+    } else if (v->variant == BV_M1 || v->variant == BV_SAMME) {
+        scale = kk / ((kk - 1) * (kk - 1));
+    } else if (v->variant == BV_SAMME_R) {
+        scale = 1 / (kk - 1);
+    } else if (m2) {
+        double z = 0;
+        for (size_t t = 0; t < T; t++) z += fabs(v->alpha[t]);
+        scale = z > 0 ? 1 / z : 1;
+    }
+    gv_cgen_dlit(scale, lit);
+    gv_cgen_out(b, g, "    softmax_scaled(s, %zu, %s, out);\n}\n", K, lit);
+done:
+    gv_free(ids);
+    gv_free(plaus_tree);
+    return st;
+}
+
 const gv_component_vt gv_boost_component = {
     .kind = "boost",
     .predict_row = boost_predict_row,
@@ -626,6 +717,7 @@ const gv_component_vt gv_boost_component = {
     .margins = boost_margins,
     .predict_block = boost_predict_block,
     .importance = boost_importance,
+    .export_c = boost_export_c,
 };
 
 int gv_boost_view_of(const gv_component *c, gv_boost_view *v)

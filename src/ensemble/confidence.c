@@ -233,6 +233,14 @@ static json_t *conf_summary(const void *impl)
                      gv_component_summary(&c->chosen));
 }
 
+/* C export (learner.h's export_c slot, core/cgen.h): the chosen run's component, which is what
+ * conf_predict_row predicts with. */
+static grove_status conf_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_confidence *c = impl;
+    return gv_cgen_component(g, &c->chosen, id);
+}
+
 const gv_component_vt gv_confidence_component = {
     .kind = "confidence",
     .predict_row = conf_predict_row,
@@ -242,6 +250,7 @@ const gv_component_vt gv_confidence_component = {
     .validate = conf_validate,
     .check = conf_check,
     .summary = conf_summary,
+    .export_c = conf_export_c,
 };
 
 int gv_confidence_view_of(const gv_component *c, gv_confidence_view *v)

@@ -423,6 +423,30 @@ static json_t *maj_summary(const void *impl)
                      m->error[2]);
 }
 
+/* C export (learner.h's export_c slot, core/cgen.h): h1, h2, h3, then maj_predict_row's vote. */
+static grove_status maj_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_majority3 *v = impl;
+    size_t ids[3];
+    grove_status st = gv_cgen_members(g, v->child, 3, ids);
+    if (st != GROVE_OK) return st;
+    const size_t K = (size_t)v->n_classes;
+    *id = gv_cgen_open_function(g, "filter-boost: the majority of three (filter.c)");
+    gv_buf *b = &g->body;
+    gv_cgen_out(b, g, "    double h[%zu];\n    size_t c, v[3];\n    for (c = 0; c < %zu; c++) out[c] = 0;\n",
+        K, K);
+    for (int j = 0; j < 3; j++)
+        gv_cgen_out(b, g, "    c%zu(x, h); v[%d] = argmax(h, %zu);\n", ids[j], j, K);
+    gv_cgen_out(b, g, "    if (v[0] != v[1] && v[0] != v[2] && v[1] != v[2]) {\n"
+              "        out[v[0]] = out[v[1]] = 0.25; /* three different votes: h3 decides */\n"
+              "        out[v[2]] = 0.5;\n"
+              "        return;\n"
+              "    }\n"
+              "    for (c = 0; c < 3; c++) out[v[c]] += 1.0 / 3.0;\n");
+    gv_cgen_out(b, g, "}\n");
+    return GROVE_OK;
+}
+
 const gv_component_vt gv_majority3_component = {
     .kind = "majority3",
     .predict_row = maj_predict_row,
@@ -432,6 +456,7 @@ const gv_component_vt gv_majority3_component = {
     .validate = maj_validate,
     .check = maj_check,
     .summary = maj_summary,
+    .export_c = maj_export_c,
 };
 
 int gv_majority3_view_of(const gv_component *c, gv_majority3_view *v)

@@ -14,6 +14,7 @@
 #include "../core/json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -462,6 +463,82 @@ static json_t *gbdt_summary(const void *impl)
     return o;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * C export (learner.h's export_c slot, core/cgen.h): the trees, the objective's link
+ * (gv_objective_c_outputs) as cN_out, and F_g = base_g + the trees of group g in round order, as
+ * gbdt_predict_row sums them; in the table form also cN_block, the blocked batch predictor.
+ * ------------------------------------------------------------------------------------------ */
+
+static grove_status gbdt_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_gbdt *v = impl;
+    const size_t G = v->n_groups, R = v->n_rounds, n = R * G;
+    gv_cgen_tree_ref *refs = gv_malloc_array(n ? n : 1, sizeof *refs);
+    if (!refs) return gv_err_nomem("export");
+    for (size_t k = 0; k < n; k++) gv_cgen_tree(g, v->trees[k], &refs[k]);
+    char what[96], lit[GV_CGEN_LIT], leaf[96], vals[64];
+    gv_buf *b = &g->body;
+    const size_t me = g->n_comps; /* the id open_function gives below */
+    /* the scores F_g -> the outputs (gbdt.c's scores_to_outputs) */
+    gv_cgen_out(b, g, "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
+        me);
+    if (gv_objective_c_outputs(v->o, G, b) != 0) g->nomem = 1;
+    gv_cgen_out(b, g, "}\n");
+    snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees", gv_objective_names[v->objective], R, G);
+    *id = gv_cgen_open_function(g, what);
+    /* F_g = base_g + the trees of group g in round order (gbdt.c) */
+    gv_cgen_out(b, g, "    double s[%zu];\n", G);
+    for (size_t gr = 0; gr < G; gr++) {
+        gv_cgen_dlit(v->base[gr], lit);
+        gv_cgen_out(b, g, "    s[%zu] = %s;\n", gr, lit);
+    }
+    for (size_t t = 0; t < R; t++)
+        for (size_t gr = 0; gr < G; gr++) {
+            const gv_cgen_tree_ref *r = &refs[t * G + gr];
+            gv_cgen_tree_leaf(g, r, leaf, sizeof leaf);
+            gv_cgen_tree_values(g, r, vals, sizeof vals);
+            gv_cgen_out(b, g, "    s[%zu] += %s[%s];\n", gr, vals, leaf);
+        }
+    gv_cgen_out(b, g, "    c%zu_out(s, out);\n}\n", me);
+    if (g->table) {
+        /* blocks of rows walk each tree in turn while it is in cache (as gbdt.c's blocked
+         * predictor does); every row's sums still run over the trees in round order */
+        gv_cgen_out(b, g, "\n/* tree k of the gbdt: its nodes, values and category words start at "
+                  "N + c%zu_tree[3k], V + c%zu_tree[3k + 1], C + c%zu_tree[3k + 2] */\n"
+                  "static const size_t c%zu_tree[%zu] = {",
+            me, me, me, me, 3 * (n ? n : 1));
+        for (size_t k = 0; k < n; k++)
+            gv_cgen_out(b, g, "%s%zu, %zu, %zu,", k % 4 == 0 ? "\n    " : " ", refs[k].node_off,
+                refs[k].value_off, refs[k].cat_off);
+        if (n == 0) gv_cgen_out(b, g, "0, 0, 0");
+        gv_cgen_out(b, g, "\n};\n");
+        gv_cgen_out(b, g, "static UNUSED void c%zu_block(const float *x, size_t n_rows, double *out)\n{\n"
+                  "    double s[64 * %zu];\n    size_t i0, r, t, g;\n"
+                  "    for (i0 = 0; i0 < n_rows; i0 += 64) {\n"
+                  "        size_t nb = n_rows - i0 < 64 ? n_rows - i0 : 64;\n",
+            me, G);
+        for (size_t gr = 0; gr < G; gr++) {
+            gv_cgen_dlit(v->base[gr], lit);
+            gv_cgen_out(b, g, "        for (r = 0; r < nb; r++) s[r * %zu + %zu] = %s;\n", G, gr, lit);
+        }
+        gv_cgen_out(b, g, "        for (t = 0; t < %zu; t++) {\n"
+                  "            const node *tn = N + c%zu_tree[3 * t];\n"
+                  "            const double *tv = V + c%zu_tree[3 * t + 1];\n"
+                  "            const unsigned long *tc = C + c%zu_tree[3 * t + 2];\n"
+                  "            g = t %% %zu;\n"
+                  "            for (r = 0; r < nb; r++)\n"
+                  "                s[r * %zu + g] += tv[walk(tn, tc, x + (i0 + r) * %zu)];\n"
+                  "        }\n"
+                  "        for (r = 0; r < nb; r++) c%zu_out(s + r * %zu, out + (i0 + r) * %zu);\n"
+                  "    }\n}\n",
+            n, me, me, me, G, G, g->schema->n_features, me, G, g->n_outputs);
+        g->block_id = me;
+        g->has_block = 1;
+    }
+    gv_free(refs);
+    return GROVE_OK;
+}
+
 const gv_component_vt gv_gbdt_component = {
     .kind = "gbdt",
     .predict_row = gbdt_predict_row,
@@ -476,6 +553,7 @@ const gv_component_vt gv_gbdt_component = {
     .predict_block = gbdt_predict_block,
     .log_csv = gbdt_log_csv,
     .importance = gbdt_importance,
+    .export_c = gbdt_export_c,
 };
 
 int gv_gbdt_view_of(const gv_component *c, gv_gbdt_view *v)

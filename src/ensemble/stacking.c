@@ -588,6 +588,63 @@ static json_t *stacking_summary(const void *impl)
     return obj;
 }
 
+/* C export (learner.h's export_c slot, core/cgen.h), as stacking_predict_row: the members' outputs as floats into the meta row (after the raw
+ * features with passthrough; two classes: P(class 1) only), then the meta-learner on that row,
+ * or the linear combiner: intercept + sum of coef[c] * (x_c, or fill[c] when not finite). */
+static grove_status stacking_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_stacking *v = impl;
+    const gv_component *meta_c = is_linear(v) ? NULL : &v->meta;
+    const size_t L = v->n_learners, K = v->n_classes ? (size_t)v->n_classes : 1;
+    size_t *ids = gv_malloc_array(L ? L : 1, sizeof *ids);
+    if (!ids) return gv_err_nomem("export");
+    grove_status st = gv_cgen_members(g, v->members, L, ids);
+    size_t meta = 0;
+    if (st == GROVE_OK && meta_c) {
+        const grove_schema *outer = g->schema;
+        g->schema = v->meta_schema;
+        st = gv_cgen_component(g, meta_c, &meta);
+        g->schema = outer;
+    }
+    if (st == GROVE_OK) {
+        *id = gv_cgen_open_function(g, meta_c ? "stacking" : "stacking, linear combiner");
+        gv_buf *b = &g->body;
+        char lit[GV_CGEN_LIT];
+        gv_cgen_out(b, g, "    float row[%zu];\n    double p[%zu];\n", v->n_meta, K);
+        if (v->passthrough)
+            gv_cgen_out(b, g, "    { size_t f; for (f = 0; f < %zu; f++) row[f] = x[f]; }\n", v->n_raw);
+        for (size_t l = 0; l < L; l++) {
+            size_t off = (v->passthrough ? v->n_raw : 0) + l * v->per;
+            gv_cgen_out(b, g, "    c%zu(x, p);", ids[l]);
+            if (v->n_classes == 2)
+                gv_cgen_out(b, g, " row[%zu] = (float)p[1];\n", off);
+            else
+                for (size_t k = 0; k < v->per; k++)
+                    gv_cgen_out(b, g, "%s row[%zu] = (float)p[%zu];%s", k ? "   " : "", off + k, k,
+                        k + 1 == v->per ? "\n" : "");
+        }
+        if (meta_c) {
+            gv_cgen_out(b, g, "    c%zu(row, out);\n}\n", meta);
+        } else {
+            int any = 0;
+            for (size_t c = 0; c < v->n_meta; c++) any |= v->lin.coef[c] != 0;
+            gv_cgen_dlit(v->lin.intercept, lit);
+            gv_cgen_out(b, g, "    double v = %s%s;\n", lit, any ? ", xc" : "");
+            for (size_t c = 0; c < v->n_meta; c++) {
+                if (v->lin.coef[c] == 0) continue;
+                char fl[GV_CGEN_LIT];
+                gv_cgen_dlit(v->lin.coef[c], lit);
+                gv_cgen_dlit(v->lin.fill[c], fl);
+                gv_cgen_out(b, g, "    xc = (double)row[%zu]; v += %s * (isfinite(xc) ? xc : %s);\n", c,
+                    lit, fl);
+            }
+            gv_cgen_out(b, g, "    out[0] = v;\n}\n");
+        }
+    }
+    gv_free(ids);
+    return st;
+}
+
 const gv_component_vt gv_stacking_component = {
     .kind = "stacking",
     .predict_row = stacking_predict_row,
@@ -597,6 +654,7 @@ const gv_component_vt gv_stacking_component = {
     .validate = stacking_validate,
     .check = stacking_check,
     .summary = stacking_summary,
+    .export_c = stacking_export_c,
 };
 
 int gv_stacking_view_of(const gv_component *c, gv_stacking_view *v)

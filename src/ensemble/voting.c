@@ -278,6 +278,38 @@ static grove_status voting_margins(const void *impl, const grove_dataset *d, int
     return gv_margins_averaged(&self, (size_t)v->n_classes, "voting", d, n_threads, out);
 }
 
+/* C export (learner.h's export_c slot, core/cgen.h): the members, then voting_predict_row's
+ * weighted vote (regression, soft: the weighted outputs; hard: the weight at the argmax) over the
+ * summed weights. */
+static grove_status voting_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_voting *v = impl;
+    const size_t L = v->n_learners, K = v->n_classes ? (size_t)v->n_classes : 1;
+    size_t *ids = gv_malloc_array(L ? L : 1, sizeof *ids);
+    if (!ids) return gv_err_nomem("export");
+    grove_status st = gv_cgen_members(g, v->members, L, ids);
+    if (st == GROVE_OK) {
+        *id = gv_cgen_open_function(g, v->soft ? "voting (soft)" : "voting");
+        gv_buf *b = &g->body;
+        char lit[GV_CGEN_LIT];
+        gv_cgen_out(b, g, "    double h[%zu], wsum = 0;\n    size_t c;\n", K);
+        gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] = 0;\n", K);
+        for (size_t l = 0; l < L; l++) {
+            gv_cgen_dlit(v->weights[l], lit);
+            gv_cgen_out(b, g, "    c%zu(x, h); wsum += %s;\n", ids[l], lit);
+            if (!v->n_classes)
+                gv_cgen_out(b, g, "    out[0] += %s * h[0];\n", lit);
+            else if (v->soft)
+                gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] += %s * h[c];\n", K, lit);
+            else
+                gv_cgen_out(b, g, "    out[argmax(h, %zu)] += %s;\n", K, lit);
+        }
+        gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] /= wsum;\n}\n", K);
+    }
+    gv_free(ids);
+    return st;
+}
+
 const gv_component_vt gv_voting_component = {
     .kind = "voting",
     .predict_row = voting_predict_row,
@@ -288,6 +320,7 @@ const gv_component_vt gv_voting_component = {
     .check = voting_check,
     .summary = voting_summary,
     .margins = voting_margins,
+    .export_c = voting_export_c,
 };
 
 int gv_voting_view_of(const gv_component *c, gv_voting_view *v)

@@ -1,6 +1,7 @@
 /*
  * component.c -- what every model component shares, whatever its kind: free, check against the
- * model, summary, and the JSON object {"kind": ..., fields} (learner.h).
+ * model, summary, the JSON object {"kind": ..., fields}, and C export through the kind's export_c
+ * slot (learner.h).
  *
  * Pipeline position: learn/.  The kinds themselves live with their learners (tree_component.c,
  * linear.c, ...) and the ensembles; the table of all kinds is the registry (ensemble/registry.c),
@@ -200,4 +201,21 @@ json_t *gv_component_json(const gv_component_vt *vt, const void *impl, int kind)
 json_t *gv_component_to_json(const gv_component *c)
 {
     return gv_component_json(c->vt, c->impl, GV_KIND_FIRST);
+}
+
+grove_status gv_cgen_component(gv_cgen *g, const gv_component *c, size_t *id)
+{
+    if (c->vt->export_c) return c->vt->export_c(c->impl, g, id);
+    if (!g->refused) g->refused = c->vt->kind;
+    return gv_err(GROVE_ERR_ARG, "export: component kind '%s' cannot be exported to C",
+                  c->vt->kind);
+}
+
+grove_status gv_cgen_members(gv_cgen *g, const gv_component *members, size_t n, size_t *ids)
+{
+    for (size_t t = 0; t < n; t++) {
+        grove_status st = gv_cgen_component(g, &members[t], &ids[t]);
+        if (st != GROVE_OK) return st;
+    }
+    return GROVE_OK;
 }

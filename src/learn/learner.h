@@ -13,6 +13,7 @@
 #ifndef GV_LEARNER_H
 #define GV_LEARNER_H
 
+#include "../core/cgen.h"
 #include "../core/json.h"
 #include "tree.h"
 
@@ -107,6 +108,12 @@ typedef struct gv_component_vt {
     /* Optional: the output of every row in `cell` (a cell the learner reported through
      * gv_fit_cells, e.g. a tree's leaf), equal to predict_row's for such a row bit for bit. */
     void (*cell_output)(const void *impl, size_t cell, double *out);
+    /* Optional: writes the component as C code into g (`grove export --lang c`, core/cgen.h):
+     * its members first (gv_cgen_component), then its own function (gv_cgen_open_function), whose
+     * number goes to *id; the function computes predict_row's outputs bit for bit from the row
+     * as floats.  Reads g->schema for the feature names of its comments (a stacking meta-learner
+     * sets it to the meta row's).  NULL: the kind cannot be exported (gv_cgen_component). */
+    grove_status (*export_c)(const void *impl, gv_cgen *g, size_t *id);
 } gv_component_vt;
 
 /* Rows per predict_block call: large, so that each tree's nodes are read from memory once per
@@ -139,6 +146,30 @@ json_t *gv_component_to_json(const gv_component *c);
  * {fields, "kind"} (bagging), or the fields alone (gbdt's trees, all of kind "tree"). */
 enum { GV_KIND_FIRST, GV_KIND_LAST, GV_KIND_NONE };
 json_t *gv_component_json(const gv_component_vt *vt, const void *impl, int kind);
+
+/* ---- C export (core/cgen.h; component.c, tree_component.c) ---- */
+
+/* c written as C code through its export_c slot (members first), its function's number into
+ * *id.  A kind without the slot: GROVE_ERR_ARG naming the kind, and g->refused set to it (the
+ * first such kind; the exporter words the message). */
+grove_status gv_cgen_component(gv_cgen *g, const gv_component *c, size_t *id);
+/* gv_cgen_component of members[0..n) in order, their numbers into ids[n]. */
+grove_status gv_cgen_members(gv_cgen *g, const gv_component *members, size_t n, size_t *ids);
+
+/* A tree written for a component function to walk (gv_cgen_tree): code form, the function
+ * `int treeID(const float *x)` returning the leaf's node index and the node-major values
+ * `treeID_value`; table form, its nodes, values and category words appended to N, V and C at
+ * the offsets below. */
+typedef struct gv_cgen_tree_ref {
+    size_t id;
+    int n_outputs;
+    size_t node_off, value_off, cat_off; /* table form: offsets into N, V, C */
+} gv_cgen_tree_ref;
+void gv_cgen_tree(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref);
+/* "treeID(x)" or "walk(N + off, C + off, x)": an int expression, the leaf's node index. */
+void gv_cgen_tree_leaf(const gv_cgen *g, const gv_cgen_tree_ref *t, char *buf, size_t size);
+/* "treeID_value" or "(V + off)": a const double * expression, the node-major values. */
+void gv_cgen_tree_values(const gv_cgen *g, const gv_cgen_tree_ref *t, char *buf, size_t size);
 
 /* Lazy members: saving a model member by member.  While the calling thread is in lazy mode
  * (gv_component_lazy(1), which returns the previous mode), gv_component_json builds the root

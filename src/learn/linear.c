@@ -14,12 +14,16 @@
  * per category of a categorical feature).
  * The JSON form is read with core/json.h's typed getters (the same as every component's), so
  * every bad field is reported alike.
+ * C export (gv_linear_model_export_c, the perceptron's and logistic regression's export_c slot):
+ * the map and weights as static tables, the scores in the same order as gv_linear_scores, then
+ * the kind's output.
  */
 #include "linear.h"
 
 #include "../core/json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- the feature map ---- */
@@ -378,5 +382,51 @@ grove_status gv_linear_model_check(const gv_linear_model *lm, size_t n_outputs)
     if ((size_t)lm->n_classes != n_outputs)
         return gv_err(GROVE_ERR_MODEL, "model: a linear model with %d outputs, %zu expected",
                       lm->n_classes, n_outputs);
+    return GROVE_OK;
+}
+
+/* ---- C export: gv_linear_encode and gv_linear_scores_enc's terms as the generated helpers
+ * lin_encode and lin_term (model/export.c writes them), feature by feature, intercept last ---- */
+
+grove_status gv_linear_model_export_c(const gv_linear_model *lm, int logistic, gv_cgen *g,
+                                      size_t *id)
+{
+    const gv_linear_map *mp = &lm->map;
+    const size_t F = mp->n_features, NV = lm->n_vec, K = (size_t)lm->n_classes;
+    gv_buf *b = &g->body;
+    size_t me = g->n_comps; /* the id open_function will give */
+    gv_cgen_out(b, g, "\n/* %s: feature map and weights */\n", logistic ? "logistic" : "perceptron");
+    gv_cgen_out(b, g, "static const double c%zu_mean[%zu] = {", me, F);
+    gv_cgen_dlist(b, g, mp->mean, F);
+    gv_cgen_out(b, g, "};\nstatic const double c%zu_std[%zu] = {", me, F);
+    gv_cgen_dlist(b, g, mp->std, F);
+    gv_cgen_out(b, g, "};\nstatic const double c%zu_coef[%zu] = {", me, NV * mp->dim);
+    gv_cgen_dlist(b, g, lm->coef, NV * mp->dim);
+    gv_cgen_out(b, g, "};\nstatic const double c%zu_intercept[%zu] = {", me, NV);
+    gv_cgen_dlist(b, g, lm->intercept, NV);
+    gv_cgen_out(b, g, "};\nstatic const unsigned char c%zu_is_cat[%zu] = {", me, F);
+    for (size_t f = 0; f < F; f++) gv_cgen_out(b, g, "%s%d", f ? ", " : "", mp->is_categorical[f]);
+    gv_cgen_out(b, g, "};\nstatic const size_t c%zu_offset[%zu] = {", me, F);
+    for (size_t f = 0; f < F; f++) gv_cgen_out(b, g, "%s%zu", f ? ", " : "", mp->offset[f]);
+    gv_cgen_out(b, g, "};\nstatic const size_t c%zu_width[%zu] = {", me, F);
+    for (size_t f = 0; f < F; f++) gv_cgen_out(b, g, "%s%zu", f ? ", " : "", mp->width[f]);
+    gv_cgen_out(b, g, "};\n");
+    *id = gv_cgen_open_function(g, logistic ? "logistic regression" : "perceptron");
+    gv_cgen_out(b, g, "    double z[%zu];\n    size_t f, k;\n", K);
+    gv_cgen_out(b, g, "    for (k = 0; k < %zu; k++) z[k] = 0;\n", NV);
+    gv_cgen_out(b, g, "    for (f = 0; f < %zu; f++) {\n", F);
+    gv_cgen_out(b, g, "        double v = lin_encode(c%zu_is_cat[f], c%zu_width[f], c%zu_mean[f], "
+              "c%zu_std[f], x[f]);\n",
+        me, me, me, me);
+    gv_cgen_out(b, g, "        for (k = 0; k < %zu; k++)\n            z[k] += lin_term(c%zu_is_cat[f], "
+              "c%zu_offset[f], v, c%zu_coef + k * %zu);\n    }\n",
+        NV, me, me, me, mp->dim);
+    gv_cgen_out(b, g, "    for (k = 0; k < %zu; k++) z[k] += c%zu_intercept[k];\n", NV, me);
+    if (logistic)
+        gv_cgen_out(b, g, "    logistic_output(z, %zu, out);\n}\n", K);
+    else
+        gv_cgen_out(b, g, "    { int c = perceptron_class(z, %zu);\n      for (k = 0; k < %zu; k++) "
+                  "out[k] = (int)k == c; }\n}\n",
+            K, K);
     return GROVE_OK;
 }

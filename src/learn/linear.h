@@ -158,6 +158,13 @@ grove_status gv_linear_model_validate(const gv_linear_model *lm, const grove_sch
 /* The model produces n_outputs values per row (= n_classes).  GROVE_ERR_MODEL otherwise. */
 grove_status gv_linear_model_check(const gv_linear_model *lm, size_t n_outputs);
 
+/* The model as C code (learner.h's export_c slot, core/cgen.h): its tables and its function
+ * (number into *id), which encodes the row and sums the scores as gv_linear_scores does, then
+ * writes logistic regression's probabilities (logistic = 1) or the perceptron's one-hot class
+ * (logistic = 0). */
+grove_status gv_linear_model_export_c(const gv_linear_model *lm, int logistic, gv_cgen *g,
+                                      size_t *id);
+
 /* ---- the learners and their components ---- */
 
 enum { GV_PERCEPTRON_CLASSIC = 0, GV_PERCEPTRON_AVERAGED = 1, GV_PERCEPTRON_POCKET = 2 };
@@ -170,7 +177,7 @@ grove_status gv_logistic_fit(const gv_fit_input *in, gv_rng *rng, gv_component *
 
 extern const gv_component_vt gv_perceptron_component; /* impl: gv_perceptron */
 /* The linear model of a perceptron or logistic component (borrowed), or NULL for other kinds:
- * for code that walks a model from outside these files (model/export.c). */
+ * for code that walks a model from outside these files (model/dump.c). */
 const gv_linear_model *gv_linear_model_of(const gv_component *c);
 extern const gv_component_vt gv_logistic_component;   /* impl: gv_logistic */
 

@@ -456,6 +456,11 @@ static json_t *logistic_summary(const void *impl)
                      (json_int_t)lr->n_iter, "converged", lr->converged);
 }
 
+static grove_status logistic_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    return gv_linear_model_export_c(&((const gv_logistic *)impl)->lm, 1, g, id);
+}
+
 const gv_component_vt gv_logistic_component = {
     .kind = "logistic",
     .predict_row = logistic_predict_row,
@@ -465,4 +470,5 @@ const gv_component_vt gv_logistic_component = {
     .validate = logistic_validate,
     .check = logistic_check,
     .summary = logistic_summary,
+    .export_c = logistic_export_c,
 };

@@ -460,6 +460,11 @@ static json_t *perceptron_summary(const void *impl)
                      (json_int_t)pc->epochs, "mistakes", (json_int_t)pc->mistakes);
 }
 
+static grove_status perceptron_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    return gv_linear_model_export_c(&((const gv_perceptron *)impl)->lm, 0, g, id);
+}
+
 const gv_component_vt gv_perceptron_component = {
     .kind = "perceptron",
     .predict_row = perceptron_predict_row,
@@ -469,6 +474,7 @@ const gv_component_vt gv_perceptron_component = {
     .validate = perceptron_validate,
     .check = perceptron_check,
     .summary = perceptron_summary,
+    .export_c = perceptron_export_c,
 };
 
 const gv_linear_model *gv_linear_model_of(const gv_component *c)

@@ -24,6 +24,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const type_names[] = {"leaf", "num", "cat_set", "cat_multi"};
@@ -712,6 +713,144 @@ static json_t *tree_summary(const void *impl)
                      "n_leaves", (json_int_t)gv_tree_n_leaves(t), "depth", gv_tree_depth(t));
 }
 
+/* ---- C export (learner.h, core/cgen.h): the tree walked as tree_predict.c's gv_tree_leaf ---- */
+
+static const char *side_comment(int default_left) { return default_left ? "left" : "right"; }
+
+/* The code form: one goto per node.  NUM: x <= t goes left, NaN to the default side, which is
+ * `!(x > t)` when the default is left.  Categorical nodes call cat_code() (raw_code of
+ * tree_predict.c) and test a bitset or switch over the child map. */
+static void cgen_tree_code(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref)
+{
+    const grove_schema *s = g->schema;
+    gv_buf *b = &g->body;
+    char lit[GV_CGEN_LIT], nm[64];
+    gv_cgen_out(b, g, "\n/* tree %zu: %zu nodes, %zu leaves, depth %d */\n", ref->id, t->n_nodes,
+                gv_tree_n_leaves(t), gv_tree_depth(t));
+    gv_cgen_out(b, g, "static UNUSED const double tree%zu_value[%zu] = {", ref->id,
+                t->n_nodes * (size_t)t->n_outputs);
+    gv_cgen_dlist(b, g, t->values, t->n_nodes * (size_t)t->n_outputs);
+    gv_cgen_out(b, g, "};\n");
+    gv_cgen_out(b, g, "static NOINLINE int tree%zu(const float *x)\n{\n    (void)x;\n", ref->id);
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const gv_tree_node *n = &t->nodes[k];
+        if (k == 0)
+            gv_cgen_out(b, g, "    ");
+        else
+            gv_cgen_out(b, g, "n%zu: ", k);
+        if (n->type == GV_NODE_LEAF) {
+            gv_cgen_out(b, g, "return %zu;\n", k);
+            continue;
+        }
+        size_t f = (size_t)n->feature;
+        gv_cgen_name(s->feature_names[f], nm);
+        if (n->type == GV_NODE_NUM) {
+            gv_cgen_flit(n->threshold, lit);
+            if (n->default_left)
+                gv_cgen_out(b, g,
+                            "if (!(x[%zu] > %s)) goto n%d; else goto n%d; /* %s; missing: left */\n",
+                            f, lit, n->left, n->right, nm);
+            else
+                gv_cgen_out(b, g, "if (x[%zu] <= %s) goto n%d; else goto n%d; /* %s */\n", f, lit,
+                            n->left, n->right, nm);
+        } else if (n->type == GV_NODE_CAT_SET) {
+            gv_cgen_out(b, g, "{ static const unsigned long set[%u] = {", (unsigned)n->cat_len);
+            for (uint32_t w = 0; w < n->cat_len; w++)
+                gv_cgen_out(b, g, "%s%luUL", w ? ", " : "",
+                            (unsigned long)t->cat_data[n->cat_begin + w]);
+            gv_cgen_out(b, g,
+                        "};\n        if (cat_in_set(x[%zu], set, %uu, %d)) goto n%d; else goto n%d; } "
+                        "/* %s in a set; missing: %s */\n",
+                        f, (unsigned)n->cat_len, n->default_left, n->left, n->right, nm,
+                        side_comment(n->default_left));
+        } else { /* CAT_MULTI */
+            gv_cgen_out(b, g, "switch (cat_code(x[%zu], %uu)) { /* %s: one child per category */\n",
+                        f, (unsigned)n->cat_len, nm);
+            for (uint32_t c = 0; c < n->cat_len; c++) {
+                uint32_t child = t->cat_data[n->cat_begin + c];
+                if (child != UINT32_MAX) gv_cgen_out(b, g, "        case %u: goto n%u;\n", c, child);
+            }
+            gv_cgen_out(b, g, "        default: goto n%d; }\n", n->right);
+        }
+    }
+    gv_cgen_out(b, g, "}\n");
+}
+
+/* The table form: the tree's nodes, values and category words appended to N, V and C. */
+static void cgen_tree_table(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref)
+{
+    char lit[GV_CGEN_LIT];
+    ref->node_off = g->n_nodes;
+    ref->value_off = g->n_values;
+    ref->cat_off = g->n_cats;
+    gv_cgen_out(&g->nodes, g, "    /* tree %zu */\n", ref->id);
+    for (size_t k = 0; k < t->n_nodes; k++) {
+        const gv_tree_node *n = &t->nodes[k];
+        gv_cgen_flit(n->type == GV_NODE_NUM ? n->threshold : 0.0f, lit);
+        gv_cgen_out(&g->nodes, g, "    {%d, %d, %d, %s, %d, %d, %uu, %uu},\n", (int)n->feature,
+                    (int)n->type, (int)n->default_left, lit, (int)n->left, (int)n->right,
+                    (unsigned)n->cat_begin, (unsigned)n->cat_len);
+    }
+    g->n_nodes += t->n_nodes;
+    for (size_t k = 0; k < t->n_nodes * (size_t)t->n_outputs; k++) {
+        gv_cgen_dlit(t->values[k], lit);
+        gv_cgen_out(&g->values, g, "%s%s,", g->n_values % 4 == 0 ? "\n    " : " ", lit);
+        g->n_values++;
+    }
+    for (size_t k = 0; k < t->n_cat_data; k++) {
+        gv_cgen_out(&g->cats, g, "%s%luUL,", g->n_cats % 8 == 0 ? "\n    " : " ",
+                    (unsigned long)t->cat_data[k]);
+        g->n_cats++;
+    }
+}
+
+void gv_cgen_tree(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref)
+{
+    ref->id = g->n_trees++;
+    ref->n_outputs = t->n_outputs;
+    for (size_t k = 0; k < t->n_nodes; k++)
+        if (t->nodes[k].type == GV_NODE_CAT_SET || t->nodes[k].type == GV_NODE_CAT_MULTI)
+            g->has_cat = 1;
+    if (g->table)
+        cgen_tree_table(g, t, ref);
+    else
+        cgen_tree_code(g, t, ref);
+}
+
+void gv_cgen_tree_leaf(const gv_cgen *g, const gv_cgen_tree_ref *t, char *buf, size_t size)
+{
+    if (g->table)
+        snprintf(buf, size, "walk(N + %zu, C + %zu, x)", t->node_off, t->cat_off);
+    else
+        snprintf(buf, size, "tree%zu(x)", t->id);
+}
+
+void gv_cgen_tree_values(const gv_cgen *g, const gv_cgen_tree_ref *t, char *buf, size_t size)
+{
+    if (g->table)
+        snprintf(buf, size, "(V + %zu)", t->value_off);
+    else
+        snprintf(buf, size, "tree%zu_value", t->id);
+}
+
+/* The tree component: the values of the leaf the row reaches. */
+static grove_status tree_export_c(const void *impl, gv_cgen *g, size_t *id)
+{
+    const gv_tree *t = impl;
+    gv_cgen_tree_ref ref;
+    gv_cgen_tree(g, t, &ref);
+    char leaf[96], vals[64], what[64];
+    gv_cgen_tree_leaf(g, &ref, leaf, sizeof leaf);
+    gv_cgen_tree_values(g, &ref, vals, sizeof vals);
+    snprintf(what, sizeof what, "a tree (tree %zu)", ref.id);
+    *id = gv_cgen_open_function(g, what);
+    gv_cgen_out(&g->body, g, "    const double *v = %s + %d * (size_t)%s;\n", vals, t->n_outputs,
+                leaf);
+    gv_cgen_out(&g->body, g, "    int j;\n    for (j = 0; j < %d; j++) out[j] = v[j];\n}\n",
+                t->n_outputs);
+    return GROVE_OK;
+}
+
 const gv_component_vt gv_tree_component = {
     .kind = "tree",
     .predict_row = tree_predict_row,
@@ -722,4 +861,5 @@ const gv_component_vt gv_tree_component = {
     .check = tree_check,
     .summary = tree_summary,
     .cell_output = tree_cell_output,
+    .export_c = tree_export_c,
 };
