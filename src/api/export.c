@@ -2,7 +2,7 @@
  * export.c -- grove_model_export: a trained model as source code in another language.
  *
  * Pipeline position: api/.  Checks the arguments (language, prefix, form) and calls the
- * generator in model/export.c, which walks the model's component tree.
+ * generator in model/export.c, which asks each component for its code (its export_c slot).
  */
 #include "../model/model.h"
 

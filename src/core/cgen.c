@@ -93,7 +93,7 @@ void gv_cgen_dlist(gv_buf *b, gv_cgen *g, const double *v, size_t n)
 size_t gv_cgen_open_function(gv_cgen *g, const char *what)
 {
     size_t id = g->n_comps++;
-    gv_cgen_out(&g->body, g, "\n/* %s */\nstatic void c%zu(const float *x, double *out)\n{\n",
-                what, id);
+    gv_cgen_out(&g->body, g, "\n/* %s */\nstatic void c%zu(const float *x, double *out)\n{\n", what,
+                id);
     return id;
 }

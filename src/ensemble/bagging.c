@@ -45,6 +45,7 @@
  * its importances are bit-identical for any thread count.
  * Ownership: the component owns its members and arrays; training scratch is freed in one
  * place (fit_averaging's exit).
+ * C export (export_c, core/cgen.h): the members, then the vote, divided by T.
  */
 #include "ensemble.h"
 #include "../learn/tree_pack.h"
@@ -1113,7 +1114,8 @@ static grove_status bagging_export_c(const void *impl, gv_cgen *g, size_t *id)
     grove_status st = gv_cgen_members(g, v->members, T, ids);
     if (st == GROVE_OK) {
         char what[96];
-        snprintf(what, sizeof what, "%s, %zu members, %s vote", mode_names[v->mode], T, vote_names[v->vote]);
+        snprintf(what, sizeof what, "%s, %zu members, %s vote", mode_names[v->mode], T,
+                 vote_names[v->vote]);
         *id = gv_cgen_open_function(g, what);
         gv_buf *b = &g->body;
         const int hard = v->vote == VOTE_HARD;

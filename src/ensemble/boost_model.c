@@ -12,6 +12,8 @@
  * (Friedman, Hastie & Tibshirani 2000); m1, samme: p ~ exp(K/(K-1)^2 s_k), s_k = sum alpha_t
  * [h_t = k] (the minimizer of SAMME's exponential loss); samme.r: p ~ exp(f_k/(K-1)); m2:
  * p ~ exp(s_k / sum alpha).
+ * C export (export_c, core/cgen.h): the members, then the scores and softmax above, with the
+ * same constants.
  */
 #include "boost_int.h"
 
@@ -640,7 +642,7 @@ static grove_status boost_export_c(const void *impl, gv_cgen *g, size_t *id)
             gv_cgen_tree(g, tr, &plaus_tree[t]);
             ids[t] = SIZE_MAX;
             gv_cgen_out(&g->body, g, "static const double tree%zu_plaus[%zu] = {", plaus_tree[t].id,
-                tr->n_nodes * K);
+                        tr->n_nodes * K);
             gv_cgen_dlist(&g->body, g, v->plaus[t], tr->n_nodes * K);
             gv_cgen_out(&g->body, g, "};\n");
         } else {
@@ -653,7 +655,8 @@ static grove_status boost_export_c(const void *impl, gv_cgen *g, size_t *id)
     *id = gv_cgen_open_function(g, what);
     gv_buf *b = &g->body;
     if (v->variant == BV_R2) {
-        /* the weighted median of the members' values with weights alpha_t (boost.c) */
+        /* the weighted median of the members' values with weights alpha_t, as
+         * boost_predict_row's gv_weighted_median */
         gv_cgen_out(b, g, "    wv a[%zu];\n", T);
         for (size_t t = 0; t < T; t++) {
             gv_cgen_dlit(v->alpha[t], lit);
@@ -668,9 +671,10 @@ static grove_status boost_export_c(const void *impl, gv_cgen *g, size_t *id)
         gv_cgen_dlit(v->alpha[t], lit);
         if (ids[t] == SIZE_MAX) {
             gv_cgen_tree_leaf(g, &plaus_tree[t], buf, sizeof buf);
-            gv_cgen_out(b, g, "    { const double *p = tree%zu_plaus + %zu * (size_t)%s;\n"
-                      "      for (c = 0; c < %zu; c++) h[c] = p[c]; }\n",
-                plaus_tree[t].id, K, buf, K);
+            gv_cgen_out(b, g,
+                        "    { const double *p = tree%zu_plaus + %zu * (size_t)%s;\n"
+                        "      for (c = 0; c < %zu; c++) h[c] = p[c]; }\n",
+                        plaus_tree[t].id, K, buf, K);
         } else {
             gv_cgen_out(b, g, "    c%zu(x, h);\n", ids[t]);
         }
@@ -681,7 +685,7 @@ static grove_status boost_export_c(const void *impl, gv_cgen *g, size_t *id)
         else
             gv_cgen_out(b, g, "    s[argmax(h, %zu)] += %s;\n", K, lit);
     }
-    /* the softmax scale of the variant (boost.c's scores_to_proba), computed alike */
+    /* the softmax scale of the variant (scores_to_proba), computed alike */
     double kk = (double)K, scale = 1;
     if (v->variant == BV_ADABOOST) {
         scale = 2;

@@ -13,6 +13,7 @@
  * row plus m, training fails and says how many rows epsilon and delta require.
  * The component keeps the chosen hypothesis and, for inspection, k, m, every run's selection
  * error and the index chosen.
+ * C export (export_c, core/cgen.h): the chosen run's component.
  */
 #include "ensemble.h"
 

@@ -7,7 +7,7 @@
  * looks it up (registry.h, gv_base_learner).  Random streams come from (seed, stream id,
  * index), every id in core/streams.h.  This header declares each ensemble's fit and component
  * kind, what ensembles share (common.c: predicting on every row, the report slots' dispatch;
- * importance.c: the importance formulas) and read-only views of each kind for export and
+ * importance.c: the importance formulas) and read-only views of each kind for dumps and
  * reports.  Adding an ensemble: its file here, its fit and kind below, its rows in registry.c.
  */
 #ifndef GV_ENSEMBLE_H
@@ -119,7 +119,8 @@ extern const gv_component_vt gv_voting_component;
 
 /* ---------------------------------------------------------------------------------------------
  * Read-only views of the ensemble components, for the code that walks a model's component tree
- * from outside its kind's file (model/export.c writes C code from it, eval/report.c draws it).
+ * from outside its kind's file (model/dump.c lists it, model/shap.c explains it, eval/report.c
+ * draws it; C export goes through each kind's export_c slot instead).
  * Each gv_*_view_of fills *v and returns 1 when c is a component of that kind, else returns 0
  * and leaves *v alone.  Every pointer is borrowed from the component and lives as long as it.
  * ------------------------------------------------------------------------------------------ */

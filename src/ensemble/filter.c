@@ -37,6 +37,7 @@
  * probabilities are the vote fractions (1/3 each), except that three different votes give h3's
  * class 1/2 and the other two 1/4 each, so the argmax is h3's class.  (Until 2026-11 the lowest
  * class index won a three-way tie.)  Classification only.
+ * C export (export_c, core/cgen.h): h1, h2, h3, then the majority of three.
  */
 #include "ensemble.h"
 
@@ -433,16 +434,17 @@ static grove_status maj_export_c(const void *impl, gv_cgen *g, size_t *id)
     const size_t K = (size_t)v->n_classes;
     *id = gv_cgen_open_function(g, "filter-boost: the majority of three (filter.c)");
     gv_buf *b = &g->body;
-    gv_cgen_out(b, g, "    double h[%zu];\n    size_t c, v[3];\n    for (c = 0; c < %zu; c++) out[c] = 0;\n",
-        K, K);
+    gv_cgen_out(b, g, "    double h[%zu];\n    size_t c, v[3];\n", K);
+    gv_cgen_out(b, g, "    for (c = 0; c < %zu; c++) out[c] = 0;\n", K);
     for (int j = 0; j < 3; j++)
         gv_cgen_out(b, g, "    c%zu(x, h); v[%d] = argmax(h, %zu);\n", ids[j], j, K);
-    gv_cgen_out(b, g, "    if (v[0] != v[1] && v[0] != v[2] && v[1] != v[2]) {\n"
-              "        out[v[0]] = out[v[1]] = 0.25; /* three different votes: h3 decides */\n"
-              "        out[v[2]] = 0.5;\n"
-              "        return;\n"
-              "    }\n"
-              "    for (c = 0; c < 3; c++) out[v[c]] += 1.0 / 3.0;\n");
+    gv_cgen_out(b, g,
+                "    if (v[0] != v[1] && v[0] != v[2] && v[1] != v[2]) {\n"
+                "        out[v[0]] = out[v[1]] = 0.25; /* three different votes: h3 decides */\n"
+                "        out[v[2]] = 0.5;\n"
+                "        return;\n"
+                "    }\n"
+                "    for (c = 0; c < 3; c++) out[v[c]] += 1.0 / 3.0;\n");
     gv_cgen_out(b, g, "}\n");
     return GROVE_OK;
 }

@@ -6,6 +6,8 @@
  * Pipeline position: ensemble/.  A model is F(x) = base + sum_t f_t(x) per output group (the
  * leaf values already include the learning rate), turned into outputs by the objective's link
  * (loss.h): the binary objectives' F lives in out[1], softmax's F_k in out[k].
+ * C export (export_c, core/cgen.h): the trees, the link as cN_out, the same sums; in the table
+ * form also a blocked batch predictor.
  */
 #include "gbdt_int.h"
 
@@ -479,14 +481,17 @@ static grove_status gbdt_export_c(const void *impl, gv_cgen *g, size_t *id)
     char what[96], lit[GV_CGEN_LIT], leaf[96], vals[64];
     gv_buf *b = &g->body;
     const size_t me = g->n_comps; /* the id open_function gives below */
-    /* the scores F_g -> the outputs (gbdt.c's scores_to_outputs) */
-    gv_cgen_out(b, g, "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
+    /* the scores F_g -> the outputs (gv_gbdt_scores_to_outputs) */
+    gv_cgen_out(
+        b, g,
+        "\n/* gbdt: scores -> outputs */\nstatic void c%zu_out(const double *s, double *out)\n{\n",
         me);
     if (gv_objective_c_outputs(v->o, G, b) != 0) g->nomem = 1;
     gv_cgen_out(b, g, "}\n");
-    snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees", gv_objective_names[v->objective], R, G);
+    snprintf(what, sizeof what, "gbdt, objective %s, %zu rounds x %zu trees",
+             gv_objective_names[v->objective], R, G);
     *id = gv_cgen_open_function(g, what);
-    /* F_g = base_g + the trees of group g in round order (gbdt.c) */
+    /* F_g = base_g + the trees of group g in round order (gbdt_predict_row) */
     gv_cgen_out(b, g, "    double s[%zu];\n", G);
     for (size_t gr = 0; gr < G; gr++) {
         gv_cgen_dlit(v->base[gr], lit);
@@ -501,36 +506,41 @@ static grove_status gbdt_export_c(const void *impl, gv_cgen *g, size_t *id)
         }
     gv_cgen_out(b, g, "    c%zu_out(s, out);\n}\n", me);
     if (g->table) {
-        /* blocks of rows walk each tree in turn while it is in cache (as gbdt.c's blocked
-         * predictor does); every row's sums still run over the trees in round order */
-        gv_cgen_out(b, g, "\n/* tree k of the gbdt: its nodes, values and category words start at "
-                  "N + c%zu_tree[3k], V + c%zu_tree[3k + 1], C + c%zu_tree[3k + 2] */\n"
-                  "static const size_t c%zu_tree[%zu] = {",
-            me, me, me, me, 3 * (n ? n : 1));
+        /* blocks of rows walk each tree in turn while it is in cache (as
+         * gbdt_predict_block does); every row's sums still run over the trees in round order */
+        gv_cgen_out(b, g,
+                    "\n/* tree k of the gbdt: its nodes, values and category words start at "
+                    "N + c%zu_tree[3k], V + c%zu_tree[3k + 1], C + c%zu_tree[3k + 2] */\n"
+                    "static const size_t c%zu_tree[%zu] = {",
+                    me, me, me, me, 3 * (n ? n : 1));
         for (size_t k = 0; k < n; k++)
             gv_cgen_out(b, g, "%s%zu, %zu, %zu,", k % 4 == 0 ? "\n    " : " ", refs[k].node_off,
-                refs[k].value_off, refs[k].cat_off);
+                        refs[k].value_off, refs[k].cat_off);
         if (n == 0) gv_cgen_out(b, g, "0, 0, 0");
         gv_cgen_out(b, g, "\n};\n");
-        gv_cgen_out(b, g, "static UNUSED void c%zu_block(const float *x, size_t n_rows, double *out)\n{\n"
-                  "    double s[64 * %zu];\n    size_t i0, r, t, g;\n"
-                  "    for (i0 = 0; i0 < n_rows; i0 += 64) {\n"
-                  "        size_t nb = n_rows - i0 < 64 ? n_rows - i0 : 64;\n",
-            me, G);
+        gv_cgen_out(b, g,
+                    "static UNUSED void c%zu_block(const float *x, size_t n_rows, double *out)\n{\n"
+                    "    double s[64 * %zu];\n    size_t i0, r, t, g;\n"
+                    "    for (i0 = 0; i0 < n_rows; i0 += 64) {\n"
+                    "        size_t nb = n_rows - i0 < 64 ? n_rows - i0 : 64;\n",
+                    me, G);
         for (size_t gr = 0; gr < G; gr++) {
             gv_cgen_dlit(v->base[gr], lit);
-            gv_cgen_out(b, g, "        for (r = 0; r < nb; r++) s[r * %zu + %zu] = %s;\n", G, gr, lit);
+            gv_cgen_out(b, g, "        for (r = 0; r < nb; r++) s[r * %zu + %zu] = %s;\n", G, gr,
+                        lit);
         }
-        gv_cgen_out(b, g, "        for (t = 0; t < %zu; t++) {\n"
-                  "            const node *tn = N + c%zu_tree[3 * t];\n"
-                  "            const double *tv = V + c%zu_tree[3 * t + 1];\n"
-                  "            const unsigned long *tc = C + c%zu_tree[3 * t + 2];\n"
-                  "            g = t %% %zu;\n"
-                  "            for (r = 0; r < nb; r++)\n"
-                  "                s[r * %zu + g] += tv[walk(tn, tc, x + (i0 + r) * %zu)];\n"
-                  "        }\n"
-                  "        for (r = 0; r < nb; r++) c%zu_out(s + r * %zu, out + (i0 + r) * %zu);\n"
-                  "    }\n}\n",
+        gv_cgen_out(
+            b, g,
+            "        for (t = 0; t < %zu; t++) {\n"
+            "            const node *tn = N + c%zu_tree[3 * t];\n"
+            "            const double *tv = V + c%zu_tree[3 * t + 1];\n"
+            "            const unsigned long *tc = C + c%zu_tree[3 * t + 2];\n"
+            "            g = t %% %zu;\n"
+            "            for (r = 0; r < nb; r++)\n"
+            "                s[r * %zu + g] += tv[walk(tn, tc, x + (i0 + r) * %zu)];\n"
+            "        }\n"
+            "        for (r = 0; r < nb; r++) c%zu_out(s + r * %zu, out + (i0 + r) * %zu);\n"
+            "    }\n}\n",
             n, me, me, me, G, G, g->schema->n_features, me, G, g->n_outputs);
         g->block_id = me;
         g->has_block = 1;

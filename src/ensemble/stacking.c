@@ -36,6 +36,8 @@
  * File form (docs/model-format.md): n_classes, learners (names), folds, passthrough (0/1),
  * members (components), meta_name, and either meta (a component over the meta schema) or, for
  * "linear", coef, fill (one per meta column) and intercept.
+ * C export (export_c, core/cgen.h): the members, the float meta row, then the meta-learner
+ * (written with the meta row's schema) or the linear combiner.
  */
 #include "members.h"
 
@@ -588,9 +590,10 @@ static json_t *stacking_summary(const void *impl)
     return obj;
 }
 
-/* C export (learner.h's export_c slot, core/cgen.h), as stacking_predict_row: the members' outputs as floats into the meta row (after the raw
- * features with passthrough; two classes: P(class 1) only), then the meta-learner on that row,
- * or the linear combiner: intercept + sum of coef[c] * (x_c, or fill[c] when not finite). */
+/* C export (learner.h's export_c slot, core/cgen.h), as stacking_predict_row: the members'
+ * outputs as floats into the meta row (after the raw features with passthrough; two classes:
+ * P(class 1) only), then the meta-learner on that row (written with the meta row's schema), or
+ * the linear combiner: intercept + sum of coef[c] * (x_c, or fill[c] when not finite). */
 static grove_status stacking_export_c(const void *impl, gv_cgen *g, size_t *id)
 {
     const gv_stacking *v = impl;
@@ -612,7 +615,8 @@ static grove_status stacking_export_c(const void *impl, gv_cgen *g, size_t *id)
         char lit[GV_CGEN_LIT];
         gv_cgen_out(b, g, "    float row[%zu];\n    double p[%zu];\n", v->n_meta, K);
         if (v->passthrough)
-            gv_cgen_out(b, g, "    { size_t f; for (f = 0; f < %zu; f++) row[f] = x[f]; }\n", v->n_raw);
+            gv_cgen_out(b, g, "    { size_t f; for (f = 0; f < %zu; f++) row[f] = x[f]; }\n",
+                        v->n_raw);
         for (size_t l = 0; l < L; l++) {
             size_t off = (v->passthrough ? v->n_raw : 0) + l * v->per;
             gv_cgen_out(b, g, "    c%zu(x, p);", ids[l]);
@@ -621,7 +625,7 @@ static grove_status stacking_export_c(const void *impl, gv_cgen *g, size_t *id)
             else
                 for (size_t k = 0; k < v->per; k++)
                     gv_cgen_out(b, g, "%s row[%zu] = (float)p[%zu];%s", k ? "   " : "", off + k, k,
-                        k + 1 == v->per ? "\n" : "");
+                                k + 1 == v->per ? "\n" : "");
         }
         if (meta_c) {
             gv_cgen_out(b, g, "    c%zu(row, out);\n}\n", meta);
@@ -635,8 +639,9 @@ static grove_status stacking_export_c(const void *impl, gv_cgen *g, size_t *id)
                 char fl[GV_CGEN_LIT];
                 gv_cgen_dlit(v->lin.coef[c], lit);
                 gv_cgen_dlit(v->lin.fill[c], fl);
-                gv_cgen_out(b, g, "    xc = (double)row[%zu]; v += %s * (isfinite(xc) ? xc : %s);\n", c,
-                    lit, fl);
+                gv_cgen_out(b, g,
+                            "    xc = (double)row[%zu]; v += %s * (isfinite(xc) ? xc : %s);\n", c,
+                            lit, fl);
             }
             gv_cgen_out(b, g, "    out[0] = v;\n}\n");
         }

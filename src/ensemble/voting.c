@@ -10,6 +10,7 @@
  * probabilities (soft), or of their values (regression).
  *
  * File form (docs/model-format.md): n_classes, learners, soft (0/1), weights, members.
+ * C export (export_c, core/cgen.h): the members, then the weighted vote.
  */
 #include "members.h"
 

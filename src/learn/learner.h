@@ -4,8 +4,9 @@
  * Pipeline position: learn/ (ensembles and the model container are written against this).
  * A *component* is a trained piece of a model behind a small table of functions
  * (gv_component_vt): predict one row (and, optionally, a block of rows or the first rounds),
- * write and read itself as JSON, check itself, summarize itself, free; an ensemble fills the
- * optional report slots it has (training log, margins, OOB estimate, feature importances).  A
+ * write and read itself as JSON, check itself, summarize itself, free, and (optionally) write
+ * itself as C code (export_c, core/cgen.h); an ensemble fills the optional report slots it has
+ * (training log, margins, OOB estimate, feature importances).  A
  * *learner* fits a component on a row view with per-row weights.  Every ensemble takes any
  * learner, so "AdaBoost of perceptrons" or "bagging of networks" need no special code.  A model
  * is a tree of components (model/model.h).

@@ -395,7 +395,8 @@ grove_status gv_linear_model_export_c(const gv_linear_model *lm, int logistic, g
     const size_t F = mp->n_features, NV = lm->n_vec, K = (size_t)lm->n_classes;
     gv_buf *b = &g->body;
     size_t me = g->n_comps; /* the id open_function will give */
-    gv_cgen_out(b, g, "\n/* %s: feature map and weights */\n", logistic ? "logistic" : "perceptron");
+    gv_cgen_out(b, g, "\n/* %s: feature map and weights */\n",
+                logistic ? "logistic" : "perceptron");
     gv_cgen_out(b, g, "static const double c%zu_mean[%zu] = {", me, F);
     gv_cgen_dlist(b, g, mp->mean, F);
     gv_cgen_out(b, g, "};\nstatic const double c%zu_std[%zu] = {", me, F);
@@ -415,18 +416,21 @@ grove_status gv_linear_model_export_c(const gv_linear_model *lm, int logistic, g
     gv_cgen_out(b, g, "    double z[%zu];\n    size_t f, k;\n", K);
     gv_cgen_out(b, g, "    for (k = 0; k < %zu; k++) z[k] = 0;\n", NV);
     gv_cgen_out(b, g, "    for (f = 0; f < %zu; f++) {\n", F);
-    gv_cgen_out(b, g, "        double v = lin_encode(c%zu_is_cat[f], c%zu_width[f], c%zu_mean[f], "
-              "c%zu_std[f], x[f]);\n",
-        me, me, me, me);
-    gv_cgen_out(b, g, "        for (k = 0; k < %zu; k++)\n            z[k] += lin_term(c%zu_is_cat[f], "
-              "c%zu_offset[f], v, c%zu_coef + k * %zu);\n    }\n",
-        NV, me, me, me, mp->dim);
+    gv_cgen_out(b, g,
+                "        double v = lin_encode(c%zu_is_cat[f], c%zu_width[f], c%zu_mean[f], "
+                "c%zu_std[f], x[f]);\n",
+                me, me, me, me);
+    gv_cgen_out(b, g,
+                "        for (k = 0; k < %zu; k++)\n            z[k] += lin_term(c%zu_is_cat[f], "
+                "c%zu_offset[f], v, c%zu_coef + k * %zu);\n    }\n",
+                NV, me, me, me, mp->dim);
     gv_cgen_out(b, g, "    for (k = 0; k < %zu; k++) z[k] += c%zu_intercept[k];\n", NV, me);
     if (logistic)
         gv_cgen_out(b, g, "    logistic_output(z, %zu, out);\n}\n", K);
     else
-        gv_cgen_out(b, g, "    { int c = perceptron_class(z, %zu);\n      for (k = 0; k < %zu; k++) "
-                  "out[k] = (int)k == c; }\n}\n",
-            K, K);
+        gv_cgen_out(b, g,
+                    "    { int c = perceptron_class(z, %zu);\n      for (k = 0; k < %zu; k++) "
+                    "out[k] = (int)k == c; }\n}\n",
+                    K, K);
     return GROVE_OK;
 }

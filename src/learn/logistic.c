@@ -42,6 +42,7 @@
  * probability.
  * File form (docs/model-format.md): the linear fields (linear.c) plus "n_iter" (>= 0) and
  * "converged" (0 or 1).
+ * C export (export_c): the linear model's code (linear.c), then the probabilities.
  */
 #include "linear.h"
 

@@ -48,6 +48,7 @@
  * (lowest index on ties).
  * File form (docs/model-format.md): the linear fields (linear.c) plus "variant" (a string),
  * "epochs" (epochs run) and "mistakes" (updates made during training).
+ * C export (export_c): the linear model's code (linear.c), then the one-hot class.
  */
 #include "linear.h"
 

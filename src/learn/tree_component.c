@@ -17,6 +17,9 @@
  * the same tree always gives the same bytes, and stray numbers in a file are an error.
  * Reading checks types and ranges entry by entry, then gv_tree_validate() checks the
  * structure, so a tree that loads can be walked safely with any input.
+ * C export (export_c, core/cgen.h): the tree as one function with a goto per node, or as rows
+ * of the model's node table walked by one loop (gv_cgen_tree, which boost and gbdt call for their
+ * trees too), mirroring gv_tree_leaf (tree_predict.c).
  */
 #include "learner.h"
 
@@ -747,9 +750,9 @@ static void cgen_tree_code(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref)
         if (n->type == GV_NODE_NUM) {
             gv_cgen_flit(n->threshold, lit);
             if (n->default_left)
-                gv_cgen_out(b, g,
-                            "if (!(x[%zu] > %s)) goto n%d; else goto n%d; /* %s; missing: left */\n",
-                            f, lit, n->left, n->right, nm);
+                gv_cgen_out(
+                    b, g, "if (!(x[%zu] > %s)) goto n%d; else goto n%d; /* %s; missing: left */\n",
+                    f, lit, n->left, n->right, nm);
             else
                 gv_cgen_out(b, g, "if (x[%zu] <= %s) goto n%d; else goto n%d; /* %s */\n", f, lit,
                             n->left, n->right, nm);
@@ -758,17 +761,19 @@ static void cgen_tree_code(gv_cgen *g, const gv_tree *t, gv_cgen_tree_ref *ref)
             for (uint32_t w = 0; w < n->cat_len; w++)
                 gv_cgen_out(b, g, "%s%luUL", w ? ", " : "",
                             (unsigned long)t->cat_data[n->cat_begin + w]);
-            gv_cgen_out(b, g,
-                        "};\n        if (cat_in_set(x[%zu], set, %uu, %d)) goto n%d; else goto n%d; } "
-                        "/* %s in a set; missing: %s */\n",
-                        f, (unsigned)n->cat_len, n->default_left, n->left, n->right, nm,
-                        side_comment(n->default_left));
+            gv_cgen_out(
+                b, g,
+                "};\n        if (cat_in_set(x[%zu], set, %uu, %d)) goto n%d; else goto n%d; } "
+                "/* %s in a set; missing: %s */\n",
+                f, (unsigned)n->cat_len, n->default_left, n->left, n->right, nm,
+                side_comment(n->default_left));
         } else { /* CAT_MULTI */
             gv_cgen_out(b, g, "switch (cat_code(x[%zu], %uu)) { /* %s: one child per category */\n",
                         f, (unsigned)n->cat_len, nm);
             for (uint32_t c = 0; c < n->cat_len; c++) {
                 uint32_t child = t->cat_data[n->cat_begin + c];
-                if (child != UINT32_MAX) gv_cgen_out(b, g, "        case %u: goto n%u;\n", c, child);
+                if (child != UINT32_MAX)
+                    gv_cgen_out(b, g, "        case %u: goto n%u;\n", c, child);
             }
             gv_cgen_out(b, g, "        default: goto n%d; }\n", n->right);
         }

@@ -1,7 +1,12 @@
 /*
  * export.c -- a trained model as one standalone C99 source file (`grove export --lang c`).
  *
- * Pipeline position: model/ (walks the component tree of a grove_model; the CLI writes the text).
+ * Pipeline position: model/ (the CLI writes the text).  Each component kind writes its own
+ * function through its export_c slot (learner.h; the generator's state and text helpers:
+ * core/cgen.h), in the file that owns the kind; this file writes what is the same for every
+ * model: the header comment, the helpers the kinds' code calls, the node tables, the entry
+ * points, and the choice of form.
+ *
  * The generated file depends on libm only.  It defines, with a caller-chosen prefix P:
  *   void P_predict(const float *x, double *out);          one row, n_features floats
  *   void P_predict_double(const double *x, double *out);  the same, each value rounded to float
@@ -10,15 +15,13 @@
  * writing n_outputs doubles per row: class probabilities, or the regression value.
  *
  * Exactness: grove stores raw values as floats (a double becomes (float)x when data is loaded),
- * walks trees on them, and sums in a fixed order.  The generated code mirrors each component's
- * predict_row (tree_predict.c, boost.c, bagging.c, gbdt.c, filter.c, confidence.c,
- * stacking.c's voting, linear.c, perceptron.c, logistic.c) operation for operation, in the same
- * order, with every constant written so that it reads back to the same float or double
- * (%.9g for floats, %.17g for doubles); constants the library computes from the model (the
- * softmax scale of a boosting variant) are computed here with the same operations.  So its
- * outputs equal grove_model_predict's bit for bit (tests/test_export.c checks every supported
- * algorithm on the public datasets).  The generated code must be compiled without
- * -ffast-math (which would let the compiler reorder the sums).
+ * walks trees on them, and sums in a fixed order.  Each kind's export_c slot mirrors its
+ * predict_row operation for operation, in the same order, with every constant written so that it
+ * reads back to the same float or double (%.9g for floats, %.17g for doubles); constants the
+ * library computes from the model (the softmax scale of a boosting variant) are computed there
+ * with the same operations.  So its outputs equal grove_model_predict's bit for bit
+ * (tests/test_export.c checks every supported algorithm on the public datasets).  The generated
+ * code must be compiled without -ffast-math (which would let the compiler reorder the sums).
  *
  * The component tree becomes one static function per component, `static void cN(const float *x,
  * double *out)`, members before the ensembles that call them (the component tree:
@@ -28,8 +31,9 @@
  *          with the feature's name in a comment: readable, fastest for small models;
  *   table  every node of the model in one static table, walked by one loop: compiles in
  *          seconds where a million lines of code would take minutes.
- * Not exported (refused with a message naming what is missing): mlp (no exporter for its
- * network yet), also inside an ensemble (bagging of networks, stacking with an mlp member).
+ * Not exported: a kind without an export_c slot, refused here with a message naming it: mlp (no
+ * exporter for its network yet), also inside an ensemble (bagging of networks, stacking with an
+ * mlp member).
  */
 #include "model.h"
 
@@ -53,8 +57,7 @@ static grove_status emit_root(gv_cgen *g, const gv_component *root, size_t *id)
                       "export: an mlp (neural network) component cannot be exported to C yet: "
                       "the exporter has no code for its layers (trees, tree ensembles, gbdt, "
                       "voting, stacking and the linear learners can be exported)");
-    return gv_err(GROVE_ERR_ARG, "export: component kind '%s' cannot be exported to C",
-                  g->refused);
+    return gv_err(GROVE_ERR_ARG, "export: component kind '%s' cannot be exported to C", g->refused);
 }
 
 /* The total nodes of every tree in the component tree (to choose the form). */
@@ -78,33 +81,41 @@ static void emit_header(gv_cgen *g, const grove_model *m, const char *P, gv_buf 
 {
     const grove_schema *s = m->schema;
     char nm[64];
-    gv_cgen_out(b, g, "/*\n * A grove model exported to standalone C99 by grove %s (`grove export --lang "
-              "c`).\n",
-        GROVE_VERSION_STRING);
+    gv_cgen_out(b, g,
+                "/*\n * A grove model exported to standalone C99 by grove %s (`grove export --lang "
+                "c`).\n",
+                GROVE_VERSION_STRING);
     gv_cgen_out(b, g, " * Algorithm: %s; %s; %zu features; %zu tree nodes (%s form).\n", m->algo,
-        s->task == GROVE_CLASSIFICATION ? "classification" : "regression", s->n_features,
-        n_tree_nodes, g->table ? "node table" : "one function per tree");
+                s->task == GROVE_CLASSIFICATION ? "classification" : "regression", s->n_features,
+                n_tree_nodes, g->table ? "node table" : "one function per tree");
     if (header_file)
-        gv_cgen_out(b, g, " *\n * Entry points (defined in the C file exported with this header):\n");
+        gv_cgen_out(b, g,
+                    " *\n * Entry points (defined in the C file exported with this header):\n");
     else
-        gv_cgen_out(b, g, " *\n * Entry points (declared in the header `grove export` writes beside this "
-                  "file):\n");
+        gv_cgen_out(b, g,
+                    " *\n * Entry points (declared in the header `grove export` writes beside this "
+                    "file):\n");
     gv_cgen_out(b, g, " *   void %s_predict(const float *x, double *out);\n", P);
     gv_cgen_out(b, g, " *   void %s_predict_double(const double *x, double *out);\n", P);
-    gv_cgen_out(b, g, " *   void %s_predict_batch(const float *x, size_t n_rows, double *out);\n", P);
-    gv_cgen_out(b, g, " *   void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n",
-        P);
-    gv_cgen_out(b, g, " * x: one row of %zu values (batch: n_rows rows, row-major), in this order:\n",
-        s->n_features);
+    gv_cgen_out(b, g, " *   void %s_predict_batch(const float *x, size_t n_rows, double *out);\n",
+                P);
+    gv_cgen_out(b, g,
+                " *   void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n",
+                P);
+    gv_cgen_out(b, g,
+                " * x: one row of %zu values (batch: n_rows rows, row-major), in this order:\n",
+                s->n_features);
     if (s->feature_ids)
-        gv_cgen_out(b, g, " * (compact features: these are columns of %zu-wide data, the only ones the\n"
-                  " * model reads; pass those values, each at its x[] position)\n", s->n_columns);
+        gv_cgen_out(b, g,
+                    " * (compact features: these are columns of %zu-wide data, the only ones the\n"
+                    " * model reads; pass those values, each at its x[] position)\n",
+                    s->n_columns);
     for (size_t f = 0; f < s->n_features; f++) {
         gv_cgen_name(s->feature_names[f], nm);
         if (!s->is_categorical[f]) {
             if (s->feature_ids)
                 gv_cgen_out(b, g, " *   x[%zu] %s (numeric; column %lu of the data)\n", f, nm,
-                    (unsigned long)s->feature_ids[f]);
+                            (unsigned long)s->feature_ids[f]);
             else
                 gv_cgen_out(b, g, " *   x[%zu] %s (numeric)\n", f, nm);
             continue;
@@ -117,8 +128,9 @@ static void emit_header(gv_cgen *g, const grove_model *m, const char *P, gv_buf 
         }
         gv_cgen_out(b, g, "%s)\n", nc > 12 ? ", ..." : "");
     }
-    gv_cgen_out(b, g, " * Missing values are NaN.  A categorical value that is not one of the codes "
-              "above\n * (negative, fractional, too large) is treated as missing.\n");
+    gv_cgen_out(b, g,
+                " * Missing values are NaN.  A categorical value that is not one of the codes "
+                "above\n * (negative, fractional, too large) is treated as missing.\n");
     if (s->task == GROVE_CLASSIFICATION) {
         gv_cgen_out(b, g, " * out: %zu class probabilities, in this order:", m->n_outputs);
         for (size_t c = 0; c < s->classes.n; c++) {
@@ -129,31 +141,38 @@ static void emit_header(gv_cgen *g, const grove_model *m, const char *P, gv_buf 
     } else {
         gv_cgen_out(b, g, " * out: 1 value, the prediction.\n");
     }
-    gv_cgen_out(b, g, " * The outputs equal grove's (grove predict, grove_model_predict) bit for bit: "
-              "grove reads\n * values as floats, so the double entry points round each value "
-              "to float first.\n * Compile without -ffast-math (it reorders the sums); link with "
-              "-lm.\n */\n");
+    gv_cgen_out(b, g,
+                " * The outputs equal grove's (grove predict, grove_model_predict) bit for bit: "
+                "grove reads\n * values as floats, so the double entry points round each value "
+                "to float first.\n * Compile without -ffast-math (it reorders the sums); link with "
+                "-lm.\n */\n");
     if (header_file) {
         /* the header: the same comment, the sizes and the prototypes, for C and C++ callers */
-        gv_cgen_out(b, g, "#ifndef %s_GROVE_EXPORT_H\n#define %s_GROVE_EXPORT_H\n\n#include <stddef.h>\n\n"
-                  "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", P, P);
-        gv_cgen_out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P, s->n_features, P,
-            m->n_outputs);
+        gv_cgen_out(
+            b, g,
+            "#ifndef %s_GROVE_EXPORT_H\n#define %s_GROVE_EXPORT_H\n\n#include <stddef.h>\n\n"
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+            P, P);
+        gv_cgen_out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P,
+                    s->n_features, P, m->n_outputs);
         gv_cgen_out(b, g, "void %s_predict(const float *x, double *out);\n", P);
         gv_cgen_out(b, g, "void %s_predict_double(const double *x, double *out);\n", P);
-        gv_cgen_out(b, g, "void %s_predict_batch(const float *x, size_t n_rows, double *out);\n", P);
-        gv_cgen_out(b, g, "void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n",
-            P);
+        gv_cgen_out(b, g, "void %s_predict_batch(const float *x, size_t n_rows, double *out);\n",
+                    P);
+        gv_cgen_out(b, g,
+                    "void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n",
+                    P);
         gv_cgen_out(b, g, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
         return;
     }
     gv_cgen_out(b, g, "#include <math.h>\n#include <stddef.h>\n#include <stdlib.h>\n\n");
-    gv_cgen_out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P, s->n_features, P,
-        m->n_outputs);
+    gv_cgen_out(b, g, "#define %s_N_FEATURES %zu\n#define %s_N_OUTPUTS %zu\n\n", P, s->n_features,
+                P, m->n_outputs);
     gv_cgen_out(b, g, "void %s_predict(const float *x, double *out);\n", P);
     gv_cgen_out(b, g, "void %s_predict_double(const double *x, double *out);\n", P);
     gv_cgen_out(b, g, "void %s_predict_batch(const float *x, size_t n_rows, double *out);\n", P);
-    gv_cgen_out(b, g, "void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n", P);
+    gv_cgen_out(b, g,
+                "void %s_predict_batch_double(const double *x, size_t n_rows, double *out);\n", P);
 }
 
 /* Helpers every file gets (static; unused ones are marked so that -Wall stays quiet). */
@@ -291,41 +310,52 @@ grove_status gv_model_export_c(const grove_model *m, const char *prefix, int for
         if (g.has_cat || g.table) gv_cgen_out(text, &g, "%s", cat_text);
         if (g.table) {
             gv_cgen_out(text, &g, "%s", walk_text);
-            gv_cgen_out(text, &g, "\n/* every node of the model's trees (tree by tree) */\n"
-                          "static UNUSED const node N[%zu] = {\n",
-                g.n_nodes ? g.n_nodes : 1);
+            gv_cgen_out(text, &g,
+                        "\n/* every node of the model's trees (tree by tree) */\n"
+                        "static UNUSED const node N[%zu] = {\n",
+                        g.n_nodes ? g.n_nodes : 1);
             gv_cgen_append(text, &g.nodes, &g);
-            gv_cgen_out(text, &g, "%s};\n\n/* their values, node-major */\nstatic UNUSED const double V[%zu] = {",
-                g.n_nodes ? "" : "    {0, 0, 0, 0.0f, 0, 0, 0u, 0u}\n", g.n_values ? g.n_values : 1);
+            gv_cgen_out(
+                text, &g,
+                "%s};\n\n/* their values, node-major */\nstatic UNUSED const double V[%zu] = {",
+                g.n_nodes ? "" : "    {0, 0, 0, 0.0f, 0, 0, 0u, 0u}\n",
+                g.n_values ? g.n_values : 1);
             gv_cgen_append(text, &g.values, &g);
-            gv_cgen_out(text, &g, "%s\n};\n\n/* category sets and child maps */\nstatic const unsigned "
-                          "long C[%zu] = {",
-                g.n_values ? "" : "0.0", g.n_cats ? g.n_cats : 1);
+            gv_cgen_out(text, &g,
+                        "%s\n};\n\n/* category sets and child maps */\nstatic const unsigned "
+                        "long C[%zu] = {",
+                        g.n_values ? "" : "0.0", g.n_cats ? g.n_cats : 1);
             gv_cgen_append(text, &g.cats, &g);
             gv_cgen_out(text, &g, "%s\n};\n", g.n_cats ? "" : "0UL");
             gv_cgen_out(text, &g, "%s", walk_fn_text);
         }
         gv_cgen_append(text, &g.body, &g);
         gv_cgen_out(text, &g, "\n/* ---- entry points ---- */\n");
-        gv_cgen_out(text, &g, "void %s_predict(const float *x, double *out)\n{\n    c%zu(x, out);\n}\n\n",
-            P, root);
-        gv_cgen_out(text, &g, "void %s_predict_double(const double *x, double *out)\n{\n"
-                      "    float r[%zu];\n    size_t j;\n"
-                      "    for (j = 0; j < %zu; j++) r[j] = (float)x[j];\n    c%zu(r, out);\n}\n\n",
-            P, F, F, root);
+        gv_cgen_out(text, &g,
+                    "void %s_predict(const float *x, double *out)\n{\n    c%zu(x, out);\n}\n\n", P,
+                    root);
+        gv_cgen_out(text, &g,
+                    "void %s_predict_double(const double *x, double *out)\n{\n"
+                    "    float r[%zu];\n    size_t j;\n"
+                    "    for (j = 0; j < %zu; j++) r[j] = (float)x[j];\n    c%zu(r, out);\n}\n\n",
+                    P, F, F, root);
         if (g.has_block && g.block_id == root)
-            gv_cgen_out(text, &g, "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n"
-                          "{\n    c%zu_block(x, n_rows, out);\n}\n\n",
-                P, root);
+            gv_cgen_out(text, &g,
+                        "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n"
+                        "{\n    c%zu_block(x, n_rows, out);\n}\n\n",
+                        P, root);
         else
-            gv_cgen_out(text, &g, "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n{\n"
-                          "    size_t i;\n    for (i = 0; i < n_rows; i++) c%zu(x + i * %zu, out + i * "
-                          "%zu);\n}\n\n",
+            gv_cgen_out(
+                text, &g,
+                "void %s_predict_batch(const float *x, size_t n_rows, double *out)\n{\n"
+                "    size_t i;\n    for (i = 0; i < n_rows; i++) c%zu(x + i * %zu, out + i * "
+                "%zu);\n}\n\n",
                 P, root, F, K);
-        gv_cgen_out(text, &g, "void %s_predict_batch_double(const double *x, size_t n_rows, double *out)\n"
-                      "{\n    size_t i;\n    for (i = 0; i < n_rows; i++) %s_predict_double(x + i * "
-                      "%zu, out + i * %zu);\n}\n",
-            P, P, F, K);
+        gv_cgen_out(text, &g,
+                    "void %s_predict_batch_double(const double *x, size_t n_rows, double *out)\n"
+                    "{\n    size_t i;\n    for (i = 0; i < n_rows; i++) %s_predict_double(x + i * "
+                    "%zu, out + i * %zu);\n}\n",
+                    P, P, F, K);
     }
     gv_cgen_free(&g);
     if (st == GROVE_OK && g.nomem) st = gv_err_nomem("the exported C code");

@@ -53,7 +53,7 @@ grove_status gv_model_from_text(const char *text, size_t len, const char *source
  * documents its entry points), appended to the empty buffer `text` (cleared on failure).
  * `prefix` (a C identifier, checked by the caller) names the entry points; `form` chooses how
  * trees are written: one function per tree, one static node table, or by size (auto).
- * GROVE_ERR_ARG naming the component kind that cannot be exported (mlp, stacking).  With
+ * GROVE_ERR_ARG naming the component kind that cannot be exported (mlp: no export_c slot).  With
  * `header`, the file's header instead: the same comment, the sizes and the four prototypes. */
 enum { GV_EXPORT_AUTO = 0, GV_EXPORT_CODE = 1, GV_EXPORT_TABLE = 2 };
 grove_status gv_model_export_c(const grove_model *m, const char *prefix, int form, int header,
