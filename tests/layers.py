@@ -12,7 +12,8 @@ A file in layer L may include (#include "...") and call only what lives in L or 
   loss      objectives (scores -> gradients, hessians) and weighted metrics
   learn     base learners: the histogram tree engine, stump, linear learners, mlp
   ensemble  AdaBoost family, bagging, forests, gbdt, stacking, voting
-  model     the container of components and its file (read, write, gzip); export to C walks the model
+  model     the container of components and its file (read, write, gzip); export to C (each component
+            writes its own code through its export_c slot)
   eval      metrics over a model, cross-validation, bias-variance, diagnostics, HTML reports
   vision    images, Haar features and the attentional cascade (an ensemble of stumps plus a detector)
   api       the public entry points (include/grove.h is implemented here and by the lower layers'
