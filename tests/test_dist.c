@@ -122,7 +122,7 @@ int main(void)
     {
         const double t = 0x1p-1074;
         double s[3] = {3 * t, -t, 5 * t};
-        CHECK(gv_dist_grid(s, 3) == t);
+        CHECK(gv_dist_grid(s, 3, 1) == t);
         CHECK(gv_dist_sum_exact(s, 3) == 7.0 * N * t);
         double u[2] = {1e-320, 1e-315}; /* a subnormal maximum: the grid below it is 2^-1074 too */
         CHECK(gv_dist_sum_exact(u, 2) == (1e-320 + 1e-315) * N);

@@ -258,58 +258,88 @@ static double grid_of(double m, size_t n)
     return ldexp(1.0, e > DBL_MIN_EXP - DBL_MANT_DIG ? e : DBL_MIN_EXP - DBL_MANT_DIG);
 }
 
+/* Threads for the elementwise passes below (max is exact in any order; each value is its own). */
+#define DIST_PAR_MIN 65536
+#define DIST_THREADS(n, nt) ((n) >= DIST_PAR_MIN && (nt) > 1 ? (nt) : 1)
+
 /* (the exponent of max|v| is the largest exponent: frexp is monotone in |v|) */
-double gv_dist_grid(const double *v, size_t n)
+double gv_dist_grid(const double *v, size_t n, int nt)
 {
     double m = 0;
     int bad = 0;
-    for (size_t i = 0; i < n; i++) {
+    const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m) reduction(| : bad)
+#endif
+    for (long i = 0; i < N; i++) {
         double a = fabs(v[i]);
         bad |= !(a <= DBL_MAX); /* inf or NaN */
         m = a > m ? a : m;
     }
+    (void)nt;
     return grid_of(bad ? NAN : m, n);
 }
 
-double gv_dist_grid_f32(const float *v, size_t n, size_t stride)
+double gv_dist_grid_f32(const float *v, size_t n, size_t stride, int nt)
 {
     float m = 0;
     int bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        float a = fabsf(v[i * stride]);
+    const long N = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m) reduction(| : bad)
+#endif
+    for (long i = 0; i < N; i++) {
+        float a = fabsf(v[(size_t)i * stride]);
         bad |= !(a <= FLT_MAX);
         m = a > m ? a : m;
     }
+    (void)nt;
     return grid_of(bad ? NAN : (double)m, n);
+}
+
+/* rint(x) for |x| < 2^51, the grids' bound (|v| / q < 2^(52 - k), k >= 1): adding and taking
+ * away 1.5 x 2^52 rounds to an integer in the current mode (to nearest, ties to even, as rint),
+ * without a libm call on CPUs before SSE4.1's roundsd */
+static inline double rint51(double x)
+{
+    const double c = 0x1.8p52; /* (C's floating point is not reassociated: x + c - c stays) */
+    return (x + c) - c;
 }
 
 /* v / q as v * (1 / q) when 1 / q is a normal double (q a power of two: the same correctly
  * rounded quotient, without a division) */
-void gv_dist_snap(double *v, size_t n, double q)
+void gv_dist_snap(double *v, size_t n, double q, int nt)
 {
     if (!isfinite(q)) return; /* values that are not finite have no grid: left as they are */
     const double r = 1 / q;
-    if (isnormal(r) && isnormal(q)) {
-        for (size_t i = 0; i < n; i++) v[i] = rint(v[i] * r) * q;
-    } else {
-        for (size_t i = 0; i < n; i++) v[i] = rint(v[i] / q) * q;
-    }
+    const int mul = isnormal(r) && isnormal(q);
+    const long N = (long)n;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static)
+#endif
+    for (long i = 0; i < N; i++) v[i] = rint51(mul ? v[i] * r : v[i] / q) * q;
 }
 
-void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q)
+void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q, int nt)
 {
     if (!isfinite(q)) return;
     const double r = 1 / q;
-    if (isnormal(r) && isnormal(q)) {
-        for (size_t i = 0; i < n; i++) v[i * stride] = (float)(rint((double)v[i * stride] * r) * q);
-    } else {
-        for (size_t i = 0; i < n; i++) v[i * stride] = (float)(rint((double)v[i * stride] / q) * q);
+    const int mul = isnormal(r) && isnormal(q);
+    const long N = (long)n;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static)
+#endif
+    for (long i = 0; i < N; i++) {
+        double x = (double)v[(size_t)i * stride];
+        v[(size_t)i * stride] = (float)(rint51(mul ? x * r : x / q) * q);
     }
 }
 
 double gv_dist_sum_exact(const double *v, size_t n)
 {
-    double q = gv_dist_grid(v, n);
+    double q = gv_dist_grid(v, n, 1);
     int64_t s = 0;
     /* a value that is not finite (on any rank: q is then inf on all) has no integer: converting
      * inf to int64 is undefined.  The sum is then NaN on every rank (the same collectives run). */

@@ -53,16 +53,17 @@ void gv_dist_allgather(const void *in, void *out, size_t n);
  * and grouping, so totals do not depend on how the rows are split over ranks or threads.
  * gv_dist_sum_exact: the sum over all ranks of the snapped v[0..n).  A value that is not
  * finite on any rank makes the grid inf on every rank, gv_dist_snap leave v as it is and
- * gv_dist_sum_exact NaN (never an inf converted to an integer). */
-double gv_dist_grid(const double *v, size_t n);
-void gv_dist_snap(double *v, size_t n, double q);
+ * gv_dist_sum_exact NaN (never an inf converted to an integer).  nt: threads for the pass over
+ * v (the grid is a maximum and each value is rounded on its own: the same for any nt). */
+double gv_dist_grid(const double *v, size_t n, int nt);
+void gv_dist_snap(double *v, size_t n, double q, int nt);
 double gv_dist_sum_exact(const double *v, size_t n);
 /* The same grid and rounding for floats at v[0], v[stride], ... v[(n - 1) stride] (one
  * process's (g, h) pairs, gbdt.c): a float rounded to a grid q of floats stays a float (below
  * 2^24 q it is an integer of at most 24 bits times q; above, its own spacing is a multiple of
  * q), so snapped floats and the same values snapped as doubles are equal. */
-double gv_dist_grid_f32(const float *v, size_t n, size_t stride);
-void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q);
+double gv_dist_grid_f32(const float *v, size_t n, size_t stride, int nt);
+void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q, int nt);
 /* Every rank's in[0..n) (n may differ by rank) concatenated in rank order, into *out (a new
  * gv_malloc'd buffer of *n_out bytes, freed with gv_free) on every rank (collective).  The
  * total must fit an int (MPI's counts): GROVE_ERR_DATA on every rank otherwise; out of

@@ -644,7 +644,7 @@ static grove_status setup(trainer *tr, int mode, const gv_fit_input *in)
             st = gv_dist_agree(tr->weight ? GROVE_OK : gv_err_nomem("the weights"));
             if (st != GROVE_OK) return st;
             memcpy(tr->weight, in->weight, N * sizeof *tr->weight);
-            gv_dist_snap(tr->weight, N, gv_dist_grid(tr->weight, N));
+            gv_dist_snap(tr->weight, N, gv_dist_grid(tr->weight, N, 1), 1);
         }
     }
     return zero_weight_rows(tr);

@@ -210,7 +210,7 @@ static size_t draw_sample(trainer *tr)
     if (tr->exact) {
         /* cum[i] = the global cumulative weight through row i: the lower ranks' total plus
          * this rank's prefix, all exact multiples of the grid */
-        double q = gv_dist_grid(tr->D, tr->n);
+        double q = gv_dist_grid(tr->D, tr->n, 1);
         int64_t s = 0, R = gv_dist_size(), rk = gv_dist_rank();
         for (size_t i = 0; i < tr->n; i++) s += (int64_t)rint(tr->D[i] / q);
         int64_t *all = gv_malloc_array((size_t)R, sizeof *all);
@@ -307,7 +307,7 @@ static grove_status m2_tree_plausibilities(trainer *tr, const gv_tree *tree, dou
     }
     /* data-parallel: every term rounded to the grid of D (each is at most D(i)), so the sums
      * per leaf, and over the ranks, are exact */
-    const double q = tr->exact ? gv_dist_grid(tr->D, n) : 0;
+    const double q = tr->exact ? gv_dist_grid(tr->D, n, 1) : 0;
     for (size_t i = 0; i < n; i++) {
         size_t leaf = gv_tree_leaf(tree, tr->in->data, i), yi = (size_t)tr->y[i];
         double W = 0;

@@ -191,8 +191,8 @@ static void compute_gradients(trainer *tr)
         tr->gh_checked = gv_rank_gradients(tr->obj, tr->y, tr->w, tr->F, tr->n, d->query_ptr,
                                            d->n_queries, &tr->lp, tr->nt, tr->grad, tr->hess);
         if (tr->exact) { /* each rank's own queries; the sums on dist.h's grid, as below */
-            gv_dist_snap(tr->grad, tr->n, gv_dist_grid(tr->grad, tr->n));
-            gv_dist_snap(tr->hess, tr->n, gv_dist_grid(tr->hess, tr->n));
+            gv_dist_snap(tr->grad, tr->n, gv_dist_grid(tr->grad, tr->n, tr->nt), tr->nt);
+            gv_dist_snap(tr->hess, tr->n, gv_dist_grid(tr->hess, tr->n, tr->nt), tr->nt);
             tr->gh_checked = 0;
         }
         return;
@@ -210,8 +210,8 @@ static void compute_gradients(trainer *tr)
     tr->owed = NULL;
     tr->gh_in_ns = gh != NULL;
     if (gh && tr->gh_checked && tr->exact) { /* the pairs on the grid, as in the branch below */
-        gv_dist_snap_f32(gh, tr->n, 2, gv_dist_grid_f32(gh, tr->n, 2));
-        gv_dist_snap_f32(gh + 1, tr->n, 2, gv_dist_grid_f32(gh + 1, tr->n, 2));
+        gv_dist_snap_f32(gh, tr->n, 2, gv_dist_grid_f32(gh, tr->n, 2, tr->nt), tr->nt);
+        gv_dist_snap_f32(gh + 1, tr->n, 2, gv_dist_grid_f32(gh + 1, tr->n, 2, tr->nt), tr->nt);
     }
     if (gh && !tr->gh_checked) { /* a bad pair: grad and hess, for the tree to name its row */
         for (size_t i = 0; i < tr->n; i++) {
@@ -225,8 +225,8 @@ static void compute_gradients(trainer *tr)
          * of the rows, so one process (whose tree engine keeps them as floats: they are floats
          * on a grid of floats) and every rank count build the same trees */
         size_t m = tr->n * tr->G;
-        gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m));
-        gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m));
+        gv_dist_snap(tr->grad, m, gv_dist_grid(tr->grad, m, tr->nt), tr->nt);
+        gv_dist_snap(tr->hess, m, gv_dist_grid(tr->hess, m, tr->nt), tr->nt);
         tr->gh_checked = 0; /* the snapped values: the tree engine checks them */
     }
 }
@@ -730,7 +730,7 @@ static grove_status trainer_init(trainer *tr, const gv_fit_input *in)
     }
     tr->exact = tr->dist || !gv_param_int(p, GV_P_QUANTIZED_BITS);
     /* the sample weights' grid, for exact quantiles (GV_BASE_QUANTILE, GV_LEAF_QUANTILE) */
-    if (tr->exact) tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n) : 1.0;
+    if (tr->exact) tr->wq = tr->w ? gv_dist_grid(tr->w, tr->n, tr->nt) : 1.0;
 
     tr->b = gv_gbdt_new(tr->obj, K, tr->rounds, (int)gv_param_int(p, GV_P_TRAIN_METRIC),
                      valid != NULL);

@@ -89,7 +89,7 @@ static grove_status dist_weights(const double *w, size_t n, double **own)
         return st;
     }
     memcpy(c, w, n * sizeof *c);
-    gv_dist_snap(c, n, gv_dist_grid(c, n));
+    gv_dist_snap(c, n, gv_dist_grid(c, n, 1), 1);
     *own = c;
     return GROVE_OK;
 }
@@ -121,7 +121,7 @@ static grove_status fit_pseudo(gv_tree_config *cfg, const gv_fit_input *in, gv_r
             w[r * K + c] = c == yr ? wr : wr * in->mislabel[r * K + c];
         }
     }
-    gv_dist_snap(w, N * K, gv_dist_grid(w, N * K)); /* exact sums (dist_weights) */
+    gv_dist_snap(w, N * K, gv_dist_grid(w, N * K, 1), 1); /* exact sums (dist_weights) */
     for (size_t p = 0; p < nv; p++) {
         size_t r = in->rows ? in->rows[p] : p;
         for (size_t c = 0; c < K; c++) rows[p * K + c] = r * K + c;

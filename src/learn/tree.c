@@ -554,7 +554,7 @@ static grove_status reg_stats_dist(gv_engine *e)
     }
     double *a = t, *b = t + n;
     for (size_t i = 0; i < n; i++) a[i] = in->weight ? in->weight[e->idx[i]] : 1.0;
-    gv_dist_snap(a, n, gv_dist_grid(a, n)); /* (no-op for weights learners.c snapped) */
+    gv_dist_snap(a, n, gv_dist_grid(a, n, 1), 1); /* (no-op for weights learners.c snapped) */
     for (size_t i = 0; i < n; i++) b[i] = a[i] * in->y[e->idx[i]];
     double sw = gv_dist_sum_exact(a, n), swy = gv_dist_sum_exact(b, n);
     e->shift = sw > 0 ? swy / sw : 0.0;
@@ -563,14 +563,14 @@ static grove_status reg_stats_dist(gv_engine *e)
         reg[3 * r] = a[i];
         b[i] = a[i] * (in->y[r] - e->shift);
     }
-    gv_dist_snap(b, n, gv_dist_grid(b, n));
+    gv_dist_snap(b, n, gv_dist_grid(b, n, 1), 1);
     for (size_t i = 0; i < n; i++) {
         size_t r = e->idx[i];
         double d = in->y[r] - e->shift;
         reg[3 * r + 1] = b[i];
         b[i] = a[i] * d * d;
     }
-    gv_dist_snap(b, n, gv_dist_grid(b, n));
+    gv_dist_snap(b, n, gv_dist_grid(b, n, 1), 1);
     for (size_t i = 0; i < n; i++) reg[3 * e->idx[i] + 2] = b[i];
     gv_free(t);
     e->reg = reg;
