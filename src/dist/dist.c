@@ -262,39 +262,52 @@ static double grid_of(double m, size_t n)
 #define DIST_PAR_MIN 65536
 #define DIST_THREADS(n, nt) ((n) >= DIST_PAR_MIN && (nt) > 1 ? (nt) : 1)
 
-/* (the exponent of max|v| is the largest exponent: frexp is monotone in |v|) */
+/* The largest |v_i| as the bits of a double with the sign cleared: those order as the values
+ * do, and inf and NaN lie above DBL_MAX's (an integer maximum, which vectorizes, instead of a
+ * comparison of doubles and a test for values that are not finite).  Then the grid of it
+ * (frexp is monotone in |v|, so the largest value has the largest exponent). */
 double gv_dist_grid(const double *v, size_t n, int nt)
 {
-    double m = 0;
-    int bad = 0;
+    uint64_t m = 0;
     const long N = (long)n;
+    (void)nt;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m) reduction(| : bad)
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m)
 #endif
     for (long i = 0; i < N; i++) {
-        double a = fabs(v[i]);
-        bad |= !(a <= DBL_MAX); /* inf or NaN */
-        m = a > m ? a : m;
+        uint64_t u;
+        memcpy(&u, v + i, sizeof u);
+        u &= ~(UINT64_C(1) << 63);
+        m = u > m ? u : m;
     }
-    (void)nt;
-    return grid_of(bad ? NAN : m, n);
+    const double dmax = DBL_MAX;
+    uint64_t top;
+    memcpy(&top, &dmax, sizeof top);
+    double a;
+    memcpy(&a, &m, sizeof a);
+    return grid_of(m > top ? NAN : a, n);
 }
 
 double gv_dist_grid_f32(const float *v, size_t n, size_t stride, int nt)
 {
-    float m = 0;
-    int bad = 0;
+    uint32_t m = 0;
     const long N = (long)n;
+    (void)nt;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m) reduction(| : bad)
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m)
 #endif
     for (long i = 0; i < N; i++) {
-        float a = fabsf(v[(size_t)i * stride]);
-        bad |= !(a <= FLT_MAX);
-        m = a > m ? a : m;
+        uint32_t u;
+        memcpy(&u, v + (size_t)i * stride, sizeof u);
+        u &= ~(UINT32_C(1) << 31);
+        m = u > m ? u : m;
     }
-    (void)nt;
-    return grid_of(bad ? NAN : (double)m, n);
+    const float fmax = FLT_MAX;
+    uint32_t top;
+    memcpy(&top, &fmax, sizeof top);
+    float a;
+    memcpy(&a, &m, sizeof a);
+    return grid_of(m > top ? NAN : (double)a, n);
 }
 
 /* rint(x) for |x| < 2^51, the grids' bound (|v| / q < 2^(52 - k), k >= 1): adding and taking
@@ -337,17 +350,26 @@ void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q, int nt)
     }
 }
 
+/* Each v_i / q is an integer below 2^(52 - k) in magnitude (the grid's bound), so all n of them
+ * and every partial sum are integers below 2^52: exact as doubles, in any order.  Four partial
+ * sums (independent additions; the same total), one int64 for the ranks. */
 double gv_dist_sum_exact(const double *v, size_t n)
 {
     double q = gv_dist_grid(v, n, 1);
     int64_t s = 0;
     /* a value that is not finite (on any rank: q is then inf on all) has no integer: converting
      * inf to int64 is undefined.  The sum is then NaN on every rank (the same collectives run). */
-    const double r = 1 / q; /* v / q as v * r when both are normal powers of two (gv_dist_snap) */
-    if (isfinite(q) && isnormal(r) && isnormal(q))
-        for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] * r);
-    else if (isfinite(q))
-        for (size_t i = 0; i < n; i++) s += (int64_t)rint(v[i] / q);
+    if (isfinite(q)) {
+        const double r = 1 / q; /* v / q as v * r when both are normal (gv_dist_snap) */
+        const int mul = isnormal(r) && isnormal(q);
+        double p[4] = {0, 0, 0, 0};
+        size_t i = 0;
+        if (mul)
+            for (; i + 4 <= n; i += 4)
+                for (int j = 0; j < 4; j++) p[j] += rint51(v[i + j] * r);
+        for (; i < n; i++) p[0] += rint51(mul ? v[i] * r : v[i] / q);
+        s = (int64_t)((p[0] + p[1]) + (p[2] + p[3]));
+    }
     gv_dist_sum_i64(&s, 1);
     return isfinite(q) ? (double)s * q : NAN;
 }
