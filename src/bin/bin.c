@@ -608,10 +608,11 @@ static grove_status build_csr(const grove_dataset *d, gv_binned *b)
 
 /* The sparse row list of feature f when its most frequent bin holds at least half of the rows
  * (bin.h); leaves the feature dense when it does not or memory is short. */
-static void find_sparse(gv_binned *b, size_t f, const uint32_t *counted)
+static void find_sparse(gv_binned *b, size_t f, const uint32_t *counted, double *collision)
 {
     size_t n = b->n_rows, nb = b->mappers[f].n_bins;
     size_t *count = gv_calloc(nb, sizeof *count);
+    *collision = 0;
     if (!count) {
         b->mode_bin[f] = UINT32_MAX; /* marks root_count[f] as not filled */
         return;
@@ -625,6 +626,7 @@ static void find_sparse(gv_binned *b, size_t f, const uint32_t *counted)
     size_t mode = 0;
     for (size_t k = 1; k < nb; k++)
         if (count[k] > count[mode]) mode = k;
+    for (size_t k = 0; k < nb; k++) *collision += ((double)count[k] / (double)n) * ((double)count[k] / (double)n);
     size_t other = n - count[mode];
     gv_free(count);
     if (2 * other > n) return;
@@ -759,16 +761,21 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
             gv_free(b->root_count_off);
             b->root_count_off = NULL;
         }
-        if (b->mode_bin && b->n_sparse && b->sparse_rows) {
+        double *coll_f = gv_calloc(F ? F : 1, sizeof *coll_f); /* each feature's sum_k p_k^2 */
+        if (b->mode_bin && b->n_sparse && b->sparse_rows && coll_f) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) if (nt > 1 && F > 1)
 #endif
-            for (size_t f = 0; f < F; f++) find_sparse(b, f, counted ? counted + f * 256 : NULL);
+            for (size_t f = 0; f < F; f++)
+                find_sparse(b, f, counted ? counted + f * 256 : NULL, &coll_f[f]);
             int filled = 1;
+            double coll = 0;
             for (size_t f = 0; f < F; f++) {
                 any += b->sparse_rows[f] != NULL;
                 filled &= b->mode_bin[f] != UINT32_MAX;
+                coll += coll_f[f];
             }
+            b->bin_collision = F ? coll / (double)F : 0;
             if (!filled) {
                 gv_free(b->root_count);
                 gv_free(b->root_count_off);
@@ -781,6 +788,7 @@ grove_status gv_binned_build(const grove_dataset *d, const gv_bin_mapper *mapper
             b->root_count = NULL;
             b->root_count_off = NULL;
         }
+        gv_free(coll_f);
         if (!any) { /* no sparse feature (or no memory for the lists): NULL arrays, bin.h */
             gv_free(b->mode_bin);
             gv_free(b->n_sparse);

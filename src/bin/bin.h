@@ -58,6 +58,11 @@ typedef struct gv_binned {
      * from here instead of counting again (they do not depend on weights).  Owned. */
     double *root_count;
     size_t *root_count_off;       /* [n_features] */
+    /* The mean over features of sum_k p_k^2, p_k the share of rows in bin k: the chance that
+     * two rows fall in the same bin of a feature (1/n_bins for evenly spread values, 1/4 and
+     * up where half the rows share a bin, as the zeros of pixels).  Counted with root_count
+     * (n_rows >= GV_SPARSE_MIN_ROWS); 0 when not counted. */
+    double bin_collision;
     /* The compressed-row layout, built from a sparse dataset (dataset.h) instead of bins8 and
      * bins16 (both NULL then): row i's entries csr_ptr[i] .. csr_ptr[i+1], features csr_feat
      * strictly increasing, bins csr_bin; every other bin of feature f is default_bin[f] (the

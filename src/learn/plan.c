@@ -13,12 +13,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Row-major GRAD builds add into 32-byte records where the whole histogram in them,
- * records x 32 bytes, fits this (half a core's L2): then one 256-bit read-modify-write a row and
- * feature beats the 24-byte record's two (3-13 % less CPU below the root on 28 columns); once
- * the records leave L2 (hundreds of columns, 6 MB at 784), runs of rows in the same bin chain
- * each read-modify-write on the previous one's store and the 32-byte records lose (40 % more). */
-#define REC32_MAX_BYTES ((size_t)512 << 10)
+/* Row-major GRAD builds add into 32-byte records (one 256-bit read-modify-write a row and
+ * feature instead of the 24-byte record's two) unless rows often land in the same bin: then
+ * consecutive rows chain each read-modify-write on the previous one's store, and the wide
+ * records' chains are the slower.  The rule is on the data's chance that two rows share a bin
+ * (gv_binned.bin_collision).  Measured (1 thread, depth 6, 2 MiB L2): evenly spread values
+ * (collision ~1/255) 7-16 % faster with 32-byte records at 50-1,000 columns, histograms from 0.4
+ * to 8 MB; pixel-like columns, half zeros (collision ~1/4), 22-27 % slower at 60-784 columns.
+ * The size bound keeps the wide records off histograms larger than any measured. */
+#define REC32_MAX_BYTES ((size_t)8 << 20)
+#define REC32_MAX_COLLISION (1.0 / 16)
 
 static gv_plan_force forced = GV_PLAN_FORCE_NONE;
 
@@ -35,15 +39,16 @@ static int pick(int force, int rule) { return force >= 0 ? force != 0 : rule != 
 
 /* The rules, on what a fit's shape gives (the fields of p before "the choices"), the rows'
  * layouts it has (pack: packed quantized words; row_nz: sparse rows; bundles: bundled rows) and
- * the forcing in effect. */
-static void plan_rules(gv_plan *p, int pack, int row_nz, int bundles)
+ * the forcing in effect; collision: the data's chance that two rows share a bin (gv_binned). */
+static void plan_rules(gv_plan *p, int pack, int row_nz, int bundles, double collision)
 {
     int avx2 = 0;
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(GROVE_NO_CLONES)
     avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
     p->split_simd = avx2 && forced.split_simd != 0;
-    p->rec32 = pick(forced.rec32, p->hist_bytes / 24 * 32 <= REC32_MAX_BYTES);
+    p->rec32 = pick(forced.rec32, p->hist_bytes / 24 * 32 <= REC32_MAX_BYTES &&
+                                      collision < REC32_MAX_COLLISION);
     p->pack = pack && p->row_major && forced.pack != 0;
     p->row_nz = p->quant && row_nz && forced.row_nz != 0;
     p->bundles = bundles && forced.bundles != 0;
@@ -59,7 +64,8 @@ void gv_plan_choose(gv_engine *e)
     p->quant = e->quant;
     p->threads = e->nt;
     p->hist_bytes = e->hist_len * sizeof(double);
-    plan_rules(p, e->qpk != NULL, in->row_nz != NULL, in->bundles && in->row_bund);
+    plan_rules(p, e->qpk != NULL, in->row_nz != NULL, in->bundles && in->row_bund,
+               e->X->bin_collision);
 }
 
 void gv_plan_for_shape(size_t n_bins, int bins8, int quantized, int threads, gv_plan *p)
@@ -69,7 +75,7 @@ void gv_plan_for_shape(size_t n_bins, int bins8, int quantized, int threads, gv_
     p->quant = quantized && bins8 ? 8 : 0;
     p->threads = threads;
     p->hist_bytes = 3 * n_bins * sizeof(double);
-    plan_rules(p, 0, 0, 0);
+    plan_rules(p, 0, 0, 0, 0); /* (the data's bins unknown: as for evenly spread values) */
 }
 
 size_t gv_plan_describe(const gv_plan *p, char *buf, size_t n)
