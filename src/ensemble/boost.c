@@ -740,8 +740,9 @@ static int round_update(trainer *tr, size_t t, gv_component *comp, double *plaus
     } else {
         const int discrete = b->variant == BV_ADABOOST || b->variant == BV_M1 ||
                              b->variant == BV_SAMME;
-        double tot = discrete && !tr->exact ? (b->variant == BV_ADABOOST ? z : rs.sum)
-                                           : rows_sum(tr, tr->D);
+        /* the discrete variants' update found the sum of the new D (scale_rows; when exact,
+         * rows_sum of this same D) */
+        double tot = discrete ? (b->variant == BV_ADABOOST ? z : rs.sum) : rows_sum(tr, tr->D);
         if (!(tot > 0) || !isfinite(tot)) {
             gv_component_free(comp);
             gv_free(plaus);
