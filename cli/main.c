@@ -6,10 +6,9 @@
 
 #include <stdlib.h>
 
-/* OpenMP threads that wait (for the next parallel region, at a barrier) sleep instead of
- * spinning, unless the user chose a policy: libgomp spins by default (up to some 300,000
- * turns), and a spinning thread takes the CPU -- or, on a vCPU that shares a core, the core --
- * from the thread with the work.  With more runnable threads than CPUs (a shared machine),
+/* OpenMP's wait policy set to passive unless the user chose one: libgomp spins by default (up
+ * to some 300,000 turns), and a spinning thread takes the CPU -- or, on a vCPU that shares a
+ * core, the core -- from the thread with the work.  With more runnable threads than CPUs (a shared machine),
  * 2 threads trained samme 200 x 100k in 2.7-4.0 s, 0.76-0.88 s waiting passively (1 thread:
  * 0.67-0.99 s); passive waiting costs a futex wake per parallel region (microseconds).
  * libgomp reads OMP_WAIT_POLICY once, in its own initializer, before main.  The executable's
