@@ -10,6 +10,7 @@
 #include "dist/dist.h"
 
 #include <stdint.h>
+#include <string.h>
 
 int main(void)
 {
@@ -126,6 +127,20 @@ int main(void)
         CHECK(gv_dist_sum_exact(s, 3) == 7.0 * N * t);
         double u[2] = {1e-320, 1e-315}; /* a subnormal maximum: the grid below it is 2^-1074 too */
         CHECK(gv_dist_sum_exact(u, 2) == (1e-320 + 1e-315) * N);
+    }
+
+    /* the (g, h) pairs snapped together equal each column snapped on its own grid */
+    {
+        enum { P = 1000 };
+        static float a[2 * P], b[2 * P];
+        for (int i = 0; i < P; i++) {
+            a[2 * i] = b[2 * i] = (float)((i * 7919 % 2003) - 1001) / 37.0f;
+            a[2 * i + 1] = b[2 * i + 1] = (float)(i % 13) * 0.0625f + 1e-3f * (float)r;
+        }
+        gv_dist_snap_f32(a, P, 2, gv_dist_grid_f32(a, P, 2, 1), 1);
+        gv_dist_snap_f32(a + 1, P, 2, gv_dist_grid_f32(a + 1, P, 2, 1), 1);
+        gv_dist_snap_pairs_f32(b, P, 1);
+        CHECK(memcmp(a, b, sizeof a) == 0);
     }
 
     /* agree: all OK -> OK */

@@ -350,6 +350,48 @@ void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q, int nt)
     }
 }
 
+void gv_dist_snap_pairs_f32(float *gh, size_t n, int nt)
+{
+    uint32_t m0 = 0, m1 = 0;
+    const long N = (long)n;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static) reduction(max : m0, m1)
+#endif
+    for (long i = 0; i < N; i++) {
+        uint32_t u[2];
+        memcpy(u, gh + 2 * (size_t)i, sizeof u);
+        u[0] &= ~(UINT32_C(1) << 31);
+        u[1] &= ~(UINT32_C(1) << 31);
+        m0 = u[0] > m0 ? u[0] : m0;
+        m1 = u[1] > m1 ? u[1] : m1;
+    }
+    const float fmax = FLT_MAX;
+    uint32_t top;
+    memcpy(&top, &fmax, sizeof top);
+    float a0, a1;
+    memcpy(&a0, &m0, sizeof a0);
+    memcpy(&a1, &m1, sizeof a1);
+    /* the two grids in gv_dist_grid_f32's order: the g column's, then the h column's */
+    const double q0 = grid_of(m0 > top ? NAN : (double)a0, n);
+    const double q1 = grid_of(m1 > top ? NAN : (double)a1, n);
+    const double r0 = 1 / q0, r1 = 1 / q1;
+    if (!(isfinite(q0) && isnormal(r0) && isnormal(q0) && isfinite(q1) && isnormal(r1) &&
+          isnormal(q1))) {
+        gv_dist_snap_f32(gh, n, 2, q0, nt);
+        gv_dist_snap_f32(gh + 1, n, 2, q1, nt);
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(DIST_THREADS(n, nt)) schedule(static)
+#endif
+    for (long i = 0; i < N; i++) {
+        float *p = gh + 2 * (size_t)i;
+        p[0] = (float)(rint51((double)p[0] * r0) * q0);
+        p[1] = (float)(rint51((double)p[1] * r1) * q1);
+    }
+}
+
 /* Each v_i / q is an integer below 2^(52 - k) in magnitude (the grid's bound), so all n of them
  * and every partial sum are integers below 2^52: exact as doubles, in any order.  Four partial
  * sums (independent additions; the same total), one int64 for the ranks. */

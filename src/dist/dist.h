@@ -64,6 +64,10 @@ double gv_dist_sum_exact(const double *v, size_t n);
  * q), so snapped floats and the same values snapped as doubles are equal. */
 double gv_dist_grid_f32(const float *v, size_t n, size_t stride, int nt);
 void gv_dist_snap_f32(float *v, size_t n, size_t stride, double q, int nt);
+/* The (g, h) pairs gh[2 i], gh[2 i + 1], i < n, each column on its own grid: what
+ * gv_dist_snap_f32 of each column on its gv_dist_grid_f32 does (the same grids, collectives and
+ * values), with one pass for both largest values and one for both roundings. */
+void gv_dist_snap_pairs_f32(float *gh, size_t n, int nt);
 /* Every rank's in[0..n) (n may differ by rank) concatenated in rank order, into *out (a new
  * gv_malloc'd buffer of *n_out bytes, freed with gv_free) on every rank (collective).  The
  * total must fit an int (MPI's counts): GROVE_ERR_DATA on every rank otherwise; out of

@@ -210,8 +210,7 @@ static void compute_gradients(trainer *tr)
     tr->owed = NULL;
     tr->gh_in_ns = gh != NULL;
     if (gh && tr->gh_checked && tr->exact) { /* the pairs on the grid, as in the branch below */
-        gv_dist_snap_f32(gh, tr->n, 2, gv_dist_grid_f32(gh, tr->n, 2, tr->nt), tr->nt);
-        gv_dist_snap_f32(gh + 1, tr->n, 2, gv_dist_grid_f32(gh + 1, tr->n, 2, tr->nt), tr->nt);
+        gv_dist_snap_pairs_f32(gh, tr->n, tr->nt);
     }
     if (gh && !tr->gh_checked) { /* a bad pair: grad and hess, for the tree to name its row */
         for (size_t i = 0; i < tr->n; i++) {
