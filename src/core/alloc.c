@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE /* madvise(), beside the POSIX level CMake sets */
 #include "core.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,21 +147,38 @@ int gv_buf_append(gv_buf *b, const void *p, size_t n)
     return 0;
 }
 
-int gv_buf_printf(gv_buf *b, const char *fmt, ...)
+/* Formats into the buffer's spare room (at least 256 bytes made free first): one vsnprintf when
+ * the text fits, as it does for the short lines of exported C, dumps and logs; else a second
+ * one once the room for all of it is reserved. */
+int gv_buf_vprintf(gv_buf *b, const char *fmt, va_list ap)
 {
-    va_list ap, ap2;
-    va_start(ap, fmt);
+    if (gv_buf_reserve(b, 256) != 0) return -1;
+    va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || gv_buf_reserve(b, (size_t)n) != 0) {
-        va_end(ap2);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, ap);
+    if (n >= 0 && (size_t)n >= room) {
+        if (gv_buf_reserve(b, (size_t)n) != 0)
+            n = -1;
+        else
+            vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+    }
+    va_end(ap2);
+    if (n < 0) {
+        b->data[b->len] = '\0';
         return -1;
     }
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
     b->len += (size_t)n;
     return 0;
+}
+
+int gv_buf_printf(gv_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = gv_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 void gv_buf_free(gv_buf *b)

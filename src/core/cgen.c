@@ -22,29 +22,10 @@ void gv_cgen_free(gv_cgen *g)
 
 void gv_cgen_out(gv_buf *b, gv_cgen *g, const char *fmt, ...)
 {
-    char small[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (gv_buf_vprintf(b, fmt, ap) != 0) g->nomem = 1;
     va_end(ap);
-    if (n < 0) {
-        g->nomem = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        if (gv_buf_append(b, small, (size_t)n) != 0) g->nomem = 1;
-        return;
-    }
-    char *big = gv_malloc((size_t)n + 1);
-    if (!big) {
-        g->nomem = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    if (gv_buf_append(b, big, (size_t)n) != 0) g->nomem = 1;
-    gv_free(big);
 }
 
 void gv_cgen_append(gv_buf *to, const gv_buf *from, gv_cgen *g)

@@ -75,6 +75,8 @@ typedef struct gv_buf {
 int gv_buf_reserve(gv_buf *b, size_t extra);                     /* 0 ok, -1 no memory */
 int gv_buf_append(gv_buf *b, const void *p, size_t n);           /* keeps data NUL-terminated */
 int gv_buf_printf(gv_buf *b, const char *fmt, ...) GV_PRINTF(2, 3);
+/* gv_buf_printf with a va_list (consumed). */
+int gv_buf_vprintf(gv_buf *b, const char *fmt, va_list ap);
 void gv_buf_free(gv_buf *b);
 
 /* ---- deterministic random numbers (rng.c) ----

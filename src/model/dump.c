@@ -43,27 +43,10 @@ typedef struct dumper {
 static void put(dumper *d, const char *fmt, ...) GV_PRINTF(2, 3);
 static void put(dumper *d, const char *fmt, ...)
 {
-    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (gv_buf_vprintf(&d->b, fmt, ap) != 0) d->nomem = 1;
     va_end(ap);
-    if (n < 0) {
-        d->nomem = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        if (gv_buf_append(&d->b, small, (size_t)n) != 0) d->nomem = 1;
-        return;
-    }
-    if (gv_buf_reserve(&d->b, (size_t)n + 1) != 0) {
-        d->nomem = 1;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(d->b.data + d->b.len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    d->b.len += (size_t)n;
 }
 
 static void num(dumper *d, double x)
